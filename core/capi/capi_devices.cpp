@@ -1,0 +1,167 @@
+// Plugin reports, device lookup and the seed chapter's device functions.
+#include <cstring>
+
+#include "backplane/backplane.h"
+#include "capi/guard.hpp"
+#include "plugins/backend.hpp"
+#include "runtime/runtime.hpp"
+
+using namespace bp::core;
+
+namespace {
+
+void check_struct(uint32_t given, size_t needed, const char *fn) {
+  if (given < needed)
+    fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": struct_size " + std::to_string(given) +
+                                      " is too small (set it to sizeof the struct)");
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t bp_plugin_report_count(void) {
+  int32_t n = 0;
+  guarded([&] { n = int32_t(Runtime::get().reports().size()); });
+  return n;
+}
+
+bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_report *report) {
+  return guarded([&] {
+    bp_plugin_report &r = require(report, "bp_plugin_report_get", "report");
+    check_struct(r.struct_size, sizeof(bp_plugin_report), "bp_plugin_report_get");
+    const auto &reports = Runtime::get().reports();
+    if (i < 0 || size_t(i) >= reports.size())
+      fail(BP_ERR_INVALID_ARGUMENT, "bp_plugin_report_get: index " + std::to_string(i) +
+                                        " is outside 0.." + std::to_string(reports.size()));
+    const PluginReport &p = reports[size_t(i)];
+    r.loaded = p.loaded;
+    r.path = p.path.c_str();
+    r.name = p.name.c_str();
+    r.version = p.version.c_str();
+    r.reason = p.reason.c_str();
+    r.device_count = -1;
+    if (p.backend && (count_devices || p.backend->started())) {
+      if (p.backend->start()) {
+        r.device_count = int32_t(p.backend->devices().size());
+        if (p.backend->devices().empty()) r.reason = p.backend->why_no_devices().c_str();
+      } else {
+        r.device_count = 0;
+        r.reason = p.backend->start_error().c_str();
+      }
+    }
+  });
+}
+
+bp_status bp_devices(bp_device *out, int32_t capacity, int32_t *count) {
+  return guarded([&] {
+    int32_t &n = require(count, "bp_devices", "count");
+    if (capacity > 0 && !out) fail(BP_ERR_INVALID_ARGUMENT, "bp_devices: out is NULL");
+    auto all = Runtime::get().all_devices();
+    for (size_t k = 0; k < all.size() && int32_t(k) < capacity; ++k) out[k] = all[k]->id;
+    n = int32_t(all.size());
+  });
+}
+
+bp_status bp_device_get(const char *name, bp_device *out) {
+  return guarded([&] {
+    const char *n = &require(name, "bp_device_get", "name");
+    require(out, "bp_device_get", "out") = Runtime::get().resolve(n).id;
+  });
+}
+
+const char *bp_device_name(bp_device device) {
+  const char *name = nullptr;
+  guarded([&] { name = device_or_throw(device).name.c_str(); });
+  return name;
+}
+
+bp_status bp_device_info_get(bp_device device, bp_device_info *info) {
+  return guarded([&] {
+    bp_device_info &i = require(info, "bp_device_info_get", "info");
+    check_struct(i.struct_size, sizeof(bp_device_info), "bp_device_info_get");
+    Device &d = device_or_throw(device);
+    bp_plugin_device_info p;
+    std::memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    {
+      auto lock = d.backend->call_lock();
+      d.backend->check(d.backend->api().device_info(d.index, &p), "device_info");
+    }
+    i.kind = d.kind;
+    i.is_accelerator = d.is_accelerator;
+    i.index = d.index;
+    i.name = d.name.c_str();
+    i.backend = d.backend->name().c_str();
+    i.model = d.model.c_str();
+    i.plugin_path = d.backend->path().c_str();
+    i.memory_total = p.memory_total;
+    i.memory_free = p.memory_free;
+    i.memory_in_use = p.memory_in_use;
+  });
+}
+
+bp_status bp_device_properties(bp_device device, bp_property *props, int32_t capacity,
+                               int32_t *count) {
+  return guarded([&] {
+    int32_t &n = require(count, "bp_device_properties", "count");
+    if (capacity > 0 && !props) fail(BP_ERR_INVALID_ARGUMENT, "bp_device_properties: props is NULL");
+    Device &d = device_or_throw(device);
+    auto fn = d.backend->optional(&bp_plugin_api::device_properties, BP_PLUGIN_API_SIZE_1_0);
+    n = 0;
+    if (!fn) return;
+    auto lock = d.backend->call_lock();
+    d.backend->check(fn(d.index, props, capacity, &n), "device_properties");
+    if (n < 0) n = 0;
+  });
+}
+
+bp_status bp_cpu(bp_device *out) {
+  return guarded([&] { require(out, "bp_cpu", "out") = Runtime::get().cpu().id; });
+}
+
+bp_status bp_gpu(int32_t i, bp_device *out) {
+  return guarded([&] {
+    bp_device &o = require(out, "bp_gpu", "out");
+    if (i < 0) fail(BP_ERR_UNKNOWN_DEVICE, "bp_gpu: index " + std::to_string(i) + " is negative");
+    o = Runtime::get().resolve("gpu:" + std::to_string(i)).id;
+  });
+}
+
+int32_t bp_num_gpus(void) {
+  int32_t n = 0;
+  guarded([&] { n = int32_t(Runtime::get().accelerators().size()); });
+  return n;
+}
+
+bp_status bp_try_gpu(int32_t i, bp_device *out) {
+  return guarded([&] {
+    bp_device &o = require(out, "bp_try_gpu", "out");
+    Device *g = Runtime::get().try_gpu(i);
+    o = g ? g->id : Runtime::get().cpu().id;
+  });
+}
+
+bp_status bp_try_all_gpus(bp_device *out, int32_t capacity, int32_t *count) {
+  return guarded([&] {
+    int32_t &n = require(count, "bp_try_all_gpus", "count");
+    if (capacity > 0 && !out) fail(BP_ERR_INVALID_ARGUMENT, "bp_try_all_gpus: out is NULL");
+    auto acc = Runtime::get().accelerators();
+    for (size_t k = 0; k < acc.size() && int32_t(k) < capacity; ++k) out[k] = acc[k]->id;
+    n = int32_t(acc.size());
+  });
+}
+
+bp_status bp_default_device(bp_device *out) {
+  return guarded([&] { require(out, "bp_default_device", "out") = Runtime::get().default_device().id; });
+}
+
+bp_status bp_synchronize(bp_device device) {
+  return guarded([&] {
+    Device &d = device_or_throw(device);
+    auto lock = d.backend->call_lock();
+    d.backend->check(d.backend->api().synchronize(d.index), "synchronize");
+  });
+}
+
+}  // extern "C"

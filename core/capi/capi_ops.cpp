@@ -1,0 +1,144 @@
+// Operators. Handles are looked up here; everything else is in dispatch/.
+#include "backplane/backplane.h"
+#include "capi/guard.hpp"
+#include "dispatch/operators.hpp"
+#include "errors/names.hpp"
+#include "tensors/handle_table.hpp"
+
+using namespace bp::core;
+
+namespace {
+
+// Looks up input i of an operator, naming the operator and input on failure.
+const View &input(bp_tensor h, int32_t op, int32_t index) {
+  const View *v = handles().get(h);
+  if (v) return *v;
+  Error e(BP_ERR_INVALID_HANDLE,
+          std::string(op_name(op)) + ": input " + std::to_string(index) + " is " +
+              (h == 0 ? std::string("a null tensor handle")
+                      : "not a live tensor (released or never issued)"));
+  e.op = op_name(op);
+  e.input = index;
+  throw e;
+}
+
+const View &output(bp_tensor h, int32_t op) {
+  const View *v = handles().get(h);
+  if (v) return *v;
+  Error e(BP_ERR_INVALID_HANDLE, std::string(op_name(op)) + ": the output is " +
+                                     (h == 0 ? std::string("a null tensor handle")
+                                             : "not a live tensor (released or never issued)"));
+  e.op = op_name(op);
+  throw e;
+}
+
+void emit(View &&v, bp_tensor *out, int32_t op) {
+  if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+  *out = handles().insert(std::move(v));
+}
+
+}  // namespace
+
+extern "C" {
+
+bp_status bp_binary(bp_op op, bp_tensor a, bp_tensor b, bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(binary(op, input(a, op, 0), input(b, op, 1), nullptr), out, op);
+  });
+}
+
+bp_status bp_binary_out(bp_op op, bp_tensor a, bp_tensor b, bp_tensor out) {
+  return guarded([&] { binary(op, input(a, op, 0), input(b, op, 1), &output(out, op)); });
+}
+
+bp_status bp_binary_scalar(bp_op op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
+                           bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0, nullptr), out, op);
+  });
+}
+
+bp_status bp_binary_scalar_out(bp_op op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
+                               bp_tensor out) {
+  return guarded([&] {
+    binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0, &output(out, op));
+  });
+}
+
+bp_status bp_unary(bp_op op, bp_tensor a, bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(unary(op, input(a, op, 0), nullptr), out, op);
+  });
+}
+
+bp_status bp_unary_out(bp_op op, bp_tensor a, bp_tensor out) {
+  return guarded([&] { unary(op, input(a, op, 0), &output(out, op)); });
+}
+
+bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out) {
+  const int32_t op = BP_OP_WHERE;
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, "where: out is NULL");
+    emit(where(input(cond, op, 0), input(a, op, 1), input(b, op, 2), nullptr), out, op);
+  });
+}
+
+bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out) {
+  const int32_t op = BP_OP_WHERE;
+  return guarded([&] {
+    where(input(cond, op, 0), input(a, op, 1), input(b, op, 2), &output(out, op));
+  });
+}
+
+bp_status bp_reduce(bp_op op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(reduce(op, input(a, op, 0), axis, keepdims != 0, nullptr), out, op);
+  });
+}
+
+bp_status bp_reduce_out(bp_op op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor out) {
+  return guarded([&] { reduce(op, input(a, op, 0), axis, keepdims != 0, &output(out, op)); });
+}
+
+bp_status bp_norm(bp_tensor a, bp_tensor *out) { return bp_reduce(BP_OP_NORM, a, BP_AXIS_ALL, 0, out); }
+
+bp_status bp_norm_out(bp_tensor a, bp_tensor out) {
+  return bp_reduce_out(BP_OP_NORM, a, BP_AXIS_ALL, 0, out);
+}
+
+bp_status bp_matmul(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t transpose_b,
+                    bp_tensor *out) {
+  const int32_t op = BP_OP_MATMUL;
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, "matmul: out is NULL");
+    emit(matmul(input(a, op, 0), input(b, op, 1), transpose_a != 0, transpose_b != 0, nullptr),
+         out, op);
+  });
+}
+
+bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t transpose_b,
+                        bp_tensor out) {
+  const int32_t op = BP_OP_MATMUL;
+  return guarded([&] {
+    matmul(input(a, op, 0), input(b, op, 1), transpose_a != 0, transpose_b != 0, &output(out, op));
+  });
+}
+
+bp_status bp_cast(bp_tensor a, bp_dtype dtype, bp_tensor *out) {
+  const int32_t op = BP_OP_COPY;
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, "cast: out is NULL");
+    emit(cast(input(a, op, 0), dtype), out, op);
+  });
+}
+
+bp_status bp_assign(bp_tensor dst, bp_tensor src) {
+  const int32_t op = BP_OP_COPY;
+  return guarded([&] { assign(output(dst, op), input(src, op, 0)); });
+}
+
+}  // extern "C"

@@ -1,0 +1,236 @@
+// Tensor creation, data access, handles, metadata, views and device moves.
+#include "backplane/backplane.h"
+#include "capi/guard.hpp"
+#include "devices/registry.hpp"
+#include "dispatch/operators.hpp"
+#include "errors/names.hpp"
+#include "tensors/handle_table.hpp"
+#include "tensors/view_ops.hpp"
+
+using namespace bp::core;
+
+namespace {
+
+void emit(View &&v, bp_tensor *out) { *out = handles().insert(std::move(v)); }
+
+bp_tensor *out_arg(bp_tensor *out, const char *fn) { return &require(out, fn, "out"); }
+
+int32_t checked_dtype(int32_t dtype, const char *fn) {
+  if (!valid_dtype(dtype)) fail(BP_ERR_DTYPE, std::string(fn) + ": invalid dtype " + std::to_string(dtype));
+  return dtype;
+}
+
+}  // namespace
+
+extern "C" {
+
+bp_status bp_empty(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                   bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_empty");
+    emit(allocate_view(device_or_throw(device), checked_dtype(dtype, "bp_empty"), rank, shape), o);
+  });
+}
+
+bp_status bp_full(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                  double value, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_full");
+    emit(fill(device_or_throw(device), checked_dtype(dtype, "bp_full"), rank, shape, value), o);
+  });
+}
+
+bp_status bp_zeros(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                   bp_tensor *out) {
+  return bp_full(device, dtype, rank, shape, 0.0, out);
+}
+
+bp_status bp_ones(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                  bp_tensor *out) {
+  return bp_full(device, dtype, rank, shape, 1.0, out);
+}
+
+bp_status bp_arange(bp_device device, bp_dtype dtype, double start, double stop, double step,
+                    bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_arange");
+    emit(arange(device_or_throw(device), checked_dtype(dtype, "bp_arange"), start, stop, step), o);
+  });
+}
+
+bp_status bp_random_uniform(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                            double low, double high, uint64_t seed, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_random_uniform");
+    emit(random(device_or_throw(device), BP_OP_RANDOM_UNIFORM, dtype, rank, shape, low, high, seed), o);
+  });
+}
+
+bp_status bp_random_normal(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                           double mean, double stddev, uint64_t seed, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_random_normal");
+    emit(random(device_or_throw(device), BP_OP_RANDOM_NORMAL, dtype, rank, shape, mean, stddev, seed), o);
+  });
+}
+
+bp_status bp_from_host(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+                       const void *data, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_from_host");
+    emit(from_host(device_or_throw(device), checked_dtype(dtype, "bp_from_host"), rank, shape, data), o);
+  });
+}
+
+bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes) {
+  return guarded([&] { to_host(view_or_throw(tensor, "bp_to_host"), data, bytes); });
+}
+
+bp_status bp_tensor_host_address(bp_tensor tensor, void **address) {
+  return guarded([&] {
+    void *&a = require(address, "bp_tensor_host_address", "address");
+    View &v = view_or_throw(tensor, "bp_tensor_host_address");
+    if (!v.storage->host())
+      fail(BP_ERR_UNSUPPORTED, "bp_tensor_host_address: " + v.device().name +
+                                   " memory is not host memory (copy the tensor to cpu first)");
+    a = static_cast<char *>(v.storage->host()) + v.offset;
+  });
+}
+
+bp_status bp_tensor_retain(bp_tensor tensor) {
+  return guarded([&] {
+    if (!handles().retain(tensor)) view_or_throw(tensor, "bp_tensor_retain");
+  });
+}
+
+bp_status bp_tensor_release(bp_tensor tensor) {
+  return guarded([&] {
+    if (!handles().release(tensor)) view_or_throw(tensor, "bp_tensor_release");
+  });
+}
+
+bp_status bp_tensor_device(bp_tensor tensor, bp_device *device) {
+  return guarded([&] {
+    require(device, "bp_tensor_device", "device") = view_or_throw(tensor, "bp_tensor_device").device().id;
+  });
+}
+
+bp_status bp_tensor_dtype(bp_tensor tensor, bp_dtype *dtype) {
+  return guarded([&] {
+    require(dtype, "bp_tensor_dtype", "dtype") =
+        static_cast<bp_dtype>(view_or_throw(tensor, "bp_tensor_dtype").dtype);
+  });
+}
+
+bp_status bp_tensor_rank(bp_tensor tensor, int32_t *rank) {
+  return guarded([&] { require(rank, "bp_tensor_rank", "rank") = view_or_throw(tensor, "bp_tensor_rank").rank; });
+}
+
+bp_status bp_tensor_shape(bp_tensor tensor, int64_t *shape) {
+  return guarded([&] {
+    View &v = view_or_throw(tensor, "bp_tensor_shape");
+    if (v.rank) std::copy(v.shape, v.shape + v.rank, &require(shape, "bp_tensor_shape", "shape"));
+  });
+}
+
+bp_status bp_tensor_strides(bp_tensor tensor, int64_t *strides) {
+  return guarded([&] {
+    View &v = view_or_throw(tensor, "bp_tensor_strides");
+    if (v.rank) std::copy(v.strides, v.strides + v.rank, &require(strides, "bp_tensor_strides", "strides"));
+  });
+}
+
+bp_status bp_tensor_numel(bp_tensor tensor, int64_t *numel) {
+  return guarded([&] { require(numel, "bp_tensor_numel", "numel") = view_or_throw(tensor, "bp_tensor_numel").numel(); });
+}
+
+bp_status bp_tensor_is_contiguous(bp_tensor tensor, int32_t *contiguous) {
+  return guarded([&] {
+    require(contiguous, "bp_tensor_is_contiguous", "contiguous") =
+        view_or_throw(tensor, "bp_tensor_is_contiguous").contiguous() ? 1 : 0;
+  });
+}
+
+bp_status bp_tensor_wait(bp_tensor tensor) {
+  return guarded([&] { wait(view_or_throw(tensor, "bp_tensor_wait")); });
+}
+
+int64_t bp_live_tensor_count(void) { return handles().live(); }
+
+bp_status bp_reshape(bp_tensor tensor, int32_t rank, const int64_t *shape, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_reshape");
+    View &v = view_or_throw(tensor, "bp_reshape");
+    int64_t resolved[BP_MAX_RANK];
+    resolve_reshape(v, rank, shape, resolved);
+    View r;
+    if (!reshape_view(v, rank, resolved, r)) reshape_view(contiguous_copy(v), rank, resolved, r);
+    emit(std::move(r), o);
+  });
+}
+
+bp_status bp_permute(bp_tensor tensor, const int32_t *axes, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_permute");
+    emit(permute_view(view_or_throw(tensor, "bp_permute"), axes), o);
+  });
+}
+
+bp_status bp_transpose(bp_tensor tensor, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_transpose");
+    emit(transpose_view(view_or_throw(tensor, "bp_transpose")), o);
+  });
+}
+
+bp_status bp_slice(bp_tensor tensor, int32_t axis, int64_t start, int64_t stop, int64_t step,
+                   bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_slice");
+    emit(slice_view(view_or_throw(tensor, "bp_slice"), axis, start, stop, step), o);
+  });
+}
+
+bp_status bp_select(bp_tensor tensor, int32_t axis, int64_t index, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_select");
+    emit(select_view(view_or_throw(tensor, "bp_select"), axis, index), o);
+  });
+}
+
+bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_contiguous");
+    View &v = view_or_throw(tensor, "bp_contiguous");
+    if (v.contiguous()) {
+      handles().retain(tensor);
+      *o = tensor;
+    } else {
+      emit(contiguous_copy(v), o);
+    }
+  });
+}
+
+bp_status bp_copy_to(bp_tensor tensor, bp_device device, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_copy_to");
+    View &v = view_or_throw(tensor, "bp_copy_to");
+    emit(copy_to(v, device_or_throw(device)), o);
+  });
+}
+
+bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_to");
+    View &v = view_or_throw(tensor, "bp_to");
+    Device &d = device_or_throw(device);
+    if (&v.device() == &d) {
+      handles().retain(tensor);
+      *o = tensor;
+    } else {
+      emit(copy_to(v, d), o);
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,34 @@
+// The C API boundary: every exported function runs its body through
+// guarded(), so no C++ exception ever crosses the ABI; each becomes a status
+// and the calling thread's error record.
+#pragma once
+
+#include <new>
+
+#include "errors/error.hpp"
+
+namespace bp::core {
+
+template <class Body>
+bp_status guarded(Body &&body) noexcept {
+  try {
+    body();
+    return BP_OK;
+  } catch (const Error &e) {
+    return record_error(e.status(), e.what(), e.op, e.input, e.devices);
+  } catch (const std::bad_alloc &) {
+    return record_error(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  } catch (const std::exception &e) {
+    return record_error(BP_ERR_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return record_error(BP_ERR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+template <class T>
+T &require(T *p, const char *fn, const char *arg) {
+  if (!p) fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": " + arg + " is NULL");
+  return *p;
+}
+
+}  // namespace bp::core

@@ -1,0 +1,26 @@
+// The dtype rules of every operator, decided once in the core so that every
+// backend sees the same, already resolved problem (see backplane.h).
+#pragma once
+
+#include <cstdint>
+
+#include "backplane/types.h"
+
+namespace bp::core {
+
+bool is_float(int32_t dtype);
+bool is_comparison(int32_t op);
+// bool < int32 < int64 < float32 < float64
+int32_t promote(int32_t a, int32_t b);
+
+struct BinaryTypes {
+  int32_t compute;  // dtype both inputs are cast to
+  int32_t result;   // dtype of the output
+};
+BinaryTypes binary_types(int32_t op, int32_t a, int32_t b);
+// A scalar operand with a tensor of dtype a; integral: the scalar has no fraction.
+BinaryTypes scalar_types(int32_t op, int32_t a, bool integral);
+BinaryTypes unary_types(int32_t op, int32_t a);
+BinaryTypes reduce_types(int32_t op, int32_t a);
+
+}  // namespace bp::core

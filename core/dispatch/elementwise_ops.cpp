@@ -1,0 +1,147 @@
+// Elementwise operators: binary, binary with a scalar, unary, where, and the
+// element copy that serves cast, assign and contiguous.
+#include <algorithm>
+#include <cmath>
+
+#include "dispatch/dtype_rules.hpp"
+#include "dispatch/op_support.hpp"
+#include "dispatch/operators.hpp"
+#include "errors/error.hpp"
+#include "errors/names.hpp"
+
+namespace bp::core {
+
+namespace {
+
+void require_op(bool ok, int32_t op, const char *family) {
+  if (!ok)
+    fail(BP_ERR_INVALID_ARGUMENT, std::string("operator ") + std::to_string(op) + " (" +
+                                      op_name(op) + ") is not a " + family + " operator");
+}
+
+// The input itself when it already has dtype, else a converted temporary.
+const View &as_dtype(const View &v, int32_t dtype, View &temp) {
+  if (v.dtype == dtype) return v;
+  temp = cast_view(v, dtype);
+  return temp;
+}
+
+}  // namespace
+
+View binary(int32_t op, const View &a, const View &b, const View *out) {
+  require_op(op >= BP_OP_ADD && op <= BP_OP_GE, op, "binary");
+  check_devices(op, {&a, &b}, out);
+  BinaryTypes types = binary_types(op, a.dtype, b.dtype);
+  View ta, tb;
+  const View &A = as_dtype(a, types.compute, ta);
+  const View &B = as_dtype(b, types.compute, tb);
+  int32_t rank;
+  int64_t shape[BP_MAX_RANK];
+  if (A.rank == B.rank && std::equal(A.shape, A.shape + A.rank, B.shape)) {
+    rank = A.rank;
+    std::copy(A.shape, A.shape + rank, shape);
+  } else {
+    broadcast_shapes(op, {&A, &B}, rank, shape);
+  }
+  View result = prepare_output(op, A.device(), types.result, rank, shape, out);
+  const View &target = out ? *out : result;
+  bp_plugin_tensor in[2], o;
+  broadcast_view(A, rank, shape, in[0]);
+  broadcast_view(B, rank, shape, in[1]);
+  target.to_plugin(o);
+  if (out) check_overlap(op, target, o, {{&A, &in[0]}, {&B, &in[1]}}, true);
+  run(A.device(), op, types.compute, types.result, make_attrs(), in, 2, o);
+  return result;
+}
+
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
+                   const View *out) {
+  require_op(op >= BP_OP_ADD && op <= BP_OP_GE, op, "binary");
+  check_devices(op, {&a}, out);
+  bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar;
+  BinaryTypes types = scalar_types(op, a.dtype, integral);
+  View ta;
+  const View &A = as_dtype(a, types.compute, ta);
+  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
+  const View &target = out ? *out : result;
+  bp_plugin_tensor in, o;
+  A.to_plugin(in);
+  target.to_plugin(o);
+  if (out) check_overlap(op, target, o, {{&A, &in}}, true);
+  bp_op_attrs attrs = make_attrs();
+  attrs.scalar_mode = scalar_is_lhs ? BP_SCALAR_LHS : BP_SCALAR_RHS;
+  attrs.scalar = scalar;
+  run(A.device(), op, types.compute, types.result, attrs, &in, 1, o);
+  return result;
+}
+
+View unary(int32_t op, const View &a, const View *out) {
+  require_op(op >= BP_OP_NEG && op <= BP_OP_RELU, op, "unary");
+  check_devices(op, {&a}, out);
+  BinaryTypes types = unary_types(op, a.dtype);
+  View ta;
+  const View &A = as_dtype(a, types.compute, ta);
+  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
+  const View &target = out ? *out : result;
+  bp_plugin_tensor in, o;
+  A.to_plugin(in);
+  target.to_plugin(o);
+  if (out) check_overlap(op, target, o, {{&A, &in}}, true);
+  run(A.device(), op, types.compute, types.result, make_attrs(), &in, 1, o);
+  return result;
+}
+
+View where(const View &cond, const View &a, const View &b, const View *out) {
+  const int32_t op = BP_OP_WHERE;
+  check_devices(op, {&cond, &a, &b}, out);
+  if (cond.dtype != BP_BOOL) {
+    Error e(BP_ERR_DTYPE, std::string("where: the condition (input 0) must be bool, not ") +
+                              dtype_name(cond.dtype) + " (compare first, e.g. bp_binary_scalar(BP_OP_NE, c, 0, ...))");
+    e.op = "where";
+    e.input = 0;
+    throw e;
+  }
+  int32_t dtype = promote(a.dtype, b.dtype);
+  View ta, tb;
+  const View &A = as_dtype(a, dtype, ta);
+  const View &B = as_dtype(b, dtype, tb);
+  int32_t rank;
+  int64_t shape[BP_MAX_RANK];
+  broadcast_shapes(op, {&cond, &A, &B}, rank, shape);
+  View result = prepare_output(op, A.device(), dtype, rank, shape, out);
+  const View &target = out ? *out : result;
+  bp_plugin_tensor in[3], o;
+  broadcast_view(cond, rank, shape, in[0]);
+  broadcast_view(A, rank, shape, in[1]);
+  broadcast_view(B, rank, shape, in[2]);
+  target.to_plugin(o);
+  if (out) check_overlap(op, target, o, {{&cond, &in[0]}, {&A, &in[1]}, {&B, &in[2]}}, true);
+  run(A.device(), op, dtype, dtype, make_attrs(), in, 3, o);
+  return result;
+}
+
+void assign(const View &dst, const View &src) {
+  const int32_t op = BP_OP_COPY;
+  check_devices(op, {&src}, &dst);
+  int32_t rank;
+  int64_t shape[BP_MAX_RANK];
+  broadcast_shapes(op, {&dst, &src}, rank, shape);
+  if (rank != dst.rank || !std::equal(shape, shape + rank, dst.shape))
+    fail(BP_ERR_SHAPE, "assign: source of shape " + shape_string(src.rank, src.shape) +
+                           " does not broadcast to the destination's shape " +
+                           shape_string(dst.rank, dst.shape));
+  bp_plugin_tensor in, o;
+  broadcast_view(src, rank, shape, in);
+  dst.to_plugin(o);
+  check_overlap(op, dst, o, {{&src, &in}}, true);
+  run(dst.device(), op, src.dtype, dst.dtype, make_attrs(), &in, 1, o);
+}
+
+View cast(const View &a, int32_t dtype) {
+  if (!valid_dtype(dtype)) fail(BP_ERR_DTYPE, "cast: invalid dtype " + std::to_string(dtype));
+  return cast_view(a, dtype);
+}
+
+View contiguous_copy(const View &a) { return cast_view(a, a.dtype); }
+
+}  // namespace bp::core

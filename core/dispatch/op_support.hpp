@@ -1,0 +1,45 @@
+// The steps every operator shares, in the order DESIGN.md gives: device check,
+// dtype resolution (casts on the same device), broadcasting, output
+// preparation, and the call into the owning backend.
+#pragma once
+
+#include <initializer_list>
+
+#include "backplane/plugin.h"
+#include "tensors/view.hpp"
+
+namespace bp::core {
+
+// All inputs (and the output, when given) must share one device; else an
+// Error(BP_ERR_DEVICE_MISMATCH) naming the operator and every input's device.
+void check_devices(int32_t op, std::initializer_list<const View *> inputs, const View *out);
+
+// NumPy broadcasting of the inputs' shapes into rank/shape.
+void broadcast_shapes(int32_t op, std::initializer_list<const View *> inputs, int32_t &rank,
+                      int64_t *shape);
+
+// v seen with the broadcast shape: stride 0 on broadcast and new leading axes.
+void broadcast_view(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t);
+
+// Checks a caller's output (dtype, shape) or allocates one on device.
+// Returns the new view when it allocated, else an empty view.
+View prepare_output(int32_t op, Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
+                    const View *out);
+
+// Refuses an output that overlaps an input, except an elementwise output that
+// is exactly the same view as the input (in-place).
+void check_overlap(int32_t op, const View &out, const bp_plugin_tensor &out_t,
+                   std::initializer_list<std::pair<const View *, const bp_plugin_tensor *>> inputs,
+                   bool allow_identical);
+
+// v converted to dtype on its own device (a new dense tensor).
+View cast_view(const View &v, int32_t dtype);
+
+// Zero-filled attributes with struct_size set.
+bp_op_attrs make_attrs();
+
+// Calls the backend that owns device: capability check, execute, counters, trace.
+void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_attrs &attrs,
+         const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor &output);
+
+}  // namespace bp::core

@@ -1,0 +1,34 @@
+// Operators on views. Each takes an optional output view: when it is null the
+// result is allocated on the inputs' device and returned, else the result is
+// written into *out and an empty view is returned.
+#pragma once
+
+#include "tensors/view.hpp"
+
+namespace bp::core {
+
+View binary(int32_t op, const View &a, const View &b, const View *out);
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, const View *out);
+View unary(int32_t op, const View &a, const View *out);
+View where(const View &cond, const View &a, const View &b, const View *out);
+View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *out);
+View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, const View *out);
+// Writes src (broadcast, converted) into dst.
+void assign(const View &dst, const View &src);
+View cast(const View &a, int32_t dtype);
+View contiguous_copy(const View &a);
+
+// Creation on a device.
+View fill(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, double value);
+View arange(Device &device, int32_t dtype, double start, double stop, double step);
+View random(Device &device, int32_t op, int32_t dtype, int32_t rank, const int64_t *shape,
+            double p0, double p1, uint64_t seed);
+
+// Data movement.
+View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
+               const void *data);
+void to_host(const View &v, void *data, uint64_t bytes);
+View copy_to(const View &v, Device &device);
+void wait(const View &v);
+
+}  // namespace bp::core

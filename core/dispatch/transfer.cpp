@@ -1,0 +1,106 @@
+// Moving data: host <-> device, and device -> device within a backend (the
+// backend's copy) or across backends (staged through host memory, or read or
+// written in place when one side's memory is host memory).
+#include <cstring>
+#include <vector>
+
+#include "devices/registry.hpp"
+#include "dispatch/operators.hpp"
+#include "errors/error.hpp"
+#include "errors/names.hpp"
+#include "plugins/backend.hpp"
+#include "trace/trace.hpp"
+
+namespace bp::core {
+
+namespace {
+
+uint64_t nbytes(const View &v) { return uint64_t(v.numel()) * uint64_t(dtype_size(v.dtype)); }
+
+void read_dense(const View &v, void *dst, uint64_t bytes) {
+  if (!bytes) return;
+  Backend &b = *v.device().backend;
+  auto lock = b.call_lock();
+  b.check(b.api().read(v.storage->buffer(), v.offset, dst, bytes), "read");
+  b.counters.bytes_device_to_host.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void write_dense(const View &v, const void *src, uint64_t bytes) {
+  if (!bytes) return;
+  Backend &b = *v.device().backend;
+  auto lock = b.call_lock();
+  b.check(b.api().write(v.storage->buffer(), v.offset, src, bytes), "write");
+  b.counters.bytes_host_to_device.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
+               const void *data) {
+  View v = allocate_view(device, dtype, rank, shape);
+  uint64_t bytes = nbytes(v);
+  if (bytes && !data) fail(BP_ERR_INVALID_ARGUMENT, "from_host: data is NULL");
+  write_dense(v, data, bytes);
+  return v;
+}
+
+void to_host(const View &v, void *data, uint64_t bytes) {
+  uint64_t need = nbytes(v);
+  if (bytes != need)
+    fail(BP_ERR_INVALID_ARGUMENT, "to_host: the tensor holds " + std::to_string(need) +
+                                      " bytes (" + std::to_string(v.numel()) + " x " +
+                                      dtype_name(v.dtype) + ") but the buffer is " +
+                                      std::to_string(bytes) + " bytes");
+  if (need && !data) fail(BP_ERR_INVALID_ARGUMENT, "to_host: data is NULL");
+  if (v.contiguous()) {
+    read_dense(v, data, need);
+  } else {
+    View dense = contiguous_copy(v);
+    read_dense(dense, data, need);
+  }
+}
+
+View copy_to(const View &v, Device &device) {
+  View src = v.contiguous() ? v : contiguous_copy(v);
+  View dst = allocate_view(device, src.dtype, src.rank, src.shape);
+  uint64_t bytes = nbytes(src);
+  Backend &from = *src.device().backend;
+  Backend &to = *device.backend;
+  auto copy = from.optional(&bp_plugin_api::copy, BP_PLUGIN_API_SIZE_1_0);
+  bool staged = false;
+  if (bytes == 0) {
+  } else if (&from == &to && copy) {
+    auto lock = from.call_lock();
+    from.check(copy(src.storage->buffer(), src.offset, dst.storage->buffer(), dst.offset, bytes),
+               "copy");
+    from.counters.bytes_device_to_device.fetch_add(bytes, std::memory_order_relaxed);
+  } else if (dst.storage->host()) {
+    // The destination is host memory: the source backend reads straight into it.
+    read_dense(src, static_cast<char *>(dst.storage->host()) + dst.offset, bytes);
+    staged = &from != &to;
+  } else if (src.storage->host()) {
+    wait(src);
+    write_dense(dst, static_cast<const char *>(src.storage->host()) + src.offset, bytes);
+    staged = &from != &to;
+  } else {
+    std::vector<unsigned char> host(bytes);
+    read_dense(src, host.data(), bytes);
+    write_dense(dst, host.data(), bytes);
+    staged = true;
+  }
+  if (staged) from.counters.staged_copies.fetch_add(1, std::memory_order_relaxed);
+  if (trace::on())
+    trace::record("copy_to " + std::string(dtype_name(src.dtype)) + " " +
+                  shape_string(src.rank, src.shape) + ": " + src.device().name + " -> " +
+                  device.name + ", explicit copy of " + std::to_string(bytes) + " bytes" +
+                  (staged ? " (through host memory)" : ""));
+  return dst;
+}
+
+void wait(const View &v) {
+  Backend &b = *v.device().backend;
+  auto lock = b.call_lock();
+  b.check(b.api().synchronize(v.device().index), "synchronize");
+}
+
+}  // namespace bp::core

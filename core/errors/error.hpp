@@ -1,0 +1,49 @@
+// Errors inside the core are C++ exceptions of one type, bp::core::Error,
+// carrying everything the C API exposes as structured fields. The C API
+// boundary (capi/guard.hpp) catches them and stores them per thread.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backplane/backplane.h"
+
+namespace bp::core {
+
+class Error : public std::runtime_error {
+ public:
+  Error(bp_status status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+
+  bp_status status() const { return status_; }
+
+  // Operator context, filled in by the dispatcher.
+  std::string op;
+  int32_t input = -1;
+  std::vector<bp_device> devices;
+
+ private:
+  bp_status status_;
+};
+
+[[noreturn]] inline void fail(bp_status status, const std::string &message) {
+  throw Error(status, message);
+}
+
+// The calling thread's last failure, as read by bp_last_error*.
+struct ErrorState {
+  bp_status status = BP_OK;
+  std::string message;
+  std::string op;
+  int32_t input = -1;
+  std::vector<bp_device> devices;
+};
+
+ErrorState &thread_error();
+
+// Records an error for this thread and returns its status.
+bp_status record_error(bp_status status, std::string message, std::string op = {},
+                       int32_t input = -1, std::vector<bp_device> devices = {});
+
+}  // namespace bp::core

@@ -1,0 +1,101 @@
+#include "plugins/backend.hpp"
+
+#include <cstring>
+
+#include "devices/registry.hpp"
+#include "errors/error.hpp"
+#include "errors/names.hpp"
+
+namespace bp::core {
+
+namespace {
+constexpr size_t kCapsPerDevice = size_t(BP_OP_LIMIT) * BP_DTYPE_COUNT * BP_DTYPE_COUNT;
+
+size_t caps_index(int32_t op, int32_t dtype, int32_t out_dtype) {
+  return (size_t(op) * BP_DTYPE_COUNT + size_t(dtype)) * BP_DTYPE_COUNT + size_t(out_dtype);
+}
+}  // namespace
+
+Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
+                 std::vector<std::pair<std::string, std::string>> options)
+    : path_(std::move(path)),
+      name_(api->name),
+      version_(api->version ? api->version : ""),
+      prefix_(api->device_prefix),
+      api_(api),
+      api_size_(api_size),
+      thread_safe_((api->flags & BP_PLUGIN_THREAD_SAFE) != 0),
+      options_(std::move(options)) {}
+
+void Backend::check(bp_status s, const char *call) const {
+  if (s == BP_OK) return;
+  const char *msg = api_->last_error ? api_->last_error() : nullptr;
+  fail(s, "backend " + name_ + ": " + call + " failed (" + status_name(s) +
+              "): " + (msg && *msg ? msg : "no message"));
+}
+
+bool Backend::start() {
+  if (started_.load(std::memory_order_acquire)) return true;
+  std::lock_guard<std::mutex> lock(start_mutex_);
+  if (started_.load(std::memory_order_relaxed)) return true;
+  if (start_failed_) return false;
+  try {
+    std::vector<const char *> keys, values;
+    for (auto &kv : options_) {
+      keys.push_back(kv.first.c_str());
+      values.push_back(kv.second.c_str());
+    }
+    {
+      auto lock = call_lock();
+      check(api_->init(keys.data(), values.data(), int32_t(keys.size())), "init");
+    }
+    enumerate();
+  } catch (const std::exception &e) {
+    start_failed_ = true;
+    start_error_ = e.what();
+    return false;
+  }
+  started_.store(true, std::memory_order_release);
+  return true;
+}
+
+void Backend::enumerate() {
+  int32_t count = 0;
+  const char *why = nullptr;
+  {
+    auto lock = call_lock();
+    check(api_->device_count(&count, &why), "device_count");
+  }
+  if (count < 0) fail(BP_ERR_PLUGIN, "backend " + name_ + ": device_count returned a negative count");
+  if (count == 0) why_none_ = why ? why : "the backend reports no devices";
+  caps_.resize(size_t(count));
+  for (auto &table : caps_) table = std::vector<std::atomic<uint8_t>>(kCapsPerDevice);
+  for (int32_t i = 0; i < count; ++i) {
+    bp_plugin_device_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    {
+      auto lock = call_lock();
+      check(api_->device_info(i, &info), "device_info");
+    }
+    info.model[sizeof info.model - 1] = '\0';
+    devices_.push_back(registry().add_device(this, i, info.kind, info.model));
+  }
+}
+
+bool Backend::supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
+  if (op <= 0 || op >= BP_OP_LIMIT || !valid_dtype(dtype) || !valid_dtype(out_dtype))
+    return false;
+  std::atomic<uint8_t> &slot = caps_[size_t(device)][caps_index(op, dtype, out_dtype)];
+  uint8_t known = slot.load(std::memory_order_relaxed);
+  if (known) return known == 2;
+  int32_t answer = 0;
+  {
+    auto lock = call_lock();
+    check(api_->supports(device, op, dtype, out_dtype, &answer), "supports");
+  }
+  slot.store(answer ? 2 : 1, std::memory_order_relaxed);
+  return answer != 0;
+}
+
+}  // namespace bp::core

@@ -1,0 +1,89 @@
+// One loaded plugin: its ABI table, its lazy start, its capability cache and
+// its counters. Every call into a plugin goes through here, so the plugin's
+// status codes and messages become core Errors in one place.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backplane/backplane.h"
+#include "backplane/plugin.h"
+
+namespace bp::core {
+
+struct Device;
+
+struct BackendCounters {
+  std::atomic<uint64_t> ops{0};
+  std::atomic<uint64_t> allocations{0};
+  std::atomic<uint64_t> bytes_host_to_device{0};
+  std::atomic<uint64_t> bytes_device_to_host{0};
+  std::atomic<uint64_t> bytes_device_to_device{0};
+  std::atomic<uint64_t> staged_copies{0};
+};
+
+class Backend {
+ public:
+  Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
+          std::vector<std::pair<std::string, std::string>> options);
+  Backend(const Backend &) = delete;
+  Backend &operator=(const Backend &) = delete;
+
+  const std::string &path() const { return path_; }
+  const std::string &name() const { return name_; }
+  const std::string &version() const { return version_; }
+  const std::string &prefix() const { return prefix_; }
+  const bp_plugin_api &api() const { return *api_; }
+
+  // An optional entry, or nullptr when the plugin's table is too short for it.
+  template <class Fn>
+  Fn optional(Fn bp_plugin_api::*member, size_t end_offset) const {
+    return api_size_ >= end_offset ? api_->*member : nullptr;
+  }
+
+  // Calls init and enumerates devices once; false when either failed (the
+  // reason is start_error()). Thread-safe.
+  bool start();
+  bool started() const { return started_.load(std::memory_order_acquire); }
+  const std::string &start_error() const { return start_error_; }
+  const std::string &why_no_devices() const { return why_none_; }
+  const std::vector<Device *> &devices() const { return devices_; }
+
+  // Cached answer of the plugin's `supports`.
+  bool supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype);
+
+  // Throws an Error built from the plugin's own message when s != BP_OK.
+  void check(bp_status s, const char *call) const;
+
+  // Serialises calls into plugins that did not declare thread safety.
+  std::unique_lock<std::mutex> call_lock() {
+    return thread_safe_ ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
+  }
+
+  BackendCounters counters;
+
+ private:
+  void enumerate();
+
+  std::string path_, name_, version_, prefix_;
+  const bp_plugin_api *api_;
+  uint32_t api_size_;
+  bool thread_safe_;
+  std::vector<std::pair<std::string, std::string>> options_;
+
+  std::mutex start_mutex_;
+  std::atomic<bool> started_{false};
+  bool start_failed_ = false;
+  std::string start_error_, why_none_;
+  std::vector<Device *> devices_;
+
+  std::mutex mutex_;
+  // capability cache: per device, per (op, dtype, out_dtype): 0 unknown, 1 no, 2 yes
+  std::vector<std::vector<std::atomic<uint8_t>>> caps_;
+};
+
+}  // namespace bp::core

@@ -1,0 +1,161 @@
+#include "plugins/plugin_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <boost/dll/shared_library.hpp>
+#include <filesystem>
+#include <system_error>
+
+#include "config/config.hpp"
+#include "plugins/api_validation.hpp"
+
+namespace fs = std::filesystem;
+
+namespace bp::core {
+
+namespace {
+
+constexpr const char *kFilePrefix = "libbackplane-";
+constexpr const char *kFileSuffix = ".so";
+
+// "libbackplane-cuda.so" -> "cuda"; empty when the file is not a candidate.
+std::string name_from_file(const std::string &file) {
+  const std::string prefix = kFilePrefix, suffix = kFileSuffix;
+  if (file.size() <= prefix.size() + suffix.size()) return {};
+  if (file.compare(0, prefix.size(), prefix) != 0) return {};
+  if (file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) return {};
+  return file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+}
+
+// lib/backplane/plugins beside the file that holds this code (libbackplane.so).
+std::string directory_beside_library() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&directory_beside_library), &info) || !info.dli_fname)
+    return {};
+  std::error_code ec;
+  fs::path lib = fs::canonical(info.dli_fname, ec);
+  if (ec) return {};
+  return (lib.parent_path() / "backplane" / "plugins").string();
+}
+
+// Boost.DLL's messages end in a meaningless errno text; keep the dlerror part.
+std::string dl_reason(const std::system_error &e) {
+  std::string what = e.what();
+  const std::string marker = "dlerror system message: ";
+  size_t at = what.find(marker);
+  if (at == std::string::npos) return what;
+  size_t end = what.rfind(')');
+  if (end == std::string::npos || end < at) end = what.size();
+  return what.substr(at + marker.size(), end - at - marker.size());
+}
+
+bool contains(const std::vector<std::string> &list, const std::string &s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+std::vector<std::pair<std::string, std::string>> options_for(const config::Config &config,
+                                                             const std::string &name) {
+  auto it = config.backend_options.find(name);
+  if (it == config.backend_options.end()) return {};
+  return {it->second.begin(), it->second.end()};
+}
+
+// Loads one file: a Backend, or a report with the reason it was rejected.
+void load_one(const std::string &path, const config::Config &config, LoadResult &result) {
+  PluginReport report;
+  report.path = path;
+  report.name = name_from_file(fs::path(path).filename().string());
+  if (contains(config.plugins_disabled, report.name)) {
+    report.reason = "disabled by the config key plugins.disabled";
+    result.reports.push_back(std::move(report));
+    return;
+  }
+  // The library object is intentionally leaked: with RTLD_NODELETE the code
+  // stays mapped anyway, and objects the plugin made may outlive any owner.
+  auto *lib = new boost::dll::shared_library();
+  try {
+    namespace mode = boost::dll::load_mode;
+    lib->load(path, mode::rtld_now | mode::rtld_local |
+                        static_cast<mode::type>(RTLD_NODELETE));
+  } catch (const std::system_error &e) {
+    delete lib;
+    report.reason = "cannot load: " + dl_reason(e);
+    result.reports.push_back(std::move(report));
+    return;
+  }
+  if (!lib->has(BP_PLUGIN_ENTRY_SYMBOL)) {
+    report.reason = std::string("missing entry symbol ") + BP_PLUGIN_ENTRY_SYMBOL;
+    result.reports.push_back(std::move(report));
+    return;
+  }
+  auto get_api = lib->get<const bp_plugin_api *(uint32_t, uint32_t)>(BP_PLUGIN_ENTRY_SYMBOL);
+  const bp_plugin_api *api = get_api(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR);
+  std::string problem = validate_plugin_api(api);
+  if (!problem.empty()) {
+    if (api && valid_backend_name(api->name)) report.name = api->name;
+    report.reason = problem;
+    result.reports.push_back(std::move(report));
+    return;
+  }
+  report.name = api->name;
+  report.version = api->version ? api->version : "";
+  if (contains(config.plugins_disabled, report.name)) {
+    report.reason = "disabled by the config key plugins.disabled";
+    result.reports.push_back(std::move(report));
+    return;
+  }
+  for (auto &other : result.backends) {
+    if (other->name() == api->name) {
+      report.reason = "duplicate backend name '" + report.name + "' (already loaded from " +
+                      other->path() + ")";
+      result.reports.push_back(std::move(report));
+      return;
+    }
+    if (other->prefix() == api->device_prefix) {
+      report.reason = std::string("duplicate device prefix '") + api->device_prefix +
+                      "' (already used by backend " + other->name() + ")";
+      result.reports.push_back(std::move(report));
+      return;
+    }
+  }
+  auto backend = std::make_unique<Backend>(path, api, api->struct_size,
+                                           options_for(config, report.name));
+  report.loaded = true;
+  report.backend = backend.get();
+  result.backends.push_back(std::move(backend));
+  result.reports.push_back(std::move(report));
+}
+
+}  // namespace
+
+std::vector<std::string> plugin_directories(const config::Config &config) {
+  std::vector<std::string> dirs;
+  for (const auto &p : config.plugin_paths)
+    if (!p.empty()) dirs.push_back(p);
+  std::string beside = directory_beside_library();
+  if (!beside.empty()) dirs.push_back(beside);
+  return dirs;
+}
+
+LoadResult load_plugins(const config::Config &config) {
+  LoadResult result;
+  std::vector<fs::path> seen_dirs;
+  for (const auto &dir : plugin_directories(config)) {
+    std::error_code ec;
+    fs::path canonical = fs::canonical(dir, ec);
+    if (ec || !fs::is_directory(canonical, ec)) continue;
+    if (std::find(seen_dirs.begin(), seen_dirs.end(), canonical) != seen_dirs.end()) continue;
+    seen_dirs.push_back(canonical);
+    std::vector<std::string> files;
+    for (const auto &entry : fs::directory_iterator(canonical, ec)) {
+      std::string file = entry.path().filename().string();
+      if (!name_from_file(file).empty()) files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());  // a stable, documented load order
+    for (const auto &file : files) load_one(file, config, result);
+  }
+  return result;
+}
+
+}  // namespace bp::core

@@ -1,0 +1,193 @@
+#include "runtime/runtime.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+
+#include "errors/error.hpp"
+#include "trace/trace.hpp"
+
+namespace bp::core {
+
+namespace {
+
+std::atomic<Runtime *> g_runtime{nullptr};
+std::mutex g_start_mutex;
+
+const char *getenv_fn(const char *name) { return std::getenv(name); }
+
+config::Config configured(config::Config c) {
+  config::apply_environment(c, getenv_fn);
+  return c;
+}
+
+[[noreturn]] void config_failed(const config::ConfigError &e) { fail(BP_ERR_CONFIG, e.what()); }
+
+bool parse_index(const std::string &s, int32_t &out) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  out = int32_t(std::stol(s));
+  return true;
+}
+
+}  // namespace
+
+Runtime::Runtime(config::Config config) : config_(std::move(config)) {
+  registry().set_accelerator_kinds(config_.accelerator_kinds);
+  trace::enabled.store(config_.trace, std::memory_order_relaxed);
+  plugins_ = load_plugins(config_);
+  for (const auto &required : config_.plugins_required) {
+    bool ok = false;
+    for (const auto &r : plugins_.reports)
+      if (r.loaded && r.name == required) ok = true;
+    if (!ok) {
+      std::string why = "not found in any plugin directory";
+      for (const auto &r : plugins_.reports)
+        if (r.name == required) why = r.path + ": " + r.reason;
+      fail(BP_ERR_PLUGIN, "required plugin '" + required + "' (config key plugins.required) could not be loaded: " + why);
+    }
+  }
+}
+
+void Runtime::install(config::Config config) {
+  // Called with g_start_mutex held.
+  auto *rt = new Runtime(std::move(config));  // lives until exit: plugin objects may outlive main
+  g_runtime.store(rt, std::memory_order_release);
+}
+
+Runtime &Runtime::get() {
+  Runtime *rt = g_runtime.load(std::memory_order_acquire);
+  if (rt) return *rt;
+  std::lock_guard<std::mutex> lock(g_start_mutex);
+  rt = g_runtime.load(std::memory_order_acquire);
+  if (rt) return *rt;
+  try {
+    const char *path = std::getenv("BACKPLANE_CONFIG");
+    install(configured(path && *path ? config::load_file(path) : config::defaults()));
+  } catch (const config::ConfigError &e) {
+    config_failed(e);
+  }
+  return *g_runtime.load(std::memory_order_acquire);
+}
+
+void Runtime::start_from_file(const char *path) {
+  std::lock_guard<std::mutex> lock(g_start_mutex);
+  if (g_runtime.load(std::memory_order_acquire))
+    fail(BP_ERR_STATE, "bp_init: the runtime is already running (bp_init must come before any other call)");
+  try {
+    const char *env = std::getenv("BACKPLANE_CONFIG");
+    if (path) install(configured(config::load_file(path)));
+    else if (env && *env) install(configured(config::load_file(env)));
+    else install(configured(config::defaults()));
+  } catch (const config::ConfigError &e) {
+    config_failed(e);
+  }
+}
+
+void Runtime::start_from_string(const char *toml, const char *source_name) {
+  if (!toml) fail(BP_ERR_INVALID_ARGUMENT, "bp_init_from_string: toml_text is NULL");
+  std::lock_guard<std::mutex> lock(g_start_mutex);
+  if (g_runtime.load(std::memory_order_acquire))
+    fail(BP_ERR_STATE, "bp_init_from_string: the runtime is already running");
+  try {
+    install(configured(config::load_string(toml, source_name ? source_name : "<string>")));
+  } catch (const config::ConfigError &e) {
+    config_failed(e);
+  }
+}
+
+Backend *Runtime::find_backend(const std::string &name_or_prefix) const {
+  for (const auto &b : plugins_.backends)
+    if (b->prefix() == name_or_prefix || b->name() == name_or_prefix) return b.get();
+  return nullptr;
+}
+
+std::vector<Backend *> Runtime::backends_in_fallback_order() const {
+  std::vector<Backend *> order;
+  auto add = [&](Backend *b) {
+    if (b && std::find(order.begin(), order.end(), b) == order.end()) order.push_back(b);
+  };
+  for (const auto &name : config_.fallback) add(find_backend(name));
+  for (const auto &b : plugins_.backends) add(b.get());
+  return order;
+}
+
+std::vector<Device *> Runtime::all_devices() {
+  for (const auto &b : plugins_.backends) b->start();
+  std::vector<Device *> out;
+  for (int32_t i = 0; i < registry().count(); ++i) out.push_back(registry().get(i));
+  return out;
+}
+
+std::vector<Device *> Runtime::accelerators() {
+  std::vector<Device *> out;
+  for (Backend *b : backends_in_fallback_order()) {
+    if (!b->start()) continue;
+    for (Device *d : b->devices())
+      if (d->is_accelerator) out.push_back(d);
+  }
+  return out;
+}
+
+std::string Runtime::device_list() {
+  std::string s;
+  for (Device *d : all_devices()) s += (s.empty() ? "" : ", ") + d->name;
+  return s.empty() ? "none" : s;
+}
+
+void Runtime::unknown_device(const std::string &name, const std::string &why) {
+  fail(BP_ERR_UNKNOWN_DEVICE,
+       "unknown device '" + name + "': " + why + "; available devices: " + device_list());
+}
+
+Device &Runtime::cpu() { return resolve("cpu:0"); }
+
+Device *Runtime::try_gpu(int32_t i) {
+  auto acc = accelerators();
+  if (i >= 0 && size_t(i) < acc.size()) return acc[size_t(i)];
+  return nullptr;
+}
+
+Device &Runtime::default_device() {
+  const std::string &want = config_.default_device;
+  if (want != "auto") return resolve(want);
+  if (Device *g = try_gpu(0)) return *g;
+  if (Backend *b = find_backend("cpu"); b && b->start() && !b->devices().empty())
+    return *b->devices().front();
+  for (Backend *b : backends_in_fallback_order())
+    if (b->start() && !b->devices().empty()) return *b->devices().front();
+  fail(BP_ERR_UNKNOWN_DEVICE, "no device at all: no backend with devices was loaded (run `bp devices` to see why)");
+}
+
+Device &Runtime::resolve(const std::string &name) {
+  if (name == "auto" || name == "default") return default_device();
+  size_t colon = name.find(':');
+  std::string prefix = name.substr(0, colon);
+  int32_t index = 0;
+  if (colon != std::string::npos && !parse_index(name.substr(colon + 1), index))
+    unknown_device(name, "the index must be a non-negative integer");
+  if (prefix == "gpu") {
+    auto acc = accelerators();
+    if (size_t(index) < acc.size()) return *acc[size_t(index)];
+    unknown_device(name, "there are " + std::to_string(acc.size()) + " accelerator devices");
+  }
+  Backend *b = nullptr;
+  for (const auto &candidate : plugins_.backends)
+    if (candidate->prefix() == prefix) b = candidate.get();
+  if (!b) {
+    std::string why = "no loaded backend has device prefix '" + prefix + "'";
+    for (const auto &r : plugins_.reports)
+      if (!r.loaded && (r.name == prefix))
+        why += " (plugin " + r.path + " was rejected: " + r.reason + ")";
+    unknown_device(name, why);
+  }
+  if (!b->start()) unknown_device(name, "backend " + b->name() + " failed to start: " + b->start_error());
+  if (size_t(index) >= b->devices().size())
+    unknown_device(name, "backend " + b->name() + " has " + std::to_string(b->devices().size()) +
+                             " devices" +
+                             (b->devices().empty() ? " (" + b->why_no_devices() + ")" : ""));
+  return *b->devices()[size_t(index)];
+}
+
+}  // namespace bp::core

@@ -1,0 +1,52 @@
+// The process-wide runtime: configuration, loaded backends, and the device
+// names users ask for ("cpu", "gpu:1", "auto") resolved to devices.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "devices/registry.hpp"
+#include "plugins/plugin_loader.hpp"
+
+namespace bp::core {
+
+class Runtime {
+ public:
+  // The running runtime, started with bp_init(NULL) semantics on first use.
+  // Throws the start-up error (bad config, missing required plugin) each time
+  // until a later bp_init succeeds.
+  static Runtime &get();
+  // Starts explicitly; BP_ERR_STATE when already running.
+  static void start_from_file(const char *path);
+  static void start_from_string(const char *toml, const char *source_name);
+
+  const config::Config &config() const { return config_; }
+  const std::vector<PluginReport> &reports() const { return plugins_.reports; }
+  const std::vector<std::unique_ptr<Backend>> &backends() const { return plugins_.backends; }
+
+  Backend *find_backend(const std::string &name_or_prefix) const;
+  // Starts every backend; returns every device.
+  std::vector<Device *> all_devices();
+  // Accelerators in fallback order (starts the backends it needs).
+  std::vector<Device *> accelerators();
+  Device &resolve(const std::string &name);
+  Device &cpu();
+  Device *try_gpu(int32_t i);
+  Device &default_device();
+
+ private:
+  explicit Runtime(config::Config config);
+  static void install(config::Config config);
+  // Backends in fallback order, then the rest in discovery order.
+  std::vector<Backend *> backends_in_fallback_order() const;
+  [[noreturn]] void unknown_device(const std::string &name, const std::string &why);
+  std::string device_list();
+
+  config::Config config_;
+  LoadResult plugins_;
+};
+
+}  // namespace bp::core

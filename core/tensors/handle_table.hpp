@@ -1,0 +1,64 @@
+// Tensor handles: 64-bit values (generation << 32 | slot + 1) into a table of
+// slots that is never freed. A zero, released, stale or invented handle is
+// detected by a bounds and generation check, so using one is an error, not a
+// crash, and the check costs a few loads on every operator call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backplane/backplane.h"
+#include "tensors/view.hpp"
+
+namespace bp::core {
+
+class HandleTable {
+ public:
+  // The view behind a live handle, or nullptr.
+  View *get(bp_tensor h) const {
+    uint32_t slot1 = uint32_t(h);
+    uint32_t gen = uint32_t(h >> 32);
+    if (slot1 == 0 || (gen & 1u) == 0) return nullptr;
+    uint32_t slot = slot1 - 1;
+    if (slot / kChunk >= kMaxChunks) return nullptr;
+    Slot *chunk = chunks_[slot / kChunk].load(std::memory_order_acquire);
+    if (!chunk) return nullptr;
+    Slot &s = chunk[slot % kChunk];
+    if (s.gen.load(std::memory_order_acquire) != gen) return nullptr;
+    return &s.view;
+  }
+
+  // A new handle with one reference owning the view.
+  bp_tensor insert(View &&view);
+  // False when h is not live.
+  bool retain(bp_tensor h);
+  bool release(bp_tensor h);
+
+  int64_t live() const { return live_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr uint32_t kChunk = 4096;
+  static constexpr uint32_t kMaxChunks = 16384;
+
+  struct Slot {
+    std::atomic<uint32_t> gen{0};  // odd while live
+    std::atomic<int64_t> refs{0};
+    View view;
+  };
+  Slot *slot_of(bp_tensor h) const;
+
+  std::mutex mutex_;
+  std::atomic<Slot *> chunks_[kMaxChunks] = {};
+  uint32_t next_ = 0;
+  std::vector<uint32_t> free_;
+  std::atomic<int64_t> live_{0};
+};
+
+HandleTable &handles();
+
+// The view behind a handle, or an Error(BP_ERR_INVALID_HANDLE) naming it.
+View &view_or_throw(bp_tensor h, const char *what = "tensor");
+
+}  // namespace bp::core

@@ -1,0 +1,40 @@
+#include "tensors/storage.hpp"
+
+#include "devices/registry.hpp"
+#include "errors/error.hpp"
+#include "plugins/backend.hpp"
+
+namespace bp::core {
+
+Storage *Storage::allocate(Device &device, uint64_t bytes) {
+  Backend &b = *device.backend;
+  bp_buffer buffer = nullptr;
+  void *host = nullptr;
+  {
+    auto lock = b.call_lock();
+    b.check(b.api().alloc(device.index, bytes, &buffer), "alloc");
+    auto host_address =
+        b.optional(&bp_plugin_api::host_address, BP_PLUGIN_API_SIZE_1_0);
+    if (host_address && host_address(buffer, &host) != BP_OK) host = nullptr;
+  }
+  b.counters.allocations.fetch_add(1, std::memory_order_relaxed);
+  try {
+    return new Storage(&device, buffer, bytes, host);
+  } catch (...) {
+    auto lock = b.call_lock();
+    b.api().free(buffer);
+    throw;
+  }
+}
+
+void Storage::release() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  Backend &b = *device_->backend;
+  {
+    auto lock = b.call_lock();
+    b.api().free(buffer_);  // a failure to free cannot be reported to anyone: the owner is gone
+  }
+  delete this;
+}
+
+}  // namespace bp::core

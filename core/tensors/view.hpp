@@ -1,0 +1,43 @@
+// A tensor's metadata: which storage, where in it, dtype, shape, strides.
+// Views are values; making a view of a view copies metadata, not data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backplane/plugin.h"
+#include "tensors/storage.hpp"
+
+namespace bp::core {
+
+struct View {
+  StorageRef storage;
+  uint64_t offset = 0;  // bytes to element [0,...,0]
+  int32_t dtype = BP_DTYPE_INVALID;
+  int32_t rank = 0;
+  int64_t shape[BP_MAX_RANK] = {};
+  int64_t strides[BP_MAX_RANK] = {};  // elements
+
+  Device &device() const { return storage->device(); }
+  int64_t numel() const;
+  bool contiguous() const;
+  // Bytes spanned from element [0...] to one past the last element.
+  uint64_t extent_bytes() const;
+
+  // The plugin's picture of this view.
+  void to_plugin(bp_plugin_tensor &t) const;
+};
+
+// Validates rank and extents; returns the element count.
+int64_t checked_numel(int32_t rank, const int64_t *shape);
+
+// A dense C-order view of fresh storage on device.
+View allocate_view(Device &device, int32_t dtype, int32_t rank, const int64_t *shape);
+
+// C-order strides for a shape.
+void dense_strides(int32_t rank, const int64_t *shape, int64_t *strides);
+
+// "[2, 3]"
+std::string shape_string(int32_t rank, const int64_t *shape);
+
+}  // namespace bp::core
