@@ -1,0 +1,460 @@
+// Configuration: defaults, the documented file, the TOML schema and its
+// errors (with positions), and the environment overrides.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "config/config.hpp"
+
+namespace fs = std::filesystem;
+using namespace bp::config;
+
+namespace {
+
+ConfigError error_of(std::string_view toml) {
+  try {
+    load_string(toml, "dir/t.toml");
+  } catch (const ConfigError &e) {
+    return e;
+  }
+  throw std::runtime_error("expected a ConfigError for:\n" + std::string(toml));
+}
+
+ConfigError env_error_of(const std::map<std::string, std::string> &vars, Config &c) {
+  try {
+    apply_environment(c, [&](const char *name) -> const char * {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    });
+  } catch (const ConfigError &e) {
+    return e;
+  }
+  throw std::runtime_error("expected a ConfigError from the environment");
+}
+
+void apply(Config &c, const std::map<std::string, std::string> &vars) {
+  apply_environment(c, [&](const char *name) -> const char * {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+const Entry &entry(const Config &c, const std::string &key) {
+  auto it = std::find_if(c.entries.begin(), c.entries.end(),
+                         [&](const Entry &e) { return e.key == key; });
+  if (it == c.entries.end()) throw std::runtime_error("no entry " + key);
+  return *it;
+}
+
+// Everything but the origins.
+void require_same_settings(const Config &a, const Config &b) {
+  CHECK(a.default_device == b.default_device);
+  CHECK(a.fallback == b.fallback);
+  CHECK(a.accelerator_kinds == b.accelerator_kinds);
+  CHECK(a.plugin_paths == b.plugin_paths);
+  CHECK(a.plugins_disabled == b.plugins_disabled);
+  CHECK(a.plugins_required == b.plugins_required);
+  CHECK(a.probe_in_subprocess == b.probe_in_subprocess);
+  CHECK(a.host_fallback == b.host_fallback);
+  CHECK(a.trace == b.trace);
+  CHECK(a.backend_options == b.backend_options);
+  REQUIRE(a.entries.size() == b.entries.size());
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    CHECK(a.entries[i].key == b.entries[i].key);
+    CHECK(a.entries[i].value == b.entries[i].value);
+  }
+}
+
+// A fresh directory under the system's temporary one.
+fs::path temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "bp-config-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+}  // namespace
+
+TEST_CASE("defaults") {
+  Config c = defaults();
+  CHECK(c.default_device == "auto");
+  CHECK(c.fallback == std::vector<std::string>{"cuda", "opencl", "cpu"});
+  CHECK(c.accelerator_kinds == std::vector<std::string>{"gpu", "accelerator"});
+  CHECK(c.plugin_paths.empty());
+  CHECK(c.plugins_disabled.empty());
+  CHECK(c.plugins_required.empty());
+  CHECK(c.probe_in_subprocess.empty());
+  CHECK_FALSE(c.host_fallback);
+  CHECK_FALSE(c.trace);
+  CHECK(c.backend_options.at("cpu-openblas").at("threads") == "0");
+  CHECK(c.backend_options.at("opencl").at("platform") == "");
+  CHECK(c.backend_options.at("opencl").at("device_type") == "all");
+
+  std::vector<std::string> keys;
+  for (const Entry &e : c.entries) {
+    keys.push_back(e.key);
+    CHECK(e.origin == "default");
+  }
+  CHECK(keys == std::vector<std::string>{
+                    "backend.cpu-openblas.threads", "backend.opencl.device_type",
+                    "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
+                    "devices.fallback", "dispatch.host_fallback", "dispatch.trace",
+                    "plugins.disabled", "plugins.paths", "plugins.required"});
+  CHECK(entry(c, "devices.default").value == "\"auto\"");
+  CHECK(entry(c, "devices.fallback").value == "[\"cuda\", \"opencl\", \"cpu\"]");
+  CHECK(entry(c, "plugins.paths").value == "[]");
+  CHECK(entry(c, "dispatch.trace").value == "false");
+  CHECK(entry(c, "backend.cpu-openblas.threads").value == "0");
+  CHECK(entry(c, "backend.opencl.platform").value == "\"\"");
+}
+
+TEST_CASE("config/backplane.toml sets every key to its default") {
+  const std::string path = BP_TEST_SOURCE_DIR "/config/backplane.toml";
+  Config c = load_file(path);
+  require_same_settings(c, defaults());
+  // Every key is written out in the documented file, none left implicit.
+  for (const Entry &e : c.entries) {
+    INFO(e.key);
+    CHECK(e.origin.rfind(path + ":", 0) == 0);
+  }
+}
+
+TEST_CASE("tests/backplane-test.toml loads") {
+  const std::string path = BP_TEST_SOURCE_DIR "/tests/backplane-test.toml";
+  Config c = load_file(path);
+  CHECK(c.default_device == "auto");
+  CHECK(c.fallback == std::vector<std::string>{"cuda", "opencl", "cpu", "reference"});
+  CHECK(c.accelerator_kinds == std::vector<std::string>{"gpu", "accelerator", "opencl:cpu"});
+  CHECK(c.backend_options.at("cpu-openblas").at("threads") == "1");
+  CHECK(entry(c, "devices.fallback").origin == path + ":4:1");
+  CHECK(entry(c, "plugins.paths").origin == "default");
+}
+
+TEST_CASE("every key is parsed, with its position as origin") {
+  Config c = load_string(R"([devices]
+default = "opencl:1"
+fallback = ["opencl", "cpu"]
+accelerator_kinds = ["gpu", "opencl:cpu"]
+
+[plugins]
+paths = ["/opt/bp/plugins"]
+disabled = ["cuda"]
+required = ["cpu-openblas"]
+
+[plugins.cuda]
+probe_in_subprocess = true
+
+[dispatch]
+host_fallback = true
+trace = true
+
+[backend.cpu-openblas]
+threads = 4
+
+[backend.reference]
+mode = "strict"
+scale = 0.5
+verbose = false
+"weird key" = 1.0
+)",
+                         "all.toml");
+  CHECK(c.default_device == "opencl:1");
+  CHECK(c.fallback == std::vector<std::string>{"opencl", "cpu"});
+  CHECK(c.accelerator_kinds == std::vector<std::string>{"gpu", "opencl:cpu"});
+  CHECK(c.plugin_paths == std::vector<std::string>{"/opt/bp/plugins"});
+  CHECK(c.plugins_disabled == std::vector<std::string>{"cuda"});
+  CHECK(c.plugins_required == std::vector<std::string>{"cpu-openblas"});
+  CHECK(c.probe_in_subprocess == std::map<std::string, bool>{{"cuda", true}});
+  CHECK(c.host_fallback);
+  CHECK(c.trace);
+  CHECK(c.backend_options.at("cpu-openblas") ==
+        std::map<std::string, std::string>{{"threads", "4"}});
+  CHECK(c.backend_options.at("reference") ==
+        std::map<std::string, std::string>{
+            {"mode", "strict"}, {"scale", "0.5"}, {"verbose", "false"}, {"weird key", "1.0"}});
+  // Options of a backend the file leaves out keep their defaults.
+  CHECK(c.backend_options.at("opencl").at("device_type") == "all");
+
+  CHECK(entry(c, "devices.default").origin == "all.toml:2:1");
+  CHECK(entry(c, "devices.default").value == "\"opencl:1\"");
+  CHECK(entry(c, "devices.accelerator_kinds").origin == "all.toml:4:1");
+  CHECK(entry(c, "plugins.required").value == "[\"cpu-openblas\"]");
+  CHECK(entry(c, "plugins.cuda.probe_in_subprocess").origin == "all.toml:12:1");
+  CHECK(entry(c, "plugins.cuda.probe_in_subprocess").value == "true");
+  CHECK(entry(c, "dispatch.trace").origin == "all.toml:16:1");
+  CHECK(entry(c, "backend.cpu-openblas.threads").value == "4");
+  CHECK(entry(c, "backend.cpu-openblas.threads").origin == "all.toml:19:1");
+  CHECK(entry(c, "backend.reference.mode").value == "\"strict\"");
+  CHECK(entry(c, "backend.reference.\"weird key\"").value == "1.0");
+  CHECK(entry(c, "backend.opencl.device_type").origin == "default");
+}
+
+TEST_CASE("a syntax error gives its line and column") {
+  ConfigError e = error_of("[devices]\ndefault = \n");
+  CHECK(e.source() == "dir/t.toml");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 11);
+  CHECK(e.key().empty());
+  CHECK(std::string(e.what()).rfind("dir/t.toml:2:11: syntax error: ", 0) == 0);
+
+  e = error_of("[devices]\nfallback = [\"cuda\",\n  \"cpu\"\n");
+  CHECK(e.line() == 3);
+  CHECK(e.column() == 9);
+}
+
+TEST_CASE("an unknown key gives its position, dotted key and the valid keys") {
+  ConfigError e = error_of("[devices]\ndefault = \"cpu\"\nfalback = [\"cpu\"]\n");
+  CHECK(e.line() == 3);
+  CHECK(e.column() == 1);
+  CHECK(e.key() == "devices.falback");
+  CHECK(std::string(e.what()) ==
+        "dir/t.toml:3:1: devices.falback: unknown key; valid keys here: default, fallback, "
+        "accelerator_kinds");
+
+  e = error_of("\n[devcies]\n");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 2);
+  CHECK(e.key() == "devcies");
+  CHECK(e.reason() == "unknown key; valid keys here: devices, plugins, dispatch, backend");
+
+  e = error_of("[dispatch]\ntraces = true\n");
+  CHECK(e.key() == "dispatch.traces");
+  CHECK(e.reason() == "unknown key; valid keys here: host_fallback, trace");
+
+  e = error_of("[plugins.cuda]\nprobe = true\n");
+  CHECK(e.line() == 2);
+  CHECK(e.key() == "plugins.cuda.probe");
+  CHECK(e.reason() == "unknown key; valid keys here: probe_in_subprocess");
+
+  e = error_of("[plugins]\npath = []\n");
+  CHECK(e.key() == "plugins.path");
+  CHECK(e.reason() ==
+        "unknown key; valid keys here: paths, disabled, required, or a table [plugins.<name>]");
+}
+
+TEST_CASE("a wrong type gives the value's position, never a silent default") {
+  ConfigError e = error_of("[devices]\nfallback = 3\n");
+  CHECK(std::string(e.what()) ==
+        "dir/t.toml:2:12: devices.fallback: expected an array of strings, found integer");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 12);
+  CHECK(e.key() == "devices.fallback");
+
+  e = error_of("[devices]\nfallback = [\"cuda\", 3]\n");
+  CHECK(e.column() == 21);
+  CHECK(e.reason() == "expected an array of strings, found integer at index 1");
+
+  e = error_of("[devices]\ndefault = 0\n");
+  CHECK(e.reason() == "expected a string, found integer");
+
+  e = error_of("[dispatch]\ntrace = \"yes\"\n");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 9);
+  CHECK(e.reason() == "expected a boolean, found string");
+
+  e = error_of("[plugins.cuda]\nprobe_in_subprocess = 1\n");
+  CHECK(e.key() == "plugins.cuda.probe_in_subprocess");
+  CHECK(e.reason() == "expected a boolean, found integer");
+
+  e = error_of("devices = 1\n");
+  CHECK(e.key() == "devices");
+  CHECK(e.reason() == "expected a table, found integer");
+
+  e = error_of("[backend]\nopencl = \"gpu\"\n");
+  CHECK(e.key() == "backend.opencl");
+  CHECK(e.reason() == "expected a table, found string");
+
+  e = error_of("[backend.opencl]\nplatforms = [\"pocl\"]\n");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 13);
+  CHECK(e.key() == "backend.opencl.platforms");
+  CHECK(e.reason() == "expected a string, integer, float or boolean, found array");
+
+  e = error_of("[backend.opencl.sub]\nx = 1\n");
+  CHECK(e.key() == "backend.opencl.sub");
+  CHECK(e.reason() == "expected a string, integer, float or boolean, found table");
+}
+
+TEST_CASE("bad values are rejected at their position") {
+  ConfigError e = error_of("[devices]\naccelerator_kinds = [\"gpu\", \"tpu\"]\n");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 29);
+  CHECK(e.key() == "devices.accelerator_kinds");
+  CHECK(e.reason() ==
+        "\"tpu\" is not a device kind: expected \"gpu\", \"accelerator\", \"cpu\" or "
+        "\"<prefix>:<kind>\"");
+  for (const char *kind : {"opencl:tpu", ":cpu", "opencl:", "GPU", "a:b:cpu", ""}) {
+    INFO(kind);
+    CHECK(error_of(std::string("[devices]\naccelerator_kinds = [\"") + kind + "\"]\n").key() ==
+          "devices.accelerator_kinds");
+  }
+  CHECK(load_string("[devices]\naccelerator_kinds = [\"cpu\", \"opencl:cpu\", \"cuda:gpu\"]", "t")
+            .accelerator_kinds.size() == 3);
+
+  e = error_of("[devices]\nfallback = [\"cuda\", \"\", \"cpu\"]\n");
+  CHECK(e.column() == 21);
+  CHECK(e.reason() == "empty name");
+  e = error_of("[devices]\nfallback = [\"cuda\", \"cpu\", \"cuda\"]\n");
+  CHECK(e.column() == 28);
+  CHECK(e.reason() == "\"cuda\" appears twice");
+  CHECK(error_of("[plugins]\ndisabled = [\"open cl\"]\n").key() == "plugins.disabled");
+  CHECK(error_of("[plugins]\npaths = [\"\"]\n").reason() == "empty path");
+  CHECK(error_of("[plugins.\"a.b\"]\nprobe_in_subprocess = true\n").key() == "plugins.\"a.b\"");
+
+  for (const char *good : {"auto", "cpu", "gpu", "opencl", "cpu:0", "gpu:1", "opencl:12",
+                           "cpu-openblas:0", "cuda:2147483647"}) {
+    INFO(good);
+    CHECK(load_string(std::string("[devices]\ndefault = \"") + good + "\"\n", "t").default_device ==
+          good);
+  }
+  for (const char *bad : {"", "default", "auto:1", "cpu:", "cpu:-1", "cpu:+1", "cpu: 1", ":0",
+                          "1cpu", "cpu:0:1", "cuda:2147483648", "open cl", "gpu(1)"}) {
+    INFO(bad);
+    e = error_of(std::string("[devices]\ndefault = \"") + bad + "\"\n");
+    CHECK(e.key() == "devices.default");
+    CHECK(e.line() == 2);
+    CHECK(e.column() == 11);
+  }
+}
+
+TEST_CASE("relative plugin paths resolve against the file's directory") {
+  Config c = load_string("[plugins]\npaths = [\"plugins\", \"../lib/bp\", \"/abs/dir\"]\n",
+                         "/etc/backplane/site.toml");
+  CHECK(c.plugin_paths ==
+        std::vector<std::string>{"/etc/backplane/plugins", "/etc/lib/bp", "/abs/dir"});
+  CHECK(entry(c, "plugins.paths").value ==
+        "[\"/etc/backplane/plugins\", \"/etc/lib/bp\", \"/abs/dir\"]");
+
+  // Without a directory in the name: the current one, made absolute.
+  c = load_string("[plugins]\npaths = [\"p\"]\n", "<string>");
+  CHECK(c.plugin_paths == std::vector<std::string>{(fs::current_path() / "p").string()});
+
+  fs::path dir = temp_dir();
+  std::ofstream(dir / "bp.toml") << "[plugins]\npaths = [\"./more\"]\n";
+  c = load_file((dir / "bp.toml").string());
+  CHECK(c.plugin_paths == std::vector<std::string>{(dir / "more").string()});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an unreadable file names its path and the system's reason") {
+  fs::path dir = temp_dir();
+  const std::string missing = (dir / "missing.toml").string();
+  try {
+    load_file(missing);
+    FAIL("no error for a missing file");
+  } catch (const ConfigError &e) {
+    CHECK(e.source() == missing);
+    CHECK(e.line() == 0);
+    CHECK(std::string(e.what()) == missing + ": cannot open: " + std::strerror(ENOENT));
+  }
+  try {
+    load_file(dir.string());
+    FAIL("no error for a directory");
+  } catch (const ConfigError &e) {
+    CHECK(std::string(e.what()) == dir.string() + ": cannot read: " + std::strerror(EISDIR));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("environment variables override single keys and say so") {
+  Config c = load_string("[devices]\ndefault = \"cpu\"\n[dispatch]\ntrace = true\n", "f.toml");
+  apply(c, {{"BACKPLANE_DEFAULT_DEVICE", "opencl:1"},
+            {"BACKPLANE_FALLBACK", "opencl, cpu"},
+            {"BACKPLANE_ACCELERATOR_KINDS", "gpu,opencl:cpu"},
+            {"BACKPLANE_DISABLED_PLUGINS", "cuda"},
+            {"BACKPLANE_HOST_FALLBACK", "TRUE"},
+            {"BACKPLANE_TRACE", "0"}});
+  CHECK(c.default_device == "opencl:1");
+  CHECK(c.fallback == std::vector<std::string>{"opencl", "cpu"});
+  CHECK(c.accelerator_kinds == std::vector<std::string>{"gpu", "opencl:cpu"});
+  CHECK(c.plugins_disabled == std::vector<std::string>{"cuda"});
+  CHECK(c.host_fallback);
+  CHECK_FALSE(c.trace);
+  CHECK(entry(c, "devices.default").origin == "env BACKPLANE_DEFAULT_DEVICE");
+  CHECK(entry(c, "devices.default").value == "\"opencl:1\"");
+  CHECK(entry(c, "devices.fallback").origin == "env BACKPLANE_FALLBACK");
+  CHECK(entry(c, "devices.fallback").value == "[\"opencl\", \"cpu\"]");
+  CHECK(entry(c, "devices.accelerator_kinds").origin == "env BACKPLANE_ACCELERATOR_KINDS");
+  CHECK(entry(c, "plugins.disabled").origin == "env BACKPLANE_DISABLED_PLUGINS");
+  CHECK(entry(c, "dispatch.host_fallback").origin == "env BACKPLANE_HOST_FALLBACK");
+  CHECK(entry(c, "dispatch.trace").origin == "env BACKPLANE_TRACE");
+  CHECK(entry(c, "dispatch.trace").value == "false");
+  CHECK(entry(c, "plugins.required").origin == "default");
+
+  // Empty means unset: nothing changes.
+  Config d = defaults();
+  apply(d, {{"BACKPLANE_TRACE", ""}, {"BACKPLANE_FALLBACK", ""}});
+  require_same_settings(d, defaults());
+  CHECK(entry(d, "dispatch.trace").origin == "default");
+}
+
+TEST_CASE("BACKPLANE_PLUGIN_PATH appends after the file's directories") {
+  Config c = load_string("[plugins]\npaths = [\"/etc/bp\"]\n", "/f.toml");
+  apply(c, {{"BACKPLANE_PLUGIN_PATH", "/a::/b/../c:rel:"}});
+  CHECK(c.plugin_paths ==
+        std::vector<std::string>{"/etc/bp", "/a", "/c", (fs::current_path() / "rel").string()});
+  CHECK(entry(c, "plugins.paths").origin == "/f.toml:2:1 + env BACKPLANE_PLUGIN_PATH");
+
+  Config d = defaults();
+  apply(d, {{"BACKPLANE_PLUGIN_PATH", "/a"}});
+  CHECK(d.plugin_paths == std::vector<std::string>{"/a"});
+  CHECK(entry(d, "plugins.paths").origin == "env BACKPLANE_PLUGIN_PATH");
+  CHECK(entry(d, "plugins.paths").value == "[\"/a\"]");
+}
+
+TEST_CASE("a malformed environment value names the variable and changes nothing") {
+  struct Case {
+    const char *var;
+    const char *value;
+    const char *key;
+    const char *reason;
+  };
+  for (const Case &k : {
+           Case{"BACKPLANE_DEFAULT_DEVICE", "cpu:x", "devices.default", nullptr},
+           Case{"BACKPLANE_FALLBACK", "cuda,,cpu", "devices.fallback",
+                "empty name (item 2 of \"cuda,,cpu\")"},
+           Case{"BACKPLANE_FALLBACK", "cpu,cpu", "devices.fallback", nullptr},
+           Case{"BACKPLANE_ACCELERATOR_KINDS", "gpu,tpu", "devices.accelerator_kinds", nullptr},
+           Case{"BACKPLANE_DISABLED_PLUGINS", "cuda,", "plugins.disabled", nullptr},
+           Case{"BACKPLANE_TRACE", "yes", "dispatch.trace",
+                "expected 1, 0, true or false, found \"yes\""},
+           Case{"BACKPLANE_HOST_FALLBACK", "2", "dispatch.host_fallback", nullptr},
+       }) {
+    INFO(k.var << "=" << k.value);
+    Config c = defaults();
+    // Valid variables applied before the bad one must not stick either.
+    std::map<std::string, std::string> vars{{k.var, k.value}};
+    vars.emplace("BACKPLANE_DEFAULT_DEVICE", "cpu");
+    vars.emplace("BACKPLANE_PLUGIN_PATH", "/p");
+    ConfigError e = env_error_of(vars, c);
+    CHECK(e.source() == std::string("env ") + k.var);
+    CHECK(e.key() == k.key);
+    CHECK(e.line() == 0);
+    CHECK(std::string(e.what()).rfind("env " + std::string(k.var) + ": " + k.key + ": ", 0) == 0);
+    if (k.reason) {
+      CHECK(e.reason() == k.reason);
+    }
+    require_same_settings(c, defaults());
+  }
+}
+
+TEST_CASE("entries are sorted and tell where each value came from") {
+  Config c =
+      load_string("[dispatch]\ntrace = true\n\n[backend.reference]\nmode = \"x\"\n", "cfg.toml");
+  apply(c, {{"BACKPLANE_HOST_FALLBACK", "1"}});
+  CHECK(std::is_sorted(c.entries.begin(), c.entries.end(),
+                       [](const Entry &a, const Entry &b) { return a.key < b.key; }));
+  CHECK(std::adjacent_find(c.entries.begin(), c.entries.end(), [](const Entry &a, const Entry &b) {
+          return a.key == b.key;
+        }) == c.entries.end());
+  CHECK(c.entries.size() == defaults().entries.size() + 1);
+  CHECK(entry(c, "dispatch.trace").origin == "cfg.toml:2:1");
+  CHECK(entry(c, "backend.reference.mode").origin == "cfg.toml:5:1");
+  CHECK(entry(c, "dispatch.host_fallback").origin == "env BACKPLANE_HOST_FALLBACK");
+  CHECK(entry(c, "dispatch.host_fallback").value == "true");
+  CHECK(entry(c, "devices.default").origin == "default");
+}
