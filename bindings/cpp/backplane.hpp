@@ -1,0 +1,389 @@
+// backplane.hpp — header-only C++17 RAII over the C API (backplane.h).
+//
+//   bp::Tensor x = bp::ones({2, 3}, bp::f32, bp::try_gpu());
+//   bp::Tensor y = x * 2.0 + x;           // runs on x's device
+//   std::vector<float> host = y.to_vector<float>();
+//
+// Handles are reference counted: copying a Tensor adds a reference, and the
+// last one going away releases it. Failures throw bp::Error or one of its
+// subclasses, carrying the C API's structured fields.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "backplane/backplane.h"
+
+namespace bp {
+
+using Shape = std::vector<int64_t>;
+
+inline constexpr bp_dtype f32 = BP_FLOAT32;
+inline constexpr bp_dtype f64 = BP_FLOAT64;
+inline constexpr bp_dtype i32 = BP_INT32;
+inline constexpr bp_dtype i64 = BP_INT64;
+inline constexpr bp_dtype boolean = BP_BOOL;
+
+// The dtype of a C++ element type.
+template <class T> constexpr bp_dtype dtype_of();
+template <> constexpr bp_dtype dtype_of<float>() { return BP_FLOAT32; }
+template <> constexpr bp_dtype dtype_of<double>() { return BP_FLOAT64; }
+template <> constexpr bp_dtype dtype_of<int32_t>() { return BP_INT32; }
+template <> constexpr bp_dtype dtype_of<int64_t>() { return BP_INT64; }
+template <> constexpr bp_dtype dtype_of<bool>() { return BP_BOOL; }
+
+// ---- errors --------------------------------------------------------------
+
+class Error : public std::runtime_error {
+ public:
+  Error(bp_status status, const std::string &message, std::string op, int32_t input,
+        std::vector<bp_device> devices)
+      : std::runtime_error(message), status_(status), op_(std::move(op)), input_(input),
+        devices_(std::move(devices)) {}
+  bp_status status() const { return status_; }
+  const std::string &op() const { return op_; }            // "" when not an operator
+  int32_t input() const { return input_; }                   // offending input, or -1
+  const std::vector<bp_device> &devices() const { return devices_; }  // each input's device
+
+ private:
+  bp_status status_;
+  std::string op_;
+  int32_t input_;
+  std::vector<bp_device> devices_;
+};
+
+#define BP_CPP_ERROR_CLASS(Name) \
+  class Name : public Error {    \
+   public:                       \
+    using Error::Error;          \
+  };
+BP_CPP_ERROR_CLASS(DeviceMismatchError)
+BP_CPP_ERROR_CLASS(UnknownDeviceError)
+BP_CPP_ERROR_CLASS(UnsupportedError)
+BP_CPP_ERROR_CLASS(ShapeError)
+BP_CPP_ERROR_CLASS(DtypeError)
+BP_CPP_ERROR_CLASS(OutOfMemoryError)
+BP_CPP_ERROR_CLASS(InvalidHandleError)
+BP_CPP_ERROR_CLASS(ConfigError)
+BP_CPP_ERROR_CLASS(PluginError)
+#undef BP_CPP_ERROR_CLASS
+
+// Throws the calling thread's last error as the matching exception type.
+[[noreturn]] inline void throw_last_error(bp_status status) {
+  std::string msg = bp_last_error();
+  std::string op = bp_last_error_op();
+  int32_t input = bp_last_error_input();
+  std::vector<bp_device> devices;
+  for (int32_t i = 0; i < bp_last_error_device_count(); ++i) devices.push_back(bp_last_error_device(i));
+  switch (status) {
+    case BP_ERR_DEVICE_MISMATCH: throw DeviceMismatchError(status, msg, op, input, devices);
+    case BP_ERR_UNKNOWN_DEVICE: throw UnknownDeviceError(status, msg, op, input, devices);
+    case BP_ERR_UNSUPPORTED: throw UnsupportedError(status, msg, op, input, devices);
+    case BP_ERR_SHAPE: throw ShapeError(status, msg, op, input, devices);
+    case BP_ERR_DTYPE: throw DtypeError(status, msg, op, input, devices);
+    case BP_ERR_OUT_OF_MEMORY: throw OutOfMemoryError(status, msg, op, input, devices);
+    case BP_ERR_INVALID_HANDLE: throw InvalidHandleError(status, msg, op, input, devices);
+    case BP_ERR_CONFIG: throw ConfigError(status, msg, op, input, devices);
+    case BP_ERR_PLUGIN: throw PluginError(status, msg, op, input, devices);
+    default: throw Error(status, msg, op, input, devices);
+  }
+}
+
+inline void check(bp_status status) {
+  if (status != BP_OK) throw_last_error(status);
+}
+
+// ---- devices -------------------------------------------------------------
+
+class Device {
+ public:
+  Device() = default;
+  explicit Device(bp_device id) : id_(id) {}
+  // Resolves "cpu", "opencl:1", "gpu:0", "auto".
+  explicit Device(const std::string &name) { check(bp_device_get(name.c_str(), &id_)); }
+
+  bp_device id() const { return id_; }
+  std::string name() const {
+    const char *n = bp_device_name(id_);
+    if (!n) throw_last_error(bp_last_error_status());
+    return n;
+  }
+  bp_device_info info() const {
+    bp_device_info i{};
+    i.struct_size = sizeof i;
+    check(bp_device_info_get(id_, &i));
+    return i;
+  }
+  std::vector<bp_property> properties() const {
+    std::vector<bp_property> props(64);
+    int32_t n = 0;
+    check(bp_device_properties(id_, props.data(), int32_t(props.size()), &n));
+    props.resize(size_t(n < int32_t(props.size()) ? n : int32_t(props.size())));
+    return props;
+  }
+  void synchronize() const { check(bp_synchronize(id_)); }
+
+  friend bool operator==(Device a, Device b) { return a.id_ == b.id_; }
+  friend bool operator!=(Device a, Device b) { return a.id_ != b.id_; }
+
+ private:
+  bp_device id_ = -1;
+};
+
+inline Device cpu() {
+  bp_device d;
+  check(bp_cpu(&d));
+  return Device(d);
+}
+inline Device gpu(int32_t i = 0) {
+  bp_device d;
+  check(bp_gpu(i, &d));
+  return Device(d);
+}
+inline int32_t num_gpus() { return bp_num_gpus(); }
+inline Device try_gpu(int32_t i = 0) {
+  bp_device d;
+  check(bp_try_gpu(i, &d));
+  return Device(d);
+}
+inline std::vector<Device> try_all_gpus() {
+  int32_t n = 0;
+  check(bp_try_all_gpus(nullptr, 0, &n));
+  std::vector<bp_device> ids(static_cast<size_t>(n));
+  check(bp_try_all_gpus(ids.data(), n, &n));
+  return std::vector<Device>(ids.begin(), ids.begin() + n);
+}
+inline std::vector<Device> devices() {
+  int32_t n = 0;
+  check(bp_devices(nullptr, 0, &n));
+  std::vector<bp_device> ids(static_cast<size_t>(n));
+  check(bp_devices(ids.data(), n, &n));
+  return std::vector<Device>(ids.begin(), ids.begin() + n);
+}
+inline Device default_device() {
+  bp_device d;
+  check(bp_default_device(&d));
+  return Device(d);
+}
+
+// ---- tensors -------------------------------------------------------------
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Takes ownership of a handle the C API returned.
+  static Tensor adopt(bp_tensor h) {
+    Tensor t;
+    t.h_ = h;
+    return t;
+  }
+  Tensor(const Tensor &o) : h_(o.h_) {
+    if (h_) check(bp_tensor_retain(h_));
+  }
+  Tensor(Tensor &&o) noexcept : h_(std::exchange(o.h_, BP_NO_TENSOR)) {}
+  Tensor &operator=(Tensor o) noexcept {
+    std::swap(h_, o.h_);
+    return *this;
+  }
+  ~Tensor() {
+    if (h_) bp_tensor_release(h_);
+  }
+
+  bp_tensor handle() const { return h_; }
+  explicit operator bool() const { return h_ != BP_NO_TENSOR; }
+  // Same handle (bp_to returns the tensor itself when it is already there).
+  bool is(const Tensor &o) const { return h_ == o.h_; }
+
+  Device device() const {
+    bp_device d;
+    check(bp_tensor_device(h_, &d));
+    return Device(d);
+  }
+  bp_dtype dtype() const {
+    bp_dtype d;
+    check(bp_tensor_dtype(h_, &d));
+    return d;
+  }
+  int32_t rank() const {
+    int32_t r;
+    check(bp_tensor_rank(h_, &r));
+    return r;
+  }
+  Shape shape() const {
+    Shape s(static_cast<size_t>(rank()));
+    check(bp_tensor_shape(h_, s.data()));
+    return s;
+  }
+  Shape strides() const {
+    Shape s(static_cast<size_t>(rank()));
+    check(bp_tensor_strides(h_, s.data()));
+    return s;
+  }
+  int64_t numel() const {
+    int64_t n;
+    check(bp_tensor_numel(h_, &n));
+    return n;
+  }
+  bool is_contiguous() const {
+    int32_t c;
+    check(bp_tensor_is_contiguous(h_, &c));
+    return c != 0;
+  }
+  void wait() const { check(bp_tensor_wait(h_)); }
+
+  // Elements in C order (waits for pending work). T must match dtype().
+  template <class T>
+  std::vector<T> to_vector() const {
+    using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+    if (dtype() != dtype_of<T>())
+      throw DtypeError(BP_ERR_DTYPE, std::string("to_vector: the tensor is ") + bp_dtype_name(dtype()), "", -1, {});
+    std::vector<Stored> host(static_cast<size_t>(numel()));
+    check(bp_to_host(h_, host.data(), host.size() * sizeof(Stored)));
+    return std::vector<T>(host.begin(), host.end());
+  }
+  // The single element of a one-element tensor, as double.
+  double item() const {
+    Tensor d = astype(BP_FLOAT64);
+    std::vector<double> v = d.to_vector<double>();
+    if (v.size() != 1) throw ShapeError(BP_ERR_SHAPE, "item: the tensor has " + std::to_string(v.size()) + " elements", "", -1, {});
+    return v[0];
+  }
+
+  Tensor copy_to(Device d) const { return wrap([&](bp_tensor *o) { return bp_copy_to(h_, d.id(), o); }); }
+  Tensor to(Device d) const { return wrap([&](bp_tensor *o) { return bp_to(h_, d.id(), o); }); }
+  Tensor astype(bp_dtype t) const { return wrap([&](bp_tensor *o) { return bp_cast(h_, t, o); }); }
+  Tensor reshape(const Shape &s) const {
+    return wrap([&](bp_tensor *o) { return bp_reshape(h_, int32_t(s.size()), s.data(), o); });
+  }
+  Tensor T() const { return wrap([&](bp_tensor *o) { return bp_transpose(h_, o); }); }
+  Tensor permute(const std::vector<int32_t> &axes) const {
+    return wrap([&](bp_tensor *o) { return bp_permute(h_, axes.data(), o); });
+  }
+  Tensor slice(int32_t axis, int64_t start, int64_t stop, int64_t step = 1) const {
+    return wrap([&](bp_tensor *o) { return bp_slice(h_, axis, start, stop, step, o); });
+  }
+  Tensor operator[](int64_t i) const { return wrap([&](bp_tensor *o) { return bp_select(h_, 0, i, o); }); }
+  Tensor contiguous() const { return wrap([&](bp_tensor *o) { return bp_contiguous(h_, o); }); }
+
+  Tensor unary(bp_op op) const { return wrap([&](bp_tensor *o) { return bp_unary(op, h_, o); }); }
+  Tensor exp() const { return unary(BP_OP_EXP); }
+  Tensor log() const { return unary(BP_OP_LOG); }
+  Tensor sqrt() const { return unary(BP_OP_SQRT); }
+  Tensor tanh() const { return unary(BP_OP_TANH); }
+  Tensor sigmoid() const { return unary(BP_OP_SIGMOID); }
+  Tensor relu() const { return unary(BP_OP_RELU); }
+  Tensor abs() const { return unary(BP_OP_ABS); }
+
+  Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
+    return wrap([&](bp_tensor *o) { return bp_reduce(op, h_, axis, keepdims, o); });
+  }
+  Tensor sum(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_SUM, axis, keepdims); }
+  Tensor mean(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_MEAN, axis, keepdims); }
+  Tensor max(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_MAX, axis, keepdims); }
+  Tensor min(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_MIN, axis, keepdims); }
+  Tensor argmax(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMAX, axis, keepdims); }
+  Tensor norm() const { return reduce(BP_OP_NORM); }
+
+  // Writes src (broadcast, converted) into this tensor or view.
+  void assign(const Tensor &src) const { check(bp_assign(h_, src.h_)); }
+
+  template <class Call>
+  static Tensor wrap(Call &&call) {
+    bp_tensor out = BP_NO_TENSOR;
+    check(call(&out));
+    return adopt(out);
+  }
+
+ private:
+  bp_tensor h_ = BP_NO_TENSOR;
+};
+
+// ---- creation ------------------------------------------------------------
+
+inline Tensor empty(const Shape &s, bp_dtype t = f32, Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_empty(d.id(), t, int32_t(s.size()), s.data(), o); });
+}
+inline Tensor full(const Shape &s, double v, bp_dtype t = f32, Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_full(d.id(), t, int32_t(s.size()), s.data(), v, o); });
+}
+inline Tensor zeros(const Shape &s, bp_dtype t = f32, Device d = default_device()) { return full(s, 0.0, t, d); }
+inline Tensor ones(const Shape &s, bp_dtype t = f32, Device d = default_device()) { return full(s, 1.0, t, d); }
+inline Tensor arange(double start, double stop, double step = 1, bp_dtype t = f32,
+                     Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_arange(d.id(), t, start, stop, step, o); });
+}
+inline Tensor random_uniform(const Shape &s, double low, double high, uint64_t seed,
+                             bp_dtype t = f32, Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_random_uniform(d.id(), t, int32_t(s.size()), s.data(), low, high, seed, o);
+  });
+}
+inline Tensor random_normal(const Shape &s, double mean, double stddev, uint64_t seed,
+                            bp_dtype t = f32, Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_random_normal(d.id(), t, int32_t(s.size()), s.data(), mean, stddev, seed, o);
+  });
+}
+// A tensor holding a copy of host values in C order.
+template <class T>
+Tensor from_vector(const std::vector<T> &values, const Shape &s, Device d = default_device()) {
+  using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+  std::vector<Stored> host(values.begin(), values.end());
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_from_host(d.id(), dtype_of<T>(), int32_t(s.size()), s.data(), host.data(), o);
+  });
+}
+
+// ---- operators -----------------------------------------------------------
+
+inline Tensor binary(bp_op op, const Tensor &a, const Tensor &b) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_binary(op, a.handle(), b.handle(), o); });
+}
+inline Tensor binary(bp_op op, const Tensor &a, double s, bool scalar_is_lhs = false) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_binary_scalar(op, a.handle(), s, scalar_is_lhs, o); });
+}
+
+#define BP_CPP_BINARY_OPERATOR(sym, OP)                                                         \
+  inline Tensor operator sym(const Tensor &a, const Tensor &b) { return binary(OP, a, b); }     \
+  inline Tensor operator sym(const Tensor &a, double s) { return binary(OP, a, s); }            \
+  inline Tensor operator sym(double s, const Tensor &a) { return binary(OP, a, s, true); }
+BP_CPP_BINARY_OPERATOR(+, BP_OP_ADD)
+BP_CPP_BINARY_OPERATOR(-, BP_OP_SUB)
+BP_CPP_BINARY_OPERATOR(*, BP_OP_MUL)
+BP_CPP_BINARY_OPERATOR(/, BP_OP_DIV)
+BP_CPP_BINARY_OPERATOR(==, BP_OP_EQ)
+BP_CPP_BINARY_OPERATOR(!=, BP_OP_NE)
+BP_CPP_BINARY_OPERATOR(<, BP_OP_LT)
+BP_CPP_BINARY_OPERATOR(<=, BP_OP_LE)
+BP_CPP_BINARY_OPERATOR(>, BP_OP_GT)
+BP_CPP_BINARY_OPERATOR(>=, BP_OP_GE)
+#undef BP_CPP_BINARY_OPERATOR
+
+inline Tensor operator-(const Tensor &a) { return a.unary(BP_OP_NEG); }
+inline Tensor pow(const Tensor &a, const Tensor &b) { return binary(BP_OP_POW, a, b); }
+inline Tensor pow(const Tensor &a, double e) { return binary(BP_OP_POW, a, e); }
+inline Tensor maximum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MAXIMUM, a, b); }
+inline Tensor minimum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MINIMUM, a, b); }
+inline Tensor where(const Tensor &c, const Tensor &a, const Tensor &b) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_where(c.handle(), a.handle(), b.handle(), o); });
+}
+inline Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false, bool transpose_b = false) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_matmul(a.handle(), b.handle(), transpose_a, transpose_b, o); });
+}
+inline Tensor norm(const Tensor &a) { return a.norm(); }
+
+// _out forms: write into an existing tensor, allocate nothing.
+inline void binary_out(bp_op op, const Tensor &a, const Tensor &b, const Tensor &out) {
+  check(bp_binary_out(op, a.handle(), b.handle(), out.handle()));
+}
+inline void matmul_out(const Tensor &a, const Tensor &b, const Tensor &out) {
+  check(bp_matmul_out(a.handle(), b.handle(), 0, 0, out.handle()));
+}
+inline void norm_out(const Tensor &a, const Tensor &out) { check(bp_norm_out(a.handle(), out.handle())); }
+
+}  // namespace bp
