@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "devices/registry.hpp"
+#include "dispatch/host_fallback.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "plugins/backend.hpp"
@@ -170,6 +171,9 @@ void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_
          const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor &output) {
   Backend &b = *device.backend;
   if (!b.supports(device.index, op, dtype, out_dtype)) {
+    if (host_fallback_enabled.load(std::memory_order_relaxed) &&
+        run_on_host(device, op, dtype, out_dtype, attrs, inputs, n_inputs, output))
+      return;
     Error e(BP_ERR_UNSUPPORTED,
             std::string(op_name(op)) + ": backend " + b.name() + " does not implement " +
                 op_name(op) + " for " + dtype_name(dtype) +

@@ -9,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "plugins/api_validation.hpp"
+#include "plugins/plugin_probe.hpp"
 
 namespace fs = std::filesystem;
 
@@ -70,6 +71,15 @@ void load_one(const std::string &path, const config::Config &config, LoadResult 
     report.reason = "disabled by the config key plugins.disabled";
     result.reports.push_back(std::move(report));
     return;
+  }
+  auto probe = config.probe_in_subprocess.find(report.name);
+  if (probe != config.probe_in_subprocess.end() && probe->second) {
+    std::string problem = probe_plugin(path);
+    if (!problem.empty()) {
+      report.reason = problem;
+      result.reports.push_back(std::move(report));
+      return;
+    }
   }
   // The library object is intentionally leaked: with RTLD_NODELETE the code
   // stays mapped anyway, and objects the plugin made may outlive any owner.

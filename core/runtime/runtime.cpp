@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "dispatch/host_fallback.hpp"
 #include "errors/error.hpp"
 #include "trace/trace.hpp"
 
@@ -36,6 +37,7 @@ bool parse_index(const std::string &s, int32_t &out) {
 Runtime::Runtime(config::Config config) : config_(std::move(config)) {
   registry().set_accelerator_kinds(config_.accelerator_kinds);
   trace::enabled.store(config_.trace, std::memory_order_relaxed);
+  host_fallback_enabled.store(config_.host_fallback, std::memory_order_relaxed);
   plugins_ = load_plugins(config_);
   for (const auto &required : config_.plugins_required) {
     bool ok = false;

@@ -95,3 +95,26 @@ TEST_CASE("an operator the owning backend does not implement names backend, op a
   // The rest keeps working.
   CHECK((bp::ones({2}, bp::f32, bp::cpu()) + 1.0).to_vector<float>()[1] == 2);
 }
+
+TEST_CASE("with host_fallback on, an unsupported operator runs on cpu:0 and the result stays put") {
+  start(R"(
+[plugins]
+paths = [")" BP_TEST_FAKE_PLUGIN_DIR R"("]
+disabled = ["opencl", "cuda"]
+[dispatch]
+host_fallback = true
+trace = true
+)");
+  bp::Device fake("fake:0");
+  bp::Tensor t = bp::full({3}, 1.5, bp::f32, fake);
+  bp_trace_clear();
+  bp::Tensor sum = t + t;
+  CHECK(sum.device() == fake);
+  CHECK(sum.to_vector<float>() == std::vector<float>{3, 3, 3});
+  REQUIRE(bp_trace_count() == 1);
+  char line[512];
+  REQUIRE(bp_trace_line(0, line, sizeof line) == BP_OK);
+  CHECK(std::string(line).find("ran on backend cpu-openblas (cpu:0) because backend fake does not implement it") !=
+        std::string::npos);
+  CHECK(std::string(line).find("copies 4") != std::string::npos);
+}

@@ -103,3 +103,19 @@ TEST_CASE("BACKPLANE_PLUGIN_PATH adds a directory") {
   start(bp_test::kHostOnly);
   CHECK(bp::Device("fake:0").name() == "fake:0");
 }
+
+TEST_CASE("a plugin that aborts while loading is rejected when probed in a child process") {
+  start(R"(
+[plugins]
+paths = [")" BP_TEST_FAKE_PLUGIN_DIR R"(/crashing"]
+disabled = ["opencl", "cuda"]
+[plugins.aborts-on-load]
+probe_in_subprocess = true
+)");
+  auto r = reports_by_file();
+  REQUIRE(r.count("libbackplane-aborts-on-load.so") == 1);
+  CHECK(r["libbackplane-aborts-on-load.so"].loaded == 0);
+  CHECK(std::string(r["libbackplane-aborts-on-load.so"].reason) ==
+        "the plugin crashed while loading in a probe process (signal 6, SIGABRT)");
+  CHECK(bp::cpu().name() == "cpu:0");  // this process is still here
+}

@@ -11,6 +11,7 @@
  *   FAKE_FAIL_INIT           init fails with a message
  *   FAKE_REFUSE_HOST         bp_plugin_get_api returns NULL
  *   FAKE_NO_ENTRY            export no entry symbol at all
+ *   FAKE_ABORT_ON_LOAD       abort() while the library is being loaded
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,11 @@
 #endif
 
 static const char *g_error = "";
+
+#ifdef FAKE_ABORT_ON_LOAD
+/* Runs inside dlopen: the host survives only if it probes in a child process. */
+__attribute__((constructor)) static void abort_on_load(void) { abort(); }
+#endif
 
 static const char *fake_last_error(void) { return g_error; }
 
