@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what Backplane needs on Debian 12 (the CUDA toolkit, when present,
+# comes from NVIDIA's installer at /usr/local/cuda and is used if found).
+set -euo pipefail
+packages=(
+  cmake ninja-build g++ pkg-config
+  libboost-dev libtomlplusplus-dev catch2 libopenblas-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo
+  python3 python3-dev python3-numpy python3-pytest
+)
+run() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  run apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive run apt-get install -y -qq "${missing[@]}"
+fi
