@@ -100,7 +100,9 @@ typedef char bp_plugin_device_info_size_check
  *   COPY converts input dtype to output dtype like a C cast, except that a
  *   bool output is (x != 0); float to integer of a value out of range is
  *   unspecified. An output may be the very same view as an input (in-place);
- *   the core never passes partially overlapping views.
+ *   the core never passes partially overlapping views. A scalar operand
+ *   (attrs.scalar) is first converted to the input dtype as by COPY from
+ *   float64; the core never pairs a non-integral scalar with an integer dtype.
  * - Reductions (SUM..NORM): the output has the input's rank; every axis
  *   where the output's extent is 1 is reduced, the others are kept. SUM of
  *   an integer or bool input writes int64; of a float input, the same dtype.
@@ -118,7 +120,8 @@ typedef char bp_plugin_device_info_size_check
  *     RANDOM_UNIFORM (float dtypes): low + (high - low) * u(i), with
  *       r(j) = splitmix64(seed + 0x9E3779B97F4A7C15 * (j + 1)) and
  *       u(j) = (r(j) >> 11) * 2^-53 (float64) or (r(j) >> 40) * 2^-24
- *       (float32, computed in float); so every backend draws one stream.
+ *       (float32, computed in float with low and high rounded to float);
+ *       so every backend draws one stream.
  *     RANDOM_NORMAL (float dtypes): mean + std * sqrt(-2 ln(1 - u(2i))) *
  *       cos(2 pi u(2i+1)), Box-Muller in the output's dtype.
  *

@@ -1,0 +1,261 @@
+/*
+ * reference.h — what the source files of the reference backend share.
+ *
+ * The reference backend is the simplest plugin that implements every
+ * operator of backplane/plugin.h: plain C99, host memory, one device
+ * ("reference:0"), every call synchronous, every loop written the naive way.
+ * Other backends' tests compare against it, so when speed and obviousness
+ * disagree, obviousness wins.
+ *
+ * Each .c file has one job; this header lists what each one offers, in the
+ * order a reader meets them. Nothing here is exported from the .so: the
+ * linker version script keeps bp_plugin_get_api as the only public symbol.
+ */
+#ifndef BP_REFERENCE_H
+#define BP_REFERENCE_H
+
+#include <stdint.h>
+
+#include "backplane/plugin.h"
+
+/* ------------------------------------------------------------------------
+ * error.c — the thread-local message behind last_error().
+ * ---------------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+/* Lets the compiler check every message's format string against its arguments. */
+#define REF_PRINTF_LIKE(format_index, first_arg) \
+  __attribute__((format(printf, format_index, first_arg)))
+#else
+#define REF_PRINTF_LIKE(format_index, first_arg)
+#endif
+
+/* Records a formatted message for the calling thread and returns `status`,
+ * so that a failure is one line: `return ref_fail(BP_ERR_..., "...", ...);` */
+bp_status ref_fail(bp_status status, const char *format, ...) REF_PRINTF_LIKE(2, 3);
+
+/* The message of the calling thread's last failure (the table's last_error). */
+const char *ref_last_error(void);
+
+/* ------------------------------------------------------------------------
+ * plugin.c — the function table, the entry point and the backend's life.
+ * ---------------------------------------------------------------------- */
+
+/* Backend name and device prefix: devices are "reference:<index>". */
+#define REF_NAME "reference"
+
+/* BP_OK once init has run; otherwise BP_ERR_STATE naming `entry`. */
+bp_status ref_check_initialized(const char *entry);
+
+bp_status ref_init(const char *const *option_keys, const char *const *option_values,
+                   int32_t option_count);
+bp_status ref_synchronize(int32_t device);
+
+/* ------------------------------------------------------------------------
+ * device.c — the single host device: counting, describing, validating.
+ * ---------------------------------------------------------------------- */
+
+#define REF_DEVICE_COUNT 1
+
+/* BP_OK when init has run and `device` is one of ours, else a named error. */
+bp_status ref_check_device(const char *entry, int32_t device);
+
+/* Bytes of physical memory of the host, 0 when the system will not say. */
+uint64_t ref_host_memory_total(void);
+
+bp_status ref_device_count(int32_t *count, const char **why_none);
+bp_status ref_device_info(int32_t device, bp_plugin_device_info *info);
+bp_status ref_device_properties(int32_t device, bp_property *props, int32_t capacity,
+                                int32_t *count);
+
+/* ------------------------------------------------------------------------
+ * memory.c — buffers: host memory plus the facts needed to check accesses.
+ * ---------------------------------------------------------------------- */
+
+/* The definition behind the ABI's opaque bp_buffer. */
+struct bp_buffer_s {
+  uint64_t magic;      /* REF_BUFFER_MAGIC while alive; see ref_check_buffer */
+  int32_t device;      /* the device index it was allocated on */
+  uint64_t size;       /* bytes requested by alloc: every access is checked against it */
+  unsigned char *data; /* never NULL, even for a 0-byte buffer */
+};
+
+#define REF_BUFFER_MAGIC 0x5245464255463031ull /* "REFBUF01" */
+
+/* BP_OK when `buffer` looks like a live buffer of this plugin; `what` names
+ * the argument in the message ("src", "dst", ...). */
+bp_status ref_check_buffer(const char *entry, const char *what, bp_buffer buffer);
+
+/* Bytes currently held by live buffers (device_info's memory_in_use). */
+uint64_t ref_memory_in_use(void);
+
+bp_status ref_alloc(int32_t device, uint64_t bytes, bp_buffer *out);
+bp_status ref_free(bp_buffer buffer);
+bp_status ref_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes);
+bp_status ref_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes);
+bp_status ref_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset,
+                   uint64_t bytes);
+bp_status ref_host_address(bp_buffer buffer, void **address);
+
+/* ------------------------------------------------------------------------
+ * names.c — human-readable names of operators and dtypes, for messages.
+ * ---------------------------------------------------------------------- */
+
+const char *ref_op_name(int32_t op);       /* "add", ..., or "unknown" */
+const char *ref_dtype_name(int32_t dtype); /* "float32", ..., or "invalid" */
+
+/* ------------------------------------------------------------------------
+ * dtype.c — element types: sizes, loading, storing and converting.
+ * ---------------------------------------------------------------------- */
+
+/* One element of any dtype, held in its own C type. Which member is live is
+ * always known from a dtype travelling beside it. Bool is 0 or 1. */
+typedef union ref_value {
+  float f32;
+  double f64;
+  int32_t i32;
+  int64_t i64;
+  uint8_t b8;
+} ref_value;
+
+int ref_dtype_is_valid(int32_t dtype);   /* one of the five element types */
+int ref_dtype_is_float(int32_t dtype);   /* float32 or float64 */
+int ref_dtype_is_integer(int32_t dtype); /* int32 or int64 (not bool) */
+uint64_t ref_dtype_size(int32_t dtype);  /* bytes per element; 0 when invalid */
+
+/* Reads/writes one element at any address (no alignment assumed). */
+ref_value ref_load(int32_t dtype, const unsigned char *at);
+void ref_store(int32_t dtype, unsigned char *at, ref_value value);
+
+/* COPY's conversion: a C cast, except that a bool result is (x != 0). */
+ref_value ref_convert(ref_value value, int32_t from, int32_t to);
+
+/* Two's complement wrap-around from the unsigned result of integer
+ * arithmetic, without C's implementation-defined unsigned-to-signed cast. */
+int32_t ref_wrap_i32(uint32_t bits);
+int64_t ref_wrap_i64(uint64_t bits);
+
+/* Shorthands for converting from and to the two widest types. */
+ref_value ref_from_f64(double x, int32_t to);
+ref_value ref_from_i64(int64_t x, int32_t to);
+double ref_to_f64(ref_value value, int32_t from);  /* exact for float dtypes */
+int64_t ref_to_i64(ref_value value, int32_t from); /* exact for int and bool dtypes */
+
+/* ------------------------------------------------------------------------
+ * index.c — walking every index of a shape in C order.
+ * ---------------------------------------------------------------------- */
+
+/* Usage:
+ *   ref_walk w;
+ *   for (ref_walk_start(&w, rank, shape); !w.done; ref_walk_next(&w))
+ *     ... w.index[0..rank-1] ...
+ * The last axis moves fastest. A rank-0 shape has one index (the empty one);
+ * a shape with a zero extent has none. */
+typedef struct ref_walk {
+  int32_t rank;
+  int64_t shape[BP_MAX_RANK];
+  int64_t index[BP_MAX_RANK];
+  int64_t position; /* how many indices came before this one: its C-order number */
+  int done;         /* set once every index has been visited */
+} ref_walk;
+
+void ref_walk_start(ref_walk *walk, int32_t rank, const int64_t *shape);
+void ref_walk_next(ref_walk *walk);
+
+/* ------------------------------------------------------------------------
+ * tensor.c — checking a bp_plugin_tensor and reaching its elements.
+ * ---------------------------------------------------------------------- */
+
+/* Checks that a view is well formed and that every element it can reach
+ * lies inside its buffer, which must belong to `device`. `role` names it in
+ * messages ("input 1", "output"). Outputs must not alias themselves (no
+ * stride 0 on an axis longer than 1). */
+bp_status ref_check_tensor(const bp_plugin_tensor *tensor, const char *role, int32_t device,
+                           int is_output);
+
+int64_t ref_numel(const bp_plugin_tensor *tensor); /* of a checked view */
+int ref_same_shape(const bp_plugin_tensor *a, const bp_plugin_tensor *b);
+
+/* Element access for an index inside a checked view. */
+ref_value ref_get(const bp_plugin_tensor *tensor, const int64_t *index);
+void ref_set(const bp_plugin_tensor *tensor, const int64_t *index, ref_value value);
+
+/* ------------------------------------------------------------------------
+ * supports.c — the capability table: supports() and execute() both ask it.
+ * ---------------------------------------------------------------------- */
+
+/* How an operator uses its inputs; decides the checks execute makes. */
+typedef enum ref_family {
+  REF_FAMILY_UNKNOWN = 0,
+  REF_FAMILY_BINARY,  /* ADD..MINIMUM: out = op(a, b) */
+  REF_FAMILY_COMPARE, /* EQ..GE: bool out = op(a, b) */
+  REF_FAMILY_WHERE,   /* out = cond ? a : b */
+  REF_FAMILY_UNARY,   /* NEG..RELU */
+  REF_FAMILY_REDUCE,  /* SUM..NORM */
+  REF_FAMILY_MATMUL,
+  REF_FAMILY_COPY,
+  REF_FAMILY_CREATE /* FILL, ARANGE, RANDOM_* */
+} ref_family;
+
+ref_family ref_op_family(int32_t op);
+
+/* 1 when this backend implements op for (dtype, out_dtype), as plugin.h
+ * defines those two for supports(); else 0. */
+int ref_implements(int32_t op, int32_t dtype, int32_t out_dtype);
+
+bp_status ref_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype,
+                       int32_t *answer);
+
+/* ------------------------------------------------------------------------
+ * execute.c — checks everything about a call, then hands it to a kernel.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
+                      const bp_plugin_tensor *inputs, int32_t n_inputs,
+                      const bp_plugin_tensor *output);
+
+/* The kernels below run only on calls execute has fully checked: valid
+ * views inside their buffers, consistent shapes, implemented dtypes. */
+
+/* ------------------------------------------------------------------------
+ * element_math.c — the arithmetic of one element, per dtype.
+ * ---------------------------------------------------------------------- */
+
+ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b); /* ADD..MINIMUM */
+int ref_compare(int32_t op, int32_t dtype, ref_value a, ref_value b);      /* EQ..GE: 0/1 */
+ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..RELU */
+
+/* ------------------------------------------------------------------------
+ * accumulate.c — float sums with (almost) no rounding error.
+ * ---------------------------------------------------------------------- */
+
+typedef struct ref_sum {
+  double sum;   /* running float64 sum */
+  double error; /* what rounding has lost from `sum` so far */
+} ref_sum;
+
+void ref_sum_start(ref_sum *s);
+void ref_sum_add(ref_sum *s, double x);
+double ref_sum_result(const ref_sum *s);
+
+/* ------------------------------------------------------------------------
+ * elementwise.c, reduce.c, matmul.c, creation.c — the operators.
+ * ---------------------------------------------------------------------- */
+
+/* Binary and comparison ops; n_inputs is 1 in a scalar mode, else 2. */
+void ref_run_binary(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                    const bp_plugin_tensor *output);
+void ref_run_where(const bp_plugin_tensor *inputs, const bp_plugin_tensor *output);
+void ref_run_unary(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
+void ref_run_copy(const bp_plugin_tensor *input, const bp_plugin_tensor *output);
+
+/* Fails (BP_ERR_SHAPE) only for MAX/MIN/ARGMAX over an empty set. */
+bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
+                         const bp_plugin_tensor *output);
+
+void ref_run_matmul(const bp_plugin_tensor *a, const bp_plugin_tensor *b,
+                    const bp_plugin_tensor *output);
+
+void ref_run_create(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *output);
+
+#endif /* BP_REFERENCE_H */

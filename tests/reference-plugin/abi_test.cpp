@@ -1,0 +1,300 @@
+// The reference plugin as the core sees it: the entry point, the table, the
+// life cycle, devices, capabilities, and its thread-safety claims.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "reference_test.hpp"
+
+using namespace ref_test;
+
+namespace {
+
+// A private copy of the .so, loaded under another path: the dynamic loader
+// treats it as a different library, so it starts with fresh globals (not
+// initialised), whatever other tests in this process did.
+class FreshCopy {
+ public:
+  FreshCopy() {
+    char dir[] = "/tmp/bp-reference-test-XXXXXX";
+    REQUIRE(mkdtemp(dir) != nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/libbackplane-reference.so";
+    std::ifstream src(bp_test::plugin_path("reference"), std::ios::binary);
+    std::ofstream dst(path_, std::ios::binary);
+    dst << src.rdbuf();
+    dst.close();
+    lib_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(lib_ != nullptr);
+    get_ = reinterpret_cast<bp_plugin_get_api_fn>(dlsym(lib_, BP_PLUGIN_ENTRY_SYMBOL));
+    REQUIRE(get_ != nullptr);
+  }
+  ~FreshCopy() {
+    if (lib_) dlclose(lib_);
+    std::remove(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  bp_plugin_get_api_fn get() const { return get_; }
+
+ private:
+  std::string dir_, path_;
+  void *lib_ = nullptr;
+  bp_plugin_get_api_fn get_ = nullptr;
+};
+
+}  // namespace
+
+TEST_CASE("the entry point returns a complete 1.0 table", "[abi]") {
+  Reference ref;
+  const bp_plugin_api &api = ref.api();
+  CHECK(api.struct_size == BP_PLUGIN_API_SIZE_1_0);
+  CHECK(api.struct_size == sizeof(bp_plugin_api));
+  CHECK(api.abi_major == BP_PLUGIN_ABI_MAJOR);
+  CHECK(api.abi_minor == BP_PLUGIN_ABI_MINOR);
+  CHECK((api.flags & BP_PLUGIN_THREAD_SAFE) != 0);
+  CHECK(std::string(api.name) == "reference");
+  CHECK(std::string(api.device_prefix) == "reference");
+  CHECK(std::string(api.version).size() > 0);
+  // Every entry, optional ones included, is implemented.
+  CHECK(api.last_error != nullptr);
+  CHECK(api.init != nullptr);
+  CHECK(api.device_count != nullptr);
+  CHECK(api.device_info != nullptr);
+  CHECK(api.device_properties != nullptr);
+  CHECK(api.alloc != nullptr);
+  CHECK(api.free != nullptr);
+  CHECK(api.write != nullptr);
+  CHECK(api.read != nullptr);
+  CHECK(api.copy != nullptr);
+  CHECK(api.supports != nullptr);
+  CHECK(api.execute != nullptr);
+  CHECK(api.synchronize != nullptr);
+  CHECK(api.host_address != nullptr);
+}
+
+TEST_CASE("the plugin exports only the entry symbol", "[abi]") {
+  void *lib = dlopen(bp_test::plugin_path("reference").c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  CHECK(dlsym(lib, BP_PLUGIN_ENTRY_SYMBOL) != nullptr);
+  // Internal functions stay hidden behind the version script.
+  CHECK(dlsym(lib, "ref_execute") == nullptr);
+  CHECK(dlsym(lib, "ref_fail") == nullptr);
+  dlclose(lib);
+}
+
+TEST_CASE("a host with another ABI major is refused, any minor is accepted", "[abi]") {
+  FreshCopy copy;
+  CHECK(copy.get()(BP_PLUGIN_ABI_MAJOR + 1, 0) == nullptr);
+  CHECK(copy.get()(0, 0) == nullptr);
+  CHECK(copy.get()(UINT32_MAX, BP_PLUGIN_ABI_MINOR) == nullptr);
+  CHECK(copy.get()(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR) != nullptr);
+  CHECK(copy.get()(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR + 7) != nullptr);
+}
+
+TEST_CASE("calls before init fail with BP_ERR_STATE", "[abi]") {
+  FreshCopy copy;
+  const bp_plugin_api *api = copy.get()(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR);
+  REQUIRE(api != nullptr);
+  int32_t count = -1;
+  const char *why = nullptr;
+  CHECK(api->device_count(&count, &why) == BP_ERR_STATE);
+  CHECK(std::string(api->last_error()).find("before init") != std::string::npos);
+  bp_buffer b = nullptr;
+  CHECK(api->alloc(0, 16, &b) == BP_ERR_STATE);
+  CHECK(api->synchronize(0) == BP_ERR_STATE);
+
+  REQUIRE(api->init(nullptr, nullptr, 0) == BP_OK);
+  CHECK(api->device_count(&count, &why) == BP_OK);
+  CHECK(count == 1);
+  // init may run again (one process may load the plugin twice).
+  CHECK(api->init(nullptr, nullptr, 0) == BP_OK);
+}
+
+TEST_CASE("init rejects options it does not know", "[abi]") {
+  Reference ref;
+  const char *keys[] = {"threads"};
+  const char *values[] = {"4"};
+  check_error(ref, ref.api().init(keys, values, 1), BP_ERR_CONFIG, {"threads", "no options"});
+  check_error(ref, ref.api().init(nullptr, nullptr, -1), BP_ERR_INVALID_ARGUMENT);
+  check_error(ref, ref.api().init(nullptr, values, 1), BP_ERR_INVALID_ARGUMENT);
+  const char *null_key[] = {nullptr};
+  check_error(ref, ref.api().init(null_key, values, 1), BP_ERR_INVALID_ARGUMENT);
+  CHECK(ref.api().init(keys, values, 0) == BP_OK);
+}
+
+TEST_CASE("one CPU device named reference:0", "[abi][device]") {
+  Reference ref;
+  int32_t count = -1;
+  const char *why = "sentinel";
+  REQUIRE(ref.api().device_count(&count, &why) == BP_OK);
+  CHECK(count == 1);
+  CHECK(why == nullptr);
+
+  bp_plugin_device_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  REQUIRE(ref.api().device_info(0, &info) == BP_OK);
+  CHECK(info.kind == BP_DEVICE_CPU);
+  CHECK(std::string(info.model) == "reference (naive C99)");
+  CHECK(info.memory_total > 0);
+  CHECK(info.memory_free <= info.memory_total);
+
+  CHECK(ref.api().synchronize(0) == BP_OK);
+}
+
+TEST_CASE("memory_in_use follows alloc and free", "[abi][device]") {
+  Reference ref;
+  auto in_use = [&] {
+    bp_plugin_device_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    REQUIRE(ref.api().device_info(0, &info) == BP_OK);
+    return info.memory_in_use;
+  };
+  const uint64_t before = in_use();
+  bp_buffer a = ref.plugin().alloc(0, 1000);
+  bp_buffer b = ref.plugin().alloc(0, 24);
+  CHECK(in_use() == before + 1024);
+  REQUIRE(ref.api().free(a) == BP_OK);
+  CHECK(in_use() == before + 24);
+  REQUIRE(ref.api().free(b) == BP_OK);
+  CHECK(in_use() == before);
+}
+
+TEST_CASE("device_info writes only the fields inside struct_size", "[abi][device]") {
+  Reference ref;
+  bp_plugin_device_info info;
+  std::memset(&info, 0xAB, sizeof info);
+  // An older core whose struct ends after `kind`.
+  info.struct_size = offsetof(bp_plugin_device_info, model);
+  REQUIRE(ref.api().device_info(0, &info) == BP_OK);
+  CHECK(info.kind == BP_DEVICE_CPU);
+  CHECK(static_cast<unsigned char>(info.model[0]) == 0xAB);
+  CHECK(info.memory_in_use == 0xABABABABABABABABull);
+}
+
+TEST_CASE("device_properties honours capacity", "[abi][device]") {
+  Reference ref;
+  int32_t count = -1;
+  REQUIRE(ref.api().device_properties(0, nullptr, 0, &count) == BP_OK);
+  CHECK(count == 0);
+
+  bp_property props[16];
+  REQUIRE(ref.api().device_properties(0, props, 16, &count) == BP_OK);
+  CHECK(count >= 2);
+  std::set<std::string> keys;
+  for (int i = 0; i < count; ++i) {
+    CHECK(std::strlen(props[i].key) > 0);
+    CHECK(std::strlen(props[i].value) > 0);
+    keys.insert(props[i].key);
+  }
+  CHECK(keys.size() == static_cast<size_t>(count));
+  CHECK(keys.count("implementation") == 1);
+
+  bp_property one[1];
+  REQUIRE(ref.api().device_properties(0, one, 1, &count) == BP_OK);
+  CHECK(count == 1);
+  CHECK(std::string(one[0].key) == props[0].key);
+}
+
+TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi][supports]") {
+  Reference ref;
+  // The table written out independently of the plugin's code.
+  auto numeric = [](int d) { return d >= BP_FLOAT32 && d <= BP_INT64; };
+  auto floating = [](int d) { return d == BP_FLOAT32 || d == BP_FLOAT64; };
+  auto valid = [](int d) { return d >= BP_FLOAT32 && d <= BP_BOOL; };
+  auto expected = [&](int op, int in, int out) -> bool {
+    if (!valid(in) || !valid(out)) return false;
+    switch (op) {
+      case BP_OP_ADD: case BP_OP_SUB: case BP_OP_MUL: case BP_OP_POW:
+      case BP_OP_MAXIMUM: case BP_OP_MINIMUM: case BP_OP_NEG: case BP_OP_ABS:
+      case BP_OP_RELU: case BP_OP_MATMUL: case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARANGE:
+        return numeric(in) && out == in;
+      case BP_OP_DIV: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH:
+      case BP_OP_SIGMOID: case BP_OP_MEAN: case BP_OP_NORM: case BP_OP_RANDOM_UNIFORM:
+      case BP_OP_RANDOM_NORMAL:
+        return floating(in) && out == in;
+      case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
+        return out == BP_BOOL;
+      case BP_OP_WHERE: case BP_OP_FILL:
+        return out == in;
+      case BP_OP_SUM:
+        return floating(in) ? out == in : out == BP_INT64;
+      case BP_OP_ARGMAX:
+        return numeric(in) && out == BP_INT64;
+      case BP_OP_COPY:
+        return true;
+      default:
+        return false;
+    }
+  };
+  for (int op = -1; op <= BP_OP_LIMIT + 2; ++op)
+    for (int in = -1; in <= BP_DTYPE_COUNT; ++in)
+      for (int out = -1; out <= BP_DTYPE_COUNT; ++out) {
+        int32_t answer = -1;
+        REQUIRE(ref.api().supports(0, op, in, out, &answer) == BP_OK);
+        INFO("op " << op << " dtype " << in << " out_dtype " << out);
+        CHECK(answer == (expected(op, in, out) ? 1 : 0));
+      }
+  // Spot checks of the expectation itself, read straight from plugin.h.
+  int32_t answer = 0;
+  REQUIRE(ref.api().supports(0, BP_OP_COPY, BP_BOOL, BP_FLOAT32, &answer) == BP_OK);
+  CHECK(answer == 1);
+  REQUIRE(ref.api().supports(0, BP_OP_DIV, BP_INT32, BP_INT32, &answer) == BP_OK);
+  CHECK(answer == 0);
+  REQUIRE(ref.api().supports(0, BP_OP_SUM, BP_BOOL, BP_INT64, &answer) == BP_OK);
+  CHECK(answer == 1);
+  REQUIRE(ref.api().supports(0, BP_OP_SUM, BP_INT32, BP_INT32, &answer) == BP_OK);
+  CHECK(answer == 0);
+  REQUIRE(ref.api().supports(0, BP_OP_WHERE, BP_BOOL, BP_BOOL, &answer) == BP_OK);
+  CHECK(answer == 1);
+  REQUIRE(ref.api().supports(0, BP_OP_RANDOM_NORMAL, BP_INT64, BP_INT64, &answer) == BP_OK);
+  CHECK(answer == 0);
+}
+
+TEST_CASE("last_error is kept per thread", "[abi][threads]") {
+  Reference ref;
+  std::string first, second;
+  std::thread a([&] {
+    ref.api().device_info(7, nullptr);  // fails: no device 7
+    std::thread b([&] {
+      ref.api().synchronize(9);  // fails on another thread
+      second = ref.api().last_error();
+    });
+    b.join();
+    first = ref.api().last_error();  // still this thread's own failure
+  });
+  a.join();
+  CHECK(first.find("reference:7") != std::string::npos);
+  CHECK(second.find("reference:9") != std::string::npos);
+}
+
+TEST_CASE("alloc and free from many threads keep memory_in_use exact", "[abi][threads]") {
+  Reference ref;
+  auto in_use = [&] {
+    bp_plugin_device_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    ref.api().device_info(0, &info);
+    return info.memory_in_use;
+  };
+  const uint64_t before = in_use();
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        bp_buffer b = nullptr;
+        if (ref.api().alloc(0, 64 + t, &b) != BP_OK) ++failures[t];
+        if (ref.api().free(b) != BP_OK) ++failures[t];
+      }
+    });
+  for (auto &t : threads) t.join();
+  CHECK(failures == std::vector<int>(4, 0));
+  CHECK(in_use() == before);
+}

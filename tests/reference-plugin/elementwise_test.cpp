@@ -1,0 +1,323 @@
+// Elementwise operators: binary arithmetic, comparisons, WHERE, unary ops and
+// COPY, for every dtype they allow, on dense, strided and broadcast views.
+// Expected values are worked out by hand.
+#include <limits>
+
+#include "reference_test.hpp"
+
+using namespace ref_test;
+
+namespace {
+
+bp_op_attrs scalar_attrs(bp_scalar_mode mode, double scalar) {
+  bp_op_attrs attrs = default_attrs();
+  attrs.scalar_mode = mode;
+  attrs.scalar = scalar;
+  return attrs;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("add, sub, mul, maximum, minimum", "[elementwise]", float, double, int32_t,
+                   int64_t) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> a = {1, -2, 3, 4, 0};
+  const std::vector<T> b = {2, 5, -3, 4, 7};
+  check_values(ref.apply<T, T>(BP_OP_ADD, {a, b}), std::vector<T>{3, 3, 0, 8, 7});
+  check_values(ref.apply<T, T>(BP_OP_SUB, {a, b}), std::vector<T>{-1, -7, 6, 0, -7});
+  check_values(ref.apply<T, T>(BP_OP_MUL, {a, b}), std::vector<T>{2, -10, -9, 16, 0});
+  check_values(ref.apply<T, T>(BP_OP_MAXIMUM, {a, b}), std::vector<T>{2, 5, 3, 4, 7});
+  check_values(ref.apply<T, T>(BP_OP_MINIMUM, {a, b}), std::vector<T>{1, -2, -3, 4, 0});
+}
+
+TEMPLATE_TEST_CASE("pow", "[elementwise]", float, double, int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> base = {2, -2, 3, 0, 5, 1, -1, -1, 2, 7};
+  const std::vector<T> exponent = {3, 3, 0, 0, 1, -4, -3, -2, -1, 2};
+  std::vector<T> expected = {8, -8, 1, 1, 5, 1, -1, 1, 0, 49};
+  // 2^-1: integers give 0 (plugin.h), floats one half.
+  if (std::is_floating_point<T>::value) expected[8] = T(0.5);
+  check_values(ref.apply<T, T>(BP_OP_POW, {base, exponent}), expected);
+}
+
+TEMPLATE_TEST_CASE("div of floats, with IEEE infinities and NaN", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> a = {1, -3, 1, -1, 0, 1};
+  const std::vector<T> b = {4, 2, 0, 0, 0, 3};
+  check_values(ref.apply<T, T>(BP_OP_DIV, {a, b}),
+               std::vector<T>{T(0.25), T(-1.5), T(kInf), T(-kInf), T(kNaN), T(1) / T(3)});
+}
+
+TEMPLATE_TEST_CASE("maximum and minimum propagate NaN", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> a = {nan, 1, nan, 2};
+  const std::vector<T> b = {1, nan, nan, -3};
+  check_values(ref.apply<T, T>(BP_OP_MAXIMUM, {a, b}), std::vector<T>{nan, nan, nan, 2});
+  check_values(ref.apply<T, T>(BP_OP_MINIMUM, {a, b}), std::vector<T>{nan, nan, nan, -3});
+}
+
+TEST_CASE("int32 arithmetic wraps around", "[elementwise]") {
+  Reference ref;
+  const int32_t max = INT32_MAX, min = INT32_MIN;
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_ADD, {{max, min}, {1, -1}}),
+               std::vector<int32_t>{min, max});
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_SUB, {{min, max}, {1, -1}}),
+               std::vector<int32_t>{max, min});
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_MUL, {{65536, 65537, max}, {65536, 65537, 2}}),
+               std::vector<int32_t>{0, 131073, -2});
+  // 2^31 wraps to INT32_MIN; 2^32 to 0; 3^21 = 10460353203 = 2 * 2^32 + 1870418611.
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_POW, {{2, 2, 3}, {31, 32, 21}}),
+               std::vector<int32_t>{min, 0, 1870418611});
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_NEG, {{min, max, 0}}),
+               std::vector<int32_t>{min, -max, 0});
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_ABS, {{min, -max}}),
+               std::vector<int32_t>{min, max});
+}
+
+TEST_CASE("int64 arithmetic wraps around", "[elementwise]") {
+  Reference ref;
+  const int64_t max = INT64_MAX, min = INT64_MIN;
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_ADD, {{max, min}, {1, -1}}),
+               std::vector<int64_t>{min, max});
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_MUL, {{int64_t(1) << 32, max}, {int64_t(1) << 32, 2}}),
+               std::vector<int64_t>{0, -2});
+  // 3^41 = 36472996377170786403 = 2^64 + 18026252303461234787, which is
+  // -420491770248316829 in two's complement.
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_POW, {{2, 2, 3}, {63, 64, 41}}),
+               std::vector<int64_t>{min, 0, -420491770248316829});
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_NEG, {{min, 5}}), std::vector<int64_t>{min, -5});
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_ABS, {{min, -5}}), std::vector<int64_t>{min, 5});
+}
+
+TEMPLATE_TEST_CASE("comparisons write bool", "[elementwise]", float, double, int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> a = {1, 2, 3};
+  const std::vector<T> b = {2, 2, 2};
+  using B = uint8_t;
+  check_values(ref.apply<B, T>(BP_OP_EQ, {a, b}), std::vector<B>{0, 1, 0});
+  check_values(ref.apply<B, T>(BP_OP_NE, {a, b}), std::vector<B>{1, 0, 1});
+  check_values(ref.apply<B, T>(BP_OP_LT, {a, b}), std::vector<B>{1, 0, 0});
+  check_values(ref.apply<B, T>(BP_OP_LE, {a, b}), std::vector<B>{1, 1, 0});
+  check_values(ref.apply<B, T>(BP_OP_GT, {a, b}), std::vector<B>{0, 0, 1});
+  check_values(ref.apply<B, T>(BP_OP_GE, {a, b}), std::vector<B>{0, 1, 1});
+}
+
+TEST_CASE("comparisons of bool", "[elementwise]") {
+  Reference ref;
+  using B = uint8_t;
+  const std::vector<B> a = {0, 1, 1, 0};
+  const std::vector<B> b = {0, 0, 1, 1};
+  check_values(ref.apply<B, B>(BP_OP_EQ, {a, b}), std::vector<B>{1, 0, 1, 0});
+  check_values(ref.apply<B, B>(BP_OP_NE, {a, b}), std::vector<B>{0, 1, 0, 1});
+  check_values(ref.apply<B, B>(BP_OP_LT, {a, b}), std::vector<B>{0, 0, 0, 1});
+  check_values(ref.apply<B, B>(BP_OP_LE, {a, b}), std::vector<B>{1, 0, 1, 1});
+  check_values(ref.apply<B, B>(BP_OP_GT, {a, b}), std::vector<B>{0, 1, 0, 0});
+  check_values(ref.apply<B, B>(BP_OP_GE, {a, b}), std::vector<B>{1, 1, 1, 0});
+}
+
+TEMPLATE_TEST_CASE("comparisons with NaN follow IEEE", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  using B = uint8_t;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> a = {nan, nan, 1};
+  const std::vector<T> b = {nan, 1, nan};
+  check_values(ref.apply<B, T>(BP_OP_EQ, {a, b}), std::vector<B>{0, 0, 0});
+  check_values(ref.apply<B, T>(BP_OP_NE, {a, b}), std::vector<B>{1, 1, 1});
+  check_values(ref.apply<B, T>(BP_OP_LT, {a, b}), std::vector<B>{0, 0, 0});
+  check_values(ref.apply<B, T>(BP_OP_LE, {a, b}), std::vector<B>{0, 0, 0});
+  check_values(ref.apply<B, T>(BP_OP_GT, {a, b}), std::vector<B>{0, 0, 0});
+  check_values(ref.apply<B, T>(BP_OP_GE, {a, b}), std::vector<B>{0, 0, 0});
+}
+
+TEMPLATE_TEST_CASE("where selects by a bool condition", "[elementwise]", float, double, int32_t,
+                   int64_t, uint8_t) {
+  Reference ref;
+  using T = TestType;
+  bp_plugin_tensor cond = ref.tensor<uint8_t>({4}, {1, 0, 1, 0});
+  bp_plugin_tensor a = ref.tensor<T>({4}, {1, 1, 0, 1});
+  bp_plugin_tensor b = ref.tensor<T>({4}, {0, 0, 1, 0});
+  bp_plugin_tensor out = ref.empty(dtype_of<T>::value, {4});
+  ref.exec(BP_OP_WHERE, {cond, a, b}, out);
+  check_values(ref.values<T>(out), std::vector<T>{1, 0, 0, 0});
+}
+
+TEST_CASE("where with a broadcast condition and values", "[elementwise]") {
+  Reference ref;
+  // cond is one row [1, 0, 1] repeated (stride 0 on axis 0); b is one scalar.
+  bp_plugin_tensor cond = ref.view<uint8_t>({1, 0, 1}, {2, 3}, {0, 1});
+  bp_plugin_tensor a = ref.tensor<double>({2, 3}, {1, 2, 3, 4, 5, 6});
+  bp_plugin_tensor b = ref.view<double>({-1}, {2, 3}, {0, 0});
+  bp_plugin_tensor out = ref.empty(BP_FLOAT64, {2, 3});
+  ref.exec(BP_OP_WHERE, {cond, a, b}, out);
+  check_values(ref.values<double>(out), std::vector<double>{1, -1, 3, 4, -1, 6});
+}
+
+TEMPLATE_TEST_CASE("neg, abs, relu", "[elementwise]", float, double, int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> x = {-2, 0, 3, -7};
+  check_values(ref.apply<T, T>(BP_OP_NEG, {x}), std::vector<T>{2, 0, -3, 7});
+  check_values(ref.apply<T, T>(BP_OP_ABS, {x}), std::vector<T>{2, 0, 3, 7});
+  check_values(ref.apply<T, T>(BP_OP_RELU, {x}), std::vector<T>{0, 0, 3, 0});
+}
+
+TEMPLATE_TEST_CASE("relu of NaN is 0, as x > 0 ? x : 0 says", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> out = ref.apply<T, T>(BP_OP_RELU, {{nan, T(-0.0), T(kInf)}});
+  CHECK(out[0] == 0);
+  CHECK(!std::signbit(out[1]));
+  CHECK(out[2] == T(kInf));
+}
+
+TEMPLATE_TEST_CASE("exp, log, sqrt, tanh, sigmoid", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const double tolerance = std::is_same<T, float>::value ? 1e-6 : 1e-14;
+  check_close(ref.apply<T, T>(BP_OP_EXP, {{0, 1, -1, T(-kInf)}}),
+              {1, 2.718281828459045, 0.36787944117144233, 0}, tolerance);
+  check_close(ref.apply<T, T>(BP_OP_LOG, {{1, T(2.718281828459045), 0, -1}}),
+              {0, 1, -kInf, kNaN}, tolerance);
+  check_close(ref.apply<T, T>(BP_OP_SQRT, {{4, 2, 0, -1}}), {2, 1.4142135623730951, 0, kNaN},
+              tolerance);
+  check_close(ref.apply<T, T>(BP_OP_TANH, {{0, 1, -1, 30}}),
+              {0, 0.7615941559557649, -0.7615941559557649, 1}, tolerance);
+  check_close(ref.apply<T, T>(BP_OP_SIGMOID, {{0, 2, -2, -20}}),
+              {0.5, 0.8807970779778823, 0.11920292202211755, 2.061153618190204e-09}, tolerance);
+}
+
+TEST_CASE("scalar operands on either side", "[elementwise]") {
+  Reference ref;
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_SUB, {{5, 1}}, scalar_attrs(BP_SCALAR_RHS, 2)),
+               std::vector<int32_t>{3, -1});
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_SUB, {{5, 1}}, scalar_attrs(BP_SCALAR_LHS, 2)),
+               std::vector<int32_t>{-3, 1});
+  check_values(ref.apply<double, double>(BP_OP_DIV, {{3, 1}}, scalar_attrs(BP_SCALAR_LHS, 1.5)),
+               std::vector<double>{0.5, 1.5});
+  check_values(ref.apply<float, float>(BP_OP_POW, {{3, -2}}, scalar_attrs(BP_SCALAR_RHS, 2)),
+               std::vector<float>{9, 4});
+  // The scalar converts to the tensor's dtype: 0.1 becomes the float 0.1f.
+  check_values(ref.apply<float, float>(BP_OP_ADD, {{0.2f}}, scalar_attrs(BP_SCALAR_RHS, 0.1)),
+               std::vector<float>{0.2f + 0.1f});
+  check_values(ref.apply<uint8_t, int64_t>(BP_OP_LT, {{1, 2, 3}}, scalar_attrs(BP_SCALAR_RHS, 2)),
+               std::vector<uint8_t>{1, 0, 0});
+  check_values(ref.apply<uint8_t, int64_t>(BP_OP_LT, {{1, 2, 3}}, scalar_attrs(BP_SCALAR_LHS, 2)),
+               std::vector<uint8_t>{0, 0, 1});
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_MAXIMUM, {{-4, 9}}, scalar_attrs(BP_SCALAR_RHS, 0)),
+               std::vector<int64_t>{0, 9});
+}
+
+TEST_CASE("broadcast inputs have stride 0", "[elementwise][strided]") {
+  Reference ref;
+  bp_plugin_tensor a = ref.tensor<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  bp_plugin_tensor row = ref.view<int32_t>({10, 20, 30}, {2, 3}, {0, 1});
+  bp_plugin_tensor column = ref.view<int32_t>({100, 200}, {2, 3}, {1, 0});
+  bp_plugin_tensor out = ref.empty(BP_INT32, {2, 3});
+  ref.exec(BP_OP_ADD, {a, row}, out);
+  check_values(ref.values<int32_t>(out), std::vector<int32_t>{11, 22, 33, 14, 25, 36});
+  ref.exec(BP_OP_MUL, {column, row}, out);
+  check_values(ref.values<int32_t>(out), std::vector<int32_t>{1000, 2000, 3000, 2000, 4000, 6000});
+}
+
+TEST_CASE("transposed inputs and strided outputs", "[elementwise][strided]") {
+  Reference ref;
+  // Storage [[1,2],[3,4],[5,6]] (3x2) read as its 2x3 transpose.
+  bp_plugin_tensor t = ref.view<float>({1, 2, 3, 4, 5, 6}, {2, 3}, {1, 2});
+  bp_plugin_tensor ones = ref.view<float>({1}, {2, 3}, {0, 0});
+  // Output: every other element of a 14-float buffer, starting at element 1;
+  // the gaps hold -9 and must stay untouched.
+  bp_plugin_tensor out = ref.view<float>(std::vector<float>(14, -9), {2, 3}, {6, 2}, 1);
+  ref.exec(BP_OP_SUB, {t, ones}, out);
+  check_values(ref.values<float>(out), std::vector<float>{0, 2, 4, 1, 3, 5});
+  check_values(ref.contents<float>(out.buffer, 14),
+               std::vector<float>{-9, 0, -9, 2, -9, 4, -9, 1, -9, 3, -9, 5, -9, -9});
+}
+
+TEST_CASE("unary ops on a strided view", "[elementwise][strided]") {
+  Reference ref;
+  // Elements 0, 3, 6 of the storage.
+  bp_plugin_tensor x = ref.view<int64_t>({-1, 9, 9, 2, 9, 9, -3}, {3}, {3});
+  bp_plugin_tensor out = ref.empty(BP_INT64, {3});
+  ref.exec(BP_OP_NEG, {x}, out);
+  check_values(ref.values<int64_t>(out), std::vector<int64_t>{1, -2, 3});
+}
+
+TEST_CASE("rank-0 tensors are single elements", "[elementwise]") {
+  Reference ref;
+  bp_plugin_tensor a = ref.tensor<double>({}, {2.5});
+  bp_plugin_tensor b = ref.tensor<double>({}, {4});
+  bp_plugin_tensor out = ref.empty(BP_FLOAT64, {});
+  ref.exec(BP_OP_MUL, {a, b}, out);
+  check_values(ref.values<double>(out), std::vector<double>{10});
+}
+
+TEST_CASE("the output may be the very same view as an input", "[elementwise]") {
+  Reference ref;
+  bp_plugin_tensor a = ref.tensor<int32_t>({2, 2}, {1, 2, 3, 4});
+  bp_plugin_tensor b = ref.tensor<int32_t>({2, 2}, {10, 20, 30, 40});
+  ref.exec(BP_OP_ADD, {a, b}, a);
+  check_values(ref.values<int32_t>(a), std::vector<int32_t>{11, 22, 33, 44});
+  ref.exec(BP_OP_ABS, {b}, b);
+  check_values(ref.values<int32_t>(b), std::vector<int32_t>{10, 20, 30, 40});
+}
+
+TEST_CASE("zero-size tensors need no buffer", "[elementwise]") {
+  Reference ref;
+  bp_plugin_tensor a = dense_view(nullptr, BP_FLOAT32, {0, 3});
+  bp_plugin_tensor out = dense_view(nullptr, BP_FLOAT32, {0, 3});
+  CHECK(ref.run(BP_OP_ADD, {a, a}, out) == BP_OK);
+  CHECK(ref.run(BP_OP_EXP, {a}, out) == BP_OK);
+  bp_plugin_tensor out_i = dense_view(nullptr, BP_INT64, {0, 3});
+  CHECK(ref.run(BP_OP_COPY, {a}, out_i) == BP_OK);
+}
+
+TEST_CASE("copy converts like a C cast", "[elementwise][copy]") {
+  Reference ref;
+  const std::vector<double> x = {2.7, -2.7, 0.5, -0.0, 100, -1};
+  check_values(ref.apply<int32_t, double>(BP_OP_COPY, {x}), std::vector<int32_t>{2, -2, 0, 0, 100, -1});
+  check_values(ref.apply<int64_t, double>(BP_OP_COPY, {x}), std::vector<int64_t>{2, -2, 0, 0, 100, -1});
+  check_values(ref.apply<float, double>(BP_OP_COPY, {{0.1, 1e300, -2.5}}),
+               std::vector<float>{0.1f, std::numeric_limits<float>::infinity(), -2.5f});
+  check_values(ref.apply<double, float>(BP_OP_COPY, {{0.1f, -3.0f}}),
+               std::vector<double>{static_cast<double>(0.1f), -3.0});
+  check_values(ref.apply<float, int64_t>(BP_OP_COPY, {{3, -1, int64_t(1) << 40, 16777217}}),
+               std::vector<float>{3, -1, 1099511627776.0f, 16777216.0f});
+  check_values(ref.apply<int64_t, int32_t>(BP_OP_COPY, {{-5, INT32_MAX}}),
+               std::vector<int64_t>{-5, INT32_MAX});
+  // int64 to int32 keeps the low 32 bits (two's complement).
+  check_values(ref.apply<int32_t, int64_t>(BP_OP_COPY, {{4294967297LL, -1, 2147483648LL}}),
+               std::vector<int32_t>{1, -1, INT32_MIN});
+  check_values(ref.apply<double, int32_t>(BP_OP_COPY, {{7, -8}}), std::vector<double>{7, -8});
+}
+
+TEST_CASE("copy to bool is x != 0, copy from bool gives 0 or 1", "[elementwise][copy]") {
+  Reference ref;
+  using B = uint8_t;
+  check_values(ref.apply<B, double>(BP_OP_COPY, {{0.5, 0, -0.0, kNaN, -3}}),
+               std::vector<B>{1, 0, 0, 1, 1});
+  check_values(ref.apply<B, float>(BP_OP_COPY, {{1e-30f, 0}}), std::vector<B>{1, 0});
+  check_values(ref.apply<B, int32_t>(BP_OP_COPY, {{0, 7, -1}}), std::vector<B>{0, 1, 1});
+  check_values(ref.apply<B, int64_t>(BP_OP_COPY, {{int64_t(1) << 40, 0}}), std::vector<B>{1, 0});
+  check_values(ref.apply<B, B>(BP_OP_COPY, {{0, 1}}), std::vector<B>{0, 1});
+  check_values(ref.apply<float, B>(BP_OP_COPY, {{1, 0}}), std::vector<float>{1, 0});
+  check_values(ref.apply<double, B>(BP_OP_COPY, {{1, 0}}), std::vector<double>{1, 0});
+  check_values(ref.apply<int32_t, B>(BP_OP_COPY, {{1, 0}}), std::vector<int32_t>{1, 0});
+  check_values(ref.apply<int64_t, B>(BP_OP_COPY, {{0, 1}}), std::vector<int64_t>{0, 1});
+}
+
+TEST_CASE("copy into a transposed view makes a transpose", "[elementwise][copy][strided]") {
+  Reference ref;
+  bp_plugin_tensor x = ref.tensor<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  // The output's element [i][j] lives at storage index j * 2 + i.
+  bp_plugin_tensor out = ref.view<int32_t>(std::vector<int32_t>(6, 0), {2, 3}, {1, 2});
+  ref.exec(BP_OP_COPY, {x}, out);
+  check_values(ref.contents<int32_t>(out.buffer, 6), std::vector<int32_t>{1, 4, 2, 5, 3, 6});
+}
