@@ -205,9 +205,9 @@ class Tensor {
     return Device(d);
   }
   bp_dtype dtype() const {
-    bp_dtype d;
+    int32_t d;
     check(bp_tensor_dtype(h_, &d));
-    return d;
+    return static_cast<bp_dtype>(d);
   }
   int32_t rank() const {
     int32_t r;

@@ -41,18 +41,18 @@ void emit(View &&v, bp_tensor *out, int32_t op) {
 
 extern "C" {
 
-bp_status bp_binary(bp_op op, bp_tensor a, bp_tensor b, bp_tensor *out) {
+bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
     emit(binary(op, input(a, op, 0), input(b, op, 1), nullptr), out, op);
   });
 }
 
-bp_status bp_binary_out(bp_op op, bp_tensor a, bp_tensor b, bp_tensor out) {
+bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out) {
   return guarded([&] { binary(op, input(a, op, 0), input(b, op, 1), &output(out, op)); });
 }
 
-bp_status bp_binary_scalar(bp_op op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
+bp_status bp_binary_scalar(int32_t op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
                            bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
@@ -60,21 +60,21 @@ bp_status bp_binary_scalar(bp_op op, bp_tensor a, double scalar, int32_t scalar_
   });
 }
 
-bp_status bp_binary_scalar_out(bp_op op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
+bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
                                bp_tensor out) {
   return guarded([&] {
     binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0, &output(out, op));
   });
 }
 
-bp_status bp_unary(bp_op op, bp_tensor a, bp_tensor *out) {
+bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
     emit(unary(op, input(a, op, 0), nullptr), out, op);
   });
 }
 
-bp_status bp_unary_out(bp_op op, bp_tensor a, bp_tensor out) {
+bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out) {
   return guarded([&] { unary(op, input(a, op, 0), &output(out, op)); });
 }
 
@@ -93,14 +93,14 @@ bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out) 
   });
 }
 
-bp_status bp_reduce(bp_op op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor *out) {
+bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
     emit(reduce(op, input(a, op, 0), axis, keepdims != 0, nullptr), out, op);
   });
 }
 
-bp_status bp_reduce_out(bp_op op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor out) {
+bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor out) {
   return guarded([&] { reduce(op, input(a, op, 0), axis, keepdims != 0, &output(out, op)); });
 }
 
@@ -128,7 +128,7 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
   });
 }
 
-bp_status bp_cast(bp_tensor a, bp_dtype dtype, bp_tensor *out) {
+bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out) {
   const int32_t op = BP_OP_COPY;
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, "cast: out is NULL");

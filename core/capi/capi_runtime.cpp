@@ -47,9 +47,9 @@ bp_device bp_last_error_device(int32_t i) {
   return i >= 0 && size_t(i) < d.size() ? d[size_t(i)] : -1;
 }
 
-const char *bp_status_name(bp_status status) { return status_name(status); }
-const char *bp_dtype_name(bp_dtype dtype) { return dtype_name(dtype); }
-const char *bp_op_name(bp_op op) { return op_name(op); }
-int32_t bp_dtype_size(bp_dtype dtype) { return dtype_size(dtype); }
+const char *bp_status_name(int32_t status) { return status_name(status); }
+const char *bp_dtype_name(int32_t dtype) { return dtype_name(dtype); }
+const char *bp_op_name(int32_t op) { return op_name(op); }
+int32_t bp_dtype_size(int32_t dtype) { return dtype_size(dtype); }
 
 }  // extern "C"

@@ -24,7 +24,7 @@ int32_t checked_dtype(int32_t dtype, const char *fn) {
 
 extern "C" {
 
-bp_status bp_empty(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_empty(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                    bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_empty");
@@ -32,7 +32,7 @@ bp_status bp_empty(bp_device device, bp_dtype dtype, int32_t rank, const int64_t
   });
 }
 
-bp_status bp_full(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_full(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                   double value, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_full");
@@ -40,17 +40,17 @@ bp_status bp_full(bp_device device, bp_dtype dtype, int32_t rank, const int64_t 
   });
 }
 
-bp_status bp_zeros(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_zeros(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                    bp_tensor *out) {
   return bp_full(device, dtype, rank, shape, 0.0, out);
 }
 
-bp_status bp_ones(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_ones(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                   bp_tensor *out) {
   return bp_full(device, dtype, rank, shape, 1.0, out);
 }
 
-bp_status bp_arange(bp_device device, bp_dtype dtype, double start, double stop, double step,
+bp_status bp_arange(bp_device device, int32_t dtype, double start, double stop, double step,
                     bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_arange");
@@ -58,7 +58,7 @@ bp_status bp_arange(bp_device device, bp_dtype dtype, double start, double stop,
   });
 }
 
-bp_status bp_random_uniform(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_random_uniform(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                             double low, double high, uint64_t seed, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_random_uniform");
@@ -66,7 +66,7 @@ bp_status bp_random_uniform(bp_device device, bp_dtype dtype, int32_t rank, cons
   });
 }
 
-bp_status bp_random_normal(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_random_normal(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                            double mean, double stddev, uint64_t seed, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_random_normal");
@@ -74,7 +74,7 @@ bp_status bp_random_normal(bp_device device, bp_dtype dtype, int32_t rank, const
   });
 }
 
-bp_status bp_from_host(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                        const void *data, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_from_host");
@@ -115,10 +115,10 @@ bp_status bp_tensor_device(bp_tensor tensor, bp_device *device) {
   });
 }
 
-bp_status bp_tensor_dtype(bp_tensor tensor, bp_dtype *dtype) {
+bp_status bp_tensor_dtype(bp_tensor tensor, int32_t *dtype) {
   return guarded([&] {
     require(dtype, "bp_tensor_dtype", "dtype") =
-        static_cast<bp_dtype>(view_or_throw(tensor, "bp_tensor_dtype").dtype);
+        view_or_throw(tensor, "bp_tensor_dtype").dtype;
   });
 }
 

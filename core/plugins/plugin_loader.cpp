@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <deque>
 #include <boost/dll/shared_library.hpp>
 #include <filesystem>
 #include <system_error>
@@ -51,6 +52,14 @@ std::string dl_reason(const std::system_error &e) {
   return what.substr(at + marker.size(), end - at - marker.size());
 }
 
+// Every library ever loaded stays open for the life of the process (with
+// RTLD_NODELETE its code stays mapped anyway): objects a plugin made may
+// outlive any owner. A deque keeps the handles' addresses stable.
+std::deque<boost::dll::shared_library> &loaded_libraries() {
+  static auto *libraries = new std::deque<boost::dll::shared_library>();
+  return *libraries;
+}
+
 bool contains(const std::vector<std::string> &list, const std::string &s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
@@ -81,15 +90,12 @@ void load_one(const std::string &path, const config::Config &config, LoadResult 
       return;
     }
   }
-  // The library object is intentionally leaked: with RTLD_NODELETE the code
-  // stays mapped anyway, and objects the plugin made may outlive any owner.
-  auto *lib = new boost::dll::shared_library();
+  boost::dll::shared_library *lib = nullptr;
   try {
     namespace mode = boost::dll::load_mode;
-    lib->load(path, mode::rtld_now | mode::rtld_local |
-                        static_cast<mode::type>(RTLD_NODELETE));
+    lib = &loaded_libraries().emplace_back(
+        path, mode::rtld_now | mode::rtld_local | static_cast<mode::type>(RTLD_NODELETE));
   } catch (const std::system_error &e) {
-    delete lib;
     report.reason = "cannot load: " + dl_reason(e);
     result.reports.push_back(std::move(report));
     return;

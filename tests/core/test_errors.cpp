@@ -66,9 +66,9 @@ TEST_CASE("NULL out-pointers and wrong operator numbers are invalid arguments") 
   CHECK(bp_binary(BP_OP_ADD, a.handle(), a.handle(), nullptr) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_unary(BP_OP_ADD, a.handle(), &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_binary(BP_OP_EXP, a.handle(), a.handle(), &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(bp_binary((bp_op)999, a.handle(), a.handle(), &out) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(bp_binary(999, a.handle(), a.handle(), &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_reduce(BP_OP_ADD, a.handle(), BP_AXIS_ALL, 0, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(bp_cast(a.handle(), (bp_dtype)0, &out) == BP_ERR_DTYPE);
+  CHECK(bp_cast(a.handle(), 0, &out) == BP_ERR_DTYPE);
   CHECK(bp_tensor_shape(a.handle(), nullptr) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_devices(nullptr, 3, nullptr) == BP_ERR_INVALID_ARGUMENT);
   bp_device_info info{};

@@ -70,7 +70,7 @@ TEST_CASE("bad creation arguments are errors that leave the out-pointer alone") 
   CHECK(bp_empty(cpu, BP_FLOAT32, 2, shape, &t) == BP_ERR_SHAPE);
   CHECK(std::string(bp_last_error()).find("negative extent") != std::string::npos);
   CHECK(bp_empty(cpu, BP_FLOAT32, 9, shape, &t) == BP_ERR_SHAPE);
-  CHECK(bp_empty(cpu, (bp_dtype)42, 1, shape, &t) == BP_ERR_DTYPE);
+  CHECK(bp_empty(cpu, 42, 1, shape, &t) == BP_ERR_DTYPE);
   CHECK(bp_empty(cpu, BP_FLOAT32, 1, nullptr, &t) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_empty(cpu, BP_FLOAT32, 1, shape, nullptr) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_empty(99, BP_FLOAT32, 1, shape, &t) == BP_ERR_INVALID_HANDLE);

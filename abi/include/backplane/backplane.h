@@ -21,6 +21,8 @@
  *   dtype are checked) and allocate nothing: use them in hot loops.
  * - The runtime starts itself on first use (bp_init(NULL)); backends are
  *   started lazily when one of their devices is first needed.
+ * - Enum values (bp_op, bp_dtype, bp_status) are passed as int32_t, so an
+ *   out-of-range number is an error, never undefined behaviour.
  */
 #ifndef BACKPLANE_H
 #define BACKPLANE_H
@@ -97,14 +99,14 @@ BP_API int32_t bp_last_error_device_count(void);
 BP_API bp_device bp_last_error_device(int32_t i);
 
 /* Constant name of a status ("BP_ERR_DEVICE_MISMATCH"). */
-BP_API const char *bp_status_name(bp_status status);
+BP_API const char *bp_status_name(int32_t status);
 
 /* Constant name of a dtype ("float32") or op ("add"); "?" when unknown. */
-BP_API const char *bp_dtype_name(bp_dtype dtype);
-BP_API const char *bp_op_name(bp_op op);
+BP_API const char *bp_dtype_name(int32_t dtype);
+BP_API const char *bp_op_name(int32_t op);
 
 /* Bytes per element of a dtype, 0 when unknown. */
-BP_API int32_t bp_dtype_size(bp_dtype dtype);
+BP_API int32_t bp_dtype_size(int32_t dtype);
 
 /* ---- plugins ------------------------------------------------------------ */
 
@@ -183,30 +185,30 @@ BP_API bp_status bp_synchronize(bp_device device);
 /* ---- tensors: creation and data ----------------------------------------- */
 
 /* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0). */
-BP_API bp_status bp_empty(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+BP_API bp_status bp_empty(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                           bp_tensor *out);
-BP_API bp_status bp_zeros(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+BP_API bp_status bp_zeros(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                           bp_tensor *out);
-BP_API bp_status bp_ones(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+BP_API bp_status bp_ones(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                          bp_tensor *out);
-BP_API bp_status bp_full(bp_device device, bp_dtype dtype, int32_t rank, const int64_t *shape,
+BP_API bp_status bp_full(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                          double value, bp_tensor *out);
 
 /* 1-D tensor start, start+step, ... while < stop (> stop for a negative step). */
-BP_API bp_status bp_arange(bp_device device, bp_dtype dtype, double start, double stop,
+BP_API bp_status bp_arange(bp_device device, int32_t dtype, double start, double stop,
                            double step, bp_tensor *out);
 
 /* Random float tensors; the same seed gives the same values on every backend
  * (a counter-based generator, see plugin.h). */
-BP_API bp_status bp_random_uniform(bp_device device, bp_dtype dtype, int32_t rank,
+BP_API bp_status bp_random_uniform(bp_device device, int32_t dtype, int32_t rank,
                                    const int64_t *shape, double low, double high, uint64_t seed,
                                    bp_tensor *out);
-BP_API bp_status bp_random_normal(bp_device device, bp_dtype dtype, int32_t rank,
+BP_API bp_status bp_random_normal(bp_device device, int32_t dtype, int32_t rank,
                                   const int64_t *shape, double mean, double stddev,
                                   uint64_t seed, bp_tensor *out);
 
 /* New tensor holding a copy of C-order host data of numel * dtype size bytes. */
-BP_API bp_status bp_from_host(bp_device device, bp_dtype dtype, int32_t rank,
+BP_API bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank,
                               const int64_t *shape, const void *data, bp_tensor *out);
 
 /* Copies the tensor's elements in C order to host memory, after pending work.
@@ -225,7 +227,7 @@ BP_API bp_status bp_tensor_retain(bp_tensor tensor);
 BP_API bp_status bp_tensor_release(bp_tensor tensor);
 
 BP_API bp_status bp_tensor_device(bp_tensor tensor, bp_device *device);
-BP_API bp_status bp_tensor_dtype(bp_tensor tensor, bp_dtype *dtype);
+BP_API bp_status bp_tensor_dtype(bp_tensor tensor, int32_t *dtype);
 BP_API bp_status bp_tensor_rank(bp_tensor tensor, int32_t *rank);
 /* Writes rank extents (shape) or element strides (strides) into the array. */
 BP_API bp_status bp_tensor_shape(bp_tensor tensor, int64_t *shape);
@@ -278,23 +280,23 @@ BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
  * computes in float64. */
 
 /* op: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE. */
-BP_API bp_status bp_binary(bp_op op, bp_tensor a, bp_tensor b, bp_tensor *out);
-BP_API bp_status bp_binary_out(bp_op op, bp_tensor a, bp_tensor b, bp_tensor out);
+BP_API bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out);
+BP_API bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out);
 /* op(a, scalar), or op(scalar, a) when scalar_is_lhs is non-zero. */
-BP_API bp_status bp_binary_scalar(bp_op op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
+BP_API bp_status bp_binary_scalar(int32_t op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
                                   bp_tensor *out);
-BP_API bp_status bp_binary_scalar_out(bp_op op, bp_tensor a, double scalar,
+BP_API bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar,
                                       int32_t scalar_is_lhs, bp_tensor out);
 /* op: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU. */
-BP_API bp_status bp_unary(bp_op op, bp_tensor a, bp_tensor *out);
-BP_API bp_status bp_unary_out(bp_op op, bp_tensor a, bp_tensor out);
+BP_API bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out);
+BP_API bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out);
 /* cond ? a : b elementwise; cond is bool. */
 BP_API bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out);
 BP_API bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out);
 /* op: SUM, MEAN, MAX, MIN, ARGMAX, NORM over one axis or BP_AXIS_ALL. */
-BP_API bp_status bp_reduce(bp_op op, bp_tensor a, int32_t axis, int32_t keepdims,
+BP_API bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
                            bp_tensor *out);
-BP_API bp_status bp_reduce_out(bp_op op, bp_tensor a, int32_t axis, int32_t keepdims,
+BP_API bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
                                bp_tensor out);
 /* Frobenius norm of every element, a rank-0 tensor. */
 BP_API bp_status bp_norm(bp_tensor a, bp_tensor *out);
@@ -307,7 +309,7 @@ BP_API bp_status bp_matmul(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_
 BP_API bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a,
                                int32_t transpose_b, bp_tensor out);
 /* Elementwise conversion to dtype (a new tensor, even for the same dtype). */
-BP_API bp_status bp_cast(bp_tensor a, bp_dtype dtype, bp_tensor *out);
+BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
 /* Copies src into dst (same device), converting dtype and broadcasting src
  * to dst's shape; dst may be a view (t[i] = ...). */
 BP_API bp_status bp_assign(bp_tensor dst, bp_tensor src);

@@ -1,0 +1,100 @@
+"""backplane: Python bindings of the Backplane tensor runtime.
+
+    import backplane as bp
+    X = bp.ones((2, 3), device=bp.try_gpu())
+    Y = bp.random.uniform((2, 3), device=bp.try_gpu(1))
+    Z = X.copyto(bp.try_gpu(1))     # always a copy
+    Y + Z                           # runs where Y and Z live
+    Z.to(bp.try_gpu(1)) is Z        # True: already there, nothing copied
+
+Tensors live on devices (cpu:0, reference:0, opencl:1, cuda:0 ...). Operators
+run on the device of their inputs; inputs on different devices raise
+bp.DeviceMismatchError instead of copying silently. The native pieces are the
+extension module backplane._C and libbackplane.so, found as described in
+backplane/_library.py (BACKPLANE_LIB overrides). NumPy is imported only when
+data crosses to the host (tensor(), numpy(), repr).
+"""
+from . import _library
+
+_C = _library.import_extension()
+_library_path = _library.load(_C)
+
+from ._errors import (  # noqa: E402
+    BackendError, BackplaneError, ConfigError, DeviceMismatchError, DtypeError,
+    InternalError, InvalidArgumentError, InvalidHandleError, OutOfMemoryError, PluginError,
+    ShapeError, StateError, UnknownDeviceError, UnsupportedError, make_error as _make_error)
+from ._dtype import DType, as_dtype, bool_, float32, float64, int32, int64  # noqa: E402
+from ._device import (  # noqa: E402
+    Device, cpu, current_device, default_device, device, device_of as _device_of, devices,
+    gpu, num_gpus, synchronize, try_all_gpus, try_gpu)
+from ._tensor import (  # noqa: E402
+    Tensor, abs, add, arange, argmax, array, copyto, divide, empty, equal, exp, from_dlpack,
+    from_numpy, full, full_like, greater, greater_equal, less, less_equal, live_tensor_count,
+    log, matmul, max, maximum, mean, min, minimum, multiply, negative, norm, not_equal, ones,
+    ones_like, power, relu, reshape, sigmoid, sqrt, subtract, sum, tanh, tensor, to, transpose,
+    where, zeros, zeros_like)
+from . import random  # noqa: E402
+
+_C.set_hooks(Tensor, lambda code, message, op, input, devices: _make_error(
+    code, message, op, input, devices, _device_of))
+
+globals()["bool"] = bool_  # bp.bool, like torch.bool (bool_ inside this package)
+
+__version__ = "0.1.0"
+
+
+def library_path():
+    """Path of the libbackplane.so this process loaded."""
+    return _library_path
+
+
+def api_version():
+    """(major, minor) of the loaded library's C API."""
+    v = _C.api_version()
+    return (v >> 16, v & 0xFFFF)
+
+
+def init(config_path=None, *, text=None, source_name="<string>"):
+    """Starts the runtime with a TOML file (or TOML text). Optional: the first
+    call of anything else starts it with $BACKPLANE_CONFIG or the defaults.
+    Raises bp.StateError when it has already started, bp.ConfigError with
+    file:line:column for a bad file."""
+    if text is not None:
+        _C.init_from_string(text, source_name)
+    else:
+        _C.init(config_path)
+
+
+def config():
+    """Effective configuration: a list of (key, value as TOML, origin)."""
+    return _C.config_entries()
+
+
+def plugins(count_devices=False):
+    """Every plugin candidate seen by discovery, loaded or rejected, with why."""
+    keys = ("loaded", "path", "name", "version", "reason", "device_count")
+    return [dict(zip(keys, r)) for r in _C.plugin_reports(count_devices)]
+
+
+def trace(on=True):
+    """Turns the routing trace on or off (BACKPLANE_TRACE=1 at start)."""
+    _C.trace_enable(on)
+
+
+def trace_lines():
+    """The recorded trace lines, oldest first (the latest 4096)."""
+    return _C.trace_lines()
+
+
+def trace_clear():
+    _C.trace_clear()
+
+
+def backend_counters(backend):
+    """Work a backend has done: ops, allocations, bytes moved, staged copies."""
+    return _C.backend_counters(backend)
+
+
+def get_default_device():
+    """Same as current_device()."""
+    return current_device()

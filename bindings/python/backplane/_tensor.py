@@ -1,0 +1,654 @@
+"""The Tensor class and the functions that make and combine tensors.
+
+Operators (+ - * / ** @, comparisons, unary -, abs) and the float functions
+(exp, log, sqrt, tanh, sigmoid, relu) are implemented in C (backplane._C);
+everything here is plain Python over the thin _C functions."""
+import builtins as _builtins
+import operator
+import sys
+
+from . import _C
+from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
+from ._dtype import BY_CODE, DType, as_dtype, bool_, float32, float64, int32, int64
+from ._errors import UnsupportedError
+
+# bp_op values (backplane/types.h)
+ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM = 1, 2, 3, 4, 5, 6, 7
+EQ, NE, LT, LE, GT, GE = 8, 9, 10, 11, 12, 13
+NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU = 20, 21, 22, 23, 24, 25, 26, 27
+SUM, MEAN, MAX, MIN, ARGMAX, NORM = 40, 41, 42, 43, 44, 45
+AXIS_ALL = _C.AXIS_ALL
+
+# DLPack device types
+_DL_CPU, _DL_CUDA, _DL_OPENCL, _DL_EXT = 1, 2, 4, 12
+
+_np = None
+
+
+def _numpy():
+    global _np
+    if _np is None:
+        import numpy
+        _np = numpy
+    return _np
+
+
+def _shape_arg(shape):
+    """(2, 3), [2, 3], 6, or the varargs tuple ((2, 3),) / (2, 3) -> tuple of ints."""
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = shape[0]
+    if isinstance(shape, int):
+        return (shape,)
+    return tuple(operator.index(s) for s in shape)
+
+
+class Tensor(_C.TensorBase):
+    """An n-dimensional array on one device (a reference to a bp_tensor).
+
+    Operators run on the device that holds the inputs and give a tensor there;
+    inputs on different devices raise bp.DeviceMismatchError (no silent copy).
+    Moving is explicit: t.copyto(dev) always copies, t.to(dev) returns t itself
+    when it already lives on dev. Reading the data (numpy(), repr, item) waits
+    for pending work and copies it to host memory."""
+
+    __slots__ = ()
+    # NumPy defers mixed ndarray/tensor operators and ufuncs to us (and we
+    # refuse them): data never moves between host and device silently.
+    __array_ufunc__ = None
+
+    # ---- metadata -----------------------------------------------------------
+
+    @property
+    def device(self):
+        """The Device that holds the data."""
+        i = self._device_id
+        d = _BY_ID.get(i)
+        return d if d is not None else device_of(i)
+
+    ctx = context = device  # MXNet spellings
+
+    @property
+    def dtype(self):
+        """Element type (bp.float32, ...)."""
+        return BY_CODE[self._dtype_code]
+
+    @property
+    def itemsize(self):
+        return BY_CODE[self._dtype_code].itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * BY_CODE[self._dtype_code].itemsize
+
+    @property
+    def T(self):
+        """All axes reversed (a view)."""
+        return _C.transpose(self)
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self):
+        n = len(self)
+        for i in range(n):
+            yield _C.select(self, 0, i)
+
+    # ---- moving between devices -----------------------------------------------
+
+    def copyto(self, other):
+        """A new tensor on device `other` (always a copy, even on the same device);
+        or, when `other` is a tensor, copies into it and returns it (MXNet)."""
+        if isinstance(other, Tensor):
+            src = self if self._device_id == other._device_id else _C.copy_to(self, other._device_id)
+            _C.assign(other, src)
+            return other
+        return _C.copy_to(self, _resolve_device(other))
+
+    copy_to = copyto
+
+    def to(self, device=None, dtype=None):
+        """This tensor on `device`: self (the same object) when it already lives
+        there, else a copy (PyTorch .to, MXNet .as_in_ctx). With dtype, also
+        converts (a new tensor unless the dtype already matches)."""
+        t = self
+        if device is not None:
+            dev = _resolve_device(device)
+            if dev != self._device_id:
+                t = _C.to(self, dev)
+        if dtype is not None:
+            dt = as_dtype(dtype)
+            if dt.code != t._dtype_code:
+                t = _C.cast(t, dt.code)
+        return t
+
+    def as_in_ctx(self, device):
+        """Same as to(device): self when already there, else a copy."""
+        return self.to(device)
+
+    as_in_context = as_in_ctx
+
+    def cpu(self):
+        """to(bp.cpu())."""
+        return self.to(device_of(_C.cpu()))
+
+    # ---- host data -----------------------------------------------------------
+
+    def numpy(self):
+        """A NumPy array holding a copy of the data (waits for pending work)."""
+        np = _numpy()
+        dt = BY_CODE[self._dtype_code]
+        out = np.empty(self.shape, dtype=np.bool_ if dt is bool_ else dt.name)
+        _C.to_buffer(self, out)
+        return out
+
+    asnumpy = numpy
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def item(self):
+        """The only element as a Python number."""
+        if self.size != 1:
+            raise ValueError("item(): the tensor has {} elements, not 1".format(self.size))
+        return self.numpy().reshape(()).item()
+
+    asscalar = item
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("the truth value of a tensor with {} elements is ambiguous; "
+                             "use .any() or .all()".format(self.size))
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if BY_CODE[self._dtype_code].kind not in "ib":
+            raise TypeError("only integer tensors can be used as an index")
+        return operator.index(self.item())
+
+    def __repr__(self):
+        np = _numpy()
+        a = self.numpy()
+        prefix = "tensor("
+        body = np.array2string(a, separator=", ", prefix=prefix, threshold=1000)
+        parts = [body]
+        if a.size == 0 and a.ndim != 1:
+            parts.append("size={}".format(tuple(a.shape)))
+        parts.append("device='{}'".format(self.device))
+        dt = BY_CODE[self._dtype_code]
+        if dt not in (float32, int64, bool_):
+            parts.append("dtype={}".format(dt.name))
+        return prefix + ", ".join(parts) + ")"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if spec and self.size == 1:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        """DLPack capsule sharing this tensor's memory (cpu and reference
+        devices); the capsule holds a reference until its consumer lets go."""
+        try:
+            return _C.TensorBase.__dlpack__(self, stream, **kwargs)
+        except UnsupportedError as e:
+            raise BufferError("__dlpack__: the tensor on {} is not in host memory; copy it "
+                              "with t.to(bp.cpu()) first ({})".format(self.device, e)) from None
+
+    def __dlpack_device__(self):
+        try:
+            _C.host_address(self)
+            return (_DL_CPU, 0)
+        except UnsupportedError:
+            dev = self.device
+            return ({"cuda": _DL_CUDA, "opencl": _DL_OPENCL}.get(dev.type, _DL_EXT), dev.index)
+
+    def wait_to_read(self):  # MXNet spelling of wait()
+        return self.wait()
+
+    block_until_ready = wait_to_read  # JAX spelling
+
+    # ---- indexing (views) ----------------------------------------------------
+
+    def __getitem__(self, key):
+        if isinstance(key, int) and not isinstance(key, bool):
+            return _select(self, 0, key, self.shape)
+        if isinstance(key, slice):
+            return _slice(self, 0, key, self.shape)
+        if key is Ellipsis:
+            return self
+        if not isinstance(key, tuple):
+            key = (_index_or_fail(key),)
+        return _index_tuple(self, key)
+
+    def __setitem__(self, key, value):
+        view = self[key]
+        if isinstance(value, Tensor):
+            src = value
+        elif isinstance(value, (int, float)) or _is_numpy_scalar(value):
+            src = _C.full(view._device_id, view._dtype_code, (), float(value))
+        else:
+            src = tensor(value, dtype=BY_CODE[view._dtype_code], device=view.device)
+        _C.assign(view, src)
+
+    # ---- shape ----------------------------------------------------------------
+
+    def reshape(self, *shape):
+        """Same elements in a new shape (one extent may be -1): a view when the
+        strides allow, else a copy on the same device."""
+        return _C.reshape(self, _shape_arg(shape))
+
+    def flatten(self):
+        return _C.reshape(self, (-1,))
+
+    def transpose(self, *axes):
+        """All axes reversed, or permuted as given (a view)."""
+        if not axes:
+            return _C.transpose(self)
+        return _C.permute(self, _shape_arg(axes))
+
+    permute = transpose
+
+    def contiguous(self):
+        """self when dense in C order, else a dense copy on the same device."""
+        return _C.contiguous(self)
+
+    def astype(self, dtype):
+        """A new tensor with the elements converted to dtype (always a copy)."""
+        return _C.cast(self, as_dtype(dtype).code)
+
+    def copy(self):
+        return _C.copy_to(self, self._device_id)
+
+    # ---- reductions ------------------------------------------------------------
+
+    def sum(self, axis=None, keepdims=False, dtype=None, out=None):
+        """Sum over all elements (axis=None), one axis, or a tuple of axes.
+        Integers sum to int64."""
+        t = self if dtype is None else self.astype(dtype)
+        return _reduce(SUM, t, axis, keepdims, out)
+
+    def mean(self, axis=None, keepdims=False, dtype=None, out=None):
+        t = self if dtype is None else self.astype(dtype)
+        return _reduce(MEAN, t, axis, keepdims, out)
+
+    def max(self, axis=None, keepdims=False, out=None):
+        return _reduce(MAX, self, axis, keepdims, out)
+
+    def min(self, axis=None, keepdims=False, out=None):
+        return _reduce(MIN, self, axis, keepdims, out)
+
+    def argmax(self, axis=None, keepdims=False, out=None):
+        """Index of the largest element (int64): of the flattened tensor when
+        axis is None, else along axis."""
+        if isinstance(axis, tuple):
+            raise TypeError("argmax: axis must be an int or None")
+        return _reduce(ARGMAX, self, axis, keepdims, out)
+
+    def norm(self, axis=None, keepdims=False, out=None):
+        """Frobenius norm sqrt(sum(x * x)), over all elements or along axis."""
+        return norm(self, axis, keepdims, out)
+
+    def all(self, axis=None, keepdims=False):
+        return _reduce(MIN, self != 0, axis, keepdims, None)
+
+    def any(self, axis=None, keepdims=False):
+        return _reduce(MAX, self != 0, axis, keepdims, None)
+
+    # ---- NumPy-style functions as methods --------------------------------------
+
+    def maximum(self, other):
+        return _C.binary(MAXIMUM, self, other)
+
+    def minimum(self, other):
+        return _C.binary(MINIMUM, self, other)
+
+    def matmul(self, other):
+        return _C.matmul(self, other, False, False)
+
+
+Tensor.__module__ = "backplane"
+
+
+def _resolve_device(dev):
+    if isinstance(dev, Device):
+        return dev._id
+    return _as_device(dev)._id
+
+
+def _is_numpy_scalar(x):
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.generic)
+
+
+def _index_or_fail(key):
+    if isinstance(key, (int, slice)) or key is Ellipsis:
+        return key
+    if key is None:
+        raise IndexError("None (newaxis) indexing is not supported; use reshape")
+    if isinstance(key, (Tensor, list)) or hasattr(key, "__array__"):
+        raise IndexError("only integers, slices (step >= 1), Ellipsis and tuples of them "
+                         "are valid indices (advanced indexing is not supported)")
+    try:
+        return operator.index(key)
+    except TypeError:
+        raise IndexError("only integers, slices (step >= 1), Ellipsis and tuples of them "
+                         "are valid indices, not {}".format(type(key).__name__)) from None
+
+
+def _select(t, axis, i, shape):
+    n = shape[axis] if axis < len(shape) else None
+    if n is None:
+        raise IndexError("too many indices for a tensor of dimension {}".format(len(shape)))
+    if not -n <= i < n:
+        raise IndexError("index {} is out of bounds for axis {} with size {}".format(i, axis, n))
+    return _C.select(t, axis, i)
+
+
+def _slice(t, axis, s, shape):
+    if axis >= len(shape):
+        raise IndexError("too many indices for a tensor of dimension {}".format(len(shape)))
+    if s.step is not None and operator.index(s.step) < 1:
+        raise IndexError("slice step must be >= 1 (got {}); negative steps are not "
+                         "supported".format(s.step))
+    start, stop, step = s.indices(shape[axis])
+    if start == 0 and stop == shape[axis] and step == 1:
+        return t
+    return _C.slice(t, axis, start, stop, step)
+
+
+def _index_tuple(t, key):
+    key = tuple(_index_or_fail(k) for k in key)
+    ndim = t.ndim
+    n_ellipsis = _builtins.sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if len(key) - n_ellipsis > ndim:
+        raise IndexError("too many indices for a tensor of dimension {}".format(ndim))
+    if n_ellipsis:
+        at = key.index(Ellipsis)
+        fill = ndim - (len(key) - 1)
+        key = key[:at] + (slice(None),) * fill + key[at + 1:]
+    axis = 0
+    for k in key:
+        shape = t.shape
+        if isinstance(k, slice):
+            t = _slice(t, axis, k, shape)
+            axis += 1
+        else:
+            t = _select(t, axis, k, shape)
+    return t
+
+
+def _reduce(op, t, axis, keepdims, out):
+    if axis is None:
+        return _C.reduce(op, t, AXIS_ALL, keepdims, out)
+    if isinstance(axis, (tuple, list)):
+        ndim = t.ndim
+        axes = sorted({(operator.index(a) + ndim) % ndim if ndim else a for a in axis},
+                      reverse=True)
+        if out is not None:
+            raise TypeError("out= is supported for one axis or all axes only")
+        if not axes:
+            return t.copy()
+        if op == ARGMAX:
+            raise TypeError("argmax: axis must be an int or None")
+        # Reduce the last axes first so the remaining indices stay valid;
+        # mean of means, max of maxes and norm of norms are the same thing.
+        for a in axes:
+            t = _C.reduce(op, t, a, keepdims)
+        return t
+    return _C.reduce(op, t, operator.index(axis), keepdims, out)
+
+
+# ---- creation ------------------------------------------------------------------
+
+def _infer_dtype(value):
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return float32
+
+
+_SUPPORTED = ("float32", "float64", "int32", "int64", "bool")
+
+
+def tensor(data, dtype=None, device=None):
+    """A new tensor holding a copy of data: nested lists, Python numbers, NumPy
+    arrays (their dtype is kept), or another tensor (copied on its device
+    unless device is given). Without dtype, Python floats become float32 and
+    ints int64 (like PyTorch). On device, else the current default device."""
+    dt = as_dtype(dtype)
+    if isinstance(data, Tensor):
+        t = _C.copy_to(data, data._device_id if device is None else _resolve_device(device))
+        return t if dt is None or dt.code == t._dtype_code else _C.cast(t, dt.code)
+    np = _numpy()
+    if dt is not None:
+        arr = np.asarray(data, dtype=np.bool_ if dt is bool_ else dt.name)
+    else:
+        from_numpy = isinstance(data, (np.ndarray, np.generic))
+        arr = np.asarray(data)
+        kind = arr.dtype.kind
+        if from_numpy and arr.dtype.name in _SUPPORTED:
+            dt = as_dtype(arr.dtype.name)
+        elif kind == "b":
+            dt = bool_
+        elif kind in "iu" and not from_numpy:
+            dt = int64
+        elif kind == "f" and not from_numpy:
+            dt = float32
+        else:
+            dt = as_dtype(arr.dtype.name)  # DtypeError for float16, uint8, object, ...
+        arr = arr.astype(np.bool_ if dt is bool_ else dt.name, copy=False)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
+    return _C.from_buffer(_resolve(device), dt.code, arr.shape, arr)
+
+
+array = tensor  # MXNet / NumPy spelling
+
+
+def from_numpy(arr, device=None):
+    """tensor(arr) keeping arr's dtype (a copy)."""
+    return tensor(arr, device=device)
+
+
+def empty(*shape, dtype=None, device=None):
+    """Uninitialised tensor (float32 by default)."""
+    return _C.empty(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape))
+
+
+def zeros(*shape, dtype=None, device=None):
+    """Tensor of zeros: bp.zeros((2, 3)) or bp.zeros(2, 3); float32 by default."""
+    return _C.zeros(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape))
+
+
+def ones(*shape, dtype=None, device=None):
+    """Tensor of ones: bp.ones((2, 3)) or bp.ones(2, 3); float32 by default."""
+    return _C.ones(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape))
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    """Tensor filled with fill_value (dtype from the value: bool, int64, float32)."""
+    dt = as_dtype(dtype) or _infer_dtype(fill_value)
+    return _C.full(_resolve(device), dt.code, _shape_arg((shape,)), float(fill_value))
+
+
+def zeros_like(t, dtype=None, device=None):
+    return _C.zeros(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape)
+
+
+def ones_like(t, dtype=None, device=None):
+    return _C.ones(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape)
+
+
+def full_like(t, fill_value, dtype=None, device=None):
+    return _C.full(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape,
+                   float(fill_value))
+
+
+def _like_device(t, device):
+    return t._device_id if device is None else _resolve_device(device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    """start, start + step, ... while < stop (> stop for a negative step);
+    arange(n) is 0..n-1. int64 when every argument is an int, else float32."""
+    if stop is None:
+        start, stop = 0, start
+    dt = as_dtype(dtype)
+    if dt is None:
+        ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step))
+        dt = int64 if ints else float32
+    return _C.arange(_resolve(device), dt.code, float(start), float(stop), float(step))
+
+
+def from_dlpack(x, device=None):
+    """A tensor from any DLPack producer in host memory (NumPy >= 1.22, ...).
+    A backplane tensor comes back as itself (or moved with to(device));
+    foreign memory is copied into a new tensor on device (default cpu:0),
+    because the C API cannot adopt memory it did not allocate."""
+    if isinstance(x, Tensor):
+        return x if device is None else x.to(device)
+    return _C.from_dlpack(x, _C.cpu() if device is None else _resolve_device(device))
+
+
+# ---- functions ---------------------------------------------------------------
+
+def _binary_fn(op, name, doc):
+    def fn(a, b, out=None):
+        if out is not None:
+            return _C.binary_out(op, a, b, out)
+        return _C.binary(op, a, b)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc + " Tensors on one device (NumPy broadcasting) or a tensor and a number."
+    return fn
+
+
+add = _binary_fn(ADD, "add", "a + b.")
+subtract = _binary_fn(SUB, "subtract", "a - b.")
+multiply = _binary_fn(MUL, "multiply", "a * b.")
+divide = _binary_fn(DIV, "divide", "a / b (integers give float64).")
+power = _binary_fn(POW, "power", "a ** b.")
+maximum = _binary_fn(MAXIMUM, "maximum", "Elementwise larger of a and b.")
+minimum = _binary_fn(MINIMUM, "minimum", "Elementwise smaller of a and b.")
+equal = _binary_fn(EQ, "equal", "a == b (bool).")
+not_equal = _binary_fn(NE, "not_equal", "a != b (bool).")
+less = _binary_fn(LT, "less", "a < b (bool).")
+less_equal = _binary_fn(LE, "less_equal", "a <= b (bool).")
+greater = _binary_fn(GT, "greater", "a > b (bool).")
+greater_equal = _binary_fn(GE, "greater_equal", "a >= b (bool).")
+
+
+def _unary_fn(op, name, doc):
+    def fn(x, out=None):
+        if out is not None:
+            return _C.unary_out(op, x, out)
+        return _C.unary(op, x)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+negative = _unary_fn(NEG, "negative", "-x.")
+abs = _unary_fn(ABS, "abs", "|x|.")
+exp = _unary_fn(EXP, "exp", "e ** x (integers give float64).")
+log = _unary_fn(LOG, "log", "Natural logarithm.")
+sqrt = _unary_fn(SQRT, "sqrt", "Square root.")
+tanh = _unary_fn(TANH, "tanh", "Hyperbolic tangent.")
+sigmoid = _unary_fn(SIGMOID, "sigmoid", "1 / (1 + exp(-x)).")
+relu = _unary_fn(RELU, "relu", "max(x, 0).")
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
+    """a @ b with NumPy batch broadcasting; transpose_* swap the last two axes
+    of that operand first (no copy)."""
+    return _C.matmul(a, b, transpose_a, transpose_b, out)
+
+
+def norm(x, axis=None, keepdims=False, out=None):
+    """Frobenius norm sqrt(sum(x * x)): a 0-d tensor over all elements, or
+    along axis (an int or tuple)."""
+    if axis is None and not keepdims:
+        return _C.norm(x, out)
+    return _reduce(NORM, x, axis, keepdims, out)
+
+
+def sum(x, axis=None, keepdims=False, out=None):
+    return _reduce(SUM, x, axis, keepdims, out)
+
+
+def mean(x, axis=None, keepdims=False, out=None):
+    return _reduce(MEAN, x, axis, keepdims, out)
+
+
+def max(x, axis=None, keepdims=False, out=None):
+    return _reduce(MAX, x, axis, keepdims, out)
+
+
+def min(x, axis=None, keepdims=False, out=None):
+    return _reduce(MIN, x, axis, keepdims, out)
+
+
+def argmax(x, axis=None, keepdims=False, out=None):
+    return x.argmax(axis, keepdims, out)
+
+
+def _scalar_operand(value, like, dev):
+    """A 0-d tensor for a scalar operand of where()."""
+    if isinstance(value, Tensor):
+        return value
+    dt = BY_CODE[like._dtype_code] if isinstance(like, Tensor) else _infer_dtype(value)
+    if dt.kind != "f" and isinstance(value, float) and not float(value).is_integer():
+        dt = float64
+    return _C.full(dev, dt.code, (), float(value))
+
+
+def where(cond, a, b, out=None):
+    """a where cond is true, else b (cond is bool; NumPy broadcasting). a and b
+    may be Python numbers."""
+    dev = cond._device_id
+    a2 = _scalar_operand(a, b, dev)
+    b2 = _scalar_operand(b, a2, dev)
+    if out is not None:
+        return _C.where(cond, a2, b2, out)
+    return _C.where(cond, a2, b2)
+
+
+def reshape(x, *shape):
+    return x.reshape(*shape)
+
+
+def transpose(x, *axes):
+    return x.transpose(*axes)
+
+
+def copyto(x, device):
+    return x.copyto(device)
+
+
+def to(x, device):
+    """x itself when it lives on device, else a copy there (d2l.to)."""
+    return x.to(device)
+
+
+def live_tensor_count():
+    """Live tensor handles in this process (bp_live_tensor_count), for leak checks."""
+    return _C.live_tensor_count()
+
+
+_ = (DType, int32)  # re-exported names used by __init__

@@ -1,0 +1,1531 @@
+/*
+ * backplane._C — the CPython extension under the `backplane` package.
+ *
+ * Written against backplane/backplane.h only. It does not link against
+ * libbackplane.so: backplane/_library.py finds the library (BACKPLANE_LIB,
+ * next to the package, the build tree, the system search path) and calls
+ * load(path), which dlopen()s it and resolves every bp_* function used here
+ * into a table of pointers typed from the header's own declarations.
+ *
+ * What lives here is what must be fast or must be C:
+ *   - TensorBase: a Python object owning one bp_tensor reference (released in
+ *     tp_dealloc), with the arithmetic and comparison operators as type slots
+ *     (a + b costs one bp_binary call and one object allocation), the unary
+ *     float functions as methods, and the metadata getters.
+ *   - one thin function per C API call, taking and returning plain ints,
+ *     tuples and tensors; the Python layer (backplane/_tensor.py ...) holds
+ *     the logic (devices, dtypes, indexing, reductions, repr).
+ *   - DLPack export (capsule with a retained handle) and import (copy).
+ * Every failure becomes the exception made by the error factory registered
+ * from Python (backplane/_errors.py) out of the C API's structured error.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backplane/backplane.h"
+
+/* ---- the C API, resolved at load() -------------------------------------- */
+
+#define BP_FUNCTIONS(X)                                                                      \
+  X(bp_api_version) X(bp_init) X(bp_init_from_string) X(bp_config_count) X(bp_config_entry) \
+  X(bp_last_error) X(bp_last_error_status) X(bp_last_error_op) X(bp_last_error_input)       \
+  X(bp_last_error_device_count) X(bp_last_error_device) X(bp_status_name) X(bp_dtype_name)  \
+  X(bp_op_name) X(bp_dtype_size) X(bp_plugin_report_count) X(bp_plugin_report_get)          \
+  X(bp_devices) X(bp_device_get) X(bp_device_name) X(bp_device_info_get)                    \
+  X(bp_device_properties) X(bp_cpu) X(bp_gpu) X(bp_num_gpus) X(bp_try_gpu)                  \
+  X(bp_try_all_gpus) X(bp_default_device) X(bp_synchronize) X(bp_empty) X(bp_zeros)         \
+  X(bp_ones) X(bp_full) X(bp_arange) X(bp_random_uniform) X(bp_random_normal)               \
+  X(bp_from_host) X(bp_to_host) X(bp_tensor_host_address) X(bp_tensor_retain)               \
+  X(bp_tensor_release) X(bp_tensor_device) X(bp_tensor_dtype) X(bp_tensor_rank)             \
+  X(bp_tensor_shape) X(bp_tensor_strides) X(bp_tensor_numel) X(bp_tensor_is_contiguous)     \
+  X(bp_tensor_wait) X(bp_live_tensor_count) X(bp_reshape) X(bp_permute) X(bp_transpose)     \
+  X(bp_slice) X(bp_select) X(bp_contiguous) X(bp_copy_to) X(bp_to) X(bp_binary)             \
+  X(bp_binary_out) X(bp_binary_scalar) X(bp_binary_scalar_out) X(bp_unary) X(bp_unary_out)  \
+  X(bp_where) X(bp_where_out) X(bp_reduce) X(bp_reduce_out) X(bp_norm) X(bp_norm_out)       \
+  X(bp_matmul) X(bp_matmul_out) X(bp_cast) X(bp_assign) X(bp_trace_enable)                  \
+  X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)
+
+/* Same names as the C API with a p_ prefix; the types come from the header. */
+#define BP_DECLARE_POINTER(name) static __typeof__(name) *p_##name;
+BP_FUNCTIONS(BP_DECLARE_POINTER)
+#undef BP_DECLARE_POINTER
+
+static void *g_library;            /* dlopen handle, never closed */
+static PyObject *g_library_path;   /* str */
+static PyTypeObject *g_tensor_cls; /* Python subclass results are made of */
+static PyObject *g_error_factory;  /* callable(status, message, op, input, devices) */
+
+static PyObject *not_loaded(void) {
+  PyErr_SetString(PyExc_RuntimeError,
+                  "backplane: libbackplane.so is not loaded (backplane._C.load was not called)");
+  return NULL;
+}
+#define REQUIRE_LOADED() \
+  if (!g_library) return not_loaded()
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Raises the calling thread's last C API failure as a typed exception. */
+static PyObject *raise_status(bp_status status) {
+  const char *message = p_bp_last_error();
+  const char *op = p_bp_last_error_op();
+  int32_t input = p_bp_last_error_input();
+  int32_t ndev = p_bp_last_error_device_count();
+  if (ndev < 0) ndev = 0;
+  PyObject *devices = PyTuple_New(ndev);
+  if (!devices) return NULL;
+  for (int32_t i = 0; i < ndev; ++i) {
+    PyObject *d = PyLong_FromLong(p_bp_last_error_device(i));
+    if (!d) {
+      Py_DECREF(devices);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(devices, i, d);
+  }
+  if (!g_error_factory) {
+    PyErr_Format(PyExc_RuntimeError, "%s: %s", p_bp_status_name(status), message ? message : "");
+    Py_DECREF(devices);
+    return NULL;
+  }
+  PyObject *exc = PyObject_CallFunction(g_error_factory, "isziN", (int)status,
+                                        message ? message : "", op ? op : "", (int)input,
+                                        devices);
+  if (!exc) return NULL;
+  PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+  Py_DECREF(exc);
+  return NULL;
+}
+
+#define CHECK(call)                        \
+  do {                                     \
+    bp_status st_ = (call);                \
+    if (st_ != BP_OK) return raise_status(st_); \
+  } while (0)
+
+/* ---- tensor objects ------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD
+  bp_tensor handle;
+} TensorObject;
+
+static PyTypeObject TensorBase_Type;
+
+#define IS_TENSOR(o) PyObject_TypeCheck((o), &TensorBase_Type)
+#define HANDLE(o) (((TensorObject *)(o))->handle)
+
+/* Wraps a handle the caller owns into a new tensor object (of the Python
+ * subclass registered by set_hooks). Releases the handle on failure. */
+static PyObject *wrap(bp_tensor handle) {
+  PyTypeObject *tp = g_tensor_cls ? g_tensor_cls : &TensorBase_Type;
+  TensorObject *self = (TensorObject *)tp->tp_alloc(tp, 0);
+  if (!self) {
+    p_bp_tensor_release(handle);
+    return NULL;
+  }
+  self->handle = handle;
+  return (PyObject *)self;
+}
+
+static void tensor_dealloc(TensorObject *self) {
+  if (self->handle && g_library) p_bp_tensor_release(self->handle);
+  self->handle = BP_NO_TENSOR;
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  (void)type;
+  (void)args;
+  (void)kwds;
+  PyErr_SetString(PyExc_TypeError,
+                  "backplane tensors are made by bp.tensor(), bp.ones(), bp.zeros(), ...");
+  return NULL;
+}
+
+static int get_tensor(PyObject *o, bp_tensor *out) {
+  if (!IS_TENSOR(o)) {
+    PyErr_Format(PyExc_TypeError, "expected a backplane tensor, got %.200s", Py_TYPE(o)->tp_name);
+    return 0;
+  }
+  *out = HANDLE(o);
+  return 1;
+}
+
+/* A Python number usable as a scalar operand: int, float, bool, and objects
+ * with __float__/__index__ (NumPy scalars). 1 = yes, 0 = no (no error set). */
+static int get_scalar(PyObject *o, double *value) {
+  if (PyFloat_Check(o)) {
+    *value = PyFloat_AS_DOUBLE(o);
+    return 1;
+  }
+  if (PyLong_Check(o)) {
+    *value = PyLong_AsDouble(o);
+    if (*value == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return 0;
+    }
+    return 1;
+  }
+  PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
+  if (nb && (nb->nb_float || nb->nb_index) && !PyComplex_Check(o)) {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return 0;
+    }
+    *value = v;
+    return 1;
+  }
+  return 0;
+}
+
+/* op(a, b) for tensors and scalars on either side; NotImplemented otherwise. */
+static PyObject *binary(bp_op op, PyObject *a, PyObject *b) {
+  bp_tensor out;
+  double s;
+  if (IS_TENSOR(a)) {
+    if (IS_TENSOR(b)) {
+      CHECK(p_bp_binary(op, HANDLE(a), HANDLE(b), &out));
+      return wrap(out);
+    }
+    if (get_scalar(b, &s)) {
+      CHECK(p_bp_binary_scalar(op, HANDLE(a), s, 0, &out));
+      return wrap(out);
+    }
+  } else if (IS_TENSOR(b) && get_scalar(a, &s)) {
+    CHECK(p_bp_binary_scalar(op, HANDLE(b), s, 1, &out));
+    return wrap(out);
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+static PyObject *nb_add(PyObject *a, PyObject *b) { return binary(BP_OP_ADD, a, b); }
+static PyObject *nb_sub(PyObject *a, PyObject *b) { return binary(BP_OP_SUB, a, b); }
+static PyObject *nb_mul(PyObject *a, PyObject *b) { return binary(BP_OP_MUL, a, b); }
+static PyObject *nb_div(PyObject *a, PyObject *b) { return binary(BP_OP_DIV, a, b); }
+static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return binary(BP_OP_POW, a, b);
+}
+
+static PyObject *unary(bp_op op, PyObject *a) {
+  bp_tensor out;
+  CHECK(p_bp_unary(op, HANDLE(a), &out));
+  return wrap(out);
+}
+static PyObject *nb_neg(PyObject *a) { return unary(BP_OP_NEG, a); }
+static PyObject *nb_abs(PyObject *a) { return unary(BP_OP_ABS, a); }
+static PyObject *nb_pos(PyObject *a) {
+  Py_INCREF(a);
+  return a;
+}
+
+static PyObject *nb_matmul(PyObject *a, PyObject *b) {
+  if (!IS_TENSOR(a) || !IS_TENSOR(b)) Py_RETURN_NOTIMPLEMENTED;
+  bp_tensor out;
+  CHECK(p_bp_matmul(HANDLE(a), HANDLE(b), 0, 0, &out));
+  return wrap(out);
+}
+
+static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int cmp) {
+  static const bp_op ops[] = {[Py_LT] = BP_OP_LT, [Py_LE] = BP_OP_LE, [Py_EQ] = BP_OP_EQ,
+                              [Py_NE] = BP_OP_NE, [Py_GT] = BP_OP_GT, [Py_GE] = BP_OP_GE};
+  return binary(ops[cmp], a, b);
+}
+
+static PyNumberMethods tensor_as_number = {
+    .nb_add = nb_add,
+    .nb_subtract = nb_sub,
+    .nb_multiply = nb_mul,
+    .nb_true_divide = nb_div,
+    .nb_power = nb_pow,
+    .nb_negative = nb_neg,
+    .nb_positive = nb_pos,
+    .nb_absolute = nb_abs,
+    .nb_matrix_multiply = nb_matmul,
+};
+
+/* Unary float functions as methods: t.exp(), ... */
+#define UNARY_METHOD(name, OP) \
+  static PyObject *tensor_##name(PyObject *self, PyObject *unused) { \
+    (void)unused;                                                     \
+    return unary(OP, self);                                           \
+  }
+UNARY_METHOD(exp, BP_OP_EXP)
+UNARY_METHOD(log, BP_OP_LOG)
+UNARY_METHOD(sqrt, BP_OP_SQRT)
+UNARY_METHOD(tanh, BP_OP_TANH)
+UNARY_METHOD(sigmoid, BP_OP_SIGMOID)
+UNARY_METHOD(relu, BP_OP_RELU)
+UNARY_METHOD(abs, BP_OP_ABS)
+#undef UNARY_METHOD
+
+static PyObject *tensor_wait(PyObject *self, PyObject *unused) {
+  (void)unused;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_tensor_wait(HANDLE(self));
+  Py_END_ALLOW_THREADS
+  if (st != BP_OK) return raise_status(st);
+  Py_INCREF(self);
+  return self;
+}
+
+static PyObject *tensor_is_contiguous(PyObject *self, PyObject *unused) {
+  (void)unused;
+  int32_t c;
+  CHECK(p_bp_tensor_is_contiguous(HANDLE(self), &c));
+  return PyBool_FromLong(c);
+}
+
+static PyObject *shape_tuple(const int64_t *v, int32_t rank) {
+  PyObject *t = PyTuple_New(rank);
+  if (!t) return NULL;
+  for (int32_t i = 0; i < rank; ++i) {
+    PyObject *x = PyLong_FromLongLong(v[i]);
+    if (!x) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, i, x);
+  }
+  return t;
+}
+
+static PyObject *get_shape(PyObject *self, void *closure) {
+  (void)closure;
+  int32_t rank;
+  int64_t shape[BP_MAX_RANK];
+  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
+  if (rank > BP_MAX_RANK) rank = BP_MAX_RANK;
+  CHECK(p_bp_tensor_shape(HANDLE(self), shape));
+  return shape_tuple(shape, rank);
+}
+
+static PyObject *get_strides(PyObject *self, void *closure) {
+  (void)closure;
+  int32_t rank;
+  int64_t strides[BP_MAX_RANK];
+  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
+  if (rank > BP_MAX_RANK) rank = BP_MAX_RANK;
+  CHECK(p_bp_tensor_strides(HANDLE(self), strides));
+  return shape_tuple(strides, rank);
+}
+
+static PyObject *get_ndim(PyObject *self, void *closure) {
+  (void)closure;
+  int32_t rank;
+  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
+  return PyLong_FromLong(rank);
+}
+
+static PyObject *get_size(PyObject *self, void *closure) {
+  (void)closure;
+  int64_t n;
+  CHECK(p_bp_tensor_numel(HANDLE(self), &n));
+  return PyLong_FromLongLong(n);
+}
+
+static PyObject *get_device_id(PyObject *self, void *closure) {
+  (void)closure;
+  bp_device d;
+  CHECK(p_bp_tensor_device(HANDLE(self), &d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *get_dtype_code(PyObject *self, void *closure) {
+  (void)closure;
+  bp_dtype d;
+  CHECK(p_bp_tensor_dtype(HANDLE(self), &d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *get_handle(PyObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromUnsignedLongLong(HANDLE(self));
+}
+
+/* ---- DLPack (https://dmlc.github.io/dlpack/latest/c_api.html, v0.8 ABI) -- */
+
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 };
+enum { kDLCPU = 1 };
+
+typedef struct {
+  DLManagedTensor managed;
+  bp_tensor handle; /* one reference, released by the deleter */
+  int64_t shape[BP_MAX_RANK];
+  int64_t strides[BP_MAX_RANK];
+} ExportedTensor;
+
+static void exported_deleter(DLManagedTensor *managed) {
+  ExportedTensor *e = (ExportedTensor *)managed->manager_ctx;
+  if (g_library) p_bp_tensor_release(e->handle);
+  free(e);
+}
+
+static void dlpack_capsule_destructor(PyObject *capsule) {
+  /* Only a capsule nobody consumed still owns its tensor. */
+  if (!PyCapsule_IsValid(capsule, "dltensor")) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+  if (managed && managed->deleter) managed->deleter(managed);
+  PyErr_Restore(type, value, tb);
+}
+
+static int dl_dtype_of(bp_dtype dtype, DLDataType *out) {
+  switch (dtype) {
+    case BP_FLOAT32: *out = (DLDataType){kDLFloat, 32, 1}; return 1;
+    case BP_FLOAT64: *out = (DLDataType){kDLFloat, 64, 1}; return 1;
+    case BP_INT32: *out = (DLDataType){kDLInt, 32, 1}; return 1;
+    case BP_INT64: *out = (DLDataType){kDLInt, 64, 1}; return 1;
+    case BP_BOOL: *out = (DLDataType){kDLBool, 8, 1}; return 1;
+    default: return 0;
+  }
+}
+
+/* t.__dlpack__(): waits for the tensor, then hands out its host memory in a
+ * "dltensor" capsule that holds a reference to the tensor. */
+static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOO:__dlpack__", kwlist, &stream,
+                                   &max_version, &dl_device, &copy))
+    return NULL;
+  if (stream != Py_None) {
+    PyErr_SetString(PyExc_BufferError,
+                    "__dlpack__: stream must be None for tensors in host memory");
+    return NULL;
+  }
+  if (copy == Py_True) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: copy=True is not supported");
+    return NULL;
+  }
+  bp_tensor h = HANDLE(self);
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_tensor_wait(h);
+  Py_END_ALLOW_THREADS
+  if (st != BP_OK) return raise_status(st);
+  void *address;
+  CHECK(p_bp_tensor_host_address(h, &address));
+  bp_dtype dtype;
+  int32_t rank;
+  CHECK(p_bp_tensor_dtype(h, &dtype));
+  CHECK(p_bp_tensor_rank(h, &rank));
+  DLDataType dl;
+  if (!dl_dtype_of(dtype, &dl) || rank > BP_MAX_RANK) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: dtype or rank not representable");
+    return NULL;
+  }
+  ExportedTensor *e = (ExportedTensor *)calloc(1, sizeof(ExportedTensor));
+  if (!e) return PyErr_NoMemory();
+  if ((st = p_bp_tensor_shape(h, e->shape)) != BP_OK ||
+      (st = p_bp_tensor_strides(h, e->strides)) != BP_OK ||
+      (st = p_bp_tensor_retain(h)) != BP_OK) {
+    free(e);
+    return raise_status(st);
+  }
+  e->handle = h;
+  DLTensor *t = &e->managed.dl_tensor;
+  t->data = address;
+  t->device = (DLDevice){kDLCPU, 0};
+  t->ndim = rank;
+  t->dtype = dl;
+  t->shape = e->shape;
+  t->strides = e->strides;
+  t->byte_offset = 0;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = exported_deleter;
+  PyObject *capsule = PyCapsule_New(&e->managed, "dltensor", dlpack_capsule_destructor);
+  if (!capsule) exported_deleter(&e->managed);
+  return capsule;
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"exp", tensor_exp, METH_NOARGS, "Elementwise e**x (integers become float64)."},
+    {"log", tensor_log, METH_NOARGS, "Elementwise natural logarithm."},
+    {"sqrt", tensor_sqrt, METH_NOARGS, "Elementwise square root."},
+    {"tanh", tensor_tanh, METH_NOARGS, "Elementwise hyperbolic tangent."},
+    {"sigmoid", tensor_sigmoid, METH_NOARGS, "Elementwise 1 / (1 + exp(-x))."},
+    {"relu", tensor_relu, METH_NOARGS, "Elementwise max(x, 0)."},
+    {"abs", tensor_abs, METH_NOARGS, "Elementwise absolute value."},
+    {"wait", tensor_wait, METH_NOARGS,
+     "Blocks until the work producing this tensor has finished; returns the tensor."},
+    {"is_contiguous", tensor_is_contiguous, METH_NOARGS,
+     "True when the elements are dense in C order."},
+    {"__dlpack__", (PyCFunction)(void (*)(void))tensor_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "DLPack export of a tensor in host memory (cpu, reference); no copy."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, NULL, "Extents, a tuple of ints.", NULL},
+    {"strides", get_strides, NULL, "Element (not byte) strides, a tuple of ints.", NULL},
+    {"ndim", get_ndim, NULL, "Number of axes.", NULL},
+    {"size", get_size, NULL, "Number of elements.", NULL},
+    {"_device_id", get_device_id, NULL, "Runtime id of the device.", NULL},
+    {"_dtype_code", get_dtype_code, NULL, "bp_dtype value.", NULL},
+    {"_handle", get_handle, NULL, "The bp_tensor handle (an int).", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject TensorBase_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "backplane._C.TensorBase",
+    .tp_basicsize = sizeof(TensorObject),
+    .tp_dealloc = (destructor)tensor_dealloc,
+    .tp_as_number = &tensor_as_number,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "A reference to one Backplane tensor (bp_tensor handle).",
+    .tp_richcompare = tensor_richcompare,
+    .tp_methods = tensor_methods,
+    .tp_getset = tensor_getset,
+    .tp_new = tensor_new,
+};
+
+/* ---- argument helpers ---------------------------------------------------- */
+
+#define MAX_SHAPE 64
+
+/* A sequence of ints into shape[]; returns the rank or -1 with an error. */
+static int get_shape_arg(PyObject *seq, int64_t *shape) {
+  PyObject *fast = PySequence_Fast(seq, "shape must be a sequence of ints");
+  if (!fast) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  if (n > MAX_SHAPE) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "too many axes (%zd)", n);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+    PyObject *index = PyNumber_Index(item);
+    if (!index) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    shape[i] = PyLong_AsLongLong(index);
+    Py_DECREF(index);
+    if (shape[i] == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+  }
+  Py_DECREF(fast);
+  return (int)n;
+}
+
+static int tensor_converter(PyObject *o, void *out) { return get_tensor(o, (bp_tensor *)out); }
+
+/* ---- module functions ---------------------------------------------------- */
+
+static PyObject *m_load(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  if (g_library) {
+    Py_INCREF(g_library_path);
+    return g_library_path;
+  }
+  PyObject *bytes;
+  if (!PyUnicode_FSConverter(arg, &bytes)) return NULL;
+  const char *path = PyBytes_AS_STRING(bytes);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *err = dlerror();
+    PyErr_Format(PyExc_OSError, "%s", err ? err : "dlopen failed");
+    Py_DECREF(bytes);
+    return NULL;
+  }
+#define BP_RESOLVE(name)                                                                  \
+  *(void **)(&p_##name) = dlsym(lib, #name);                                              \
+  if (!p_##name) {                                                                        \
+    PyErr_Format(PyExc_OSError,                                                           \
+                 "%s: missing symbol %s (library older than the headers this extension "  \
+                 "was built with?)",                                                      \
+                 path, #name);                                                            \
+    dlclose(lib);                                                                         \
+    Py_DECREF(bytes);                                                                     \
+    return NULL;                                                                          \
+  }
+  BP_FUNCTIONS(BP_RESOLVE)
+#undef BP_RESOLVE
+  uint32_t version = p_bp_api_version();
+  if ((version >> 16) != BP_API_VERSION_MAJOR) {
+    PyErr_Format(PyExc_OSError,
+                 "%s: C API version %u.%u, but this extension was built for %d.x", path,
+                 version >> 16, version & 0xffffu, BP_API_VERSION_MAJOR);
+    dlclose(lib);
+    Py_DECREF(bytes);
+    return NULL;
+  }
+  /* Resolve the symlink-free path the dynamic linker actually used. */
+  Dl_info info;
+  PyObject *used = NULL;
+  if (dladdr((void *)p_bp_api_version, &info) && info.dli_fname)
+    used = PyUnicode_DecodeFSDefault(info.dli_fname);
+  if (!used) {
+    PyErr_Clear();
+    used = PyUnicode_DecodeFSDefault(path);
+  }
+  Py_DECREF(bytes);
+  if (!used) return NULL;
+  g_library = lib;
+  g_library_path = used;
+  Py_INCREF(g_library_path);
+  return g_library_path;
+}
+
+static PyObject *m_set_hooks(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyObject *cls, *factory;
+  if (!PyArg_ParseTuple(args, "OO:set_hooks", &cls, &factory)) return NULL;
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &TensorBase_Type)) {
+    PyErr_SetString(PyExc_TypeError, "set_hooks: the class must derive from TensorBase");
+    return NULL;
+  }
+  if (((PyTypeObject *)cls)->tp_basicsize != TensorBase_Type.tp_basicsize) {
+    PyErr_SetString(PyExc_TypeError, "set_hooks: the class must declare __slots__ = ()");
+    return NULL;
+  }
+  Py_INCREF(cls);
+  Py_XSETREF(g_tensor_cls, (PyTypeObject *)cls);
+  Py_INCREF(factory);
+  Py_XSETREF(g_error_factory, factory);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_api_version(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  return PyLong_FromUnsignedLong(p_bp_api_version());
+}
+
+static PyObject *m_init(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  PyObject *path = Py_None, *bytes = NULL;
+  if (!PyArg_ParseTuple(args, "|O:init", &path)) return NULL;
+  if (path != Py_None && !PyUnicode_FSConverter(path, &bytes)) return NULL;
+  bp_status st = p_bp_init(bytes ? PyBytes_AS_STRING(bytes) : NULL);
+  Py_XDECREF(bytes);
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_init_from_string(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  const char *text, *name;
+  if (!PyArg_ParseTuple(args, "ss:init_from_string", &text, &name)) return NULL;
+  CHECK(p_bp_init_from_string(text, name));
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_config_entries(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  int32_t n = p_bp_config_count();
+  PyObject *list = PyList_New(0);
+  if (!list) return NULL;
+  for (int32_t i = 0; i < n; ++i) {
+    const char *k, *v, *o;
+    bp_status st = p_bp_config_entry(i, &k, &v, &o);
+    if (st != BP_OK) {
+      Py_DECREF(list);
+      return raise_status(st);
+    }
+    PyObject *item = Py_BuildValue("(sss)", k, v, o);
+    if (!item || PyList_Append(list, item) < 0) {
+      Py_XDECREF(item);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(item);
+  }
+  return list;
+}
+
+static PyObject *m_status_name(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long v = PyLong_AsLong(arg);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(p_bp_status_name((bp_status)v));
+}
+
+static PyObject *m_dtype_name(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long v = PyLong_AsLong(arg);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(p_bp_dtype_name((bp_dtype)v));
+}
+
+static PyObject *m_op_name(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long v = PyLong_AsLong(arg);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(p_bp_op_name((bp_op)v));
+}
+
+static PyObject *m_plugin_reports(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int count_devices = 0;
+  if (!PyArg_ParseTuple(args, "|p:plugin_reports", &count_devices)) return NULL;
+  int32_t n = p_bp_plugin_report_count();
+  PyObject *list = PyList_New(0);
+  if (!list) return NULL;
+  for (int32_t i = 0; i < n; ++i) {
+    bp_plugin_report r;
+    memset(&r, 0, sizeof r);
+    r.struct_size = sizeof r;
+    bp_status st = p_bp_plugin_report_get(i, count_devices, &r);
+    if (st != BP_OK) {
+      Py_DECREF(list);
+      return raise_status(st);
+    }
+    PyObject *item = Py_BuildValue("(Nssssi)", PyBool_FromLong(r.loaded), r.path ? r.path : "",
+                                   r.name ? r.name : "", r.version ? r.version : "",
+                                   r.reason ? r.reason : "", (int)r.device_count);
+    if (!item || PyList_Append(list, item) < 0) {
+      Py_XDECREF(item);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(item);
+  }
+  return list;
+}
+
+static PyObject *device_tuple(const bp_device *ids, int32_t n) {
+  PyObject *t = PyTuple_New(n);
+  if (!t) return NULL;
+  for (int32_t i = 0; i < n; ++i) {
+    PyObject *x = PyLong_FromLong(ids[i]);
+    if (!x) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, i, x);
+  }
+  return t;
+}
+
+static PyObject *m_devices(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  int32_t n = 0;
+  CHECK(p_bp_devices(NULL, 0, &n));
+  bp_device ids[256];
+  if (n > 256) n = 256;
+  CHECK(p_bp_devices(ids, n, &n));
+  return device_tuple(ids, n > 256 ? 256 : n);
+}
+
+static PyObject *m_try_all_gpus(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  int32_t n = 0;
+  CHECK(p_bp_try_all_gpus(NULL, 0, &n));
+  bp_device ids[256];
+  if (n > 256) n = 256;
+  CHECK(p_bp_try_all_gpus(ids, n, &n));
+  return device_tuple(ids, n > 256 ? 256 : n);
+}
+
+static PyObject *m_device_get(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  bp_device d;
+  CHECK(p_bp_device_get(name, &d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *m_device_info(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  bp_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK(p_bp_device_info_get((bp_device)id, &info));
+  return Py_BuildValue("{s:s,s:s,s:i,s:N,s:i,s:s,s:s,s:K,s:K,s:K}", "name", info.name,
+                       "backend", info.backend, "kind", info.kind, "is_accelerator",
+                       PyBool_FromLong(info.is_accelerator), "index", info.index, "model",
+                       info.model ? info.model : "", "plugin_path",
+                       info.plugin_path ? info.plugin_path : "",
+                       "memory_total", (unsigned long long)info.memory_total, "memory_free",
+                       (unsigned long long)info.memory_free, "memory_in_use",
+                       (unsigned long long)info.memory_in_use);
+}
+
+static PyObject *m_device_properties(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  int32_t n = 0;
+  CHECK(p_bp_device_properties((bp_device)id, NULL, 0, &n));
+  if (n <= 0) return PyList_New(0);
+  bp_property *props = (bp_property *)calloc((size_t)n, sizeof(bp_property));
+  if (!props) return PyErr_NoMemory();
+  bp_status st = p_bp_device_properties((bp_device)id, props, n, &n);
+  if (st != BP_OK) {
+    free(props);
+    return raise_status(st);
+  }
+  PyObject *list = PyList_New(0);
+  for (int32_t i = 0; list && i < n; ++i) {
+    props[i].key[sizeof props[i].key - 1] = 0;
+    props[i].value[sizeof props[i].value - 1] = 0;
+    PyObject *item = Py_BuildValue("(ss)", props[i].key, props[i].value);
+    if (!item || PyList_Append(list, item) < 0) Py_CLEAR(list);
+    Py_XDECREF(item);
+  }
+  free(props);
+  return list;
+}
+
+static PyObject *m_cpu(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  bp_device d;
+  CHECK(p_bp_cpu(&d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *m_gpu(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long i = PyLong_AsLong(arg);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  bp_device d;
+  CHECK(p_bp_gpu((int32_t)i, &d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *m_try_gpu(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long i = PyLong_AsLong(arg);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  bp_device d;
+  CHECK(p_bp_try_gpu((int32_t)i, &d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *m_num_gpus(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  return PyLong_FromLong(p_bp_num_gpus());
+}
+
+static PyObject *m_default_device(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  bp_device d;
+  CHECK(p_bp_default_device(&d));
+  return PyLong_FromLong(d);
+}
+
+static PyObject *m_synchronize(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_synchronize((bp_device)id);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+/* empty/zeros/ones(device, dtype, shape) */
+typedef bp_status (*fill_fn)(bp_device, bp_dtype, int32_t, const int64_t *, bp_tensor *);
+static PyObject *creation(fill_fn *fn, PyObject *args, const char *fmt) {
+  REQUIRE_LOADED();
+  int device, dtype;
+  PyObject *shape_obj;
+  if (!PyArg_ParseTuple(args, fmt, &device, &dtype, &shape_obj)) return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  bp_tensor out;
+  CHECK((*fn)(device, dtype, rank, shape, &out));
+  return wrap(out);
+}
+static PyObject *m_empty(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return creation((fill_fn *)&p_bp_empty, args, "iiO:empty");
+}
+static PyObject *m_zeros(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return creation((fill_fn *)&p_bp_zeros, args, "iiO:zeros");
+}
+static PyObject *m_ones(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return creation((fill_fn *)&p_bp_ones, args, "iiO:ones");
+}
+
+static PyObject *m_full(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int device, dtype;
+  PyObject *shape_obj;
+  double value;
+  if (!PyArg_ParseTuple(args, "iiOd:full", &device, &dtype, &shape_obj, &value)) return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  bp_tensor out;
+  CHECK(p_bp_full(device, dtype, rank, shape, value, &out));
+  return wrap(out);
+}
+
+static PyObject *m_arange(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int device, dtype;
+  double start, stop, step;
+  if (!PyArg_ParseTuple(args, "iiddd:arange", &device, &dtype, &start, &stop, &step)) return NULL;
+  bp_tensor out;
+  CHECK(p_bp_arange(device, dtype, start, stop, step, &out));
+  return wrap(out);
+}
+
+static PyObject *random_tensor(int normal, PyObject *args) {
+  REQUIRE_LOADED();
+  int device, dtype;
+  PyObject *shape_obj;
+  double p0, p1;
+  unsigned long long seed;
+  if (!PyArg_ParseTuple(args, "iiOddK:random", &device, &dtype, &shape_obj, &p0, &p1, &seed))
+    return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  bp_tensor out;
+  if (normal)
+    CHECK(p_bp_random_normal(device, dtype, rank, shape, p0, p1, (uint64_t)seed, &out));
+  else
+    CHECK(p_bp_random_uniform(device, dtype, rank, shape, p0, p1, (uint64_t)seed, &out));
+  return wrap(out);
+}
+static PyObject *m_random_uniform(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return random_tensor(0, args);
+}
+static PyObject *m_random_normal(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return random_tensor(1, args);
+}
+
+static int64_t shape_numel(const int64_t *shape, int rank) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= shape[i];
+  return n;
+}
+
+/* from_buffer(device, dtype, shape, obj): obj exposes a C-contiguous buffer
+ * (a NumPy array, bytes, array.array) of exactly numel * itemsize bytes. */
+static PyObject *m_from_buffer(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int device, dtype;
+  PyObject *shape_obj, *obj;
+  if (!PyArg_ParseTuple(args, "iiOO:from_buffer", &device, &dtype, &shape_obj, &obj)) return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+  int64_t need = shape_numel(shape, rank) * (int64_t)p_bp_dtype_size((bp_dtype)dtype);
+  if (need >= 0 && view.len != (Py_ssize_t)need) {
+    PyErr_Format(PyExc_ValueError, "from_buffer: buffer has %zd bytes, the tensor needs %lld",
+                 view.len, (long long)need);
+    PyBuffer_Release(&view);
+    return NULL;
+  }
+  bp_tensor out;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_from_host(device, dtype, rank, shape, view.buf, &out);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&view);
+  CHECK(st);
+  return wrap(out);
+}
+
+/* to_buffer(t, obj): copies t in C order into obj's writable buffer. */
+static PyObject *m_to_buffer(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  bp_tensor t;
+  PyObject *obj;
+  if (!PyArg_ParseTuple(args, "O&O:to_buffer", tensor_converter, &t, &obj)) return NULL;
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_to_host(t, view.buf, (uint64_t)view.len);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&view);
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_host_address(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  bp_tensor t;
+  if (!get_tensor(arg, &t)) return NULL;
+  void *address;
+  CHECK(p_bp_tensor_host_address(t, &address));
+  return PyLong_FromVoidPtr(address);
+}
+
+static PyObject *m_live_tensor_count(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  return PyLong_FromLongLong(p_bp_live_tensor_count());
+}
+
+/* ---- views and transfers ------------------------------------------------ */
+
+static PyObject *m_reshape(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor t;
+  PyObject *shape_obj;
+  if (!PyArg_ParseTuple(args, "O&O:reshape", tensor_converter, &t, &shape_obj)) return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  bp_tensor out;
+  CHECK(p_bp_reshape(t, rank, shape, &out));
+  return wrap(out);
+}
+
+static PyObject *m_permute(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor t;
+  PyObject *axes_obj;
+  if (!PyArg_ParseTuple(args, "O&O:permute", tensor_converter, &t, &axes_obj)) return NULL;
+  int64_t axes64[MAX_SHAPE];
+  int n = get_shape_arg(axes_obj, axes64);
+  if (n < 0) return NULL;
+  int32_t rank;
+  CHECK(p_bp_tensor_rank(t, &rank));
+  if (n != rank) {
+    PyErr_Format(PyExc_ValueError, "permute: %d axes given for a tensor of rank %d", n, rank);
+    return NULL;
+  }
+  int32_t axes[MAX_SHAPE];
+  for (int i = 0; i < n; ++i) axes[i] = (int32_t)axes64[i];
+  bp_tensor out;
+  CHECK(p_bp_permute(t, axes, &out));
+  return wrap(out);
+}
+
+static PyObject *m_transpose(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  bp_tensor t, out;
+  if (!get_tensor(arg, &t)) return NULL;
+  CHECK(p_bp_transpose(t, &out));
+  return wrap(out);
+}
+
+static PyObject *m_contiguous(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  bp_tensor t, out;
+  if (!get_tensor(arg, &t)) return NULL;
+  CHECK(p_bp_contiguous(t, &out));
+  return wrap(out);
+}
+
+static PyObject *m_slice(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 5) return PyErr_Format(PyExc_TypeError, "slice(t, axis, start, stop, step)");
+  bp_tensor t, out;
+  if (!get_tensor(args[0], &t)) return NULL;
+  long axis = PyLong_AsLong(args[1]);
+  long long start = PyLong_AsLongLong(args[2]);
+  long long stop = PyLong_AsLongLong(args[3]);
+  long long step = PyLong_AsLongLong(args[4]);
+  if (PyErr_Occurred()) return NULL;
+  CHECK(p_bp_slice(t, (int32_t)axis, start, stop, step, &out));
+  return wrap(out);
+}
+
+static PyObject *m_select(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "select(t, axis, index)");
+  bp_tensor t, out;
+  if (!get_tensor(args[0], &t)) return NULL;
+  long axis = PyLong_AsLong(args[1]);
+  long long index = PyLong_AsLongLong(args[2]);
+  if (PyErr_Occurred()) return NULL;
+  CHECK(p_bp_select(t, (int32_t)axis, index, &out));
+  return wrap(out);
+}
+
+static PyObject *transfer(int always_copy, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "expected (tensor, device id)");
+  bp_tensor t, out;
+  if (!get_tensor(args[0], &t)) return NULL;
+  long dev = PyLong_AsLong(args[1]);
+  if (dev == -1 && PyErr_Occurred()) return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = always_copy ? p_bp_copy_to(t, (bp_device)dev, &out)
+                                          : p_bp_to(t, (bp_device)dev, &out);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  if (out == t) {
+    /* bp_to gave the same handle (a new reference): keep the object too. */
+    p_bp_tensor_release(out);
+    Py_INCREF(args[0]);
+    return args[0];
+  }
+  return wrap(out);
+}
+static PyObject *m_copy_to(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  return transfer(1, args, nargs);
+}
+static PyObject *m_to(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  return transfer(0, args, nargs);
+}
+
+/* ---- operators ---------------------------------------------------------- */
+
+static int op_arg(PyObject *o, int *op) {
+  long v = PyLong_AsLong(o);
+  if (v == -1 && PyErr_Occurred()) return 0;
+  *op = (int)v;
+  return 1;
+}
+
+/* binary(op, a, b): tensors or scalars; TypeError when neither is a tensor. */
+static PyObject *m_binary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  int op;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "binary(op, a, b)");
+  if (!op_arg(args[0], &op)) return NULL;
+  PyObject *r = binary((bp_op)op, args[1], args[2]);
+  if (r == Py_NotImplemented) {
+    Py_DECREF(r);
+    return PyErr_Format(PyExc_TypeError,
+                        "%s: unsupported operands %.100s and %.100s (tensors on one device, "
+                        "or a tensor and a Python number)",
+                        p_bp_op_name((bp_op)op), Py_TYPE(args[1])->tp_name,
+                        Py_TYPE(args[2])->tp_name);
+  }
+  return r;
+}
+
+/* binary_out(op, a, b, out): a/b tensors or scalars (not both scalars). */
+static PyObject *m_binary_out(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  int op;
+  bp_tensor out;
+  double s;
+  if (nargs != 4) return PyErr_Format(PyExc_TypeError, "binary_out(op, a, b, out)");
+  if (!op_arg(args[0], &op) || !get_tensor(args[3], &out)) return NULL;
+  PyObject *a = args[1], *b = args[2];
+  if (IS_TENSOR(a) && IS_TENSOR(b))
+    CHECK(p_bp_binary_out((bp_op)op, HANDLE(a), HANDLE(b), out));
+  else if (IS_TENSOR(a) && get_scalar(b, &s))
+    CHECK(p_bp_binary_scalar_out((bp_op)op, HANDLE(a), s, 0, out));
+  else if (IS_TENSOR(b) && get_scalar(a, &s))
+    CHECK(p_bp_binary_scalar_out((bp_op)op, HANDLE(b), s, 1, out));
+  else
+    return PyErr_Format(PyExc_TypeError, "binary_out: unsupported operands");
+  Py_INCREF(args[3]);
+  return args[3];
+}
+
+static PyObject *m_unary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  int op;
+  bp_tensor a, out;
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "unary(op, a)");
+  if (!op_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
+  CHECK(p_bp_unary((bp_op)op, a, &out));
+  return wrap(out);
+}
+
+static PyObject *m_unary_out(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  int op;
+  bp_tensor a, out;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "unary_out(op, a, out)");
+  if (!op_arg(args[0], &op) || !get_tensor(args[1], &a) || !get_tensor(args[2], &out))
+    return NULL;
+  CHECK(p_bp_unary_out((bp_op)op, a, out));
+  Py_INCREF(args[2]);
+  return args[2];
+}
+
+static PyObject *m_where(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor c, a, b, out;
+  if (nargs != 3 && nargs != 4) return PyErr_Format(PyExc_TypeError, "where(c, a, b[, out])");
+  if (!get_tensor(args[0], &c) || !get_tensor(args[1], &a) || !get_tensor(args[2], &b))
+    return NULL;
+  if (nargs == 4) {
+    if (!get_tensor(args[3], &out)) return NULL;
+    CHECK(p_bp_where_out(c, a, b, out));
+    Py_INCREF(args[3]);
+    return args[3];
+  }
+  CHECK(p_bp_where(c, a, b, &out));
+  return wrap(out);
+}
+
+static PyObject *m_reduce(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  int op;
+  bp_tensor a, out;
+  if (nargs != 4 && nargs != 5)
+    return PyErr_Format(PyExc_TypeError, "reduce(op, a, axis, keepdims[, out])");
+  if (!op_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
+  long axis = PyLong_AsLong(args[2]);
+  if (axis == -1 && PyErr_Occurred()) return NULL;
+  int keep = PyObject_IsTrue(args[3]);
+  if (keep < 0) return NULL;
+  if (nargs == 5 && args[4] != Py_None) {
+    if (!get_tensor(args[4], &out)) return NULL;
+    CHECK(p_bp_reduce_out((bp_op)op, a, (int32_t)axis, keep, out));
+    Py_INCREF(args[4]);
+    return args[4];
+  }
+  CHECK(p_bp_reduce((bp_op)op, a, (int32_t)axis, keep, &out));
+  return wrap(out);
+}
+
+static PyObject *m_norm(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, out;
+  if (nargs != 1 && nargs != 2) return PyErr_Format(PyExc_TypeError, "norm(a[, out])");
+  if (!get_tensor(args[0], &a)) return NULL;
+  if (nargs == 2 && args[1] != Py_None) {
+    if (!get_tensor(args[1], &out)) return NULL;
+    CHECK(p_bp_norm_out(a, out));
+    Py_INCREF(args[1]);
+    return args[1];
+  }
+  CHECK(p_bp_norm(a, &out));
+  return wrap(out);
+}
+
+static PyObject *m_matmul(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, b, out;
+  if (nargs != 4 && nargs != 5)
+    return PyErr_Format(PyExc_TypeError, "matmul(a, b, transpose_a, transpose_b[, out])");
+  if (!get_tensor(args[0], &a) || !get_tensor(args[1], &b)) return NULL;
+  int ta = PyObject_IsTrue(args[2]), tb = PyObject_IsTrue(args[3]);
+  if (ta < 0 || tb < 0) return NULL;
+  if (nargs == 5 && args[4] != Py_None) {
+    if (!get_tensor(args[4], &out)) return NULL;
+    CHECK(p_bp_matmul_out(a, b, ta, tb, out));
+    Py_INCREF(args[4]);
+    return args[4];
+  }
+  CHECK(p_bp_matmul(a, b, ta, tb, &out));
+  return wrap(out);
+}
+
+static PyObject *m_cast(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, out;
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "cast(a, dtype)");
+  if (!get_tensor(args[0], &a)) return NULL;
+  long dtype = PyLong_AsLong(args[1]);
+  if (dtype == -1 && PyErr_Occurred()) return NULL;
+  CHECK(p_bp_cast(a, (bp_dtype)dtype, &out));
+  return wrap(out);
+}
+
+static PyObject *m_assign(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor dst, src;
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "assign(dst, src)");
+  if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &src)) return NULL;
+  CHECK(p_bp_assign(dst, src));
+  Py_RETURN_NONE;
+}
+
+/* from_dlpack(obj_or_capsule, device): copies a host DLPack tensor into a new
+ * tensor on device (the C API has no way to adopt foreign memory). */
+static PyObject *m_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  REQUIRE_LOADED();
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "from_dlpack(x, device)");
+  long device = PyLong_AsLong(args[1]);
+  if (device == -1 && PyErr_Occurred()) return NULL;
+  PyObject *capsule;
+  if (PyCapsule_CheckExact(args[0])) {
+    capsule = args[0];
+    Py_INCREF(capsule);
+  } else {
+    capsule = PyObject_CallMethod(args[0], "__dlpack__", NULL);
+    if (!capsule) return NULL;
+  }
+  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+  if (!managed) {
+    Py_DECREF(capsule);
+    return NULL;
+  }
+  DLTensor *t = &managed->dl_tensor;
+  PyObject *result = NULL;
+  bp_dtype dtype = BP_DTYPE_INVALID;
+  if (t->dtype.lanes == 1) {
+    if (t->dtype.code == kDLFloat && t->dtype.bits == 32) dtype = BP_FLOAT32;
+    else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) dtype = BP_FLOAT64;
+    else if (t->dtype.code == kDLInt && t->dtype.bits == 32) dtype = BP_INT32;
+    else if (t->dtype.code == kDLInt && t->dtype.bits == 64) dtype = BP_INT64;
+    else if (t->dtype.code == kDLBool && t->dtype.bits == 8) dtype = BP_BOOL;
+  }
+  if (t->device.device_type != kDLCPU) {
+    PyErr_Format(PyExc_BufferError,
+                 "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
+                 (int)t->device.device_type);
+  } else if (dtype == BP_DTYPE_INVALID) {
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack: unsupported DLPack dtype (code %d, %d bits, %d lanes); "
+                 "backplane has float32, float64, int32, int64 and bool",
+                 (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
+  } else if (t->ndim < 0 || t->ndim > MAX_SHAPE) {
+    PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
+  } else {
+    const int nd = t->ndim;
+    const int64_t item = t->dtype.bits / 8;
+    const char *base = (const char *)t->data + t->byte_offset;
+    int64_t numel = shape_numel(t->shape, nd);
+    int contiguous = 1;
+    if (t->strides) {
+      int64_t expect = 1;
+      for (int i = nd - 1; i >= 0; --i) {
+        if (t->shape[i] != 1 && t->strides[i] != expect) contiguous = 0;
+        expect *= t->shape[i];
+      }
+    }
+    char *gathered = NULL;
+    if (!contiguous && numel > 0) {
+      gathered = (char *)malloc((size_t)(numel * item));
+      if (!gathered) {
+        PyErr_NoMemory();
+        goto done;
+      }
+      int64_t idx[MAX_SHAPE] = {0};
+      for (int64_t k = 0; k < numel; ++k) {
+        int64_t off = 0;
+        for (int i = 0; i < nd; ++i) off += idx[i] * t->strides[i];
+        memcpy(gathered + k * item, base + off * item, (size_t)item);
+        for (int i = nd - 1; i >= 0; --i) {
+          if (++idx[i] < t->shape[i]) break;
+          idx[i] = 0;
+        }
+      }
+    }
+    bp_tensor out;
+    bp_status st;
+    const void *src = gathered ? gathered : base;
+    Py_BEGIN_ALLOW_THREADS st = p_bp_from_host((bp_device)device, dtype, nd, t->shape, src, &out);
+    Py_END_ALLOW_THREADS
+    free(gathered);
+    if (st != BP_OK) raise_status(st);
+    else result = wrap(out);
+  }
+done:
+  /* Consumed: the producer's memory is no longer needed. */
+  if (PyCapsule_SetName(capsule, "used_dltensor") == 0 && managed->deleter)
+    managed->deleter(managed);
+  Py_DECREF(capsule);
+  return result;
+}
+
+/* ---- tracing and counters ------------------------------------------------ */
+
+static PyObject *m_trace_enable(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  CHECK(p_bp_trace_enable(on));
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_trace_lines(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  int32_t n = p_bp_trace_count();
+  PyObject *list = PyList_New(0);
+  char buf[2048];
+  for (int32_t i = 0; list && i < n; ++i) {
+    if (p_bp_trace_line(i, buf, (int32_t)sizeof buf) != BP_OK) continue;
+    PyObject *s = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");
+    if (!s || PyList_Append(list, s) < 0) Py_CLEAR(list);
+    Py_XDECREF(s);
+  }
+  return list;
+}
+
+static PyObject *m_trace_clear(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  CHECK(p_bp_trace_clear());
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_backend_counters(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  bp_backend_counters c;
+  memset(&c, 0, sizeof c);
+  c.struct_size = sizeof c;
+  CHECK(p_bp_backend_counters_get(name, &c));
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "ops", (unsigned long long)c.ops,
+                       "allocations", (unsigned long long)c.allocations, "bytes_host_to_device",
+                       (unsigned long long)c.bytes_host_to_device, "bytes_device_to_host",
+                       (unsigned long long)c.bytes_device_to_host, "bytes_device_to_device",
+                       (unsigned long long)c.bytes_device_to_device, "staged_copies",
+                       (unsigned long long)c.staged_copies);
+}
+
+/* _bench_core(a, b, n): seconds for n rounds of bp_binary(ADD, a, b) plus
+ * bp_tensor_release of the result, timed in C (no Python in the loop), so
+ * bench_overhead.py can split a + b into core cost and binding overhead. */
+static PyObject *m__bench_core(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, b, out;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "_bench_core(a, b, n)");
+  if (!get_tensor(args[0], &a) || !get_tensor(args[1], &b)) return NULL;
+  long n = PyLong_AsLong(args[2]);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long i = 0; i < n; ++i) {
+    CHECK(p_bp_binary(BP_OP_ADD, a, b, &out));
+    p_bp_tensor_release(out);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return PyFloat_FromDouble((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+}
+
+#define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
+static PyMethodDef module_methods[] = {
+    {"load", m_load, METH_O, "load(path) -> path actually loaded; dlopen()s libbackplane."},
+    {"set_hooks", m_set_hooks, METH_VARARGS, "set_hooks(tensor_class, error_factory)"},
+    {"api_version", m_api_version, METH_NOARGS, NULL},
+    {"init", m_init, METH_VARARGS, NULL},
+    {"init_from_string", m_init_from_string, METH_VARARGS, NULL},
+    {"config_entries", m_config_entries, METH_NOARGS, NULL},
+    {"status_name", m_status_name, METH_O, NULL},
+    {"dtype_name", m_dtype_name, METH_O, NULL},
+    {"op_name", m_op_name, METH_O, NULL},
+    {"plugin_reports", m_plugin_reports, METH_VARARGS, NULL},
+    {"devices", m_devices, METH_NOARGS, NULL},
+    {"device_get", m_device_get, METH_O, NULL},
+    {"device_info", m_device_info, METH_O, NULL},
+    {"device_properties", m_device_properties, METH_O, NULL},
+    {"cpu", m_cpu, METH_NOARGS, NULL},
+    {"gpu", m_gpu, METH_O, NULL},
+    {"num_gpus", m_num_gpus, METH_NOARGS, NULL},
+    {"try_gpu", m_try_gpu, METH_O, NULL},
+    {"try_all_gpus", m_try_all_gpus, METH_NOARGS, NULL},
+    {"default_device", m_default_device, METH_NOARGS, NULL},
+    {"synchronize", m_synchronize, METH_O, NULL},
+    {"empty", m_empty, METH_VARARGS, NULL},
+    {"zeros", m_zeros, METH_VARARGS, NULL},
+    {"ones", m_ones, METH_VARARGS, NULL},
+    {"full", m_full, METH_VARARGS, NULL},
+    {"arange", m_arange, METH_VARARGS, NULL},
+    {"random_uniform", m_random_uniform, METH_VARARGS, NULL},
+    {"random_normal", m_random_normal, METH_VARARGS, NULL},
+    {"from_buffer", m_from_buffer, METH_VARARGS, NULL},
+    {"to_buffer", m_to_buffer, METH_VARARGS, NULL},
+    {"host_address", m_host_address, METH_O, NULL},
+    {"live_tensor_count", m_live_tensor_count, METH_NOARGS, NULL},
+    {"reshape", m_reshape, METH_VARARGS, NULL},
+    {"permute", m_permute, METH_VARARGS, NULL},
+    {"transpose", m_transpose, METH_O, NULL},
+    {"contiguous", m_contiguous, METH_O, NULL},
+    FAST(slice),
+    FAST(select),
+    FAST(copy_to),
+    FAST(to),
+    FAST(binary),
+    FAST(binary_out),
+    FAST(unary),
+    FAST(unary_out),
+    FAST(where),
+    FAST(reduce),
+    FAST(norm),
+    FAST(matmul),
+    FAST(cast),
+    FAST(assign),
+    FAST(from_dlpack),
+    FAST(_bench_core),
+    {"trace_enable", m_trace_enable, METH_O, NULL},
+    {"trace_lines", m_trace_lines, METH_NOARGS, NULL},
+    {"trace_clear", m_trace_clear, METH_NOARGS, NULL},
+    {"backend_counters", m_backend_counters, METH_O, NULL},
+    {NULL, NULL, 0, NULL}};
+#undef FAST
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "backplane._C",
+    "CPython extension of the backplane package (wraps backplane.h).", -1, module_methods,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__C(void) {
+  if (PyType_Ready(&TensorBase_Type) < 0) return NULL;
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  Py_INCREF(&TensorBase_Type);
+  if (PyModule_AddObject(m, "TensorBase", (PyObject *)&TensorBase_Type) < 0 ||
+      PyModule_AddIntConstant(m, "AXIS_ALL", BP_AXIS_ALL) < 0 ||
+      PyModule_AddIntConstant(m, "MAX_RANK", BP_MAX_RANK) < 0 ||
+      PyModule_AddIntConstant(m, "API_VERSION_MAJOR", BP_API_VERSION_MAJOR) < 0 ||
+      PyModule_AddIntConstant(m, "API_VERSION_MINOR", BP_API_VERSION_MINOR) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}
