@@ -1,0 +1,87 @@
+#!/bin/sh
+# run_bp.sh — runs one `bp` command and checks what it did.
+#
+#   run_bp.sh [--status 0|nonzero] [--expect REGEX]... [--json document|lines]
+#             [--keys k1,k2,...] [--python PATH] -- bp-command args...
+#
+# --status   the exit status wanted (default 0); "nonzero" means a clean
+#            failure: not 0 and not a crash (signal, status >= 128).
+# --expect   an extended regular expression that some line of stdout+stderr
+#            must match (repeatable: every one must match).
+# --json     stdout must be one JSON document, or one JSON object per line.
+# --keys     with --json lines: keys every line must have.
+# Prints the command's output when a check fails, and exits 1.
+set -u
+status=0
+json=
+keys=
+python=/usr/bin/python3
+expects=
+nl='
+'
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --status) status=$2; shift 2 ;;
+    --expect) expects="$expects$2$nl"; shift 2 ;;
+    --json) json=$2; shift 2 ;;
+    --keys) keys=$2; shift 2 ;;
+    --python) python=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "run_bp.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+command="$*"
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+"$@" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out" "$tmp/err" >"$tmp/all"
+fail() {
+  echo "FAILED: $*" >&2
+  echo "---- command: $command" >&2
+  echo "---- exit status: $rc" >&2
+  echo "---- stdout:" >&2; cat "$tmp/out" >&2
+  echo "---- stderr:" >&2; cat "$tmp/err" >&2
+  exit 1
+}
+
+if [ "$status" = nonzero ]; then
+  [ "$rc" -ne 0 ] || fail "expected a non-zero exit status"
+  [ "$rc" -lt 128 ] || fail "the command crashed (status $rc)"
+else
+  [ "$rc" -eq "$status" ] || fail "expected exit status $status, got $rc"
+fi
+
+printf '%s' "$expects" | while IFS= read -r re; do
+  [ -n "$re" ] || continue
+  grep -Eq -- "$re" "$tmp/all" || { echo "missing a line matching: $re" >"$tmp/missing"; break; }
+done
+[ -s "$tmp/missing" ] && fail "$(cat "$tmp/missing")"
+
+case "$json" in
+  "") ;;
+  document)
+    "$python" -c 'import json,sys; json.load(sys.stdin)' <"$tmp/out" 2>"$tmp/pyerr" ||
+      fail "stdout is not one JSON document: $(cat "$tmp/pyerr")" ;;
+  lines)
+    "$python" -c '
+import json, sys
+keys = [k for k in sys.argv[1].split(",") if k]
+n = 0
+for number, line in enumerate(sys.stdin, 1):
+    if not line.strip():
+        continue
+    row = json.loads(line)
+    if not isinstance(row, dict):
+        sys.exit("line %d is not a JSON object" % number)
+    missing = [k for k in keys if k not in row]
+    if missing:
+        sys.exit("line %d lacks %s" % (number, ", ".join(missing)))
+    n += 1
+if n == 0:
+    sys.exit("no JSON lines at all")
+' "$keys" <"$tmp/out" 2>"$tmp/pyerr" || fail "JSON lines check: $(cat "$tmp/pyerr")" ;;
+  *) echo "run_bp.sh: --json document|lines" >&2; exit 2 ;;
+esac
+exit 0

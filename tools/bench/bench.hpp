@@ -1,0 +1,129 @@
+// bench.hpp — what every `bp bench` figure shares: the run context, result
+// rows (each Backplane figure next to its baseline, measured in the same
+// run), timing helpers, and the figure table.
+//
+// Adding a figure: write bench/fig_<name>.cpp with a
+// `void figure_<name>(Context &, Report &)`, declare it below, and add it to
+// kFigures in cmd_bench.cpp and to BP_TOOL_SOURCES in CMakeLists.txt.
+// Figures only print: timings are never asserted anywhere.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backplane.hpp"
+
+namespace bptool::bench {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Context {
+  bool quick = false;
+  std::string openblas_core;     // cpu:0 property openblas_core ("" if absent)
+  std::string openblas_threads;  // cpu:0 property openblas_threads
+  std::string cpu_threads;       // cpu:0 property threads (the plugin's own pool)
+  std::string load;              // /proc/loadavg, refreshed before each figure
+
+  // One progress line on stderr (overwritten in place on a terminal).
+  void progress(const std::string &what) const;
+  void progress_done() const;
+};
+
+// One measurement: Backplane's figure and its baseline. units where more is
+// better (GFLOPS, GB/s) give ratio = backplane / baseline; time units (ns/op,
+// ms) give ratio = baseline / backplane; either way >1 means Backplane faster.
+struct Row {
+  std::string figure;         // "gemm"
+  std::string params;         // "float32 n=512"
+  std::string device;         // "cpu:0"
+  std::string unit;           // "GFLOPS"
+  bool higher_is_better = true;
+  double backplane = kNaN;
+  double baseline = kNaN;
+  std::string baseline_name;  // "cblas_sgemm (OpenBLAS, direct)"
+  std::string note;           // a remark, or why a value is missing
+
+  double ratio() const;
+};
+
+// Collects rows; prints them as a table per figure or as JSON lines.
+class Report {
+ public:
+  Report(const Context &ctx, bool json) : ctx_(ctx), json_(json) {}
+  void begin_figure(const std::string &name, const std::string &title);
+  void add(const Row &row);
+  // A row with no measurement, only a reason ("skipped: no OpenCL device").
+  void skip(const std::string &figure, const std::string &params, const std::string &device,
+            const std::string &unit, const std::string &baseline_name, const std::string &why);
+  void end_figure();
+  size_t rows_printed() const { return printed_; }
+
+ private:
+  const Context &ctx_;
+  bool json_;
+  std::string figure_, title_;
+  double started_ = 0;
+  std::vector<Row> rows_;
+  size_t printed_ = 0;
+};
+
+// ---- timing ----------------------------------------------------------------
+
+inline double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v);
+
+// A workload: run(k) performs k repetitions and returns when they are done
+// (it synchronises the device itself).
+using Work = std::function<void(int64_t k)>;
+
+// Repetitions of w that take about target_s (at least 1).
+int64_t calibrate(const Work &w, double target_s);
+
+// Seconds per repetition for a and b, each the median of `trials` timed
+// batches; the batches of a and b alternate so both see the same machine.
+// Each is calibrated to about target_s per batch after a warm-up run.
+struct Pair {
+  double a = kNaN, b = kNaN;
+};
+Pair compare(const Work &a, const Work &b, int trials, double target_s);
+
+// Seconds per repetition of one workload (median of trials batches).
+double measure(const Work &w, int trials, double target_s);
+
+// ---- shared helpers ----------------------------------------------------------
+
+// Every device of a backend prefix ("opencl"), in index order.
+std::vector<bp::Device> devices_with_prefix(const std::string &prefix);
+// Whether the device's memory is host memory (bp_tensor_host_address works).
+bool is_host_device(const bp::Device &d);
+// Host address of a cpu/reference tensor after waiting for it.
+void *host_address(const bp::Tensor &t);
+// Number of host threads the cpu-openblas backend uses (its "threads" property, else cores).
+int cpu_thread_count(const Context &ctx);
+
+std::string format_number(double v);  // 3 significant digits, "—" for NaN
+
+// ---- figures ---------------------------------------------------------------
+
+using FigureFn = void (*)(Context &, Report &);
+struct Figure {
+  const char *name;
+  const char *summary;
+  FigureFn run;
+};
+
+void figure_overhead(Context &, Report &);
+void figure_gemm(Context &, Report &);
+void figure_elementwise(Context &, Report &);
+void figure_normlog(Context &, Report &);
+void figure_transfer(Context &, Report &);
+
+}  // namespace bptool::bench

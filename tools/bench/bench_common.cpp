@@ -1,0 +1,192 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "bench.hpp"
+#include "json_writer.hpp"
+#include "runtime_info.hpp"
+#include "table.hpp"
+
+namespace bptool::bench {
+
+// ---- context ---------------------------------------------------------------
+
+void Context::progress(const std::string &what) const {
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  if (tty) std::fprintf(stderr, "\r\033[Kbp bench: %s", what.c_str());
+  else std::fprintf(stderr, "bp bench: %s\n", what.c_str());
+  std::fflush(stderr);
+}
+
+void Context::progress_done() const {
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+}
+
+// ---- rows and report ---------------------------------------------------------
+
+double Row::ratio() const {
+  if (!(backplane > 0) || !(baseline > 0)) return kNaN;
+  return higher_is_better ? backplane / baseline : baseline / backplane;
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "—";
+  char buf[32];
+  const double a = std::fabs(v);
+  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
+  else if (a >= 10) std::snprintf(buf, sizeof buf, "%.2f", v);
+  else std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+void Report::begin_figure(const std::string &name, const std::string &title) {
+  figure_ = name;
+  title_ = title;
+  started_ = now_seconds();
+  rows_.clear();
+}
+
+void Report::add(const Row &row) {
+  ++printed_;
+  if (!json_) {
+    rows_.push_back(row);
+    return;
+  }
+  JsonWriter j;
+  j.begin_object();
+  j.field("figure", row.figure).field("params", row.params).field("device", row.device);
+  j.field("unit", row.unit);
+  j.field("backplane", row.backplane).field("baseline", row.baseline);
+  j.field("baseline_name", row.baseline_name).field("ratio", row.ratio());
+  j.key("higher_is_better").boolean(row.higher_is_better);
+  j.field("note", row.note);
+  j.field("openblas_core", ctx_.openblas_core).field("openblas_threads", ctx_.openblas_threads);
+  j.field("cpu_threads", ctx_.cpu_threads).field("load", ctx_.load);
+  j.key("quick").boolean(ctx_.quick);
+  j.end_object();
+  ctx_.progress_done();
+  std::printf("%s\n", j.str().c_str());
+  std::fflush(stdout);
+}
+
+void Report::skip(const std::string &figure, const std::string &params, const std::string &device,
+                  const std::string &unit, const std::string &baseline_name,
+                  const std::string &why) {
+  Row r;
+  r.figure = figure;
+  r.params = params;
+  r.device = device;
+  r.unit = unit;
+  r.baseline_name = baseline_name;
+  r.note = "skipped: " + why;
+  add(r);
+}
+
+void Report::end_figure() {
+  ctx_.progress_done();
+  if (json_) return;
+  std::printf("\n== %s: %s (%.1f s)\n", figure_.c_str(), title_.c_str(), now_seconds() - started_);
+  std::printf("   OpenBLAS core %s, OpenBLAS threads %s, cpu-openblas threads %s, load %s\n",
+              ctx_.openblas_core.empty() ? "(not reported)" : ctx_.openblas_core.c_str(),
+              ctx_.openblas_threads.empty() ? "(not reported)" : ctx_.openblas_threads.c_str(),
+              ctx_.cpu_threads.empty() ? "(not reported)" : ctx_.cpu_threads.c_str(),
+              ctx_.load.c_str());
+  Table t({"figure", "params", "device", "unit", "backplane", "baseline", "baseline_name",
+           "ratio", "note"});
+  for (size_t c : {4, 5, 7}) t.align_right(c);
+  for (const Row &r : rows_)
+    t.add({r.figure, r.params, r.device, r.unit, format_number(r.backplane),
+           format_number(r.baseline), r.baseline_name, format_number(r.ratio()), r.note});
+  t.print(stdout, "   ");
+  std::fflush(stdout);
+  rows_.clear();
+}
+
+// ---- timing ----------------------------------------------------------------
+
+double median(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+int64_t calibrate(const Work &w, double target_s) {
+  int64_t k = 1;
+  for (;;) {
+    const double t0 = now_seconds();
+    w(k);
+    const double dt = now_seconds() - t0;
+    if (dt >= target_s / 4 || k >= (int64_t(1) << 30)) {
+      const double per = dt / double(k);
+      if (per <= 0) return k;
+      return std::max<int64_t>(1, int64_t(target_s / per));
+    }
+    k *= dt > 0 ? std::min<int64_t>(16, std::max<int64_t>(2, int64_t(target_s / 4 / dt) + 1)) : 16;
+  }
+}
+
+Pair compare(const Work &a, const Work &b, int trials, double target_s) {
+  a(1);  // warm-up: first-touch, kernel builds, thread start
+  b(1);
+  const int64_t ka = calibrate(a, target_s), kb = calibrate(b, target_s);
+  std::vector<double> ta, tb;
+  for (int t = 0; t < trials; ++t) {
+    double t0 = now_seconds();
+    a(ka);
+    ta.push_back((now_seconds() - t0) / double(ka));
+    t0 = now_seconds();
+    b(kb);
+    tb.push_back((now_seconds() - t0) / double(kb));
+  }
+  return {median(ta), median(tb)};
+}
+
+double measure(const Work &w, int trials, double target_s) {
+  w(1);
+  const int64_t k = calibrate(w, target_s);
+  std::vector<double> t;
+  for (int i = 0; i < trials; ++i) {
+    const double t0 = now_seconds();
+    w(k);
+    t.push_back((now_seconds() - t0) / double(k));
+  }
+  return median(t);
+}
+
+// ---- helpers ----------------------------------------------------------------
+
+std::vector<bp::Device> devices_with_prefix(const std::string &prefix) {
+  std::vector<bp::Device> out;
+  for (const bp::Device &d : bp::devices())
+    if (d.name().rfind(prefix + ":", 0) == 0) out.push_back(d);
+  return out;
+}
+
+bool is_host_device(const bp::Device &d) {
+  bp::Tensor t = bp::empty({1}, bp::f32, d);
+  void *p = nullptr;
+  return bp_tensor_host_address(t.handle(), &p) == BP_OK;
+}
+
+void *host_address(const bp::Tensor &t) {
+  t.wait();
+  void *p = nullptr;
+  bp::check(bp_tensor_host_address(t.handle(), &p));
+  return p;
+}
+
+int cpu_thread_count(const Context &ctx) {
+  const int n = std::atoi(ctx.cpu_threads.c_str());
+  if (n > 0) return n;
+  const unsigned hc = std::thread::hardware_concurrency();
+  return hc ? int(hc) : 1;
+}
+
+}  // namespace bptool::bench

@@ -1,0 +1,168 @@
+// Figure "elementwise": large float32 elementwise work on cpu:0, in GB/s of
+// the bytes the computation must read and write, next to memcpy of the same
+// buffers and a plain C++ loop split over std::threads (the same thread
+// count as the cpu-openblas backend).
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace bptool::bench {
+
+namespace {
+
+// f(begin, end) over [0, n) on `threads` threads (the calling one included).
+template <class F>
+void parallel(int threads, int64_t n, const F &f) {
+  const int64_t chunk = (n + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) {
+    const int64_t begin = std::min(n, chunk * t), end = std::min(n, chunk * (t + 1));
+    if (begin < end) pool.emplace_back([&f, begin, end] { f(begin, end); });
+  }
+  f(0, std::min(n, chunk));
+  for (auto &th : pool) th.join();
+}
+
+double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
+
+}  // namespace
+
+void figure_elementwise(Context &ctx, Report &rep) {
+  bp_device cpu_id;
+  if (bp_cpu(&cpu_id) != BP_OK) {
+    rep.skip("elementwise", "add", "cpu:0", "GB/s", "memcpy", std::string("no cpu:0: ") + bp_last_error());
+    return;
+  }
+  const bp::Device cpu(cpu_id);
+  const int64_t n = ctx.quick ? 10000000 : 100000000;
+  const int trials = ctx.quick ? 3 : 5;
+  const double target = 0.001;  // one operation per timed batch
+  const int threads = cpu_thread_count(ctx);
+  const double bytes = double(n) * sizeof(float);
+  const std::string count = ctx.quick ? "1e7" : "1e8";
+  const std::string thr = std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+
+  ctx.progress("elementwise: allocating " + count + " float32 x 3");
+  bp::Tensor x = bp::random_uniform({n}, 0, 1, 1, bp::f32, cpu);
+  bp::Tensor y = bp::random_uniform({n}, 0, 1, 2, bp::f32, cpu);
+  bp::Tensor out = bp::zeros({n}, bp::f32, cpu);
+  float *px = static_cast<float *>(host_address(x));
+  float *py = static_cast<float *>(host_address(y));
+  float *po = static_cast<float *>(host_address(out));
+  const bp_tensor hx = x.handle(), hy = y.handle(), ho = out.handle();
+
+  Row r;
+  r.figure = "elementwise";
+  r.device = "cpu:0";
+  r.unit = "GB/s";
+  const std::string counted = "GB/s of bytes read + written";
+
+  // add into an existing output: 2 reads + 1 write per element.
+  ctx.progress("elementwise: add into existing output (" + count + ")");
+  const Work add_out = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) bp::check(bp_binary_out(BP_OP_ADD, hx, hy, ho));
+    bp::check(bp_synchronize(cpu_id));
+  };
+  const Work copy = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i)
+      parallel(threads, n, [&](int64_t b, int64_t e) {
+        std::memcpy(po + b, px + b, size_t(e - b) * sizeof(float));
+      });
+  };
+  const Work loop_add = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i)
+      parallel(threads, n, [&](int64_t b, int64_t e) {
+        for (int64_t j = b; j < e; ++j) po[j] = px[j] + py[j];
+      });
+  };
+  Pair p = compare(add_out, copy, trials, target);
+  r.params = "add " + count + " float32 into existing output";
+  r.backplane = gbps(3 * bytes, p.a);
+  r.baseline = gbps(2 * bytes, p.b);
+  r.baseline_name = "memcpy x->out (" + thr + ")";
+  r.note = counted;
+  rep.add(r);
+  p = compare(add_out, loop_add, trials, target);
+  r.backplane = gbps(3 * bytes, p.a);
+  r.baseline = gbps(3 * bytes, p.b);
+  r.baseline_name = "plain C++ loop out=x+y (" + thr + ")";
+  rep.add(r);
+
+  // add into a fresh output: the allocation is part of the work.
+  ctx.progress("elementwise: add into a fresh output (" + count + ")");
+  const Work add_new = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      bp_tensor o = BP_NO_TENSOR;
+      bp::check(bp_binary(BP_OP_ADD, hx, hy, &o));
+      bp::check(bp_tensor_wait(o));
+      bp::check(bp_tensor_release(o));
+    }
+  };
+  const Work loop_new = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      std::unique_ptr<float[]> fresh(new float[size_t(n)]);
+      float *pf = fresh.get();
+      parallel(threads, n, [&](int64_t b, int64_t e) {
+        for (int64_t j = b; j < e; ++j) pf[j] = px[j] + py[j];
+      });
+    }
+  };
+  p = compare(add_new, loop_new, trials, target);
+  r.params = "add " + count + " float32 into a fresh output";
+  r.backplane = gbps(3 * bytes, p.a);
+  r.baseline = gbps(3 * bytes, p.b);
+  r.baseline_name = "plain C++ loop into new float[] (" + thr + ")";
+  r.note = counted + "; allocation included";
+  rep.add(r);
+
+  // The chain y = x**2 - 0.5; z = y**3 - 0.2 (the bytes of x read, y and z written).
+  ctx.progress("elementwise: chain y = x**2 - 0.5; z = y**3 - 0.2 (" + count + ")");
+  bp::Tensor yv = bp::empty({n}, bp::f32, cpu), zv = bp::empty({n}, bp::f32, cpu),
+             tmp = bp::empty({n}, bp::f32, cpu);
+  float *pyv = static_cast<float *>(host_address(yv));
+  float *pzv = static_cast<float *>(host_address(zv));
+  const Work chain_new = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      bp::Tensor yy = bp::pow(x, 2.0) - 0.5;
+      bp::Tensor zz = bp::pow(yy, 3.0) - 0.2;
+      zz.wait();
+    }
+  };
+  const Work chain_out = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      bp::check(bp_binary_scalar_out(BP_OP_POW, hx, 2.0, 0, tmp.handle()));
+      bp::check(bp_binary_scalar_out(BP_OP_SUB, tmp.handle(), 0.5, 0, yv.handle()));
+      bp::check(bp_binary_scalar_out(BP_OP_POW, yv.handle(), 3.0, 0, tmp.handle()));
+      bp::check(bp_binary_scalar_out(BP_OP_SUB, tmp.handle(), 0.2, 0, zv.handle()));
+    }
+    bp::check(bp_synchronize(cpu_id));
+  };
+  const Work loop_chain = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i)
+      parallel(threads, n, [&](int64_t b, int64_t e) {
+        for (int64_t j = b; j < e; ++j) {
+          const float v = px[j] * px[j] - 0.5f;
+          pyv[j] = v;
+          pzv[j] = v * v * v - 0.2f;
+        }
+      });
+  };
+  const std::string fused = "plain C++ loop, one fused pass (" + thr + ")";
+  p = compare(chain_new, loop_chain, trials, target);
+  r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, new tensors";
+  r.backplane = gbps(3 * bytes, p.a);
+  r.baseline = gbps(3 * bytes, p.b);
+  r.baseline_name = fused;
+  r.note = "effective GB/s (x read, y and z written); Backplane makes 4 passes";
+  rep.add(r);
+  p = compare(chain_out, loop_chain, trials, target);
+  r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, _out into preallocated";
+  r.backplane = gbps(3 * bytes, p.a);
+  r.baseline = gbps(3 * bytes, p.b);
+  rep.add(r);
+}
+
+}  // namespace bptool::bench

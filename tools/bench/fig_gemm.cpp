@@ -1,0 +1,136 @@
+// Figure "gemm": square GEMM through Backplane (bp_matmul_out) next to the
+// vendor BLAS called directly on the same size: cblas_sgemm/cblas_dgemm on
+// the very host buffers of the cpu:0 tensors, and CLBlastSgemm on buffers of
+// the same size on the same OpenCL device.
+#include <vector>
+
+#include "bench.hpp"
+#include "opencl_direct.hpp"
+
+#ifdef BP_BENCH_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace bptool::bench {
+
+namespace {
+
+double gflops(int64_t n, double seconds) { return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9; }
+
+std::string size_text(const char *dtype, int64_t n) {
+  return std::string(dtype) + " n=" + std::to_string(n);
+}
+
+void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, double target) {
+  const char *dname = bp_dtype_name(dtype);
+  const bp::Device cpu = bp::cpu();
+  ctx.progress("gemm: cpu:0 " + size_text(dname, n));
+  bp::Tensor a = bp::random_uniform({n, n}, -1, 1, 1, dtype, cpu);
+  bp::Tensor b = bp::random_uniform({n, n}, -1, 1, 2, dtype, cpu);
+  bp::Tensor c = bp::zeros({n, n}, dtype, cpu);
+  const bp_device id = cpu.id();
+  const Work through_bp = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
+    bp::check(bp_synchronize(id));
+  };
+  Row r;
+  r.figure = "gemm";
+  r.params = size_text(dname, n);
+  r.device = "cpu:0";
+  r.unit = "GFLOPS";
+#ifdef BP_BENCH_HAVE_OPENBLAS
+  void *pa = host_address(a), *pb = host_address(b), *pc = host_address(c);
+  const int ni = int(n);
+  const Work direct = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      if (dtype == BP_FLOAT32)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f,
+                    static_cast<const float *>(pa), ni, static_cast<const float *>(pb), ni, 0.0f,
+                    static_cast<float *>(pc), ni);
+      else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0,
+                    static_cast<const double *>(pa), ni, static_cast<const double *>(pb), ni, 0.0,
+                    static_cast<double *>(pc), ni);
+    }
+  };
+  const Pair p = compare(through_bp, direct, trials, target);
+  r.backplane = gflops(n, p.a);
+  r.baseline = gflops(n, p.b);
+  r.baseline_name = std::string(dtype == BP_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm") +
+                    " (OpenBLAS direct, same buffers)";
+  r.note = "OpenBLAS threads seen by bp: " + std::to_string(openblas_get_num_threads());
+#else
+  r.backplane = gflops(n, measure(through_bp, trials, target));
+  r.baseline_name = "cblas (OpenBLAS direct)";
+  r.note = "baseline skipped: bp was built without OpenBLAS";
+#endif
+  rep.add(r);
+}
+
+void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *direct,
+                 const std::string &why_no_direct, int64_t n, int trials, double target) {
+  const std::string dev = d.name();
+  ctx.progress("gemm: " + dev + " " + size_text("float32", n) + " (first call builds kernels)");
+  bp::Tensor a = bp::random_uniform({n, n}, -1, 1, 1, bp::f32, d);
+  bp::Tensor b = bp::random_uniform({n, n}, -1, 1, 2, bp::f32, d);
+  bp::Tensor c = bp::zeros({n, n}, bp::f32, d);
+  const bp_device id = d.id();
+  const Work through_bp = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
+    bp::check(bp_synchronize(id));
+  };
+  Row r;
+  r.figure = "gemm";
+  r.params = size_text("float32", n);
+  r.device = dev;
+  r.unit = "GFLOPS";
+  r.baseline_name = "CLBlastSgemm (direct, own buffers, same device)";
+  if (direct) {
+    direct->sgemm_setup(n);
+    const Work baseline = [&](int64_t k) { direct->sgemm(k); };
+    const Pair p = compare(through_bp, baseline, trials, target);
+    r.backplane = gflops(n, p.a);
+    r.baseline = gflops(n, p.b);
+  } else {
+    r.backplane = gflops(n, measure(through_bp, trials, target));
+    r.note = "baseline skipped: " + why_no_direct;
+  }
+  rep.add(r);
+}
+
+}  // namespace
+
+void figure_gemm(Context &ctx, Report &rep) {
+  const std::vector<int64_t> sizes =
+      ctx.quick ? std::vector<int64_t>{64, 128, 256, 512}
+                : std::vector<int64_t>{64, 128, 256, 512, 1024, 2048};
+  const int trials = ctx.quick ? 3 : 5;
+  const double target = ctx.quick ? 0.02 : 0.2;
+
+  bp_device cpu_id;
+  if (bp_cpu(&cpu_id) != BP_OK) {
+    rep.skip("gemm", "float32/float64", "cpu:0", "GFLOPS", "cblas (OpenBLAS direct)",
+             std::string("no cpu:0: ") + bp_last_error());
+  } else {
+    for (bp_dtype dtype : {BP_FLOAT32, BP_FLOAT64})
+      for (int64_t n : sizes) cpu_gemm(ctx, rep, dtype, n, trials, target);
+  }
+
+  const auto ocl = devices_with_prefix("opencl");
+  if (ocl.empty()) {
+    rep.skip("gemm", "float32", "opencl:*", "GFLOPS", "CLBlastSgemm (direct)",
+             "no OpenCL device (the opencl backend is not loaded or found no device; see `bp devices`)");
+    return;
+  }
+  // OpenCL devices are often far slower than the host BLAS (PoCL runs on the
+  // CPU): the largest size is left out.
+  std::vector<int64_t> ocl_sizes(sizes.begin(), sizes.end() - 1);
+  for (const bp::Device &d : ocl) {
+    std::string why;
+    auto direct = OpenclDirect::open(d, &why);
+    if (direct && !direct->has_clblast(&why)) direct.reset();
+    for (int64_t n : ocl_sizes) opencl_gemm(ctx, rep, d, direct.get(), why, n, trials, target);
+  }
+}
+
+}  // namespace bptool::bench

@@ -1,0 +1,102 @@
+// Figure "overhead": what routing one operator through the C API costs.
+// A 1-element float32 add into a preallocated output (bp_binary_out) and the
+// allocating form (bp_binary, then release), next to the same arithmetic in
+// a plain C++ loop called through a function pointer.
+#include <cstdio>
+
+#include "bench.hpp"
+
+#ifdef BP_BENCH_HAVE_LIBTORCH
+#include <torch/torch.h>
+#endif
+
+namespace bptool::bench {
+
+namespace {
+
+void add_f32(const float *a, const float *b, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// volatile: the call cannot be inlined or hoisted out of the loop.
+void (*volatile g_add)(const float *, const float *, float *, int64_t) = add_f32;
+
+}  // namespace
+
+void figure_overhead(Context &ctx, Report &rep) {
+  const int trials = ctx.quick ? 7 : 21;
+  const double target = ctx.quick ? 0.005 : 0.03;
+  const std::string plain = "plain C++ loop via function pointer";
+  float ha[1] = {1.0f}, hb[1] = {2.0f}, ho[1] = {0.0f};
+  const Work loop = [&](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) g_add(ha, hb, ho, 1);
+  };
+  double cpu_ns = kNaN;
+
+  for (const bp::Device &d : bp::devices()) {
+    const std::string dev = d.name();
+    bp::Tensor a = bp::ones({1}, bp::f32, d), b = bp::ones({1}, bp::f32, d);
+    bp::Tensor out = bp::empty({1}, bp::f32, d);
+    const bp_tensor ta = a.handle(), tb = b.handle(), to = out.handle();
+    const bp_device id = d.id();
+
+    ctx.progress("overhead: bp_binary_out on " + dev);
+    const Work add_out = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) bp::check(bp_binary_out(BP_OP_ADD, ta, tb, to));
+      bp::check(bp_synchronize(id));
+    };
+    const Pair p = compare(add_out, loop, trials, target);
+    Row r;
+    r.figure = "overhead";
+    r.params = "add_out float32[1] into preallocated output";
+    r.device = dev;
+    r.unit = "ns/op";
+    r.higher_is_better = false;
+    r.backplane = p.a * 1e9;
+    r.baseline = p.b * 1e9;
+    r.baseline_name = plain;
+    r.note = "median of " + std::to_string(trials) + " batches, synchronize per batch";
+    rep.add(r);
+    if (dev == "cpu:0") cpu_ns = r.backplane;
+
+    ctx.progress("overhead: bp_binary (allocating) on " + dev);
+    const Work add_alloc = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) {
+        bp_tensor o = BP_NO_TENSOR;
+        bp::check(bp_binary(BP_OP_ADD, ta, tb, &o));
+        bp::check(bp_tensor_release(o));
+      }
+      bp::check(bp_synchronize(id));
+    };
+    const Pair q = compare(add_alloc, loop, trials, target);
+    r.params = "add float32[1], new output then release";
+    r.backplane = q.a * 1e9;
+    r.baseline = q.b * 1e9;
+    rep.add(r);
+  }
+
+  Row t;
+  t.figure = "overhead";
+  t.params = "add_out float32[1] into preallocated output";
+  t.device = "cpu:0";
+  t.unit = "ns/op";
+  t.higher_is_better = false;
+  t.baseline_name = "libtorch at::add_out";
+  t.backplane = cpu_ns;
+#ifdef BP_BENCH_HAVE_LIBTORCH
+  {
+    ctx.progress("overhead: libtorch at::add_out");
+    at::Tensor a = at::ones({1}), b = at::ones({1}), out = at::empty({1});
+    const Work torch_add = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) at::add_out(out, a, b);
+    };
+    t.baseline = measure(torch_add, trials, target) * 1e9;
+    t.note = "libtorch at::add_out, same batches";
+  }
+#else
+  t.note = "libtorch: not installed";
+#endif
+  rep.add(t);
+}
+
+}  // namespace bptool::bench

@@ -1,0 +1,45 @@
+// opencl_direct.hpp — the OpenCL baselines of `bp bench`: the same OpenCL
+// device a Backplane opencl:i device uses, driven directly (own context and
+// queue, CLBlast GEMM, clEnqueueWriteBuffer/ReadBuffer). Built only when
+// OpenCL is found (BP_BENCH_HAVE_OPENCL) and CLBlast (BP_BENCH_HAVE_CLBLAST);
+// otherwise open() says why.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backplane.hpp"
+
+namespace bptool::bench {
+
+class OpenclDirect {
+ public:
+  // The OpenCL device behind a Backplane opencl:i device (same platform
+  // filter and device type as the config, checked by device name), or
+  // nullptr with *why.
+  static std::unique_ptr<OpenclDirect> open(const bp::Device &device, std::string *why);
+  ~OpenclDirect();
+
+  std::string device_name() const;
+
+  // CLBlastSgemm, row-major n x n x n, on buffers this object owns.
+  bool has_clblast(std::string *why) const;
+  void sgemm_setup(int64_t n);
+  void sgemm(int64_t repetitions);  // returns after clFinish
+
+  // Blocking clEnqueueWriteBuffer / clEnqueueReadBuffer of `bytes`.
+  void transfer_setup(size_t bytes);
+  void write(int64_t repetitions);
+  void read(int64_t repetitions);
+  // clCreateBuffer + blocking write + release: what an allocating upload costs.
+  void write_new(int64_t repetitions);
+
+  struct Impl;
+
+ private:
+  explicit OpenclDirect(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bptool::bench

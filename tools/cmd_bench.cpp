@@ -1,0 +1,107 @@
+// cmd_bench.cpp — `bp bench`: each Backplane figure measured side by side
+// with its baseline in the same run. Prints only; never asserts a timing.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "bench/bench.hpp"
+#include "commands.hpp"
+#include "options.hpp"
+#include "runtime_info.hpp"
+
+namespace bptool {
+
+namespace {
+
+using bench::Figure;
+
+const Figure kFigures[] = {
+    {"overhead", "routing overhead of a 1-element add through the C API vs a plain function call",
+     bench::figure_overhead},
+    {"gemm", "GEMM through bp_matmul_out vs OpenBLAS / CLBlast called directly",
+     bench::figure_gemm},
+    {"elementwise", "large elementwise ops vs memcpy and a plain threaded loop",
+     bench::figure_elementwise},
+    {"normlog", "seed exercise: 1000 matmuls, norms read one at a time vs logged on the device",
+     bench::figure_normlog},
+    {"transfer", "seed exercise: host<->device bandwidth, and matmuls on two devices at once",
+     bench::figure_transfer},
+};
+
+std::string figure_list() {
+  std::string s;
+  for (const Figure &f : kFigures) s += std::string("  ") + f.name + std::string(13 - std::string(f.name).size(), ' ') + f.summary + "\n";
+  return s;
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char **argv) {
+  Options opts("bp bench",
+               "Measure Backplane next to its baseline (the same work done by a direct library\n"
+               "call or a plain loop), in the same run, and print both with their ratio\n"
+               "(Backplane's speed over the baseline's: >1 means Backplane is faster).");
+  opts.flag("json", "one JSON object per line on stdout (progress stays on stderr)");
+  opts.flag("quick", "every figure at reduced size (well under a minute in all)");
+  opts.value("figure", "NAME", "run only this figure");
+  opts.epilog("figures:\n" + figure_list() +
+              "\nEvery figure prints the OpenBLAS core and thread count (cpu:0's properties)\n"
+              "and the machine load: close other work for stable numbers. Timings are\n"
+              "printed, never checked.");
+  if (auto rc = opts.parse(argc, argv)) return *rc;
+
+  const std::string only = opts.get("figure");
+  if (opts.has("figure")) {
+    bool known = false;
+    for (const Figure &f : kFigures) known = known || only == f.name;
+    if (!known) {
+      std::string names;
+      for (const Figure &f : kFigures) names += std::string(names.empty() ? "" : ", ") + f.name;
+      return opts.usage_error("unknown figure '" + only + "' (figures: " + names + ")");
+    }
+  }
+  if (!start_runtime("bp bench")) return kExitFailure;
+
+  bench::Context ctx;
+  ctx.quick = opts.has("quick");
+  bp_device cpu_id;
+  if (bp_cpu(&cpu_id) == BP_OK) {
+    const auto props = bp::Device(cpu_id).properties();
+    ctx.openblas_core = property(props, "openblas_core");
+    ctx.openblas_threads = property(props, "openblas_threads");
+    ctx.cpu_threads = property(props, "threads");
+  }
+  bench::Report report(ctx, opts.has("json"));
+  if (!opts.has("json"))
+    std::printf("bp bench%s: ratio = Backplane's speed / the baseline's (>1: Backplane faster)\n",
+                ctx.quick ? " --quick" : "");
+
+  const double t0 = bench::now_seconds();
+  int rc = kExitOk;
+  for (const Figure &f : kFigures) {
+    if (!only.empty() && only != f.name) continue;
+    ctx.load = load_average();
+    report.begin_figure(f.name, f.summary);
+    ctx.progress(std::string(f.name) + ": starting");
+    try {
+      f.run(ctx, report);
+    } catch (const std::exception &e) {
+      // One broken figure does not hide the others; the exit status says so.
+      ctx.progress_done();
+      std::fprintf(stderr, "bp bench: figure %s failed: %s\n", f.name, e.what());
+      bench::Row r;
+      r.figure = f.name;
+      r.params = "(figure stopped)";
+      r.note = std::string("failed: ") + e.what();
+      report.add(r);
+      rc = kExitFailure;
+    }
+    report.end_figure();
+  }
+  ctx.progress_done();
+  if (!opts.has("json"))
+    std::printf("\n%zu rows in %.1f s\n", report.rows_printed(), bench::now_seconds() - t0);
+  return rc;
+}
+
+}  // namespace bptool

@@ -1,0 +1,275 @@
+// cmd_tour.cpp — `bp tour`: the device chapter of Dive into Deep Learning
+// ("GPUs"), run as a narrated program on whatever devices this machine has.
+// On a machine without an accelerator everything falls back to the CPU, as
+// the chapter's try_gpu() does, and the tour says so.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "backplane.hpp"
+#include "commands.hpp"
+#include "options.hpp"
+#include "runtime_info.hpp"
+#include "tensor_text.hpp"
+
+namespace bptool {
+
+namespace {
+
+void section(int n, const char *title) { std::printf("\n%d. %s\n", n, title); }
+
+void say(const std::string &text) { std::printf("   %s\n", text.c_str()); }
+
+void code(const std::string &text) { std::printf("   >>> %s\n", text.c_str()); }
+
+void show(const std::string &name, const bp::Tensor &t) {
+  std::printf("   %s on %s: %s\n", name.c_str(), t.device().name().c_str(),
+              tensor_values(t).c_str());
+}
+
+void show_error(const bp::Error &e) {
+  std::printf("   error %s: %s\n", bp_status_name(e.status()), e.what());
+}
+
+// Median seconds of reps timed runs of a square float32 matmul on device.
+struct MatmulTiming {
+  double seconds = 0;
+  double gflops = 0;
+};
+
+MatmulTiming time_matmul(bp::Device device, int64_t n, int reps) {
+  bp::Tensor a = bp::random_uniform({n, n}, -1, 1, 1, bp::f32, device);
+  bp::Tensor b = bp::random_uniform({n, n}, -1, 1, 2, bp::f32, device);
+  bp::Tensor c = bp::empty({n, n}, bp::f32, device);
+  bp::matmul_out(a, b, c);  // warm-up: kernel builds, thread start
+  device.synchronize();
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    bp::matmul_out(a, b, c);
+    device.synchronize();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  MatmulTiming m;
+  m.seconds = times[times.size() / 2];
+  m.gflops = 2.0 * double(n) * double(n) * double(n) / m.seconds / 1e9;
+  return m;
+}
+
+std::string fmt(const char *format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_tour(int argc, char **argv) {
+  Options opts("bp tour",
+               "Run the device chapter of Dive into Deep Learning (\"GPUs\") on this machine:\n"
+               "devices, num_gpus(), try_gpu(), tensors on devices, the error for inputs on\n"
+               "different devices, copies, a Dense layer on a device, and a CPU vs\n"
+               "accelerator matmul speed comparison. Uses whatever devices exist and falls\n"
+               "back to the CPU like the chapter's try_gpu().");
+  opts.flag("quick", "smaller and fewer timing runs in the last step");
+  if (auto rc = opts.parse(argc, argv)) return *rc;
+  if (!start_runtime("bp tour")) return kExitFailure;
+  const bool quick = opts.has("quick");
+
+  std::printf("Backplane tour: the \"GPUs\" chapter of Dive into Deep Learning, run on this "
+              "machine.\nEach step shows the call (in the chapter's Python spelling) and what "
+              "Backplane answers.\n");
+
+  // 1 ---------------------------------------------------------------------
+  section(1, "Which devices are there?  (nvidia-smi for every backend: `bp devices`)");
+  const auto all = bp::devices();
+  for (const bp::Device &d : all) {
+    const bp_device_info i = d.info();
+    std::printf("   %-14s kind %-11s accelerator %-3s  %s  (backend %s)\n", i.name,
+                kind_name(i.kind).c_str(), i.is_accelerator ? "yes" : "no", i.model, i.backend);
+  }
+  say("cpu:0 stands for all of the host's cores and its main memory; an accelerator device");
+  say("stands for one card (or one OpenCL device) and its own memory.");
+  for (const auto &l : explain_accelerators()) say(l);
+  for (const auto &r : plugin_reports(false))
+    if (!r.loaded) say("(plugin " + std::string(r.path) + " was not loaded: " + r.reason + ")");
+
+  // 2 ---------------------------------------------------------------------
+  section(2, "How many accelerators (the chapter's GPUs)?");
+  const int32_t ngpu = bp::num_gpus();
+  code("num_gpus()");
+  say(std::to_string(ngpu));
+
+  // 3 ---------------------------------------------------------------------
+  section(3, "Run even when the requested GPU does not exist: try_gpu() and try_all_gpus()");
+  const bp::Device g0 = bp::try_gpu(0), g1 = bp::try_gpu(1), g10 = bp::try_gpu(10);
+  const auto gpus = bp::try_all_gpus();
+  code("try_gpu(), try_gpu(10), try_all_gpus()");
+  say(g0.name() + ", " + g10.name() + ", " + device_list(gpus));
+  if (ngpu > 0)
+    say("try_gpu() is gpu(0) = " + g0.name() + ", the first accelerator in fallback order " +
+        config_value("devices.fallback") + ".");
+  else
+    say("try_gpu() is cpu:0 because there is no accelerator.");
+  say("try_gpu(10) is cpu:0 because there " + std::string(ngpu == 1 ? "is" : "are") + " only " +
+      std::to_string(ngpu) + " accelerator" + (ngpu == 1 ? "" : "s") +
+      "; try_all_gpus() lists every accelerator" +
+      (gpus.empty() ? " (none here, so the list is empty)." : "."));
+  say("try_gpu(1), used below for the \"second GPU\", is " + g1.name() + ".");
+
+  // 4 ---------------------------------------------------------------------
+  section(4, "Tensors live on a device");
+  code("X = ones((2, 3), device=try_gpu())");
+  bp::Tensor X = bp::ones({2, 3}, bp::f32, g0);
+  show("X", X);
+  code("Y = random.uniform(size=(2, 3), device=try_gpu(1))");
+  bp::Tensor Y = bp::random_uniform({2, 3}, 0, 1, 42, bp::f32, g1);
+  show("Y", Y);
+  say("A tensor only uses the memory of its own device (`bp devices` shows the bytes in use).");
+
+  // 5 ---------------------------------------------------------------------
+  section(5, "X + Y: inputs on different devices are an error, never a silent copy");
+  code("X + Y");
+  if (X.device() != Y.device()) {
+    try {
+      bp::Tensor S = X + Y;
+      say("unexpected: the add ran on " + S.device().name());
+    } catch (const bp::DeviceMismatchError &e) {
+      show_error(e);
+      say("X is on " + X.device().name() + " and Y on " + Y.device().name() +
+          ": Backplane will not guess where to compute,");
+      say("and it never moves data behind your back (a copy costs more than the add).");
+      say("Move one of them explicitly (step 6).");
+    }
+  } else {
+    bp::Tensor S = X + Y;
+    say("X and Y are both on " + X.device().name() + " (there are fewer than two "
+        "accelerators, so try_gpu() and try_gpu(1) are the same device), and the add works:");
+    show("X + Y", S);
+    // Show the error anyway, with a second device if there is one.
+    bp::Device other;
+    bool found = false;
+    // Another device for Y2: a real backend first, else the reference one.
+    for (const bp::Device &d : all)
+      if (!found && d != X.device() && d.name().rfind("reference", 0) != 0) other = d, found = true;
+    for (const bp::Device &d : all)
+      if (!found && d != X.device()) other = d, found = true;
+    if (!found) {
+      say("This machine has a single device, so two inputs can never be on different devices:");
+      say("the mismatch error cannot be shown here.");
+    } else {
+      say("To see the error the chapter warns about, put a copy of Y on " + other.name() + ":");
+      if (other.name().rfind("reference", 0) == 0)
+        say("the plain-C reference backend, the only other device here: it uses the same host "
+            "memory as cpu:0, but it is a different device.");
+      code("Y2 = Y.copy_to(" + other.name() + "); X + Y2");
+      bp::Tensor Y2 = Y.copy_to(other);
+      try {
+        bp::Tensor S2 = X + Y2;
+        say("unexpected: the add ran on " + S2.device().name());
+      } catch (const bp::DeviceMismatchError &e) {
+        show_error(e);
+        if (other.info().kind == BP_DEVICE_CPU)
+          say("Even when both devices use the host's memory, Backplane does not pick one for you:");
+        else
+          say("Backplane does not pick a device for you:");
+        say("the operator would run on one backend and the other's data would have to be copied.");
+      }
+    }
+  }
+
+  // 6 ---------------------------------------------------------------------
+  section(6, "Copying: Z = X.copy_to(try_gpu(1)), then Y + Z");
+  code("Z = X.copy_to(try_gpu(1))");
+  bp::Tensor Z = X.copy_to(g1);
+  show("X", X);
+  show("Z", Z);
+  code("Y + Z");
+  bp::Tensor YZ = Y + Z;
+  show("Y + Z", YZ);
+  say("Y and Z are both on " + g1.name() + ", so the add runs there and the result stays there.");
+
+  // 7 ---------------------------------------------------------------------
+  section(7, "to() returns the same tensor when it is already there; copy_to() always copies");
+  code("Z.to(try_gpu(1)) is Z");
+  bp::Tensor Zt = Z.to(g1);
+  say(std::string(Zt.is(Z) ? "True" : "False") + "   (handle " + std::to_string(Zt.handle()) +
+      " == " + std::to_string(Z.handle()) + ": no copy, no new memory; MXNet as_in_ctx, PyTorch .to)");
+  code("Z.copy_to(try_gpu(1)) is Z");
+  bp::Tensor Zc = Z.copy_to(g1);
+  say(std::string(Zc.is(Z) ? "True" : "False") + "   (new handle " + std::to_string(Zc.handle()) +
+      ": a new tensor and new memory on " + Zc.device().name() + ", MXNet copyto)");
+
+  // 8 ---------------------------------------------------------------------
+  section(8, "Neural networks and devices: a Dense(1) layer on try_gpu()");
+  code("net = Dense(1); net.initialize(device=try_gpu())");
+  bp::Tensor W = bp::random_normal({3, 1}, 0, 0.01, 7, bp::f32, g0);
+  bp::Tensor bias = bp::zeros({1}, bp::f32, g0);
+  say("weight W (3x1) created on " + W.device().name() + ", bias b created on " +
+      bias.device().name());
+  code("net(X)   # X @ W + b");
+  bp_trace_clear();
+  bp_trace_enable(1);
+  bp::Tensor out = bp::matmul(X, W) + bias;
+  out.wait();
+  bp_trace_enable(0);
+  show("net(X)", out);
+  code("net[0].weight.data().device");
+  say(W.device().name() + "   (the input, the weights and the result share one device)");
+  say("The routing trace shows where each operator ran:");
+  for (int32_t i = 0; i < bp_trace_count(); ++i) {
+    char line[512];
+    if (bp_trace_line(i, line, sizeof line) == BP_OK) std::printf("     %s\n", line);
+  }
+  bp_trace_clear();
+
+  // 9 ---------------------------------------------------------------------
+  const int64_t n = quick ? 256 : 512;
+  const int reps = quick ? 3 : 5;
+  section(9, "Exercise 1: a large matmul on the CPU and on each accelerator");
+  say("float32 " + std::to_string(n) + "x" + std::to_string(n) + " @ " + std::to_string(n) +
+      "x" + std::to_string(n) + ", median of " + std::to_string(reps) +
+      " runs after a warm-up (threads: " + property(bp::cpu(), "threads") + ", OpenBLAS core " +
+      property(bp::cpu(), "openblas_core") + ", load " + load_average() + "):");
+  const MatmulTiming cpu = time_matmul(bp::cpu(), n, reps);
+  say("cpu:0          " + fmt("%8.2f ms", cpu.seconds * 1e3) + fmt("  %7.1f GFLOPS", cpu.gflops));
+  if (gpus.empty()) {
+    say("No accelerator here, so there is nothing to compare the CPU with.");
+  } else {
+    for (const bp::Device &d : gpus) {
+      std::string name = d.name();
+      name.resize(std::max<size_t>(name.size(), 14), ' ');
+      try {
+        const MatmulTiming g = time_matmul(d, n, reps);
+        say(name + " " + fmt("%8.2f ms", g.seconds * 1e3) + fmt("  %7.1f GFLOPS", g.gflops) +
+            fmt("  (%.2fx the CPU)", g.gflops / cpu.gflops));
+      } catch (const bp::Error &e) {
+        say(name + " matmul failed: " + e.what());
+      }
+    }
+    say("Small tasks are another story: a 16x16 matmul is dominated by launch and queue costs.");
+    const MatmulTiming small_cpu = time_matmul(bp::cpu(), 16, 20);
+    say("cpu:0          " + fmt("%8.1f us per 16x16 matmul", small_cpu.seconds * 1e6));
+    for (const bp::Device &d : gpus) {
+      std::string name = d.name();
+      name.resize(std::max<size_t>(name.size(), 14), ' ');
+      try {
+        const MatmulTiming s = time_matmul(d, 16, 20);
+        say(name + " " + fmt("%8.1f us per 16x16 matmul", s.seconds * 1e6));
+      } catch (const bp::Error &e) {
+        say(name + " matmul failed: " + e.what());
+      }
+    }
+  }
+  say("(These timings are printed, never checked; `bp bench` measures more carefully.)");
+
+  std::printf("\nSummary: tensors and operators live on devices; all inputs of an operator must "
+              "be on one\ndevice; moving data is explicit (copy_to always copies, to() only when "
+              "needed); and\ntry_gpu() lets the same program run with or without an accelerator.\n");
+  return kExitOk;
+}
+
+}  // namespace bptool
