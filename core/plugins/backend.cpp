@@ -84,7 +84,9 @@ void Backend::enumerate() {
 }
 
 bool Backend::supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
-  if (op <= 0 || op >= BP_OP_LIMIT || !valid_dtype(dtype) || !valid_dtype(out_dtype))
+  // Range checks as unsigned compares: this runs on every operator.
+  if (uint32_t(op) >= uint32_t(BP_OP_LIMIT) || uint32_t(dtype - 1) >= BP_DTYPE_COUNT - 1 ||
+      uint32_t(out_dtype - 1) >= BP_DTYPE_COUNT - 1)
     return false;
   std::atomic<uint8_t> &slot = caps_[size_t(device)][caps_index(op, dtype, out_dtype)];
   uint8_t known = slot.load(std::memory_order_relaxed);

@@ -36,10 +36,10 @@ void View::to_plugin(bp_plugin_tensor &t) const {
   t.offset = offset;
   t.dtype = dtype;
   t.rank = rank;
-  for (int32_t d = 0; d < BP_MAX_RANK; ++d) {
-    t.shape[d] = d < rank ? shape[d] : 0;
-    t.strides[d] = d < rank ? strides[d] : 0;
-  }
+  // Whole-array copies vectorise; entries past rank are already zero (a View
+  // invariant kept by view_ops), as plugin.h promises.
+  std::memcpy(t.shape, shape, sizeof t.shape);
+  std::memcpy(t.strides, strides, sizeof t.strides);
 }
 
 int64_t checked_numel(int32_t rank, const int64_t *shape) {

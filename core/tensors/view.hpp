@@ -15,6 +15,7 @@ struct View {
   uint64_t offset = 0;  // bytes to element [0,...,0]
   int32_t dtype = BP_DTYPE_INVALID;
   int32_t rank = 0;
+  // Entries at and past rank are always zero: to_plugin copies whole arrays.
   int64_t shape[BP_MAX_RANK] = {};
   int64_t strides[BP_MAX_RANK] = {};  // elements
 

@@ -54,7 +54,8 @@ bool reshape_view(const View &v, int32_t rank, const int64_t *shape, View &out) 
   if (!v.contiguous()) return false;
   out = v;
   out.rank = rank;
-  std::copy(shape, shape + rank, out.shape);
+  std::fill(std::copy(shape, shape + rank, out.shape), out.shape + BP_MAX_RANK, 0);
+  std::fill(out.strides + rank, out.strides + BP_MAX_RANK, 0);
   dense_strides(rank, out.shape, out.strides);
   return true;
 }
