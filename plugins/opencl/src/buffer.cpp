@@ -1,0 +1,244 @@
+// buffer.cpp — allocation, host transfers and device-to-device copies.
+//
+// Ordering: every command that touches a buffer goes to the in-order queue
+// of the buffer's device, except that a copy between two devices also waits
+// for (and then holds back) the source device's queue; see buffer_copy.
+// Release: clReleaseMemObject only drops our reference. OpenCL deletes the
+// memory once the commands already enqueued on it have finished, which is
+// exactly "free after pending work" (plugin.h) with no bookkeeping of ours.
+#include "buffer.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "device.hpp"
+#include "errors.hpp"
+#include "platform.hpp"
+
+namespace bp_ocl {
+
+namespace {
+
+// Live buffers, so that a freed, foreign or garbage handle is an error
+// message rather than a crash inside the driver.
+std::mutex g_registry_mutex;
+std::unordered_set<const bp_buffer_s *> g_registry;
+
+void check_range(const char *entry, const char *what, const bp_buffer_s &b, uint64_t offset,
+                 uint64_t bytes) {
+  if (offset > b.size || bytes > b.size - offset)
+    fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + std::to_string(bytes) +
+                                      " bytes at offset " + std::to_string(offset) +
+                                      " do not fit in " + what + ", which holds " +
+                                      std::to_string(b.size) + " bytes");
+}
+
+// Owns one reference to an event.
+struct EventRef {
+  cl_event event = nullptr;
+  EventRef() = default;
+  EventRef(const EventRef &) = delete;
+  EventRef &operator=(const EventRef &) = delete;
+  ~EventRef() {
+    if (event) clReleaseEvent(event);
+  }
+  // Hands the reference on (to Device::enqueued).
+  cl_event release() {
+    cl_event e = event;
+    event = nullptr;
+    return e;
+  }
+};
+
+void CL_CALLBACK free_staging(cl_event, cl_int, void *staging) { std::free(staging); }
+
+void enqueue_copy(Device &device, const Device::Lock &lock, cl_mem src, uint64_t src_offset,
+                  cl_mem dst, uint64_t dst_offset, uint64_t bytes) {
+  EventRef done;
+  check_cl(clEnqueueCopyBuffer(device.queue(lock), src, dst, src_offset, dst_offset, bytes, 0,
+                               nullptr, &done.event),
+           "clEnqueueCopyBuffer", device.name());
+  device.enqueued(lock, done.release());
+}
+
+}  // namespace
+
+bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what) {
+  if (!buffer) fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + what + " is NULL");
+  std::lock_guard<std::mutex> guard(g_registry_mutex);
+  if (!g_registry.count(buffer))
+    fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + what +
+                                      " is not a live buffer of the opencl backend (freed, or "
+                                      "made by another plugin?)");
+  return *buffer;
+}
+
+size_t live_buffer_count() {
+  std::lock_guard<std::mutex> guard(g_registry_mutex);
+  return g_registry.size();
+}
+
+cl_mem create_memory(Device &device, uint64_t bytes, const char *entry) {
+  const DeviceInfo &info = device.info();
+  const std::string what = std::string(entry) + ": cannot allocate " + std::to_string(bytes) +
+                           " bytes on " + device.name() + ": ";
+  if (bytes > info.max_alloc)
+    fail(BP_ERR_OUT_OF_MEMORY, what + "the largest single allocation is " +
+                                   std::to_string(info.max_alloc) +
+                                   " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+  const uint64_t used = device.bytes_in_use().load();
+  if (bytes > info.global_mem || used > info.global_mem - bytes)
+    fail(BP_ERR_OUT_OF_MEMORY, what + std::to_string(used) + " of its " +
+                                   std::to_string(info.global_mem) +
+                                   " bytes (CL_DEVICE_GLOBAL_MEM_SIZE) are in use");
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(device.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+      err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
+    fail(BP_ERR_OUT_OF_MEMORY, what + "clCreateBuffer: " + cl_error_name(err));
+  check_cl(err, "clCreateBuffer", device.name());
+  return mem;
+}
+
+bp_buffer buffer_alloc(int32_t device_index, uint64_t bytes) {
+  Device &device = backend("alloc").device(device_index, "alloc");
+  auto buffer = std::make_unique<bp_buffer_s>();
+  buffer->device = &device;
+  buffer->size = bytes;
+  buffer->mem = bytes ? create_memory(device, bytes, "alloc") : nullptr;
+  device.bytes_in_use() += bytes;
+  std::lock_guard<std::mutex> guard(g_registry_mutex);
+  g_registry.insert(buffer.get());
+  return buffer.release();
+}
+
+void buffer_free(bp_buffer buffer) {
+  bp_buffer_s &b = checked_buffer(buffer, "free", "buffer");
+  {
+    std::lock_guard<std::mutex> guard(g_registry_mutex);
+    g_registry.erase(&b);
+  }
+  b.device->bytes_in_use() -= b.size;
+  // Deferred by OpenCL until pending commands on it finish (see the top).
+  const cl_int err = b.mem ? clReleaseMemObject(b.mem) : CL_SUCCESS;
+  const std::string where = b.device->name();
+  delete &b;
+  check_cl(err, "clReleaseMemObject", where);
+}
+
+void buffer_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes) {
+  bp_buffer_s &b = checked_buffer(dst, "write", "dst");
+  check_range("write", "dst", b, offset, bytes);
+  if (bytes == 0) return;
+  if (!src) fail(BP_ERR_INVALID_ARGUMENT, "write: src is NULL");
+  Device &device = *b.device;
+  Device::Lock lock = device.lock();
+  cl_command_queue queue = device.queue(lock);
+  if (device.idle(lock)) {
+    // Nothing runs before it, so waiting for this write costs nothing extra,
+    // saves a host copy, and src is free to reuse when we return.
+    check_cl(clEnqueueWriteBuffer(queue, b.mem, CL_TRUE, offset, bytes, src, 0, nullptr, nullptr),
+             "clEnqueueWriteBuffer", device.name());
+    return;
+  }
+  // Earlier work is still running: stay asynchronous by writing from a
+  // private copy of src, freed by the driver's completion callback.
+  void *staging = std::malloc(bytes);
+  if (!staging)
+    fail(BP_ERR_OUT_OF_MEMORY, "write: cannot allocate " + std::to_string(bytes) +
+                                   " bytes of host staging memory for " + device.name());
+  std::memcpy(staging, src, bytes);
+  EventRef done;
+  cl_int err =
+      clEnqueueWriteBuffer(queue, b.mem, CL_FALSE, offset, bytes, staging, 0, nullptr, &done.event);
+  if (err != CL_SUCCESS) std::free(staging);
+  check_cl(err, "clEnqueueWriteBuffer", device.name());
+  err = clSetEventCallback(done.event, CL_COMPLETE, free_staging, staging);
+  if (err != CL_SUCCESS) {
+    clWaitForEvents(1, &done.event);
+    std::free(staging);
+  }
+  check_cl(err, "clSetEventCallback", device.name());
+  device.enqueued(lock, done.release());
+}
+
+void buffer_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
+  bp_buffer_s &b = checked_buffer(src, "read", "src");
+  check_range("read", "src", b, offset, bytes);
+  if (bytes == 0) return;
+  if (!dst) fail(BP_ERR_INVALID_ARGUMENT, "read: dst is NULL");
+  Device &device = *b.device;
+  cl_command_queue queue;
+  {
+    Device::Lock lock = device.lock();
+    queue = device.queue(lock);
+  }
+  // Blocking, on the in-order queue: it runs after all earlier work on the
+  // device. The lock is not held, so other threads can keep issuing work.
+  check_cl(clEnqueueReadBuffer(queue, b.mem, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+           "clEnqueueReadBuffer", device.name());
+}
+
+void buffer_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset,
+                 uint64_t bytes) {
+  bp_buffer_s &s = checked_buffer(src, "copy", "src");
+  bp_buffer_s &d = checked_buffer(dst, "copy", "dst");
+  check_range("copy", "src", s, src_offset, bytes);
+  check_range("copy", "dst", d, dst_offset, bytes);
+  if (bytes == 0) return;
+  Device &from = *s.device, &to = *d.device;
+
+  if (&from.platform() != &to.platform()) {
+    // Different platforms share no context: through host memory. The read
+    // waits for the source device, the write is ordered on the destination.
+    std::vector<unsigned char> host(bytes);
+    buffer_read(src, src_offset, host.data(), bytes);
+    buffer_write(dst, dst_offset, host.data(), bytes);
+    return;
+  }
+
+  if (&from == &to) {
+    Device::Lock lock = from.lock();
+    const bool overlap = s.mem == d.mem && src_offset < dst_offset + bytes &&
+                         dst_offset < src_offset + bytes;
+    if (!overlap) {
+      enqueue_copy(from, lock, s.mem, src_offset, d.mem, dst_offset, bytes);
+      return;
+    }
+    // clEnqueueCopyBuffer refuses overlapping ranges (CL_MEM_COPY_OVERLAP);
+    // memmove semantics through a scratch buffer released when done.
+    cl_mem scratch = create_memory(from, bytes, "copy");
+    try {
+      enqueue_copy(from, lock, s.mem, src_offset, scratch, 0, bytes);
+      enqueue_copy(from, lock, scratch, 0, d.mem, dst_offset, bytes);
+    } catch (...) {
+      clReleaseMemObject(scratch);
+      throw;
+    }
+    clReleaseMemObject(scratch);
+    return;
+  }
+
+  // Two devices of one context. The copy runs on the destination's queue
+  // (so later work there sees the data) once the source's queue has done
+  // everything issued before; then the source's queue waits for the copy, so
+  // that later work there cannot overwrite src while it is being read.
+  Device::Lock lock_from(from.mutex(), std::defer_lock), lock_to(to.mutex(), std::defer_lock);
+  std::lock(lock_from, lock_to);
+  EventRef ready, done, after;
+  ready.event = from.marker(lock_from);
+  check_cl(clEnqueueCopyBuffer(to.queue(lock_to), s.mem, d.mem, src_offset, dst_offset, bytes, 1,
+                               &ready.event, &done.event),
+           "clEnqueueCopyBuffer", from.name() + " -> " + to.name());
+  check_cl(clRetainEvent(done.event), "clRetainEvent", to.name());
+  to.enqueued(lock_to, done.event);
+  check_cl(clEnqueueBarrierWithWaitList(from.queue(lock_from), 1, &done.event, &after.event),
+           "clEnqueueBarrierWithWaitList", from.name());
+  from.enqueued(lock_from, after.release());
+}
+
+}  // namespace bp_ocl

@@ -1,0 +1,38 @@
+// creation.cpp — FILL, ARANGE, RANDOM_UNIFORM, RANDOM_NORMAL. Element i is
+// the C-order position in the output, whatever its strides.
+#include <string>
+
+#include "dtype.hpp"
+#include "ops.hpp"
+
+namespace bp_ocl {
+
+void run_create(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
+                const View &out) {
+  const ElementwiseLayout L = elementwise_layout(out, {});
+  if (L.n == 0) return;
+  const std::string name = std::string(op == BP_OP_FILL             ? "fill"
+                                        : op == BP_OP_ARANGE         ? "arange"
+                                        : op == BP_OP_RANDOM_UNIFORM ? "uniform"
+                                                                     : "normal") +
+                           (L.one_d ? "_1d" : "_nd");
+  const Kernel &k = device.kernel(lock, Family::Create, out.dtype, name);
+  const cl_long n = L.n;
+  if (op == BP_OP_FILL) {
+    const ScalarArg value = scalar_arg(out.dtype, attrs.scalar);
+    device.launch_elements(lock, k, n, {out.mem, L.layout, n, KernelArg(value.size, &value.value)});
+  } else if (op == BP_OP_ARANGE) {
+    const cl_double start = attrs.scalar, step = attrs.scalar2;
+    device.launch_elements(lock, k, n, {out.mem, L.layout, n, start, step});
+  } else {
+    // (low, high) or (mean, std), in the output's dtype.
+    const ScalarArg p1 = scalar_arg(out.dtype, attrs.scalar);
+    const ScalarArg p2 = scalar_arg(out.dtype, attrs.scalar2);
+    const cl_ulong seed = attrs.seed;
+    device.launch_elements(lock, k, n,
+                           {out.mem, L.layout, n, seed, KernelArg(p1.size, &p1.value),
+                            KernelArg(p2.size, &p2.value)});
+  }
+}
+
+}  // namespace bp_ocl

@@ -1,0 +1,598 @@
+// kernel_source.cpp — OpenCL C generated per (family, dtype) from templates.
+//
+// A template is OpenCL C with {{KEY}} placeholders (kernel name, output
+// type); the operator itself is the macro OP, #defined just before each
+// instantiation. So one template per operator *shape* (binary, unary,
+// reduction, ...) serves every operator and every dtype, and what a kernel
+// computes is one readable line in the tables below.
+#include "kernel_source.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "dtype.hpp"
+#include "supports.hpp"
+
+namespace bp_ocl {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Templates
+// ---------------------------------------------------------------------------
+
+// Every program starts with this. The structs mirror ClLayout and friends in
+// kernel_source.hpp. FP_CONTRACT OFF: no fused multiply-add behind our back,
+// so arange and the random streams round exactly like the C backends.
+const char *const kPrelude = R"CL(
+{{FP64_PRAGMA}}
+#pragma OPENCL FP_CONTRACT OFF
+typedef {{T}} T;
+typedef {{UT}} UT;  /* unsigned twin of an integer T: arithmetic that wraps */
+typedef {{ACC}} ACC; /* what reductions accumulate in */
+
+typedef struct {
+  long shape[8];
+  long stride[4][8];
+  long offset[4];
+  long rank;
+} bp_layout;
+
+/* Element offsets of operands 0..3 of the element at C-order position i. */
+inline void bp_offsets(const bp_layout *L, long i, long *off) {
+  for (int k = 0; k < 4; ++k) off[k] = L->offset[k];
+  for (int d = (int)L->rank - 1; d >= 0; --d) {
+    const long e = i % L->shape[d];
+    i /= L->shape[d];
+    for (int k = 0; k < 4; ++k) off[k] += e * L->stride[k][d];
+  }
+}
+)CL";
+
+// How the two variants of an elementwise kernel find element i of operand k.
+const char *const kWalk1d = R"CL(
+#define BP_WALK
+#define BP_AT(k) (L.offset[k] + i * L.stride[k][0])
+)CL";
+const char *const kWalkNd = R"CL(
+#define BP_WALK long off_[4]; bp_offsets(&L, i, off_);
+#define BP_AT(k) off_[k]
+)CL";
+const char *const kWalkEnd = "#undef BP_WALK\n#undef BP_AT\n";
+
+// mode: 0 = two tensors, 1 = out = OP(a, s), 2 = out = OP(s, a); in the
+// scalar modes the host passes the one tensor as both a and b.
+const char *const kBinary = R"CL(
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *a, __global const T *b,
+                       bp_layout L, long n, int mode, T s) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    const T x = mode == 2 ? s : a[BP_AT(1)];
+    const T y = mode == 1 ? s : b[BP_AT(2)];
+    o[BP_AT(0)] = OP(x, y);
+  }
+}
+)CL";
+
+const char *const kUnary = R"CL(
+__kernel void {{NAME}}(__global T *o, __global const T *a, bp_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    const T x = a[BP_AT(1)];
+    o[BP_AT(0)] = OP(x);
+  }
+}
+)CL";
+
+const char *const kWhere = R"CL(
+__kernel void {{NAME}}(__global T *o, __global const uchar *c, __global const T *a,
+                       __global const T *b, bp_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    o[BP_AT(0)] = c[BP_AT(1)] ? a[BP_AT(2)] : b[BP_AT(3)];
+  }
+}
+)CL";
+
+const char *const kCopy = R"CL(
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *a, bp_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    const T x = a[BP_AT(1)];
+    o[BP_AT(0)] = OP(x);
+  }
+}
+)CL";
+
+const char *const kFill = R"CL(
+__kernel void {{NAME}}(__global T *o, bp_layout L, long n, T s) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    o[BP_AT(0)] = s;
+  }
+}
+)CL";
+
+// plugin.h: start + i * step in float64, converted as by COPY.
+const char *const kArange = R"CL(
+__kernel void {{NAME}}(__global T *o, bp_layout L, long n, double start, double step) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    const double v = start + (double)i * step;
+    o[BP_AT(0)] = OP(v);
+  }
+}
+)CL";
+
+// The counter-based stream of plugin.h (splitmix64), as in
+// plugins/common/include/backplane_kernels/random.h.
+const char *const kRandomPrelude = R"CL(
+inline ulong bp_random_bits(ulong seed, ulong j) {
+  ulong z = seed + 0x9E3779B97F4A7C15UL * (j + 1UL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+  return z ^ (z >> 31);
+}
+)CL";
+
+const char *const kUnitF32 = R"CL(
+inline float bp_unit(ulong seed, ulong j) {
+  return (float)(bp_random_bits(seed, j) >> 40) * (1.0f / 16777216.0f);
+}
+#define BP_TWO_PI (2.0f * M_PI_F)
+)CL";
+
+const char *const kUnitF64 = R"CL(
+inline double bp_unit(ulong seed, ulong j) {
+  return (double)(bp_random_bits(seed, j) >> 11) * (1.0 / 9007199254740992.0);
+}
+#define BP_TWO_PI (2.0 * M_PI)
+)CL";
+
+const char *const kUniform = R"CL(
+__kernel void {{NAME}}(__global T *o, bp_layout L, long n, ulong seed, T low, T high) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    o[BP_AT(0)] = low + (high - low) * bp_unit(seed, (ulong)i);
+  }
+}
+)CL";
+
+// Box-Muller in T: mean + std * sqrt(-2 ln(1 - u(2i))) * cos(2 pi u(2i+1)).
+const char *const kNormal = R"CL(
+__kernel void {{NAME}}(__global T *o, bp_layout L, long n, ulong seed, T mean, T std) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    BP_WALK
+    const T u1 = bp_unit(seed, 2UL * (ulong)i);
+    const T u2 = bp_unit(seed, 2UL * (ulong)i + 1UL);
+    o[BP_AT(0)] = mean + std * sqrt((T)-2 * log((T)1 - u1)) * cos(BP_TWO_PI * u2);
+  }
+}
+)CL";
+
+// Reductions: group g handles outputs g, g + groups, ...; its work-items
+// stride over the reduced elements, then combine in local memory.
+const char *const kReducePrelude = R"CL(
+#define BP_GROUP_MAX {{GROUP_MAX}}
+typedef struct {
+  long keep_shape[8];
+  long keep_in[8];
+  long keep_out[8];
+  long red_shape[8];
+  long red_in[8];
+  long keep_rank, red_rank, in_offset, out_offset, n_out, n_red;
+} bp_reduce_layout;
+
+inline void bp_keep_offsets(const bp_reduce_layout *L, long g, long *in, long *out) {
+  long i = L->in_offset, o = L->out_offset;
+  for (int d = (int)L->keep_rank - 1; d >= 0; --d) {
+    const long e = g % L->keep_shape[d];
+    g /= L->keep_shape[d];
+    i += e * L->keep_in[d];
+    o += e * L->keep_out[d];
+  }
+  *in = i;
+  *out = o;
+}
+
+/* Offset of the j-th reduced element, C order (what ARGMAX reports). */
+inline long bp_red_offset(const bp_reduce_layout *L, long j) {
+  if (L->red_rank == 1) return j * L->red_in[0];
+  long off = 0;
+  for (int d = (int)L->red_rank - 1; d >= 0; --d) {
+    const long e = j % L->red_shape[d];
+    j /= L->red_shape[d];
+    off += e * L->red_in[d];
+  }
+  return off;
+}
+)CL";
+
+// SUM, MEAN, NORM: TERM maps an element to what is added, FINISH(acc, n)
+// makes the output; ADD(s, c, v) adds v to the sum s with compensation c.
+const char *const kReduceSum = R"CL(
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layout L) {
+  __local ACC part[BP_GROUP_MAX];
+  const int lid = (int)get_local_id(0);
+  const int lsize = (int)get_local_size(0);
+  for (long g = get_group_id(0); g < L.n_out; g += get_num_groups(0)) {
+    long in, out;
+    bp_keep_offsets(&L, g, &in, &out);
+    ACC s = 0, c = 0;
+    for (long j = lid; j < L.n_red; j += lsize) {
+      const ACC v = TERM(x[in + bp_red_offset(&L, j)]);
+      ADD(s, c, v);
+    }
+    part[lid] = RESULT(s, c);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = lsize / 2; h > 0; h /= 2) {
+      if (lid < h) part[lid] = COMBINE(part[lid], part[lid + h]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) o[out] = FINISH(part[0], L.n_red);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+)CL";
+
+// MAX, MIN: OP(best, x) keeps the winner (NaN wins), IDENTITY loses to anything.
+const char *const kReduceExtreme = R"CL(
+__kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
+  __local T part[BP_GROUP_MAX];
+  const int lid = (int)get_local_id(0);
+  const int lsize = (int)get_local_size(0);
+  for (long g = get_group_id(0); g < L.n_out; g += get_num_groups(0)) {
+    long in, out;
+    bp_keep_offsets(&L, g, &in, &out);
+    T best = IDENTITY;
+    for (long j = lid; j < L.n_red; j += lsize) best = OP(best, x[in + bp_red_offset(&L, j)]);
+    part[lid] = best;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = lsize / 2; h > 0; h /= 2) {
+      if (lid < h) part[lid] = OP(part[lid], part[lid + h]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) o[out] = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+)CL";
+
+// ARGMAX: first maximum in C order; a NaN counts as the maximum (the first
+// NaN wins). Index -1 marks a work-item that saw no element.
+const char *const kReduceArgmax = R"CL(
+inline int bp_better(T v, long i, T best, long best_i) {
+  if (i < 0) return 0;
+  if (best_i < 0) return 1;
+  if (IS_NAN(best)) return IS_NAN(v) && i < best_i;
+  if (IS_NAN(v)) return 1;
+  return v > best || (v == best && i < best_i);
+}
+
+__kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L) {
+  __local T part_v[BP_GROUP_MAX];
+  __local long part_i[BP_GROUP_MAX];
+  const int lid = (int)get_local_id(0);
+  const int lsize = (int)get_local_size(0);
+  for (long g = get_group_id(0); g < L.n_out; g += get_num_groups(0)) {
+    long in, out;
+    bp_keep_offsets(&L, g, &in, &out);
+    T best = 0;
+    long best_i = -1;
+    for (long j = lid; j < L.n_red; j += lsize) {
+      const T v = x[in + bp_red_offset(&L, j)];
+      if (bp_better(v, j, best, best_i)) {
+        best = v;
+        best_i = j;
+      }
+    }
+    part_v[lid] = best;
+    part_i[lid] = best_i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = lsize / 2; h > 0; h /= 2) {
+      if (lid < h && bp_better(part_v[lid + h], part_i[lid + h], part_v[lid], part_i[lid])) {
+        part_v[lid] = part_v[lid + h];
+        part_i[lid] = part_i[lid + h];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) o[out] = part_i[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+)CL";
+
+// Integer matmul, one work-item per output element, wrapping like the
+// elementwise integer ops.
+const char *const kMatmul = R"CL(
+typedef struct {
+  long batch_shape[6];
+  long batch_stride[3][6];
+  long batch_rank, M, N, K;
+  long a_row, a_col, b_row, b_col, o_row, o_col;
+  long offset[3];
+} bp_matmul_layout;
+
+__kernel void {{NAME}}(__global T *o, __global const T *a, __global const T *b,
+                       bp_matmul_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const long col = i % L.N;
+    const long row = (i / L.N) % L.M;
+    long batch = i / (L.N * L.M);
+    long oo = L.offset[0], ao = L.offset[1], bo = L.offset[2];
+    for (int d = (int)L.batch_rank - 1; d >= 0; --d) {
+      const long e = batch % L.batch_shape[d];
+      batch /= L.batch_shape[d];
+      oo += e * L.batch_stride[0][d];
+      ao += e * L.batch_stride[1][d];
+      bo += e * L.batch_stride[2][d];
+    }
+    ao += row * L.a_row;
+    bo += col * L.b_col;
+    UT acc = 0;
+    for (long k = 0; k < L.K; ++k) acc += (UT)a[ao + k * L.a_col] * (UT)b[bo + k * L.b_row];
+    o[oo + row * L.o_row + col * L.o_col] = (T)acc;
+  }
+}
+)CL";
+
+// ---------------------------------------------------------------------------
+// Operator bodies, per dtype class
+// ---------------------------------------------------------------------------
+
+// Integer ADD/SUB/MUL/NEG wrap (plugin.h): computed in UT, where C defines
+// overflow, then converted back.
+std::string binary_body(int32_t op, int32_t dtype) {
+  const bool fl = dtype_is_float(dtype);
+  switch (op) {
+    case BP_OP_ADD: return fl ? "((x) + (y))" : "((T)((UT)(x) + (UT)(y)))";
+    case BP_OP_SUB: return fl ? "((x) - (y))" : "((T)((UT)(x) - (UT)(y)))";
+    case BP_OP_MUL: return fl ? "((x) * (y))" : "((T)((UT)(x) * (UT)(y)))";
+    case BP_OP_DIV: return "((x) / (y))";
+    case BP_OP_POW: return fl ? "pow(x, y)" : "bp_ipow(x, y)";
+    // NaN propagates: a NaN x wins, and a NaN y wins because x > y is false.
+    case BP_OP_MAXIMUM: return "(((x) > (y) || IS_NAN(x)) ? (x) : (y))";
+    case BP_OP_MINIMUM: return "(((x) < (y) || IS_NAN(x)) ? (x) : (y))";
+    case BP_OP_EQ: return "((uchar)((x) == (y)))";
+    case BP_OP_NE: return "((uchar)((x) != (y)))";
+    case BP_OP_LT: return "((uchar)((x) < (y)))";
+    case BP_OP_LE: return "((uchar)((x) <= (y)))";
+    case BP_OP_GT: return "((uchar)((x) > (y)))";
+    case BP_OP_GE: return "((uchar)((x) >= (y)))";
+    default: return "";
+  }
+}
+
+std::string unary_body(int32_t op, int32_t dtype) {
+  const bool fl = dtype_is_float(dtype);
+  switch (op) {
+    case BP_OP_NEG: return fl ? "(-(x))" : "((T)((UT)0 - (UT)(x)))";
+    case BP_OP_ABS: return fl ? "fabs(x)" : "((x) < 0 ? (T)((UT)0 - (UT)(x)) : (x))";
+    case BP_OP_EXP: return "exp(x)";
+    case BP_OP_LOG: return "log(x)";
+    case BP_OP_SQRT: return "sqrt(x)";
+    case BP_OP_TANH: return "tanh(x)";
+    case BP_OP_SIGMOID: return "((T)1 / ((T)1 + exp(-(x))))";
+    case BP_OP_RELU: return "((x) > (T)0 ? (x) : (T)0)";
+    default: return "";
+  }
+}
+
+// COPY's conversion (a C cast, except that bool is x != 0) from a value of
+// the program's type to `to`.
+std::string convert_body(int32_t to) {
+  if (to == BP_BOOL) return "((uchar)((x) != 0))";
+  return std::string("((") + dtype_cl_type(to) + ")(x))";
+}
+
+// Integer POW by squaring: the same value as repeated multiplication
+// modulo 2^bits. A negative exponent gives 0 unless the base is 1 or -1.
+const char *const kIntPow = R"CL(
+inline T bp_ipow(T base, T e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  UT r = 1, b = (UT)base;
+  while (e) {
+    if (e & 1) r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return (T)r;
+}
+)CL";
+
+// ---------------------------------------------------------------------------
+// Assembly
+// ---------------------------------------------------------------------------
+
+using Vars = std::map<std::string, std::string>;
+
+std::string render(const std::string &text, const Vars &vars) {
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (true) {
+    const size_t open = text.find("{{", pos);
+    if (open == std::string::npos) break;
+    const size_t close = text.find("}}", open);
+    out.append(text, pos, open - pos);
+    out += vars.at(text.substr(open + 2, close - open - 2));
+    pos = close + 2;
+  }
+  out.append(text, pos, std::string::npos);
+  return out;
+}
+
+class Source {
+ public:
+  void raw(const std::string &text) { out_ << text; }
+  // One kernel with OP(...) defined as `body`.
+  void kernel(const char *tmpl, const std::string &name, const std::string &op_params,
+              const std::string &body, const std::string &out_type = "T") {
+    out_ << "#define OP" << op_params << " " << body << "\n";
+    out_ << render(tmpl, {{"NAME", name}, {"OUT", out_type}});
+    out_ << "#undef OP\n";
+  }
+  // The _1d and _nd variants of an elementwise-shaped kernel.
+  void pair(const char *tmpl, const std::string &stem, const std::string &op_params,
+            const std::string &body, const std::string &out_type = "T") {
+    raw(kWalk1d);
+    kernel(tmpl, stem + "_1d", op_params, body, out_type);
+    raw(kWalkEnd);
+    raw(kWalkNd);
+    kernel(tmpl, stem + "_nd", op_params, body, out_type);
+    raw(kWalkEnd);
+  }
+  std::string str() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+};
+
+const int32_t kAllDtypes[] = {BP_FLOAT32, BP_FLOAT64, BP_INT32, BP_INT64, BP_BOOL};
+const int32_t kElementwiseOps[] = {
+    BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM, BP_OP_MINIMUM,
+    BP_OP_EQ,  BP_OP_NE,  BP_OP_LT,  BP_OP_LE,  BP_OP_GT,  BP_OP_GE,      BP_OP_NEG,
+    BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH, BP_OP_SIGMOID, BP_OP_RELU};
+
+std::string unsigned_type(int32_t dtype) {
+  switch (dtype) {
+    case BP_INT32: return "uint";
+    case BP_INT64: return "ulong";
+    default: return dtype_cl_type(dtype);  // floats and bool never wrap
+  }
+}
+
+std::string accumulator_type(int32_t dtype, bool fp64) {
+  if (dtype_is_float(dtype)) return fp64 ? "double" : "float";
+  return "long";  // integer and bool sums are int64 (plugin.h)
+}
+
+void elementwise_family(Source &src, int32_t dtype, bool fp64) {
+  if (dtype_is_integer(dtype)) src.raw(kIntPow);
+  for (int32_t op : kElementwiseOps) {
+    const OpKind kind = op_kind(op);
+    if (kind == OpKind::Unary) {
+      if (implements(op, dtype, dtype, fp64))
+        src.pair(kUnary, op_name(op), "(x)", unary_body(op, dtype));
+    } else {
+      const int32_t out = kind == OpKind::Compare ? BP_BOOL : dtype;
+      if (implements(op, dtype, out, fp64))
+        src.pair(kBinary, op_name(op), "(x, y)", binary_body(op, dtype),
+                 dtype_cl_type(out));
+    }
+  }
+  if (implements(BP_OP_WHERE, dtype, dtype, fp64)) src.pair(kWhere, "where", "", "");
+}
+
+void copy_family(Source &src, int32_t dtype, bool fp64) {
+  for (int32_t to : kAllDtypes)
+    if (implements(BP_OP_COPY, dtype, to, fp64))
+      src.pair(kCopy, std::string("copy_to_") + dtype_name(to), "(x)", convert_body(to),
+               dtype_cl_type(to));
+}
+
+void create_family(Source &src, int32_t dtype, bool fp64) {
+  src.pair(kFill, "fill", "", "");  // FILL takes every dtype
+  if (implements(BP_OP_ARANGE, dtype, dtype, fp64))
+    src.pair(kArange, "arange", "(x)", convert_body(dtype));
+  if (implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, fp64)) {
+    src.raw(kRandomPrelude);
+    src.raw(dtype == BP_FLOAT32 ? kUnitF32 : kUnitF64);
+    src.pair(kUniform, "uniform", "", "");
+    src.pair(kNormal, "normal", "", "");
+  }
+}
+
+std::string lowest(int32_t dtype) {
+  switch (dtype) {
+    case BP_INT32: return "INT_MIN";
+    case BP_INT64: return "LONG_MIN";
+    default: return "(-INFINITY)";
+  }
+}
+
+std::string highest(int32_t dtype) {
+  switch (dtype) {
+    case BP_INT32: return "INT_MAX";
+    case BP_INT64: return "LONG_MAX";
+    default: return "INFINITY";
+  }
+}
+
+// Macros are expanded where a kernel's text stands, so each kernel gets its
+// TERM/FINISH/IDENTITY defined right before it.
+void reduce_family(Source &src, int32_t dtype, bool fp64) {
+  src.raw(render(kReducePrelude, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
+  if (dtype_is_float(dtype)) {
+    // Compensated (Neumaier) sums in ACC, like the reference backend; once
+    // the sum is Inf or NaN the compensation means nothing and is dropped.
+    src.raw(
+        "#define ADD(s, c, v) { const ACC t_ = s + v; "
+        "c += fabs(s) >= fabs(v) ? (s - t_) + v : (v - t_) + s; s = t_; }\n"
+        "#define RESULT(s, c) (isfinite(s) ? s + c : s)\n"
+        "#define COMBINE(a, b) ((a) + (b))\n");
+  } else {
+    // Integer and bool sums are int64 and wrap.
+    src.raw(
+        "#define ADD(s, c, v) { s = (ACC)((ulong)s + (ulong)v); }\n"
+        "#define RESULT(s, c) (s)\n"
+        "#define COMBINE(a, b) ((ACC)((ulong)(a) + (ulong)(b)))\n");
+  }
+  const int32_t sum_out = dtype_is_float(dtype) ? dtype : BP_INT64;
+  src.raw("#define TERM(x) ((ACC)(x))\n");
+  src.raw(std::string("#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
+  src.kernel(kReduceSum, "reduce_sum", "", "", dtype_cl_type(sum_out));
+  if (implements(BP_OP_MEAN, dtype, dtype, fp64)) {
+    src.raw("#undef FINISH\n#define FINISH(s, n) ((T)((s) / (ACC)(n)))\n");
+    src.kernel(kReduceSum, "reduce_mean", "", "");
+    src.raw("#undef TERM\n#define TERM(x) ((ACC)(x) * (ACC)(x))\n");
+    src.raw("#undef FINISH\n#define FINISH(s, n) ((T)sqrt(s))\n");
+    src.kernel(kReduceSum, "reduce_norm", "", "");
+  }
+  if (!implements(BP_OP_MAX, dtype, dtype, fp64)) return;  // bool: SUM only
+  // x replaces best only when strictly better, or a NaN replacing a number
+  // (as in the reference: ties keep the earlier element).
+  src.raw("#define IDENTITY " + lowest(dtype) + "\n");
+  src.kernel(kReduceExtreme, "reduce_max", "(best, x)",
+             "(IS_NAN(best) ? (best) : (IS_NAN(x) || (x) > (best)) ? (x) : (best))");
+  src.raw("#undef IDENTITY\n#define IDENTITY " + highest(dtype) + "\n");
+  src.kernel(kReduceExtreme, "reduce_min", "(best, x)",
+             "(IS_NAN(best) ? (best) : (IS_NAN(x) || (x) < (best)) ? (x) : (best))");
+  src.kernel(kReduceArgmax, "reduce_argmax", "", "");
+}
+
+void matmul_family(Source &src) { src.kernel(kMatmul, "matmul", "", ""); }
+
+}  // namespace
+
+const char *family_name(Family family) {
+  switch (family) {
+    case Family::Elementwise: return "elementwise";
+    case Family::Copy: return "copy";
+    case Family::Create: return "creation";
+    case Family::Reduce: return "reduction";
+    case Family::Matmul: return "matmul";
+  }
+  return "?";
+}
+
+std::string kernel_source(Family family, int32_t dtype, const SourceOptions &options) {
+  Source src;
+  src.raw(render(kPrelude, {{"FP64_PRAGMA", options.fp64
+                                                ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"
+                                                : ""},
+                            {"T", dtype_cl_type(dtype)},
+                            {"UT", unsigned_type(dtype)},
+                            {"ACC", accumulator_type(dtype, options.fp64)}}));
+  src.raw(dtype_is_float(dtype) ? "#define IS_NAN(x) isnan(x)\n" : "#define IS_NAN(x) 0\n");
+  switch (family) {
+    case Family::Elementwise: elementwise_family(src, dtype, options.fp64); break;
+    case Family::Copy: copy_family(src, dtype, options.fp64); break;
+    case Family::Create: create_family(src, dtype, options.fp64); break;
+    case Family::Reduce: reduce_family(src, dtype, options.fp64); break;
+    case Family::Matmul: matmul_family(src); break;
+  }
+  return src.str();
+}
+
+}  // namespace bp_ocl

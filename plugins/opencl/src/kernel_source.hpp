@@ -1,0 +1,74 @@
+// kernel_source.hpp — the interface between host code and generated kernels:
+// program families, kernel names, and the argument structs (whose host and
+// OpenCL C definitions must match field for field).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <string>
+
+#include "backplane/types.h"
+
+namespace bp_ocl {
+
+// One program per (family, input dtype) and device, compiled on first use.
+enum class Family {
+  Elementwise,  // binary, comparison, unary and where kernels on one dtype
+  Copy,         // conversions from one dtype to each dtype
+  Create,       // fill, arange, random_uniform, random_normal of one dtype
+  Reduce,       // sum, mean, norm, max, min, argmax over one dtype
+  Matmul        // integer matmul (float matmul goes to CLBlast)
+};
+
+const char *family_name(Family family);
+
+struct SourceOptions {
+  bool fp64 = false;  // the device takes double (cl_khr_fp64) and it is enabled
+};
+
+// The OpenCL C of one program: every kernel of `family` for input dtype
+// `dtype` that supports.cpp declares for a device with these options.
+std::string kernel_source(Family family, int32_t dtype, const SourceOptions &options);
+
+// Kernels are named after the operator (op_name: "add", "exp", ...), with
+// "reduce_" before reductions (so "max" stays clear of OpenCL C's builtin).
+// Elementwise and creation kernels come as a pair: "<stem>_1d" takes one
+// stride per operand (any view that collapses to one axis: contiguous,
+// scalar-broadcast, evenly strided) and "<stem>_nd" walks up to 8 axes.
+// Both take this layout; operand 0 is the output, 1..3 the inputs.
+struct ClLayout {
+  cl_long shape[BP_MAX_RANK];
+  cl_long stride[4][BP_MAX_RANK];  // in elements
+  cl_long offset[4];               // in elements
+  cl_long rank;
+};
+static_assert(sizeof(ClLayout) == 45 * sizeof(cl_long), "ClLayout must have no padding");
+
+// Reductions: one work-group per output element; `keep` axes index the
+// outputs, `red` axes (C order) the elements reduced into each.
+struct ClReduceLayout {
+  cl_long keep_shape[BP_MAX_RANK];
+  cl_long keep_in[BP_MAX_RANK];
+  cl_long keep_out[BP_MAX_RANK];
+  cl_long red_shape[BP_MAX_RANK];
+  cl_long red_in[BP_MAX_RANK];
+  cl_long keep_rank, red_rank, in_offset, out_offset, n_out, n_red;
+};
+static_assert(sizeof(ClReduceLayout) == 46 * sizeof(cl_long), "ClReduceLayout has padding");
+
+// Largest work-group a reduction kernel uses (its __local arrays' length).
+constexpr size_t kReduceGroupMax = 128;
+
+// Integer matmul: out[b, m, n] = sum_k a[b, m, k] * b[b, k, n]; operand 0 is
+// the output, 1 is a, 2 is b.
+struct ClMatmulLayout {
+  cl_long batch_shape[BP_MAX_RANK - 2];
+  cl_long batch_stride[3][BP_MAX_RANK - 2];
+  cl_long batch_rank, M, N, K;
+  cl_long a_row, a_col, b_row, b_col, o_row, o_col;
+  cl_long offset[3];
+};
+static_assert(sizeof(ClMatmulLayout) == 37 * sizeof(cl_long), "ClMatmulLayout has padding");
+
+}  // namespace bp_ocl

@@ -1,0 +1,42 @@
+// ops.hpp — the operator runners execute() dispatches to. Each gets views
+// execute has fully checked (devices, dtypes, shapes) and the device lock,
+// and only enqueues work.
+#pragma once
+
+#include <cstdint>
+
+#include "backplane/plugin.h"
+#include "device.hpp"
+#include "view.hpp"
+
+namespace bp_ocl {
+
+// elementwise.cpp: ADD..GE (one input in a scalar mode), unary ops, WHERE, COPY.
+void run_binary(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
+                const View &a, const View &b, const View &out);
+void run_unary(Device &device, const Device::Lock &lock, int32_t op, const View &in,
+               const View &out);
+void run_where(Device &device, const Device::Lock &lock, const View &cond, const View &a,
+               const View &b, const View &out);
+void run_copy(Device &device, const Device::Lock &lock, const View &in, const View &out);
+
+// reduce.cpp: SUM..NORM.
+void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View &in,
+                const View &out);
+
+// creation.cpp: FILL, ARANGE, RANDOM_*.
+void run_create(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
+                const View &out);
+
+// matmul.cpp: MATMUL (integers by a kernel of ours, floats by CLBlast).
+void run_matmul(Device &device, const Device::Lock &lock, const View &a, const View &b,
+                const View &out);
+// matmul_clblast.cpp: float32/float64 MATMUL through CLBlast GEMM.
+void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a, const View &b,
+                      const View &out);
+
+// execute.cpp: the ABI's execute.
+void execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+             int32_t n_inputs, const bp_plugin_tensor *output);
+
+}  // namespace bp_ocl
