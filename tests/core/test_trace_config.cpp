@@ -40,7 +40,7 @@ TEST_CASE("the trace records where each operator ran and that nothing was copied
   CHECK(bp_trace_line(99, small, sizeof small) == BP_ERR_INVALID_ARGUMENT);
 }
 
-TEST_CASE("bp_init twice is a state error; the first configuration stays") {
+TEST_CASE("bp_init twice is a state error and the first configuration stays") {
   start(bp_test::kHostOnly);
   CHECK(bp_init_from_string("[devices]\ndefault = \"reference\"\n", "again.toml") == BP_ERR_STATE);
   CHECK(bp_init(nullptr) == BP_ERR_STATE);

@@ -10,7 +10,7 @@
 using bp_test::start;
 using Catch::Matchers::Equals;
 
-TEST_CASE("to() on the same device returns the same handle; copy_to never does") {
+TEST_CASE("to() on the same device returns the same handle, copy_to never does") {
   start(bp_test::kHostOnly);
   bp::Tensor x = bp::ones({2, 3}, bp::f32, bp::cpu());
   bp::Tensor same = x.to(bp::cpu());
