@@ -35,12 +35,35 @@ from ._tensor import (  # noqa: E402
     where, zeros, zeros_like)
 from . import random  # noqa: E402
 
-_C.set_hooks(Tensor, lambda code, message, op, input, devices: _make_error(
-    code, message, op, input, devices, _device_of))
+_C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
+    code, message, op, input, device_ids, _device_of))
 
+Device.__module__ = DType.__module__ = "backplane"
 globals()["bool"] = bool_  # bp.bool, like torch.bool (bool_ inside this package)
 
 __version__ = "0.1.0"
+
+__all__ = [
+    # devices
+    "Device", "cpu", "gpu", "num_gpus", "try_gpu", "try_all_gpus", "devices", "device",
+    "default_device", "current_device", "get_default_device", "synchronize",
+    # dtypes
+    "DType", "as_dtype", "float32", "float64", "int32", "int64", "bool_",
+    # tensors
+    "Tensor", "tensor", "array", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
+    "zeros_like", "ones_like", "full_like", "arange", "random",
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "negative", "exp",
+    "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:
+    "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
+    # errors
+    "BackplaneError", "DeviceMismatchError", "UnknownDeviceError", "ShapeError", "DtypeError",
+    "UnsupportedError", "OutOfMemoryError", "InvalidHandleError", "InvalidArgumentError",
+    "ConfigError", "PluginError", "BackendError", "StateError", "InternalError",
+    # runtime
+    "init", "config", "plugins", "trace", "trace_lines", "trace_clear", "backend_counters",
+    "library_path", "api_version",
+]
 
 
 def library_path():

@@ -103,3 +103,9 @@ def make_error(code, message, op, input, device_ids, device_of):
             pass
     return cls(message, status=status, code=code, op=op or None,
                input=None if input < 0 else input, devices=devices)
+
+
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, BackplaneError):
+        _cls.__module__ = "backplane"  # shown as backplane.DeviceMismatchError
+del _cls

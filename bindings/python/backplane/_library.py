@@ -4,12 +4,13 @@ libbackplane.so (which _C dlopen()s; it is not linked against it).
 libbackplane.so, first match wins:
   1. $BACKPLANE_LIB (a file, or a directory holding libbackplane.so); when
      set, nothing else is tried: an explicit choice never falls back;
-  2. next to this package (a wheel that bundles the library);
+  2. next to this package (an install made with BACKPLANE_BUNDLE_LIB);
   3. the CMake build tree this package was copied into (<build>/python/backplane
-     -> <build>/lib);
+     -> <build>/lib), also relative to where backplane._C was found;
   4. the repository's build tree (<repo>/bindings/python/backplane ->
-     <repo>/build/lib);
-  5. the dynamic linker's search path (LD_LIBRARY_PATH, an installed library).
+     <repo>/build/lib), or the one recorded by setup.py at pip install time;
+  5. the dynamic linker's search path (LD_LIBRARY_PATH, ldconfig: a library
+     installed with `cmake --install`, whose plugins sit beside it).
 The ImportError raised when all fail lists every place tried and why.
 """
 import os
@@ -26,15 +27,23 @@ def library_candidates(extension_dir=None):
     if env:
         path = os.path.join(env, LIBRARY_NAME) if os.path.isdir(env) else env
         return [("BACKPLANE_LIB", path)]
-    found = []
-    for d in [_PACKAGE_DIR] + ([extension_dir] if extension_dir else []):
-        found += [
-            ("next to the package", os.path.join(d, LIBRARY_NAME)),
-            ("build tree", os.path.normpath(os.path.join(d, "..", "..", "lib", LIBRARY_NAME))),
-        ]
+    try:  # written by setup.py: a pip-installed package
+        from ._build_info import REPOSITORY_BUILD_LIB
+    except ImportError:
+        REPOSITORY_BUILD_LIB = None
+    found = [("next to the package", os.path.join(_PACKAGE_DIR, LIBRARY_NAME))]
+    if REPOSITORY_BUILD_LIB:
+        found.append(("build tree of the repository pip installed from",
+                      os.path.join(REPOSITORY_BUILD_LIB, LIBRARY_NAME)))
+    else:
+        for d in [_PACKAGE_DIR] + ([extension_dir] if extension_dir else []):
+            if d != _PACKAGE_DIR:
+                found.append(("next to backplane._C", os.path.join(d, LIBRARY_NAME)))
+            found.append(("build tree", os.path.normpath(
+                os.path.join(d, "..", "..", "lib", LIBRARY_NAME))))
+        found.append(("repository build tree", os.path.normpath(
+            os.path.join(_PACKAGE_DIR, "..", "..", "..", "build", "lib", LIBRARY_NAME))))
     found += [
-        ("repository build tree", os.path.normpath(
-            os.path.join(_PACKAGE_DIR, "..", "..", "..", "build", "lib", LIBRARY_NAME))),
         ("dynamic linker search path", LIBRARY_NAME + ".0"),
         ("dynamic linker search path", LIBRARY_NAME),
     ]

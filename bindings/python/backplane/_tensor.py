@@ -9,7 +9,7 @@ import sys
 
 from . import _C
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
-from ._dtype import BY_CODE, DType, as_dtype, bool_, float32, float64, int32, int64
+from ._dtype import BY_CODE, as_dtype, bool_, float32, float64, int64
 from ._errors import UnsupportedError
 
 # bp_op values (backplane/types.h)
@@ -146,9 +146,19 @@ class Tensor(_C.TensorBase):
 
     asnumpy = numpy
 
-    def __array__(self, dtype=None):
-        a = self.numpy()
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()  # always a fresh host copy
         return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __copy__(self):
+        return _C.copy_to(self, self._device_id)
+
+    def __deepcopy__(self, memo):
+        return _C.copy_to(self, self._device_id)
+
+    def __reduce__(self):
+        # pickled as host data plus the device name (ids are per process)
+        return (_rebuild, (self.numpy(), self.device.name))
 
     def item(self):
         """The only element as a Python number."""
@@ -323,6 +333,10 @@ class Tensor(_C.TensorBase):
 Tensor.__module__ = "backplane"
 
 
+def _rebuild(data, device_name):
+    return tensor(data, device=device_name)
+
+
 def _resolve_device(dev):
     if isinstance(dev, Device):
         return dev._id
@@ -339,7 +353,7 @@ def _index_or_fail(key):
         return key
     if key is None:
         raise IndexError("None (newaxis) indexing is not supported; use reshape")
-    if isinstance(key, (Tensor, list)) or hasattr(key, "__array__"):
+    if isinstance(key, list) or (isinstance(key, Tensor) and key.ndim != 0):
         raise IndexError("only integers, slices (step >= 1), Ellipsis and tuples of them "
                          "are valid indices (advanced indexing is not supported)")
     try:
@@ -361,9 +375,13 @@ def _select(t, axis, i, shape):
 def _slice(t, axis, s, shape):
     if axis >= len(shape):
         raise IndexError("too many indices for a tensor of dimension {}".format(len(shape)))
-    if s.step is not None and operator.index(s.step) < 1:
-        raise IndexError("slice step must be >= 1 (got {}); negative steps are not "
-                         "supported".format(s.step))
+    if s.step is not None:
+        step = operator.index(s.step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise IndexError("slice step must be >= 1 (got {}): negative steps are not "
+                             "supported (bp_slice)".format(step))
     start, stop, step = s.indices(shape[axis])
     if start == 0 and stop == shape[axis] and step == 1:
         return t
@@ -524,7 +542,16 @@ def from_dlpack(x, device=None):
     because the C API cannot adopt memory it did not allocate."""
     if isinstance(x, Tensor):
         return x if device is None else x.to(device)
-    return _C.from_dlpack(x, _C.cpu() if device is None else _resolve_device(device))
+    dev = _C.cpu() if device is None else _resolve_device(device)
+    try:
+        return _C.from_dlpack(x, dev)
+    except BufferError:
+        # NumPy refuses to export read-only arrays (those it got from DLPack,
+        # for one); we copy anyway, so take the data through the buffer protocol.
+        np = sys.modules.get("numpy")
+        if np is not None and isinstance(x, np.ndarray):
+            return tensor(x, device=device_of(dev))
+        raise
 
 
 # ---- functions ---------------------------------------------------------------
@@ -651,4 +678,3 @@ def live_tensor_count():
     return _C.live_tensor_count()
 
 
-_ = (DType, int32)  # re-exported names used by __init__

@@ -186,7 +186,7 @@ static int get_scalar(PyObject *o, double *value) {
 }
 
 /* op(a, b) for tensors and scalars on either side; NotImplemented otherwise. */
-static PyObject *binary(bp_op op, PyObject *a, PyObject *b) {
+static PyObject *binary(int32_t op, PyObject *a, PyObject *b) {
   bp_tensor out;
   double s;
   if (IS_TENSOR(a)) {
@@ -214,7 +214,7 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   return binary(BP_OP_POW, a, b);
 }
 
-static PyObject *unary(bp_op op, PyObject *a) {
+static PyObject *unary(int32_t op, PyObject *a) {
   bp_tensor out;
   CHECK(p_bp_unary(op, HANDLE(a), &out));
   return wrap(out);
@@ -234,7 +234,7 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b) {
 }
 
 static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int cmp) {
-  static const bp_op ops[] = {[Py_LT] = BP_OP_LT, [Py_LE] = BP_OP_LE, [Py_EQ] = BP_OP_EQ,
+  static const int32_t ops[] = {[Py_LT] = BP_OP_LT, [Py_LE] = BP_OP_LE, [Py_EQ] = BP_OP_EQ,
                               [Py_NE] = BP_OP_NE, [Py_GT] = BP_OP_GT, [Py_GE] = BP_OP_GE};
   return binary(ops[cmp], a, b);
 }
@@ -340,7 +340,7 @@ static PyObject *get_device_id(PyObject *self, void *closure) {
 
 static PyObject *get_dtype_code(PyObject *self, void *closure) {
   (void)closure;
-  bp_dtype d;
+  int32_t d;
   CHECK(p_bp_tensor_dtype(HANDLE(self), &d));
   return PyLong_FromLong(d);
 }
@@ -394,7 +394,7 @@ static void dlpack_capsule_destructor(PyObject *capsule) {
   PyErr_Restore(type, value, tb);
 }
 
-static int dl_dtype_of(bp_dtype dtype, DLDataType *out) {
+static int dl_dtype_of(int32_t dtype, DLDataType *out) {
   switch (dtype) {
     case BP_FLOAT32: *out = (DLDataType){kDLFloat, 32, 1}; return 1;
     case BP_FLOAT64: *out = (DLDataType){kDLFloat, 64, 1}; return 1;
@@ -429,7 +429,7 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds) {
   if (st != BP_OK) return raise_status(st);
   void *address;
   CHECK(p_bp_tensor_host_address(h, &address));
-  bp_dtype dtype;
+  int32_t dtype;
   int32_t rank;
   CHECK(p_bp_tensor_dtype(h, &dtype));
   CHECK(p_bp_tensor_rank(h, &rank));
@@ -577,10 +577,11 @@ static PyObject *m_load(PyObject *mod, PyObject *arg) {
     Py_DECREF(bytes);
     return NULL;
   }
-  /* Resolve the symlink-free path the dynamic linker actually used. */
+  /* The file the dynamic linker opened (a bare name given to the system
+   * search comes back as the path it found). */
   Dl_info info;
   PyObject *used = NULL;
-  if (dladdr((void *)p_bp_api_version, &info) && info.dli_fname)
+  if (dladdr(__extension__(void *) p_bp_api_version, &info) && info.dli_fname)
     used = PyUnicode_DecodeFSDefault(info.dli_fname);
   if (!used) {
     PyErr_Clear();
@@ -671,7 +672,7 @@ static PyObject *m_status_name(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   long v = PyLong_AsLong(arg);
   if (v == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(p_bp_status_name((bp_status)v));
+  return PyUnicode_FromString(p_bp_status_name((int32_t)v));
 }
 
 static PyObject *m_dtype_name(PyObject *mod, PyObject *arg) {
@@ -679,7 +680,7 @@ static PyObject *m_dtype_name(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   long v = PyLong_AsLong(arg);
   if (v == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(p_bp_dtype_name((bp_dtype)v));
+  return PyUnicode_FromString(p_bp_dtype_name((int32_t)v));
 }
 
 static PyObject *m_op_name(PyObject *mod, PyObject *arg) {
@@ -687,7 +688,7 @@ static PyObject *m_op_name(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   long v = PyLong_AsLong(arg);
   if (v == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(p_bp_op_name((bp_op)v));
+  return PyUnicode_FromString(p_bp_op_name((int32_t)v));
 }
 
 static PyObject *m_plugin_reports(PyObject *mod, PyObject *args) {
@@ -872,7 +873,8 @@ static PyObject *m_synchronize(PyObject *mod, PyObject *arg) {
 }
 
 /* empty/zeros/ones(device, dtype, shape) */
-typedef bp_status (*fill_fn)(bp_device, bp_dtype, int32_t, const int64_t *, bp_tensor *);
+/* bp_empty, bp_zeros and bp_ones share one signature. */
+typedef __typeof__(bp_empty) *fill_fn;
 static PyObject *creation(fill_fn *fn, PyObject *args, const char *fmt) {
   REQUIRE_LOADED();
   int device, dtype;
@@ -887,15 +889,15 @@ static PyObject *creation(fill_fn *fn, PyObject *args, const char *fmt) {
 }
 static PyObject *m_empty(PyObject *mod, PyObject *args) {
   (void)mod;
-  return creation((fill_fn *)&p_bp_empty, args, "iiO:empty");
+  return creation(&p_bp_empty, args, "iiO:empty");
 }
 static PyObject *m_zeros(PyObject *mod, PyObject *args) {
   (void)mod;
-  return creation((fill_fn *)&p_bp_zeros, args, "iiO:zeros");
+  return creation(&p_bp_zeros, args, "iiO:zeros");
 }
 static PyObject *m_ones(PyObject *mod, PyObject *args) {
   (void)mod;
-  return creation((fill_fn *)&p_bp_ones, args, "iiO:ones");
+  return creation(&p_bp_ones, args, "iiO:ones");
 }
 
 static PyObject *m_full(PyObject *mod, PyObject *args) {
@@ -970,7 +972,7 @@ static PyObject *m_from_buffer(PyObject *mod, PyObject *args) {
   if (rank < 0) return NULL;
   Py_buffer view;
   if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-  int64_t need = shape_numel(shape, rank) * (int64_t)p_bp_dtype_size((bp_dtype)dtype);
+  int64_t need = shape_numel(shape, rank) * (int64_t)p_bp_dtype_size((int32_t)dtype);
   if (need >= 0 && view.len != (Py_ssize_t)need) {
     PyErr_Format(PyExc_ValueError, "from_buffer: buffer has %zd bytes, the tensor needs %lld",
                  view.len, (long long)need);
@@ -1141,13 +1143,13 @@ static PyObject *m_binary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   int op;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "binary(op, a, b)");
   if (!op_arg(args[0], &op)) return NULL;
-  PyObject *r = binary((bp_op)op, args[1], args[2]);
+  PyObject *r = binary((int32_t)op, args[1], args[2]);
   if (r == Py_NotImplemented) {
     Py_DECREF(r);
     return PyErr_Format(PyExc_TypeError,
                         "%s: unsupported operands %.100s and %.100s (tensors on one device, "
                         "or a tensor and a Python number)",
-                        p_bp_op_name((bp_op)op), Py_TYPE(args[1])->tp_name,
+                        p_bp_op_name((int32_t)op), Py_TYPE(args[1])->tp_name,
                         Py_TYPE(args[2])->tp_name);
   }
   return r;
@@ -1163,11 +1165,11 @@ static PyObject *m_binary_out(PyObject *mod, PyObject *const *args, Py_ssize_t n
   if (!op_arg(args[0], &op) || !get_tensor(args[3], &out)) return NULL;
   PyObject *a = args[1], *b = args[2];
   if (IS_TENSOR(a) && IS_TENSOR(b))
-    CHECK(p_bp_binary_out((bp_op)op, HANDLE(a), HANDLE(b), out));
+    CHECK(p_bp_binary_out((int32_t)op, HANDLE(a), HANDLE(b), out));
   else if (IS_TENSOR(a) && get_scalar(b, &s))
-    CHECK(p_bp_binary_scalar_out((bp_op)op, HANDLE(a), s, 0, out));
+    CHECK(p_bp_binary_scalar_out((int32_t)op, HANDLE(a), s, 0, out));
   else if (IS_TENSOR(b) && get_scalar(a, &s))
-    CHECK(p_bp_binary_scalar_out((bp_op)op, HANDLE(b), s, 1, out));
+    CHECK(p_bp_binary_scalar_out((int32_t)op, HANDLE(b), s, 1, out));
   else
     return PyErr_Format(PyExc_TypeError, "binary_out: unsupported operands");
   Py_INCREF(args[3]);
@@ -1180,7 +1182,7 @@ static PyObject *m_unary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
   bp_tensor a, out;
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "unary(op, a)");
   if (!op_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
-  CHECK(p_bp_unary((bp_op)op, a, &out));
+  CHECK(p_bp_unary((int32_t)op, a, &out));
   return wrap(out);
 }
 
@@ -1191,7 +1193,7 @@ static PyObject *m_unary_out(PyObject *mod, PyObject *const *args, Py_ssize_t na
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "unary_out(op, a, out)");
   if (!op_arg(args[0], &op) || !get_tensor(args[1], &a) || !get_tensor(args[2], &out))
     return NULL;
-  CHECK(p_bp_unary_out((bp_op)op, a, out));
+  CHECK(p_bp_unary_out((int32_t)op, a, out));
   Py_INCREF(args[2]);
   return args[2];
 }
@@ -1225,11 +1227,11 @@ static PyObject *m_reduce(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   if (keep < 0) return NULL;
   if (nargs == 5 && args[4] != Py_None) {
     if (!get_tensor(args[4], &out)) return NULL;
-    CHECK(p_bp_reduce_out((bp_op)op, a, (int32_t)axis, keep, out));
+    CHECK(p_bp_reduce_out((int32_t)op, a, (int32_t)axis, keep, out));
     Py_INCREF(args[4]);
     return args[4];
   }
-  CHECK(p_bp_reduce((bp_op)op, a, (int32_t)axis, keep, &out));
+  CHECK(p_bp_reduce((int32_t)op, a, (int32_t)axis, keep, &out));
   return wrap(out);
 }
 
@@ -1273,7 +1275,7 @@ static PyObject *m_cast(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   if (!get_tensor(args[0], &a)) return NULL;
   long dtype = PyLong_AsLong(args[1]);
   if (dtype == -1 && PyErr_Occurred()) return NULL;
-  CHECK(p_bp_cast(a, (bp_dtype)dtype, &out));
+  CHECK(p_bp_cast(a, (int32_t)dtype, &out));
   return wrap(out);
 }
 
@@ -1309,7 +1311,7 @@ static PyObject *m_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t 
   }
   DLTensor *t = &managed->dl_tensor;
   PyObject *result = NULL;
-  bp_dtype dtype = BP_DTYPE_INVALID;
+  int32_t dtype = BP_DTYPE_INVALID;
   if (t->dtype.lanes == 1) {
     if (t->dtype.code == kDLFloat && t->dtype.bits == 32) dtype = BP_FLOAT32;
     else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) dtype = BP_FLOAT64;

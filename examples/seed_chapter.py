@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""The "GPUs" chapter of Dive into Deep Learning (sec_use_gpu), cell by cell,
+with Backplane's Python bindings. Each cell prints what the chapter shows;
+the chapter's own lines (MXNet / PyTorch / TensorFlow / JAX editions) are in
+the comments above ours.
+
+Runs end to end on any machine: with no accelerator, try_gpu() falls back to
+cpu:0 as in the chapter, and the cells that need two devices say so. With
+PoCL's two OpenCL devices counted as accelerators (tests/backplane-test.toml,
+POCL_DEVICES="pthread pthread"), the two-GPU flows run for real on
+opencl:0 and opencl:1.
+
+    PYTHONPATH=<build>/python python3 examples/seed_chapter.py
+"""
+import time
+
+import backplane as bp
+
+_cell = [0]
+
+
+def cell(title):
+    _cell[0] += 1
+    print("\n[{}] {}".format(_cell[0], title))
+
+
+def out(*values):
+    """Prints values like a notebook's Out[] line (a tuple when several)."""
+    print(repr(values[0]) if len(values) == 1 else repr(values))
+
+
+# ---- !nvidia-smi ------------------------------------------------------------------
+cell("!nvidia-smi  ->  the devices Backplane found")
+for d in bp.devices():
+    print("  {:<14} kind={:<12} accelerator={!s:<5} backend={:<13} {}".format(
+        d.name, d.kind, d.is_accelerator, d.backend, d.model))
+
+# ---- Computing devices -------------------------------------------------------------
+# mxnet:   npx.cpu(), npx.gpu(), npx.gpu(1)
+# pytorch: torch.device('cpu'), torch.device('cuda'), torch.device('cuda:1')
+cell("cpu(), gpu(), gpu(1)")
+try:
+    out(bp.cpu(), bp.gpu(), bp.gpu(1))
+except bp.UnknownDeviceError as e:
+    # Unlike torch.device('cuda:1'), bp.gpu(i) checks that the device exists.
+    print("UnknownDeviceError: {}".format(e))
+
+# pytorch: torch.cuda.device_count()
+cell("num_gpus()")
+out(bp.num_gpus())
+
+# def try_gpu(i=0): return gpu(i) if num_gpus() >= i + 1 else cpu()
+# def try_all_gpus(): return [gpu(i) for i in range(num_gpus())]
+cell("try_gpu(), try_gpu(10), try_all_gpus()")
+out(bp.try_gpu(), bp.try_gpu(10), bp.try_all_gpus())
+
+# ---- Tensors and GPUs ---------------------------------------------------------------
+# mxnet: x = np.array([1, 2, 3]); x.ctx      pytorch: x = torch.tensor([1, 2, 3]); x.device
+cell("x = tensor([1, 2, 3]); x.device")
+x = bp.tensor([1, 2, 3])
+out(x.device)
+print("(new tensors go to the configured default device, {}: [devices] default = "
+      "\"auto\" picks try_gpu() like JAX does)".format(bp.current_device()))
+
+# ---- Storage on the GPU -------------------------------------------------------------
+# mxnet: X = np.ones((2, 3), ctx=try_gpu())   pytorch: X = torch.ones(2, 3, device=try_gpu())
+cell("X = ones((2, 3), device=try_gpu()); X")
+X = bp.ones((2, 3), device=bp.try_gpu())
+out(X)
+
+# mxnet: Y = np.random.uniform(size=(2, 3), ctx=try_gpu(1))
+# pytorch: Y = torch.rand(2, 3, device=try_gpu(1))
+cell("Y = random.uniform((2, 3), device=try_gpu(1)); Y")
+Y = bp.random.uniform((2, 3), device=bp.try_gpu(1), seed=0)
+out(Y)
+
+# tensorflow: with try_gpu(1): Y = tf.random.uniform((2, 3))
+cell("with default_device(try_gpu(1)): W = ones((2, 3))   (the TensorFlow / JAX scope)")
+with bp.default_device(bp.try_gpu(1)):
+    W = bp.ones((2, 3))
+out(W.device)
+
+# ---- Copying ----------------------------------------------------------------------
+# "Do not simply add X and Y, since this will result in an exception."
+cell("X + Y")
+if X.device != Y.device:
+    try:
+        X + Y
+    except bp.DeviceMismatchError as e:
+        print("DeviceMismatchError: {}".format(e))
+        print("  op={!r} devices={!r}".format(e.op, e.devices))
+else:
+    out(X + Y)
+    print("(X and Y are both on {}: nothing to copy on this machine)".format(X.device))
+    others = [d for d in bp.devices() if d != X.device]
+    if others:
+        try:
+            X + bp.random.uniform((2, 3), device=others[0], seed=0)
+        except bp.DeviceMismatchError as e:
+            print("with the other input on {}: DeviceMismatchError: {}".format(others[0], e))
+
+# mxnet: Z = X.copyto(try_gpu(1))   pytorch: Z = X.cuda(1)
+cell("Z = X.copyto(try_gpu(1)); print(X); print(Z)")
+Z = X.copyto(bp.try_gpu(1))
+print(X)
+print(Z)
+
+cell("Y + Z")
+out(Y + Z)
+
+# mxnet: Z.as_in_ctx(try_gpu(1)) is Z   pytorch: Z.cuda(1) is Z
+cell("Z.as_in_ctx(try_gpu(1)) is Z")
+out(Z.as_in_ctx(bp.try_gpu(1)) is Z)
+print("Z.to(try_gpu(1)) is Z: {}".format(Z.to(bp.try_gpu(1)) is Z))
+# mxnet (first edition): y.copyto(mx.gpu()) is y  ->  False: copyto always allocates
+print("Z.copyto(try_gpu(1)) is Z: {}".format(Z.copyto(bp.try_gpu(1)) is Z))
+
+# tensorflow: with try_gpu(1): Z2 = Z;  Z2 is Z
+# jax: Z2 = jax.device_put(Z, try_gpu(1)); Z2 is Z   (False in JAX)
+cell("with try_gpu(1): Z2 = Z.to(current_device());  Z2 is Z")
+with bp.try_gpu(1):
+    Z2 = Z.to(bp.current_device())
+out(Z2 is Z)
+
+# ---- Computing on the GPU (first MXNet edition) -----------------------------------
+# mxnet: (z + 2).exp() * y
+cell("(Z + 2).exp() * Y")
+out((Z + 2).exp() * Y)
+
+# ---- Reading back to the host (Chinese MXNet edition) -----------------------------
+# print(y); print(y.asnumpy()); print(y.sum().asscalar())
+cell("print(Y); print(Y.numpy()); print(Y.sum().item())")
+print(Y)
+print(Y.numpy())
+print(Y.sum().item())
+
+# ---- Neural networks and GPUs -----------------------------------------------------
+# pytorch: net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu())
+
+
+class Linear:
+    """A dense layer whose parameters live on one device."""
+
+    def __init__(self, in_features, out_features, device):
+        self.weight = bp.random.normal((in_features, out_features), std=0.01, device=device, seed=1)
+        self.bias = bp.zeros(out_features, device=device)
+
+    def __call__(self, X):
+        return X @ self.weight + self.bias
+
+    def to(self, device):
+        self.weight, self.bias = self.weight.to(device), self.bias.to(device)
+        return self
+
+
+cell("net = Linear(3, 1, device=try_gpu()); net(X)")
+net = Linear(3, 1, device=bp.try_gpu())
+out(net(X))
+
+# pytorch: net[0].weight.data.device
+cell("net.weight.device")
+out(net.weight.device)
+
+# d2l Trainer.prepare_batch: batch = [d2l.to(a, self.gpus[0]) for a in batch]
+cell("prepare_batch: [bp.to(a, gpus[0]) for a in batch]")
+gpus = [bp.gpu(i) for i in range(min(1, bp.num_gpus()))]
+batch = [bp.ones((4, 3), device="cpu"), bp.zeros((4, 1), device="cpu")]
+if gpus:
+    batch = [bp.to(a, gpus[0]) for a in batch]
+out([a.device for a in batch])
+
+# ---- Lazy execution (JAX edition) ---------------------------------------------------
+# y = x ** 0.5 - jnp.log(jnp.abs(x)); y.block_until_ready()
+cell("operators return before the work is done; wait() blocks (block_until_ready)")
+with bp.default_device(bp.try_gpu()):
+    xl = bp.arange(1, 200_001, dtype="float32")
+    t0 = time.perf_counter()
+    yl = xl ** 0.5 - abs(xl).log()
+    t1 = time.perf_counter()
+    yl.wait()
+    t2 = time.perf_counter()
+print("queued in {:.2f} ms, finished after {:.2f} ms; y[-1] = {:.4f}".format(
+    (t1 - t0) * 1e3, (t2 - t0) * 1e3, yl[-1].item()))
+
+# ---- Exercise 3: log on the device, transfer once ----------------------------------
+cell("exercise 3: 100 matmuls of 100x100, Frobenius norm logged per step vs on the device")
+dev = bp.try_gpu()
+A = bp.random.uniform((100, 100), device=dev, seed=2)
+steps = 100
+t0 = time.perf_counter()
+host_log = [float(bp.norm(A @ A)) for _ in range(steps)]  # a host round trip per step
+t1 = time.perf_counter()
+log = bp.zeros(steps, device=dev)
+for i in range(steps):
+    bp.norm(A @ A, out=log[i])  # stays on the device
+device_log = log.numpy()  # one transfer at the end
+t2 = time.perf_counter()
+print("on {}: read each step {:.1f} ms, log on the device {:.1f} ms, same values: {}".format(
+    dev, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+    max(abs(a - b) for a, b in zip(host_log, device_log)) <= 1e-3 * host_log[0]))
+
+# ---- Exercise 4: two devices at once --------------------------------------------------
+cell("exercise 4: matmuls on two devices at once vs one after the other")
+devs = bp.try_all_gpus()[:2]
+if len(devs) == 2:
+    mats = [bp.random.uniform((128, 128), device=d, seed=3) for d in devs]
+    for m in mats:
+        (m @ m).wait()  # warm up (kernel compilation)
+    t0 = time.perf_counter()
+    for _ in range(10):
+        r0 = mats[0] @ mats[0]
+    r0.wait()
+    for _ in range(10):
+        r1 = mats[1] @ mats[1]
+    r1.wait()
+    t1 = time.perf_counter()
+    for _ in range(10):
+        r0 = mats[0] @ mats[0]
+        r1 = mats[1] @ mats[1]
+    r0.wait()
+    r1.wait()
+    t2 = time.perf_counter()
+    print("{} then {}: {:.1f} ms; both at once: {:.1f} ms".format(
+        devs[0], devs[1], (t1 - t0) * 1e3, (t2 - t1) * 1e3))
+else:
+    print("needs two accelerators; this machine has {}".format(bp.num_gpus()))
+
+print("\ndone: all cells ran")
