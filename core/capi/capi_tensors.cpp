@@ -82,6 +82,10 @@ bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank, const int6
   });
 }
 
+bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes) {
+  return guarded([&] { from_host_into(view_or_throw(tensor, "bp_from_host_into"), data, bytes); });
+}
+
 bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes) {
   return guarded([&] { to_host(view_or_throw(tensor, "bp_to_host"), data, bytes); });
 }

@@ -28,6 +28,7 @@ View random(Device &device, int32_t op, int32_t dtype, int32_t rank, const int64
 View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
                const void *data);
 void to_host(const View &v, void *data, uint64_t bytes);
+void from_host_into(const View &v, const void *data, uint64_t bytes);
 View copy_to(const View &v, Device &device);
 void wait(const View &v);
 

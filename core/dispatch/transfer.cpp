@@ -33,6 +33,16 @@ void write_dense(const View &v, const void *src, uint64_t bytes) {
   b.counters.bytes_host_to_device.fetch_add(bytes, std::memory_order_relaxed);
 }
 
+void check_host_buffer(const char *fn, const View &v, const void *data, uint64_t bytes) {
+  uint64_t need = nbytes(v);
+  if (bytes != need)
+    fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": the tensor holds " + std::to_string(need) +
+                                      " bytes (" + std::to_string(v.numel()) + " x " +
+                                      dtype_name(v.dtype) + ") but the buffer is " +
+                                      std::to_string(bytes) + " bytes");
+  if (need && !data) fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": data is NULL");
+}
+
 }  // namespace
 
 View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
@@ -44,14 +54,19 @@ View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape
   return v;
 }
 
+void from_host_into(const View &v, const void *data, uint64_t bytes) {
+  check_host_buffer("from_host_into", v, data, bytes);
+  if (v.contiguous()) {
+    write_dense(v, data, bytes);
+  } else {
+    View dense = from_host(v.device(), v.dtype, v.rank, v.shape, data);
+    assign(v, dense);
+  }
+}
+
 void to_host(const View &v, void *data, uint64_t bytes) {
-  uint64_t need = nbytes(v);
-  if (bytes != need)
-    fail(BP_ERR_INVALID_ARGUMENT, "to_host: the tensor holds " + std::to_string(need) +
-                                      " bytes (" + std::to_string(v.numel()) + " x " +
-                                      dtype_name(v.dtype) + ") but the buffer is " +
-                                      std::to_string(bytes) + " bytes");
-  if (need && !data) fail(BP_ERR_INVALID_ARGUMENT, "to_host: data is NULL");
+  check_host_buffer("to_host", v, data, bytes);
+  uint64_t need = bytes;
   if (v.contiguous()) {
     read_dense(v, data, need);
   } else {

@@ -84,3 +84,22 @@ TEST_CASE("a network's parameters live on a device and its output stays there") 
   auto w = W.to_vector<float>();
   CHECK(out.to_vector<float>()[0] == Approx(w[0] + w[1] + w[2]));
 }
+
+TEST_CASE("from_host_into writes host data into an existing tensor or view") {
+  start(bp_test::kHostOnly);
+  auto name = GENERATE(as<std::string>{}, "cpu:0", "reference:0");
+  bp::Device d(name);
+  bp::Tensor t = bp::zeros({2, 3}, bp::i32, d);
+  const int32_t data[6] = {1, 2, 3, 4, 5, 6};
+  int64_t live = bp_live_tensor_count();
+  REQUIRE(bp_from_host_into(t.handle(), data, sizeof data) == BP_OK);
+  CHECK(bp_live_tensor_count() == live);
+  CHECK_THAT(t.to_vector<int32_t>(), Equals(std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+  bp::Tensor col = t.T()[1];  // column 1 of t: a strided view
+  const int32_t two[2] = {20, 50};
+  REQUIRE(bp_from_host_into(col.handle(), two, sizeof two) == BP_OK);
+  CHECK_THAT(t.to_vector<int32_t>(), Equals(std::vector<int32_t>{1, 20, 3, 4, 50, 6}));
+  CHECK(bp_from_host_into(t.handle(), data, sizeof data - 4) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(std::string(bp_last_error()).find("24 bytes") != std::string::npos);
+  CHECK(bp_from_host_into(t.handle(), nullptr, sizeof data) == BP_ERR_INVALID_ARGUMENT);
+}

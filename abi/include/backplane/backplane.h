@@ -211,6 +211,11 @@ BP_API bp_status bp_random_normal(bp_device device, int32_t dtype, int32_t rank,
 BP_API bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank,
                               const int64_t *shape, const void *data, bp_tensor *out);
 
+/* Copies C-order host data into an existing tensor (or view), after the work
+ * already queued on it; bytes must equal numel * dtype size. Allocates
+ * nothing when the tensor is contiguous: the upload for hot loops. */
+BP_API bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes);
+
 /* Copies the tensor's elements in C order to host memory, after pending work.
  * bytes must equal numel * dtype size. */
 BP_API bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes);
