@@ -1,0 +1,239 @@
+/*
+ * backplane_kernels/elementwise.hpp — the per-element math of every
+ * elementwise operator, written once for all backends (semantics: the big
+ * comment in backplane/plugin.h). Header-only C++17; compiles for the host
+ * and, under nvcc, for host and device.
+ *
+ * Functors are stateless structs with a templated operator(): a backend's
+ * loop instantiates them per element type, so the compiler inlines them and
+ * can vectorise the loop. Math goes through the overloads in bp_kernels::fmath,
+ * which call the global C functions (::expf, ::exp, ...): nvcc provides those
+ * in device code, unlike most std:: functions.
+ */
+#ifndef BACKPLANE_KERNELS_ELEMENTWISE_HPP
+#define BACKPLANE_KERNELS_ELEMENTWISE_HPP
+
+#include <math.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#if !defined(BP_HD)
+#if defined(__CUDACC__)
+#define BP_HD __host__ __device__
+#else
+#define BP_HD
+#endif
+#endif
+
+namespace bp_kernels {
+
+/* Element of a BP_BOOL tensor: one byte holding 0 or 1. A type of its own
+ * (not uint8_t) so that a cast *to* it can mean (x != 0), and not C++ bool,
+ * for which loading a stray byte value would be undefined behaviour. */
+enum class boolean : uint8_t {};
+
+BP_HD inline boolean make_bool(bool b) { return static_cast<boolean>(b ? 1 : 0); }
+BP_HD inline bool truth(boolean b) { return static_cast<uint8_t>(b) != 0; }
+
+/* Float math by overload, so templated code calls one name for both widths. */
+namespace fmath {
+BP_HD inline float exp(float x) { return ::expf(x); }
+BP_HD inline double exp(double x) { return ::exp(x); }
+BP_HD inline float log(float x) { return ::logf(x); }
+BP_HD inline double log(double x) { return ::log(x); }
+BP_HD inline float sqrt(float x) { return ::sqrtf(x); }
+BP_HD inline double sqrt(double x) { return ::sqrt(x); }
+BP_HD inline float tanh(float x) { return ::tanhf(x); }
+BP_HD inline double tanh(double x) { return ::tanh(x); }
+BP_HD inline float cos(float x) { return ::cosf(x); }
+BP_HD inline double cos(double x) { return ::cos(x); }
+BP_HD inline float pow(float x, float y) { return ::powf(x, y); }
+BP_HD inline double pow(double x, double y) { return ::pow(x, y); }
+BP_HD inline float abs(float x) { return ::fabsf(x); }
+BP_HD inline double abs(double x) { return ::fabs(x); }
+}  // namespace fmath
+
+/* Integer ADD, SUB, MUL and NEG wrap around (two's complement): computed in
+ * the unsigned type, where overflow is defined, then converted back. */
+template <class T>
+using unsigned_of = typename std::make_unsigned<T>::type;
+
+template <class T>
+BP_HD inline T wrap_add(T a, T b) {
+  return static_cast<T>(static_cast<unsigned_of<T>>(a) + static_cast<unsigned_of<T>>(b));
+}
+template <class T>
+BP_HD inline T wrap_sub(T a, T b) {
+  return static_cast<T>(static_cast<unsigned_of<T>>(a) - static_cast<unsigned_of<T>>(b));
+}
+template <class T>
+BP_HD inline T wrap_mul(T a, T b) {
+  return static_cast<T>(static_cast<unsigned_of<T>>(a) * static_cast<unsigned_of<T>>(b));
+}
+
+/* Integer POW: exact repeated multiplication, wrapping. Squaring gives the
+ * same result in O(log e) steps because multiplication modulo 2^n is
+ * associative. A negative exponent gives 0 unless the base is 1 or -1. */
+template <class T>
+BP_HD inline T integer_pow(T base, T exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exponent & 1) ? T(-1) : T(1);
+    return 0;
+  }
+  unsigned_of<T> result = 1, factor = static_cast<unsigned_of<T>>(base);
+  for (unsigned_of<T> e = static_cast<unsigned_of<T>>(exponent); e != 0; e >>= 1) {
+    if (e & 1) result *= factor;
+    factor *= factor;
+  }
+  return static_cast<T>(result);
+}
+
+template <class T>
+constexpr bool is_int = std::is_integral<T>::value;
+
+/* NaN test that is plainly false for non-float types (no self-comparison). */
+template <class T>
+BP_HD inline bool is_nan(T x) {
+  if constexpr (std::is_floating_point<T>::value) return x != x; else return (void)x, false;
+}
+
+/* ---- binary, one dtype in and out ---------------------------------------- */
+
+struct Add {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return wrap_add(a, b); else return a + b;
+  }
+};
+struct Sub {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return wrap_sub(a, b); else return a - b;
+  }
+};
+struct Mul {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return wrap_mul(a, b); else return a * b;
+  }
+};
+/* Float dtypes only (plugin.h): no integer division by zero to define. */
+struct Div {
+  template <class T>
+  BP_HD T operator()(T a, T b) const { return a / b; }
+};
+struct Pow {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return integer_pow(a, b); else return fmath::pow(a, b);
+  }
+};
+/* MAXIMUM/MINIMUM propagate NaN. Written as selects so the loops around
+ * them vectorise. */
+struct Maximum {
+  template <class T>
+  BP_HD T operator()(T a, T b) const { return is_nan(a) ? a : is_nan(b) ? b : a > b ? a : b; }
+};
+struct Minimum {
+  template <class T>
+  BP_HD T operator()(T a, T b) const { return is_nan(a) ? a : is_nan(b) ? b : a < b ? a : b; }
+};
+
+/* ---- comparisons: bool out, IEEE (NaN compares unequal) ------------------ */
+
+struct Eq {
+  template <class T>
+  BP_HD boolean operator()(T a, T b) const { return make_bool(a == b); }
+};
+struct Ne {
+  template <class T>
+  BP_HD boolean operator()(T a, T b) const { return make_bool(a != b); }
+};
+struct Lt {
+  template <class T>
+  BP_HD boolean operator()(T a, T b) const { return make_bool(a < b); }
+};
+struct Le {
+  template <class T>
+  BP_HD boolean operator()(T a, T b) const { return make_bool(a <= b); }
+};
+struct Gt {
+  template <class T>
+  BP_HD boolean operator()(T a, T b) const { return make_bool(a > b); }
+};
+struct Ge {
+  template <class T>
+  BP_HD boolean operator()(T a, T b) const { return make_bool(a >= b); }
+};
+
+/* ---- ternary ------------------------------------------------------------- */
+
+struct Where {
+  template <class T>
+  BP_HD T operator()(boolean cond, T a, T b) const { return truth(cond) ? a : b; }
+};
+
+/* ---- unary --------------------------------------------------------------- */
+
+struct Neg {
+  template <class T>
+  BP_HD T operator()(T x) const {
+    if constexpr (is_int<T>) return wrap_sub(T(0), x); else return -x;
+  }
+};
+/* abs of the most negative integer wraps to itself, like NEG. */
+struct Abs {
+  template <class T>
+  BP_HD T operator()(T x) const {
+    if constexpr (is_int<T>) return x < 0 ? wrap_sub(T(0), x) : x; else return fmath::abs(x);
+  }
+};
+struct Exp {
+  template <class T>
+  BP_HD T operator()(T x) const { return fmath::exp(x); }
+};
+struct Log {
+  template <class T>
+  BP_HD T operator()(T x) const { return fmath::log(x); }
+};
+struct Sqrt {
+  template <class T>
+  BP_HD T operator()(T x) const { return fmath::sqrt(x); }
+};
+struct Tanh {
+  template <class T>
+  BP_HD T operator()(T x) const { return fmath::tanh(x); }
+};
+struct Sigmoid {
+  template <class T>
+  BP_HD T operator()(T x) const { return T(1) / (T(1) + fmath::exp(-x)); }
+};
+/* x > 0 ? x : 0, so RELU(NaN) is 0, exactly as plugin.h writes it. */
+struct Relu {
+  template <class T>
+  BP_HD T operator()(T x) const { return x > T(0) ? x : T(0); }
+};
+
+/* ---- conversion (COPY, FILL, ARANGE, scalar operands) -------------------- */
+
+/* Like a C cast, except that a bool result is (x != 0) and a bool source
+ * reads as 0 or 1. Float to integer out of range is unspecified (plugin.h). */
+template <class To>
+struct Cast {
+  template <class From>
+  BP_HD To operator()(From x) const {
+    if constexpr (std::is_same<To, boolean>::value) {
+      return make_bool(x != From(0));
+    } else if constexpr (std::is_same<From, boolean>::value) {
+      return static_cast<To>(truth(x) ? 1 : 0);
+    } else {
+      return static_cast<To>(x);
+    }
+  }
+};
+
+}  // namespace bp_kernels
+
+#endif /* BACKPLANE_KERNELS_ELEMENTWISE_HPP */

@@ -1,0 +1,168 @@
+/*
+ * backplane_kernels/reduce.hpp — the per-element math of the reductions
+ * (SUM, MEAN, NORM, MAX, MIN, ARGMAX; semantics in backplane/plugin.h),
+ * shared by every backend. Header-only C++17, host and nvcc device code.
+ *
+ * A reducer is a struct of static functions over an accumulator:
+ *   init()                 the empty accumulator
+ *   step(acc, x, pos)      folds in element x found at C-order position pos
+ *                          of the reduced axes (only ARGMAX looks at it)
+ *   merge(a, b)            combines two partial accumulators; `a` covers
+ *                          earlier positions than `b` when that matters
+ *   finish(acc, count)     the output value, count = elements reduced
+ * and `lanes`: how many independent accumulators a backend may run over a
+ * contiguous stretch and merge afterwards (1 = strictly sequential).
+ */
+#ifndef BACKPLANE_KERNELS_REDUCE_HPP
+#define BACKPLANE_KERNELS_REDUCE_HPP
+
+#include "backplane_kernels/elementwise.hpp"
+
+namespace bp_kernels {
+
+/* Smallest and largest value of an element type; constexpr std::
+ * numeric_limits is not callable from nvcc device code without flags. */
+template <class T>
+struct limits;
+template <>
+struct limits<float> {
+  BP_HD static float lowest() { return -INFINITY; }
+  BP_HD static float highest() { return INFINITY; }
+};
+template <>
+struct limits<double> {
+  BP_HD static double lowest() { return -(double)INFINITY; }
+  BP_HD static double highest() { return (double)INFINITY; }
+};
+template <>
+struct limits<int32_t> {
+  BP_HD static int32_t lowest() { return INT32_MIN; }
+  BP_HD static int32_t highest() { return INT32_MAX; }
+};
+template <>
+struct limits<int64_t> {
+  BP_HD static int64_t lowest() { return INT64_MIN; }
+  BP_HD static int64_t highest() { return INT64_MAX; }
+};
+
+/* Accumulator of SUM/MEAN/NORM: floats add up in double (a float32 sum of
+ * millions of elements stays within float rounding of the exact value);
+ * integers and bool in uint64, which wraps like int64 two's complement. */
+template <class T>
+struct sum_traits {
+  using acc = double;
+  using out = T;
+  BP_HD static double widen(T x) { return static_cast<double>(x); }
+  BP_HD static T narrow(double a) { return static_cast<T>(a); }
+};
+template <class I>
+struct integer_sum_traits {
+  using acc = uint64_t;
+  using out = int64_t;
+  BP_HD static uint64_t widen(I x) { return static_cast<uint64_t>(static_cast<int64_t>(x)); }
+  BP_HD static int64_t narrow(uint64_t a) { return static_cast<int64_t>(a); }
+};
+template <>
+struct sum_traits<int32_t> : integer_sum_traits<int32_t> {};
+template <>
+struct sum_traits<int64_t> : integer_sum_traits<int64_t> {};
+template <>
+struct sum_traits<boolean> {
+  using acc = uint64_t;
+  using out = int64_t;
+  BP_HD static uint64_t widen(boolean x) { return truth(x) ? 1u : 0u; }
+  BP_HD static int64_t narrow(uint64_t a) { return static_cast<int64_t>(a); }
+};
+
+template <class T>
+struct SumReducer {
+  using in_t = T;
+  using acc_t = typename sum_traits<T>::acc;
+  using out_t = typename sum_traits<T>::out;
+  static constexpr int lanes = 8;
+  BP_HD static acc_t init() { return acc_t(0); }
+  BP_HD static acc_t step(acc_t a, T x, int64_t) { return a + sum_traits<T>::widen(x); }
+  BP_HD static acc_t merge(acc_t a, acc_t b) { return a + b; }
+  BP_HD static out_t finish(acc_t a, int64_t) { return sum_traits<T>::narrow(a); }
+};
+
+/* Float inputs only. The mean of nothing is 0/0 = NaN, as plugin.h asks. */
+template <class T>
+struct MeanReducer : SumReducer<T> {
+  using out_t = T;
+  BP_HD static T finish(double a, int64_t count) { return static_cast<T>(a / static_cast<double>(count)); }
+};
+
+/* Frobenius norm sqrt(sum(x*x)), float inputs, squares added in double. */
+template <class T>
+struct NormReducer {
+  using in_t = T;
+  using acc_t = double;
+  using out_t = T;
+  static constexpr int lanes = 8;
+  BP_HD static double init() { return 0.0; }
+  BP_HD static double step(double a, T x, int64_t) { return a + static_cast<double>(x) * static_cast<double>(x); }
+  BP_HD static double merge(double a, double b) { return a + b; }
+  BP_HD static T finish(double a, int64_t) { return static_cast<T>(fmath::sqrt(a)); }
+};
+
+/* MAX/MIN propagate NaN: a NaN x replaces the accumulator, and a NaN
+ * accumulator is never replaced (no comparison with it is true). */
+template <class T>
+struct MaxReducer {
+  using in_t = T;
+  using acc_t = T;
+  using out_t = T;
+  static constexpr int lanes = 8;
+  BP_HD static T init() { return limits<T>::lowest(); }
+  BP_HD static T step(T a, T x, int64_t) { return (x > a || is_nan(x)) ? x : a; }
+  BP_HD static T merge(T a, T b) { return step(a, b, 0); }
+  BP_HD static T finish(T a, int64_t) { return a; }
+};
+template <class T>
+struct MinReducer {
+  using in_t = T;
+  using acc_t = T;
+  using out_t = T;
+  static constexpr int lanes = 8;
+  BP_HD static T init() { return limits<T>::highest(); }
+  BP_HD static T step(T a, T x, int64_t) { return (x < a || is_nan(x)) ? x : a; }
+  BP_HD static T merge(T a, T b) { return step(a, b, 0); }
+  BP_HD static T finish(T a, int64_t) { return a; }
+};
+
+/* Best value so far and its position; index -1 means "nothing seen yet". */
+template <class T>
+struct ArgBest {
+  T value;
+  int64_t index;
+};
+
+/* ARGMAX: position of the first maximum; a NaN counts as the maximum, so
+ * the first NaN wins. step() sees positions in increasing order; merge()
+ * compares positions itself, so partials may be merged in any order. */
+template <class T>
+struct ArgmaxReducer {
+  using in_t = T;
+  using acc_t = ArgBest<T>;
+  using out_t = int64_t;
+  static constexpr int lanes = 1;
+  BP_HD static acc_t init() { return acc_t{limits<T>::lowest(), -1}; }
+  BP_HD static acc_t step(acc_t a, T x, int64_t pos) {
+    if (a.index < 0 || (!is_nan(a.value) && (is_nan(x) || x > a.value))) return acc_t{x, pos};
+    return a;
+  }
+  BP_HD static acc_t merge(acc_t a, acc_t b) {
+    if (a.index < 0) return b;
+    if (b.index < 0) return a;
+    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
+    if (a_nan != b_nan) return a_nan ? a : b;
+    if (!a_nan && a.value != b.value) return a.value > b.value ? a : b;
+    return a.index < b.index ? a : b;
+  }
+  BP_HD static int64_t finish(acc_t a, int64_t) { return a.index; }
+};
+
+}  // namespace bp_kernels
+
+#endif /* BACKPLANE_KERNELS_REDUCE_HPP */

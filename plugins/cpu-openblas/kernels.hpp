@@ -1,0 +1,28 @@
+// Entry points of the kernel families. execute.cpp has validated every
+// argument (dtypes supported, shapes consistent, views inside their
+// buffers) before calling them; they only compute.
+#pragma once
+
+#include <cstdint>
+
+#include "thread_pool.hpp"
+#include "view.hpp"
+
+namespace cpu_backend {
+
+// ADD..MINIMUM and EQ..GE: out = op(a, b), all of out's shape.
+void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, const View &out);
+// WHERE: out = cond ? a : b.
+void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View &b, const View &out);
+// NEG..RELU.
+void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
+// COPY with conversion.
+void copy_kernel(ThreadPool &pool, const View &in, const View &out);
+// SUM..NORM: out's extent-1 axes are reduced.
+void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
+// MATMUL: [..., M, K] x [..., K, N] -> [..., M, N].
+void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out);
+// FILL, ARANGE, RANDOM_*: scalar, scalar2 and seed as in bp_op_attrs.
+void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, uint64_t seed, const View &out);
+
+}  // namespace cpu_backend

@@ -1,0 +1,75 @@
+// Host memory for cpu:0 buffers: 64-byte aligned blocks, and a small cache
+// of freed blocks per size class so that a fresh output of a size seen
+// before costs a mutex and a pointer, not malloc plus page faults.
+//
+// Layout of a block: one 64-byte header (bp_buffer_s, the handle the ABI
+// sees) followed by the data, so a buffer is a single allocation and its
+// data is 64-byte aligned.
+//
+// Size classes: requests up to kMaxCachedBytes are rounded up to the next of
+// four steps per power of two (64, 80, 96, 112, 128, 160, ...; at most 25 %
+// over) so that different but similar sizes share cached blocks. At most
+// kBlocksPerClass blocks per class and kCacheLimit bytes in all are kept;
+// anything else goes straight back to the C library. Rounding costs little
+// memory: large blocks are mapped pages, and pages nobody touches are never
+// committed.
+//
+// Accounting: memory_in_use (device_info) is the sum of the sizes asked for
+// by live buffers; cached and reserved bytes are reported separately
+// (device_properties), so no number hides the other.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "backplane/plugin.h"
+
+// The opaque buffer type of the ABI, defined here as the block header.
+struct alignas(64) bp_buffer_s {
+  uint64_t magic;     // kLiveMagic while allocated, kFreeMagic once freed
+  uint64_t bytes;     // size asked for: every access is checked against it
+  uint64_t capacity;  // usable bytes after rounding to the size class
+  int32_t size_class; // index into the cache, or -1 when never cached
+
+  char *data() { return reinterpret_cast<char *>(this) + sizeof(bp_buffer_s); }
+};
+static_assert(sizeof(bp_buffer_s) == 64, "the header keeps the data 64-byte aligned");
+
+namespace cpu_backend {
+
+class MemoryPool {
+ public:
+  static constexpr uint64_t kLiveMagic = 0x6270637075627566ull;  // "bpcpubuf"
+  static constexpr uint64_t kFreeMagic = 0x6270637075667265ull;  // "bpcpufre"
+  static constexpr uint64_t kMaxCachedBytes = 256ull << 20;
+  static constexpr int kBlocksPerClass = 4;
+  static constexpr uint64_t kCacheLimit = 512ull << 20;
+  static constexpr int kClasses = 89;  // size classes up to kMaxCachedBytes
+
+  MemoryPool() = default;
+  MemoryPool(const MemoryPool &) = delete;
+  MemoryPool &operator=(const MemoryPool &) = delete;
+  ~MemoryPool();
+
+  // A block of at least `bytes` usable bytes; BP_ERR_OUT_OF_MEMORY names the
+  // device and the size when neither the cache nor the C library has one.
+  bp_buffer_s *allocate(uint64_t bytes);
+  void release(bp_buffer_s *buffer);
+
+  uint64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
+  uint64_t reserved() const { return reserved_.load(std::memory_order_relaxed); }
+  uint64_t cached() const { return cached_.load(std::memory_order_relaxed); }
+
+ private:
+  void trim();  // returns every cached block to the C library
+
+  std::mutex mutex_;  // guards free_ and count_
+  bp_buffer_s *free_[kClasses][kBlocksPerClass] = {};
+  int count_[kClasses] = {};
+  std::atomic<uint64_t> in_use_{0};    // bytes asked for by live buffers
+  std::atomic<uint64_t> reserved_{0};  // capacity of live buffers
+  std::atomic<uint64_t> cached_{0};    // capacity of cached free blocks
+};
+
+}  // namespace cpu_backend

@@ -1,0 +1,194 @@
+// The ABI boundary: the function table and its entry symbol. Each entry
+// checks its plain arguments and runs its body inside guarded(), which turns
+// every C++ exception into a bp_status and keeps the message for
+// last_error() on this thread; nothing C++ crosses the ABI.
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "backend.hpp"
+#include "backplane/plugin.h"
+#include "device_info.hpp"
+#include "errors.hpp"
+#include "execute.hpp"
+#include "ops.hpp"
+#include "view.hpp"
+
+namespace {
+
+using namespace cpu_backend;
+
+// Inlined into each entry: with table-driven exceptions the success path
+// pays nothing for the try.
+template <class Body>
+__attribute__((always_inline)) inline bp_status guarded(Body &&body) noexcept {
+  try {
+    body();
+    return BP_OK;
+  } catch (const Error &e) {
+    set_last_error_message(e.what());
+    return e.status();
+  } catch (const std::bad_alloc &) {
+    set_last_error_message("cpu-openblas: out of host memory on cpu:0 (a temporary allocation failed)");
+    return BP_ERR_OUT_OF_MEMORY;
+  } catch (const std::exception &e) {
+    char message[512];
+    std::snprintf(message, sizeof message, "cpu-openblas: internal error: %s", e.what());
+    set_last_error_message(message);
+    return BP_ERR_INTERNAL;
+  } catch (...) {
+    set_last_error_message("cpu-openblas: internal error: unknown exception");
+    return BP_ERR_INTERNAL;
+  }
+}
+
+void require_pointer(const void *p, const char *what) {
+  if (!p) fail(BP_ERR_INVALID_ARGUMENT, "cpu-openblas: %s is NULL", what);
+}
+
+const char *api_last_error() { return last_error_message(); }
+
+bp_status api_init(const char *const *keys, const char *const *values, int32_t count) {
+  return guarded([&] { start_backend(keys, values, count); });
+}
+
+bp_status api_device_count(int32_t *count, const char **why_none) {
+  return guarded([&] {
+    require_started();
+    require_pointer(count, "device_count: count");
+    *count = 1;
+    if (why_none) *why_none = nullptr;
+  });
+}
+
+bp_status api_device_info(int32_t device, bp_plugin_device_info *info) {
+  return guarded([&] {
+    require_started();
+    check_device(device);
+    require_pointer(info, "device_info: info");
+    fill_device_info(info);
+  });
+}
+
+bp_status api_device_properties(int32_t device, bp_property *props, int32_t capacity, int32_t *count) {
+  return guarded([&] {
+    require_started();
+    check_device(device);
+    require_pointer(count, "device_properties: count");
+    if (capacity < 0 || (capacity > 0 && !props))
+      fail(BP_ERR_INVALID_ARGUMENT, "cpu-openblas: device_properties: props is NULL or capacity %d < 0", capacity);
+    *count = fill_device_properties(props, capacity);
+  });
+}
+
+bp_status api_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
+  return guarded([&] {
+    require_started();
+    check_device(device);
+    require_pointer(out, "alloc: out");
+    *out = g_backend.memory.allocate(bytes);
+  });
+}
+
+bp_status api_free(bp_buffer buffer) {
+  return guarded([&] {
+    require_started();
+    g_backend.memory.release(check_buffer(buffer, "free"));
+  });
+}
+
+bp_status api_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes) {
+  return guarded([&] {
+    require_started();
+    bp_buffer_s *b = check_buffer(dst, "write");
+    check_range(b, offset, bytes, "write");
+    if (bytes == 0) return;
+    require_pointer(src, "write: src");
+    std::memcpy(b->data() + offset, src, bytes);
+  });
+}
+
+bp_status api_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
+  return guarded([&] {
+    require_started();
+    bp_buffer_s *b = check_buffer(src, "read");
+    check_range(b, offset, bytes, "read");
+    if (bytes == 0) return;
+    require_pointer(dst, "read: dst");
+    std::memcpy(dst, b->data() + offset, bytes);
+  });
+}
+
+bp_status api_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset, uint64_t bytes) {
+  return guarded([&] {
+    require_started();
+    bp_buffer_s *s = check_buffer(src, "copy (source)");
+    bp_buffer_s *d = check_buffer(dst, "copy (destination)");
+    check_range(s, src_offset, bytes, "copy (source)");
+    check_range(d, dst_offset, bytes, "copy (destination)");
+    if (bytes) std::memmove(d->data() + dst_offset, s->data() + src_offset, bytes);  // may overlap
+  });
+}
+
+bp_status api_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t *answer) {
+  return guarded([&] {
+    require_started();
+    check_device(device);
+    require_pointer(answer, "supports: answer");
+    *answer = op_supports(op, dtype, out_dtype) ? 1 : 0;
+  });
+}
+
+bp_status api_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                      int32_t n_inputs, const bp_plugin_tensor *output) {
+  return guarded([&] { execute_op(device, op, attrs, inputs, n_inputs, output); });
+}
+
+// Every kernel has finished when execute returns, so there is never
+// anything to wait for.
+bp_status api_synchronize(int32_t device) {
+  return guarded([&] {
+    require_started();
+    check_device(device);
+  });
+}
+
+bp_status api_host_address(bp_buffer buffer, void **address) {
+  return guarded([&] {
+    require_started();
+    require_pointer(address, "host_address: address");
+    *address = check_buffer(buffer, "host_address")->data();
+  });
+}
+
+const bp_plugin_api kApi = {
+    sizeof(bp_plugin_api),
+    BP_PLUGIN_ABI_MAJOR,
+    BP_PLUGIN_ABI_MINOR,
+    BP_PLUGIN_THREAD_SAFE,  // the pool, the allocator and all state are safe to share
+    "cpu-openblas",
+    "0.1.0",
+    "cpu",
+    api_last_error,
+    api_init,
+    api_device_count,
+    api_device_info,
+    api_device_properties,
+    api_alloc,
+    api_free,
+    api_write,
+    api_read,
+    api_copy,
+    api_supports,
+    api_execute,
+    api_synchronize,
+    api_host_address,
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
+                                                                                         uint32_t host_abi_minor) {
+  (void)host_abi_minor;  // any minor: the core reads no field past struct_size
+  return host_abi_major == BP_PLUGIN_ABI_MAJOR ? &kApi : nullptr;
+}

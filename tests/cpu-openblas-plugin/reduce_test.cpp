@@ -1,0 +1,115 @@
+// Reductions against the reference: every op and dtype, each axis, pairs of
+// axes and all axes, strided and broadcast inputs, empty sets, rank 0, and
+// shapes large enough for every schedule (per output, chunked, blocked)
+// and for the thread pool.
+#include "cpu_vs_reference.hpp"
+
+using namespace cpu_test;
+
+namespace {
+
+const bp_op kReductions[] = {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_MIN, BP_OP_ARGMAX, BP_OP_NORM};
+
+bool takes(bp_op op, bp_dtype dtype) {
+  switch (op) {
+    case BP_OP_SUM: return true;
+    case BP_OP_MEAN: case BP_OP_NORM: return is_float(dtype);
+    default: return dtype != BP_BOOL;
+  }
+}
+
+bp_dtype out_dtype(bp_op op, bp_dtype dtype) {
+  if (op == BP_OP_ARGMAX || (op == BP_OP_SUM && !is_float(dtype))) return BP_INT64;
+  return dtype;
+}
+
+// Every subset of axes of a rank <= 3 shape (none, each, pairs, all).
+std::vector<std::vector<bool>> axis_sets(size_t rank) {
+  std::vector<std::vector<bool>> sets;
+  for (unsigned mask = 0; mask < (1u << rank); ++mask) {
+    std::vector<bool> reduce(rank);
+    for (size_t d = 0; d < rank; ++d) reduce[d] = (mask >> d) & 1u;
+    sets.push_back(reduce);
+  }
+  return sets;
+}
+
+// Float sums differ by rounding only: the reference adds exactly
+// (compensated), cpu-openblas in double with several accumulators.
+Tolerance tolerance(bp_op op, bp_dtype out, int64_t count) {
+  Tolerance t = default_tolerance(out);
+  if (out == BP_FLOAT64 && (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM)) {
+    const double eps = std::numeric_limits<double>::epsilon();
+    t.atol = op == BP_OP_MEAN ? 8 * 3 * eps : 8 * 3 * eps * static_cast<double>(count);
+    t.rtol = 1e-11;
+  }
+  return t;
+}
+
+void check_reductions(Pair &pair, std::mt19937_64 &rng, const Shape &shape, const std::vector<Layout> &layouts) {
+  for (bp_op op : kReductions) {
+    for (bp_dtype dtype : kAllTypes) {
+      if (!takes(op, dtype)) continue;
+      for (const std::vector<bool> &reduce : axis_sets(shape.size())) {
+        Shape out_shape = shape;
+        int64_t count = 1;
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (reduce[d]) {
+            count *= shape[d];
+            out_shape[d] = 1;
+          }
+        // The core never asks for MAX, MIN or ARGMAX of nothing.
+        if (count == 0 && numel(out_shape) > 0 && op != BP_OP_SUM && op != BP_OP_MEAN && op != BP_OP_NORM)
+          continue;
+        for (const Layout &layout : layouts) {
+          std::string axes;
+          for (size_t d = 0; d < reduce.size(); ++d)
+            if (reduce[d]) axes += std::to_string(d);
+          INFO("op " << op << ", " << dtype_name(dtype) << ", shape " << shape_text(shape) << " (" << layout.name
+                     << "), reduced axes {" << axes << "}");
+          // NaN and infinities only in small inputs, where they do not swamp every result.
+          const Values v = numel(shape) > 1000 ? Values::small : Values::general;
+          const bp_dtype out = out_dtype(op, dtype);
+          pair.check(op, attrs(), {random_tensor(dtype, layout, rng, v)}, out, dense(out_shape),
+                     tolerance(op, out, count));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("reductions over every axis set match the reference on small tensors", "[reduce]") {
+  Pair pair;
+  std::mt19937_64 rng(11);
+  for (const Shape &shape : {Shape{4, 5, 6}, Shape{7, 1, 3}, Shape{9}}) {
+    std::vector<bool> middle(shape.size(), false);
+    middle[shape.size() / 2] = true;
+    check_reductions(pair, rng, shape, {dense(shape), transposed(shape), spaced(shape), broadcast(shape, middle)});
+  }
+}
+
+TEST_CASE("reductions of rank 0 and empty tensors match the reference", "[reduce]") {
+  Pair pair;
+  std::mt19937_64 rng(12);
+  for (const Shape &shape : {Shape{}, Shape{0, 4}, Shape{3, 0}, Shape{0}})
+    check_reductions(pair, rng, shape, {dense(shape), spaced(shape)});
+}
+
+// Large enough for the thread pool and for every schedule: few outputs of
+// long reductions (chunked), leading-axis reductions (blocked), and many
+// outputs reduced one by one. The transposed layouts swap the schedules.
+TEST_CASE("large reductions of few long sets (chunked) match the reference", "[reduce]") {
+  Pair pair;
+  std::mt19937_64 rng(13);
+  for (const Shape &shape : {Shape{2, 140001}})
+    check_reductions(pair, rng, shape, {dense(shape), transposed(shape)});
+}
+
+TEST_CASE("large reductions over leading and trailing axes match the reference", "[reduce]") {
+  Pair pair;
+  std::mt19937_64 rng(14);
+  for (const Shape &shape : {Shape{256, 200}, Shape{20, 30, 70}})
+    check_reductions(pair, rng, shape, {dense(shape), transposed(shape)});
+}
