@@ -9,12 +9,11 @@ using namespace bp::core;
 
 namespace {
 
-// Looks up input i of an operator, naming the operator and input on failure.
-const View &input(bp_tensor h, int32_t op, int32_t index) {
-  const View *v = handles().get(h);
-  if (v) return *v;
+// Error paths are out of line so the lookups below stay a few instructions.
+[[noreturn, gnu::cold, gnu::noinline]] void bad_handle(bp_tensor h, int32_t op, int32_t index) {
+  std::string what = index < 0 ? std::string("the output") : "input " + std::to_string(index);
   Error e(BP_ERR_INVALID_HANDLE,
-          std::string(op_name(op)) + ": input " + std::to_string(index) + " is " +
+          std::string(op_name(op)) + ": " + what + " is " +
               (h == 0 ? std::string("a null tensor handle")
                       : "not a live tensor (released or never issued)"));
   e.op = op_name(op);
@@ -22,14 +21,17 @@ const View &input(bp_tensor h, int32_t op, int32_t index) {
   throw e;
 }
 
-const View &output(bp_tensor h, int32_t op) {
+// Looks up input i of an operator, naming the operator and input on failure.
+inline const View &input(bp_tensor h, int32_t op, int32_t index) {
   const View *v = handles().get(h);
-  if (v) return *v;
-  Error e(BP_ERR_INVALID_HANDLE, std::string(op_name(op)) + ": the output is " +
-                                     (h == 0 ? std::string("a null tensor handle")
-                                             : "not a live tensor (released or never issued)"));
-  e.op = op_name(op);
-  throw e;
+  if (__builtin_expect(v == nullptr, 0)) bad_handle(h, op, index);
+  return *v;
+}
+
+inline const View &output(bp_tensor h, int32_t op) {
+  const View *v = handles().get(h);
+  if (__builtin_expect(v == nullptr, 0)) bad_handle(h, op, -1);
+  return *v;
 }
 
 void emit(View &&v, bp_tensor *out, int32_t op) {

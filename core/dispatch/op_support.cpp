@@ -167,45 +167,66 @@ View cast_view(const View &v, int32_t dtype) {
   return out;
 }
 
+namespace {
+
+// The slow paths of run(), out of line to keep the common path short.
+[[gnu::cold, gnu::noinline]] void unsupported(Device &device, int32_t op, int32_t dtype,
+                                              int32_t out_dtype, const bp_op_attrs &attrs,
+                                              const bp_plugin_tensor *inputs, int32_t n_inputs,
+                                              const bp_plugin_tensor &output) {
+  if (host_fallback_enabled.load(std::memory_order_relaxed) &&
+      run_on_host(device, op, dtype, out_dtype, attrs, inputs, n_inputs, output))
+    return;
+  Backend &b = *device.backend;
+  Error e(BP_ERR_UNSUPPORTED,
+          std::string(op_name(op)) + ": backend " + b.name() + " does not implement " +
+              op_name(op) + " for " + dtype_name(dtype) +
+              (dtype != out_dtype ? std::string(" -> ") + dtype_name(out_dtype) : "") + " on " +
+              device.name);
+  e.op = op_name(op);
+  e.devices = {device.id};
+  throw e;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void execute_failed(Device &device, int32_t op,
+                                                           bp_status s) {
+  Backend &b = *device.backend;
+  const char *msg = b.api().last_error();
+  Error e(s, std::string(op_name(op)) + " on " + device.name + ": backend " + b.name() +
+                 " failed: " + (msg && *msg ? msg : "no message"));
+  e.op = op_name(op);
+  e.devices = {device.id};
+  throw e;
+}
+
+[[gnu::noinline]] void record_trace(Device &device, int32_t op, int32_t dtype, int32_t n_inputs,
+                                    const bp_plugin_tensor &output) {
+  Backend &b = *device.backend;
+  std::string line =
+      std::string(op_name(op)) + " " + dtype_name(dtype) + " " + plugin_shape(output) + ": ";
+  line += n_inputs ? "inputs on " + device.name + ", ran on backend " + b.name() +
+                         " (owner of the inputs' device)"
+                   : "created on " + device.name + " by backend " + b.name() +
+                         " (the requested device)";
+  line += ", copies 0";
+  trace::record(std::move(line));
+}
+
+}  // namespace
+
 void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_attrs &attrs,
          const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor &output) {
   Backend &b = *device.backend;
-  if (!b.supports(device.index, op, dtype, out_dtype)) {
-    if (host_fallback_enabled.load(std::memory_order_relaxed) &&
-        run_on_host(device, op, dtype, out_dtype, attrs, inputs, n_inputs, output))
-      return;
-    Error e(BP_ERR_UNSUPPORTED,
-            std::string(op_name(op)) + ": backend " + b.name() + " does not implement " +
-                op_name(op) + " for " + dtype_name(dtype) +
-                (dtype != out_dtype ? std::string(" -> ") + dtype_name(out_dtype) : "") +
-                " on " + device.name);
-    e.op = op_name(op);
-    e.devices = {device.id};
-    throw e;
-  }
+  if (__builtin_expect(!b.supports(device.index, op, dtype, out_dtype), 0))
+    return unsupported(device, op, dtype, out_dtype, attrs, inputs, n_inputs, output);
+  bp_status s;
   {
     auto lock = b.call_lock();
-    bp_status s = b.api().execute(device.index, op, &attrs, inputs, n_inputs, &output);
-    if (s != BP_OK) {
-      const char *msg = b.api().last_error();
-      Error e(s, std::string(op_name(op)) + " on " + device.name + ": backend " + b.name() +
-                     " failed: " + (msg && *msg ? msg : "no message"));
-      e.op = op_name(op);
-      e.devices = {device.id};
-      throw e;
-    }
+    s = b.api().execute(device.index, op, &attrs, inputs, n_inputs, &output);
   }
+  if (__builtin_expect(s != BP_OK, 0)) execute_failed(device, op, s);
   b.counters.ops.fetch_add(1, std::memory_order_relaxed);
-  if (trace::on()) {
-    std::string line = std::string(op_name(op)) + " " + dtype_name(dtype) + " " +
-                       plugin_shape(output) + ": ";
-    line += n_inputs ? "inputs on " + device.name + ", ran on backend " + b.name() +
-                           " (owner of the inputs' device)"
-                     : "created on " + device.name + " by backend " + b.name() +
-                           " (the requested device)";
-    line += ", copies 0";
-    trace::record(std::move(line));
-  }
+  if (__builtin_expect(trace::on(), 0)) record_trace(device, op, dtype, n_inputs, output);
 }
 
 }  // namespace bp::core

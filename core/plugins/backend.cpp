@@ -8,13 +8,6 @@
 
 namespace bp::core {
 
-namespace {
-constexpr size_t kCapsPerDevice = size_t(BP_OP_LIMIT) * BP_DTYPE_COUNT * BP_DTYPE_COUNT;
-
-size_t caps_index(int32_t op, int32_t dtype, int32_t out_dtype) {
-  return (size_t(op) * BP_DTYPE_COUNT + size_t(dtype)) * BP_DTYPE_COUNT + size_t(out_dtype);
-}
-}  // namespace
 
 Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
                  std::vector<std::pair<std::string, std::string>> options)
@@ -68,8 +61,7 @@ void Backend::enumerate() {
   }
   if (count < 0) fail(BP_ERR_PLUGIN, "backend " + name_ + ": device_count returned a negative count");
   if (count == 0) why_none_ = why ? why : "the backend reports no devices";
-  caps_.resize(size_t(count));
-  for (auto &table : caps_) table = std::vector<std::atomic<uint8_t>>(kCapsPerDevice);
+  caps_.reset(new std::atomic<uint8_t>[size_t(count) * kCapsPerDevice]());
   for (int32_t i = 0; i < count; ++i) {
     bp_plugin_device_info info;
     std::memset(&info, 0, sizeof info);
@@ -83,20 +75,14 @@ void Backend::enumerate() {
   }
 }
 
-bool Backend::supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
-  // Range checks as unsigned compares: this runs on every operator.
-  if (uint32_t(op) >= uint32_t(BP_OP_LIMIT) || uint32_t(dtype - 1) >= BP_DTYPE_COUNT - 1 ||
-      uint32_t(out_dtype - 1) >= BP_DTYPE_COUNT - 1)
-    return false;
-  std::atomic<uint8_t> &slot = caps_[size_t(device)][caps_index(op, dtype, out_dtype)];
-  uint8_t known = slot.load(std::memory_order_relaxed);
-  if (known) return known == 2;
+bool Backend::ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,
+                           int32_t out_dtype) {
   int32_t answer = 0;
   {
     auto lock = call_lock();
     check(api_->supports(device, op, dtype, out_dtype, &answer), "supports");
   }
-  slot.store(answer ? 2 : 1, std::memory_order_relaxed);
+  caps_[index].store(answer ? 2 : 1, std::memory_order_relaxed);
   return answer != 0;
 }
 

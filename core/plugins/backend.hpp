@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -53,8 +54,19 @@ class Backend {
   const std::string &why_no_devices() const { return why_none_; }
   const std::vector<Device *> &devices() const { return devices_; }
 
-  // Cached answer of the plugin's `supports`.
-  bool supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype);
+  // Cached answer of the plugin's `supports`; on every operator's path.
+  bool supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
+    // Range checks as unsigned compares.
+    if (uint32_t(op) >= uint32_t(BP_OP_LIMIT) || uint32_t(dtype - 1) >= BP_DTYPE_COUNT - 1 ||
+        uint32_t(out_dtype - 1) >= BP_DTYPE_COUNT - 1)
+      return false;
+    size_t index = size_t(device) * kCapsPerDevice +
+                   (size_t(op) * BP_DTYPE_COUNT + size_t(dtype)) * BP_DTYPE_COUNT +
+                   size_t(out_dtype);
+    uint8_t known = caps_[index].load(std::memory_order_relaxed);
+    if (known) return known == 2;
+    return ask_supports(index, device, op, dtype, out_dtype);
+  }
 
   // Throws an Error built from the plugin's own message when s != BP_OK.
   void check(bp_status s, const char *call) const;
@@ -67,7 +79,12 @@ class Backend {
   BackendCounters counters;
 
  private:
+  static constexpr size_t kCapsPerDevice = size_t(BP_OP_LIMIT) * BP_DTYPE_COUNT * BP_DTYPE_COUNT;
+
   void enumerate();
+  // Asks the plugin once and caches the answer.
+  [[gnu::noinline]] bool ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,
+                                      int32_t out_dtype);
 
   std::string path_, name_, version_, prefix_;
   const bp_plugin_api *api_;
@@ -82,8 +99,9 @@ class Backend {
   std::vector<Device *> devices_;
 
   std::mutex mutex_;
-  // capability cache: per device, per (op, dtype, out_dtype): 0 unknown, 1 no, 2 yes
-  std::vector<std::vector<std::atomic<uint8_t>>> caps_;
+  // capability cache, one flat table for all devices, per (device, op,
+  // dtype, out_dtype): 0 unknown, 1 no, 2 yes. Read on every operator.
+  std::unique_ptr<std::atomic<uint8_t>[]> caps_;
 };
 
 }  // namespace bp::core

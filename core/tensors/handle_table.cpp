@@ -4,10 +4,7 @@
 
 namespace bp::core {
 
-HandleTable &handles() {
-  static HandleTable *table = new HandleTable();  // outlives every static destructor
-  return *table;
-}
+HandleTable *const g_handle_table = new HandleTable();
 
 HandleTable::Slot *HandleTable::slot_of(bp_tensor h) const {
   if (!get(h)) return nullptr;

@@ -56,7 +56,11 @@ class HandleTable {
   std::atomic<int64_t> live_{0};
 };
 
-HandleTable &handles();
+// The process's table. Created by a dynamic initialiser of libbackplane (so
+// before any caller's code runs) and never destroyed: handles stay checkable
+// even from other libraries' static destructors.
+extern HandleTable *const g_handle_table;
+inline HandleTable &handles() { return *g_handle_table; }
 
 // The view behind a handle, or an Error(BP_ERR_INVALID_HANDLE) naming it.
 View &view_or_throw(bp_tensor h, const char *what = "tensor");
