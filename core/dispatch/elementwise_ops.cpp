@@ -31,7 +31,11 @@ const View &as_dtype(const View &v, int32_t dtype, View &temp) {
 namespace {
 
 bool same_shape(const View &x, const View &y) {
-  return x.rank == y.rank && std::equal(x.shape, x.shape + x.rank, y.shape);
+  if (x.rank != y.rank) return false;
+  // A plain loop: std::equal becomes a memcmp call, costly for a few extents.
+  for (int32_t d = 0; d < x.rank; ++d)
+    if (x.shape[d] != y.shape[d]) return false;
+  return true;
 }
 
 // The hot-loop case, kept free of temporaries: one dtype, one shape, an
