@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backplane.hpp"
+#include "check/check_command.hpp"
 #include "commands.hpp"
 
 namespace {
@@ -19,6 +20,7 @@ const Command kCommands[] = {
     {"config", "show the effective configuration, where each key came from, and the default device", bptool::cmd_config},
     {"tour", "run the device chapter (cpu, gpu(i), copies, mismatch errors) on this machine", bptool::cmd_tour},
     {"bench", "measure Backplane side by side with direct library calls", bptool::cmd_bench},
+    {"check", "run the conformance kit on a plugin binary", bp_check_main},
 };
 
 void print_help(FILE *to) {

@@ -1,8 +1,10 @@
 /*
  * A deliberately small plugin compiled many times with different macros:
  * once as a well-formed backend that implements only FILL for float32 (to
- * test BP_ERR_UNSUPPORTED), and once per way a plugin can be broken (to test
- * that the loader rejects each with its reason and keeps going).
+ * test BP_ERR_UNSUPPORTED; it passes `bp check` at every level for what it
+ * declares), and once per way a plugin can be broken (to test that the
+ * loader rejects each with its reason and keeps going, and that `bp check`
+ * names each fault).
  *
  *   FAKE_NAME, FAKE_PREFIX   backend name and device prefix
  *   FAKE_ABI_MAJOR           abi_major reported (default: the real one)
@@ -12,11 +14,27 @@
  *   FAKE_REFUSE_HOST         bp_plugin_get_api returns NULL
  *   FAKE_NO_ENTRY            export no entry symbol at all
  *   FAKE_ABORT_ON_LOAD       abort() while the library is being loaded
+ *   FAKE_CRASH_IN_EXECUTE    a well-formed FILL writes through a NULL struct pointer (SIGSEGV)
+ *   FAKE_WRITE_PAST_END      FILL writes one element past the end of its output
+ *   FAKE_LIES                supports() also says yes to ADD and MUL float32,
+ *                            but ADD computes a - b and MUL is refused
+ *   FAKE_IGNORES_STRIDES     FILL writes its elements densely from the offset,
+ *                            whatever the output's strides say
+ *   FAKE_HANGS               a well-formed FILL never returns
+ *
+ * Every entry checks its arguments (NULL pointers, device index, buffer
+ * bounds, views) and answers a bad call with an error and a message.
  */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backplane/plugin.h"
+
+#ifdef FAKE_HANGS
+#include <unistd.h>
+#endif
 
 #ifndef FAKE_ABI_MAJOR
 #define FAKE_ABI_MAJOR BP_PLUGIN_ABI_MAJOR
@@ -25,7 +43,18 @@
 #define FAKE_STRUCT_SIZE sizeof(bp_plugin_api)
 #endif
 
-static const char *g_error = "";
+#define FAKE_MAGIC 0x46414b4542554631ull /* "FAKEBUF1" */
+
+/* A buffer: a header, the bytes, and 16 bytes of slack so that the
+ * write-past-end variant damages nothing but what `bp check` watches. */
+struct bp_buffer_s {
+  unsigned long long magic;
+  uint64_t size;
+  unsigned char *data;
+};
+
+static __thread char g_error[256];
+static uint64_t g_in_use = 0; /* bytes in live buffers (calls are serialised: no flag) */
 
 #ifdef FAKE_ABORT_ON_LOAD
 /* Runs inside dlopen: the host survives only if it probes in a child process. */
@@ -35,8 +64,31 @@ __attribute__((constructor)) static void abort_on_load(void) { abort(); }
 static const char *fake_last_error(void) { return g_error; }
 
 static bp_status fail(bp_status s, const char *msg) {
-  g_error = msg;
+  snprintf(g_error, sizeof g_error, "%s", msg);
   return s;
+}
+
+static bp_status fail_device(const char *entry, int32_t device) {
+  snprintf(g_error, sizeof g_error, "%s: there is no device " FAKE_PREFIX ":%d (the only one is " FAKE_PREFIX ":0)",
+           entry, (int)device);
+  return BP_ERR_UNKNOWN_DEVICE;
+}
+
+static bp_status check_buffer(const char *entry, bp_buffer b) {
+  if (b == NULL || b->magic != FAKE_MAGIC) {
+    snprintf(g_error, sizeof g_error, "%s: not a live buffer of " FAKE_NAME, entry);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  return BP_OK;
+}
+
+static bp_status check_range(const char *entry, bp_buffer b, uint64_t offset, uint64_t bytes) {
+  if (offset > b->size || bytes > b->size - offset) {
+    snprintf(g_error, sizeof g_error, "%s: %llu bytes at offset %llu do not fit in a buffer of %llu bytes", entry,
+             (unsigned long long)bytes, (unsigned long long)offset, (unsigned long long)b->size);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  return BP_OK;
 }
 
 static bp_status fake_init(const char *const *k, const char *const *v, int32_t n) {
@@ -51,74 +103,208 @@ static bp_status fake_init(const char *const *k, const char *const *v, int32_t n
 }
 
 static bp_status fake_device_count(int32_t *count, const char **why) {
+  if (count == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "device_count: count is NULL");
   *count = 1;
-  *why = NULL;
+  if (why) *why = NULL;
   return BP_OK;
 }
 
+#define INFO_HAS(info, field) (offsetof(bp_plugin_device_info, field) + sizeof((info)->field) <= (info)->struct_size)
+
 static bp_status fake_device_info(int32_t device, bp_plugin_device_info *info) {
-  if (device != 0) return fail(BP_ERR_INVALID_ARGUMENT, "no such device");
-  info->kind = BP_DEVICE_ACCELERATOR;
-  strcpy(info->model, "fake accelerator");
+  if (device != 0) return fail_device("device_info", device);
+  if (info == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "device_info: info is NULL");
+  if (INFO_HAS(info, kind)) info->kind = BP_DEVICE_ACCELERATOR;
+  if (INFO_HAS(info, model)) snprintf(info->model, sizeof info->model, "%s", "fake accelerator");
+  if (INFO_HAS(info, memory_in_use)) info->memory_in_use = g_in_use;
   return BP_OK;
 }
 
 static bp_status fake_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
-  void *p;
-  if (device != 0) return fail(BP_ERR_INVALID_ARGUMENT, "no such device");
-  if (bytes > ((uint64_t)1 << 40)) return fail(BP_ERR_OUT_OF_MEMORY, "fake:0 cannot hold that");
-  p = malloc(bytes ? (size_t)bytes : 1);
-  if (!p) return fail(BP_ERR_OUT_OF_MEMORY, "fake:0 is out of memory");
-  *out = (bp_buffer)p;
+  bp_buffer b;
+  if (device != 0) return fail_device("alloc", device);
+  if (out == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "alloc: out is NULL");
+  if (bytes > ((uint64_t)1 << 40)) {
+    snprintf(g_error, sizeof g_error, FAKE_PREFIX ":0 cannot hold %llu bytes", (unsigned long long)bytes);
+    return BP_ERR_OUT_OF_MEMORY;
+  }
+  b = (bp_buffer)malloc(sizeof *b);
+  if (b) b->data = (unsigned char *)malloc((size_t)bytes + 16);
+  if (!b || !b->data) {
+    free(b);
+    return fail(BP_ERR_OUT_OF_MEMORY, FAKE_PREFIX ":0 is out of memory");
+  }
+  b->magic = FAKE_MAGIC;
+  b->size = bytes;
+  g_in_use += bytes;
+  *out = b;
   return BP_OK;
 }
 
 static bp_status fake_free(bp_buffer b) {
+  bp_status s = check_buffer("free", b);
+  if (s != BP_OK) return s;
+  g_in_use -= b->size;
+  b->magic = 0;
+  free(b->data);
   free(b);
   return BP_OK;
 }
 
 static bp_status fake_write(bp_buffer dst, uint64_t off, const void *src, uint64_t n) {
-  memcpy((char *)dst + off, src, (size_t)n);
+  bp_status s = check_buffer("write", dst);
+  if (s == BP_OK) s = check_range("write", dst, off, n);
+  if (s != BP_OK) return s;
+  if (n == 0) return BP_OK;
+  if (src == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "write: src is NULL");
+  memcpy(dst->data + off, src, (size_t)n);
   return BP_OK;
 }
 
 static bp_status fake_read(bp_buffer src, uint64_t off, void *dst, uint64_t n) {
-  memcpy(dst, (const char *)src + off, (size_t)n);
+  bp_status s = check_buffer("read", src);
+  if (s == BP_OK) s = check_range("read", src, off, n);
+  if (s != BP_OK) return s;
+  if (n == 0) return BP_OK;
+  if (dst == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "read: dst is NULL");
+  memcpy(dst, src->data + off, (size_t)n);
   return BP_OK;
 }
 
-static bp_status fake_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype,
-                               int32_t *answer) {
-  (void)device;
-  *answer = op == BP_OP_FILL && dtype == BP_FLOAT32 && out_dtype == BP_FLOAT32;
+static int declares(int32_t op, int32_t dtype, int32_t out_dtype) {
+  if (dtype != BP_FLOAT32 || out_dtype != BP_FLOAT32) return 0;
+#ifdef FAKE_LIES
+  if (op == BP_OP_ADD || op == BP_OP_MUL) return 1;
+#endif
+  return op == BP_OP_FILL;
+}
+
+static bp_status fake_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t *answer) {
+  if (device != 0) return fail_device("supports", device);
+  if (answer == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "supports: answer is NULL");
+  *answer = declares(op, dtype, out_dtype);
   return BP_OK;
 }
 
-/* FILL float32 on dense outputs only: all the fake backend claims. */
-static bp_status fake_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
-                              const bp_plugin_tensor *in, int32_t n_in,
-                              const bp_plugin_tensor *out) {
-  int64_t n = 1, i;
+/* A float32 view that lies inside its buffer: BP_OK, or an error naming `role`. */
+static bp_status check_view(const bp_plugin_tensor *t, const char *role, int is_output, int64_t *numel) {
+  int64_t n = 1, last = 0;
   int32_t d;
-  float *p;
-  (void)device;
-  (void)in;
-  if (op != BP_OP_FILL || n_in != 0 || out->dtype != BP_FLOAT32)
+  if (t == NULL) {
+    snprintf(g_error, sizeof g_error, "execute: %s is NULL", role);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  if (t->dtype != BP_FLOAT32) {
+    snprintf(g_error, sizeof g_error, "execute: %s has dtype %d; " FAKE_NAME " only does float32", role, (int)t->dtype);
+    return BP_ERR_UNSUPPORTED;
+  }
+  if (t->rank < 0 || t->rank > BP_MAX_RANK) {
+    snprintf(g_error, sizeof g_error, "execute: %s has rank %d", role, (int)t->rank);
+    return BP_ERR_SHAPE;
+  }
+  for (d = 0; d < t->rank; ++d) {
+    if (t->shape[d] < 0 || t->shape[d] > ((int64_t)1 << 40) || t->strides[d] < 0 || t->strides[d] > ((int64_t)1 << 40)) {
+      snprintf(g_error, sizeof g_error, "execute: %s has extent %lld and stride %lld on axis %d", role,
+               (long long)t->shape[d], (long long)t->strides[d], (int)d);
+      return BP_ERR_INVALID_ARGUMENT;
+    }
+    if (is_output && t->strides[d] == 0 && t->shape[d] > 1) {
+      snprintf(g_error, sizeof g_error, "execute: %s overlaps itself (stride 0 on axis %d)", role, (int)d);
+      return BP_ERR_INVALID_ARGUMENT;
+    }
+    n *= t->shape[d];
+    if (t->shape[d] > 0) last += (t->shape[d] - 1) * t->strides[d];
+  }
+  *numel = n;
+  if (n == 0) return BP_OK;
+  if (check_buffer("execute", t->buffer) != BP_OK || t->offset % sizeof(float) != 0 ||
+      check_range("execute", t->buffer, t->offset, (uint64_t)(last + 1) * sizeof(float)) != BP_OK) {
+    snprintf(g_error, sizeof g_error, "execute: %s does not lie inside a live buffer of " FAKE_NAME, role);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  return BP_OK;
+}
+
+/* The address of the element at C-order position i of a checked view. */
+static float *element(const bp_plugin_tensor *t, int64_t i) {
+  int64_t at = 0;
+  int32_t d;
+  for (d = t->rank - 1; d >= 0; --d) {
+    at += (i % t->shape[d]) * t->strides[d];
+    i /= t->shape[d];
+  }
+  return (float *)(t->buffer->data + t->offset) + at;
+}
+
+#define ATTRS_HAS(a, field) (offsetof(bp_op_attrs, field) + sizeof((a)->field) <= (a)->struct_size)
+
+static bp_status fake_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
+                              int32_t n_in, const bp_plugin_tensor *out) {
+  int64_t n = 0, i, m = 0;
+  int32_t expected = 0, d, mode = BP_SCALAR_NONE;
+  double scalar = 0;
+  bp_status s;
+  if (device != 0) return fail_device("execute", device);
+  if (op != BP_OP_FILL && op != BP_OP_ADD && op != BP_OP_MUL)
     return fail(BP_ERR_UNSUPPORTED, "the fake backend only fills float32 tensors");
-  for (d = 0; d < out->rank; ++d) n *= out->shape[d];
-  p = (float *)((char *)out->buffer + out->offset);
-  for (i = 0; i < n; ++i) p[i] = (float)attrs->scalar;
+  if (attrs == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "execute: attrs is NULL");
+  if (ATTRS_HAS(attrs, scalar_mode)) mode = attrs->scalar_mode;
+  if (ATTRS_HAS(attrs, scalar)) scalar = attrs->scalar;
+  if (op != BP_OP_FILL) expected = mode == BP_SCALAR_NONE ? 2 : 1;
+  if (n_in != expected) return fail(BP_ERR_INVALID_ARGUMENT, "execute: wrong number of inputs");
+  if (n_in > 0 && in == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "execute: inputs is NULL");
+  s = check_view(out, "the output", 1, &n);
+  if (s != BP_OK) return s;
+  for (d = 0; d < n_in; ++d) {
+    s = check_view(&in[d], "an input", 0, &m);
+    if (s != BP_OK) return s;
+    if (in[d].rank != out->rank || m != n) return fail(BP_ERR_SHAPE, "execute: inputs must have the output's shape");
+  }
+  if (!declares(op, out->dtype, out->dtype)) return fail(BP_ERR_UNSUPPORTED, "the fake backend only fills float32 tensors");
+#ifdef FAKE_LIES
+  if (op == BP_OP_MUL) return fail(BP_ERR_UNSUPPORTED, FAKE_NAME ": mul is not implemented after all");
+#endif
+#ifdef FAKE_HANGS
+  for (;;) pause(); /* the bug this variant exists for */
+#endif
+#ifdef FAKE_CRASH_IN_EXECUTE
+  {
+    /* The bug this variant exists for: a field of a NULL struct pointer
+     * (address 16), which no sanitizer turns into a report before the
+     * SIGSEGV. */
+    volatile float *nowhere = (volatile float *)(uintptr_t)16;
+    *nowhere = (float)scalar;
+  }
+#endif
+  for (i = 0; i < n; ++i) {
+    float value = (float)scalar;
+    if (op == BP_OP_ADD) { /* FAKE_LIES only: declared add, computes a - b */
+      float a = mode == BP_SCALAR_LHS ? (float)scalar : *element(&in[0], i);
+      float b = mode == BP_SCALAR_NONE ? *element(&in[1], i) : mode == BP_SCALAR_RHS ? (float)scalar : *element(&in[0], i);
+      value = a - b;
+    }
+#ifdef FAKE_IGNORES_STRIDES
+    ((float *)(out->buffer->data + out->offset))[i] = value; /* as if every view were dense */
+#else
+    *element(out, i) = value;
+#endif
+  }
+#ifdef FAKE_WRITE_PAST_END
+  if (n > 0) element(out, n - 1)[1] = (float)scalar; /* one element too many */
+#endif
   return BP_OK;
 }
 
 static bp_status fake_synchronize(int32_t device) {
-  (void)device;
+  if (device != 0) return fail_device("synchronize", device);
   return BP_OK;
 }
 
 static bp_status fake_host_address(bp_buffer b, void **address) {
-  *address = b;
+  bp_status s = check_buffer("host_address", b);
+  if (s != BP_OK) return s;
+  if (address == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "host_address: address is NULL");
+  *address = b->data;
   return BP_OK;
 }
 

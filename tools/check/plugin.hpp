@@ -1,0 +1,77 @@
+// A plugin binary opened directly (dlopen), without the core: what every
+// group of checks talks to.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backplane/plugin.h"
+
+namespace bpcheck {
+
+// What validating a table found: empty when it is usable.
+std::string validate_table(const bp_plugin_api *api);
+bool valid_backend_name(const char *name);
+
+class Plugin {
+ public:
+  // dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), the entry symbol, the
+  // table for this kit's ABI, and its validation. Returns nullptr with
+  // *problem set when any of that fails. Does not call init.
+  static std::unique_ptr<Plugin> open(const std::string &path, std::string *problem);
+
+  // init with no options; "" on success, else "<STATUS>: <message>".
+  std::string init();
+
+  const bp_plugin_api &api() const { return *api_; }
+  const std::string &path() const { return path_; }
+  bool thread_safe() const { return (api_->flags & BP_PLUGIN_THREAD_SAFE) != 0; }
+  bool has_copy() const { return api_->copy != nullptr; }
+  bool has_host_address() const { return api_->host_address != nullptr; }
+  bool has_properties() const { return api_->device_properties != nullptr; }
+
+  // Held around every call when the plugin is not thread safe (as the core
+  // does); a no-op lock otherwise.
+  std::unique_lock<std::mutex> guard() {
+    return thread_safe() ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
+  }
+
+  // The plugin's last_error() for this thread, never NULL.
+  std::string last_error();
+  // "BP_ERR_X: message" for a failed status.
+  std::string describe(bp_status status);
+
+  // Devices as device_count reports them (after init).
+  int32_t device_count(std::string *why_none = nullptr);
+
+  // Convenience wrappers that serialise when needed.
+  bp_status alloc(int32_t device, uint64_t bytes, bp_buffer *out);
+  bp_status free(bp_buffer buffer);
+  bp_status write(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes);
+  bp_status read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes);
+  bp_status copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset, uint64_t bytes);
+  bp_status supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t *answer);
+  bp_status execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                    int32_t n_inputs, const bp_plugin_tensor *output);
+  bp_status synchronize(int32_t device);
+
+  // 1 when supports() says yes; 0 for no or for an error.
+  bool declares(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype);
+
+ private:
+  void *lib_ = nullptr;
+  const bp_plugin_api *api_ = nullptr;
+  std::string path_;
+  std::mutex mutex_;
+};
+
+// Every (op, dtype, out_dtype) the plugin declares on a device, in op order.
+struct Combo {
+  int32_t op, dtype, out_dtype;
+};
+std::vector<Combo> declared_combos(Plugin &plugin, int32_t device);
+
+}  // namespace bpcheck
