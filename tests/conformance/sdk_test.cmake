@@ -39,7 +39,9 @@ endforeach()
 run("configure the example against the installed SDK"
   COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/out-of-tree-plugin -B ${example_build} -G ${GENERATOR}
           -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-          -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
+          -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON
+          # A sanitized Backplane needs sanitized programs around it.
+          "-DCMAKE_C_FLAGS=${EXAMPLE_C_FLAGS}")
 run("build the example" COMMAND ${CMAKE_COMMAND} --build ${example_build})
 file(COPY ${example_build}/libbackplane-example.so DESTINATION ${plugin_dir})
 set(plugin ${plugin_dir}/libbackplane-example.so)
@@ -78,7 +80,8 @@ if(PKG_CONFIG AND CC)
   separate_arguments(flags UNIX_COMMAND "${flags}")
   file(WRITE ${WORK_DIR}/version.c
     "#include <stdio.h>\n#include <backplane/backplane.h>\nint main(void) { printf(\"api %u\\n\", (unsigned)bp_api_version()); return 0; }\n")
-  run("compile with pkg-config flags" COMMAND ${CC} ${WORK_DIR}/version.c -o ${WORK_DIR}/version ${flags})
+  separate_arguments(extra UNIX_COMMAND "${EXAMPLE_C_FLAGS}")
+  run("compile with pkg-config flags" COMMAND ${CC} ${extra} ${WORK_DIR}/version.c -o ${WORK_DIR}/version ${flags})
   run("run it" COMMAND ${WORK_DIR}/version)
   if(NOT last_output MATCHES "api [0-9]+")
     message(FATAL_ERROR "the pkg-config program did not run")
