@@ -1,0 +1,42 @@
+// ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM: one kernel per operator and
+// dtype, the math from backplane_kernels/elementwise.hpp.
+#include <string>
+
+#include "dtype.hpp"
+#include "elementwise.cuh"
+#include "kernels.hpp"
+#include "ops.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+// Instantiates F only for the dtypes the operator table allows (Ts).
+template <class... Ts, class F>
+void binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b,
+            F f) {
+  const std::string name = kernel_name(op, dtype);
+  dispatch<Ts...>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map<T>(launch, it, out, f, operand<T>(a), operand<T>(b), name.c_str());
+  });
+}
+
+}  // namespace
+
+void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
+                   InputArg b) {
+  namespace k = bp_kernels;
+  switch (op) {
+    case BP_OP_ADD: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Add{});
+    case BP_OP_SUB: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Sub{});
+    case BP_OP_MUL: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Mul{});
+    case BP_OP_DIV: return binary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, a, b, k::Div{});
+    case BP_OP_POW: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Pow{});
+    case BP_OP_MAXIMUM: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Maximum{});
+    case BP_OP_MINIMUM: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Minimum{});
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a binary operator", op);
+  }
+}
+
+}  // namespace bp_cuda

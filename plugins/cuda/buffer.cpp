@@ -1,0 +1,77 @@
+#include "buffer.hpp"
+
+#include <cinttypes>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "device.hpp"
+#include "device_registry.hpp"
+#include "errors.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+struct LiveBuffers {
+  std::mutex mutex;
+  std::unordered_set<const bp_buffer_s *> set;
+};
+
+LiveBuffers &live_buffers() {
+  static LiveBuffers *const live = new LiveBuffers;  // never destroyed, like the registry
+  return *live;
+}
+
+}  // namespace
+
+bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what) {
+  if (!buffer) fail(BP_ERR_INVALID_ARGUMENT, "cuda: %s: %s is NULL", entry, what);
+  LiveBuffers &live = live_buffers();
+  std::lock_guard<std::mutex> guard(live.mutex);
+  if (!live.set.count(buffer))
+    fail(BP_ERR_INVALID_ARGUMENT,
+         "cuda: %s: %s is not a live buffer of the cuda backend (freed, or made by another plugin?)", entry, what);
+  return *buffer;
+}
+
+void check_range(const bp_buffer_s &buffer, uint64_t offset, uint64_t bytes, const char *entry, const char *what) {
+  if (offset > buffer.bytes || bytes > buffer.bytes - offset)
+    fail(BP_ERR_INVALID_ARGUMENT,
+         "cuda: %s: %" PRIu64 " bytes at offset %" PRIu64 " do not fit in %s, which holds %" PRIu64 " bytes", entry,
+         bytes, offset, what, buffer.bytes);
+}
+
+bp_buffer buffer_alloc(int32_t device_index, uint64_t bytes) {
+  Device &device = device_at(device_index, "alloc");
+  auto buffer = std::make_unique<bp_buffer_s>();
+  buffer->device = &device;
+  buffer->bytes = bytes;
+  if (bytes > 0) {  // an empty buffer needs no memory (and no CUDA context)
+    Device::Lock lock = device.lock();
+    buffer->block = device.allocator(lock).allocate(lock, bytes);
+  }
+  device.bytes_in_use() += bytes;
+  LiveBuffers &live = live_buffers();
+  std::lock_guard<std::mutex> guard(live.mutex);
+  live.set.insert(buffer.get());
+  return buffer.release();
+}
+
+void buffer_free(bp_buffer handle) {
+  bp_buffer_s &buffer = checked_buffer(handle, "free", "buffer");
+  {
+    LiveBuffers &live = live_buffers();
+    std::lock_guard<std::mutex> guard(live.mutex);
+    live.set.erase(&buffer);
+  }
+  Device &device = *buffer.device;
+  device.bytes_in_use() -= buffer.bytes;
+  if (buffer.block.ptr) {
+    Device::Lock lock = device.lock();
+    device.allocator(lock).release(lock, buffer.block);
+  }
+  delete &buffer;
+}
+
+}  // namespace bp_cuda

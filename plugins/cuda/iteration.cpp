@@ -1,0 +1,120 @@
+#include "iteration.hpp"
+
+#include "errors.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+// Appends axis (extent, strides[0..n)) to a space of `rank` axes, merging
+// it into the previous axis when for every operand the previous stride is
+// this one's times the extent (the two then walk like one axis).
+void push_axis(int32_t &rank, int64_t *shape, int64_t (*strides)[BP_MAX_RANK], int n, int64_t extent,
+               const int64_t *axis_strides) {
+  if (extent == 1) return;
+  if (rank > 0) {
+    bool mergeable = true;
+    for (int k = 0; k < n && mergeable; ++k) mergeable = strides[k][rank - 1] == axis_strides[k] * extent;
+    if (mergeable) {
+      shape[rank - 1] *= extent;
+      for (int k = 0; k < n; ++k) strides[k][rank - 1] = axis_strides[k];
+      return;
+    }
+  }
+  shape[rank] = extent;
+  for (int k = 0; k < n; ++k) strides[k][rank] = axis_strides[k];
+  ++rank;
+}
+
+}  // namespace
+
+IterShape make_iter_shape(int32_t rank, const int64_t *shape, std::initializer_list<const int64_t *> strides) {
+  const int n = static_cast<int>(strides.size());
+  if (n < 1 || n > kMaxOperands) fail(BP_ERR_INTERNAL, "cuda: %d operands for one elementwise kernel", n);
+  IterShape it{};
+  it.numel = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    it.numel *= shape[d];
+    int64_t axis_strides[kMaxOperands];
+    int k = 0;
+    for (const int64_t *s : strides) axis_strides[k++] = s ? s[d] : 0;
+    push_axis(it.rank, it.shape, it.strides, n, shape[d], axis_strides);
+  }
+  // Dense in C order for every operand with memory: base[i] addresses element i.
+  bool contiguous = it.rank <= 1;
+  int k = 0;
+  for (const int64_t *s : strides) {
+    if (s && it.rank == 1) contiguous = contiguous && it.strides[k][0] == 1;
+    ++k;
+  }
+  it.contiguous = contiguous ? 1 : 0;
+  return it;
+}
+
+ReducePlan make_reduce_plan(const View &in, const View &out) {
+  ReducePlan p{};
+  p.outputs = out.numel;
+  p.count = 1;
+  int64_t kept_strides[2][BP_MAX_RANK] = {};
+  int64_t reduced_strides[1][BP_MAX_RANK] = {};
+  for (int32_t d = 0; d < in.rank; ++d) {
+    if (out.shape[d] == 1 && in.shape[d] != 1) {
+      p.count *= in.shape[d];
+      push_axis(p.reduced_rank, p.reduced_shape, reduced_strides, 1, in.shape[d], &in.strides[d]);
+    } else {
+      const int64_t axis_strides[2] = {in.strides[d], out.strides[d]};
+      push_axis(p.kept_rank, p.kept_shape, kept_strides, 2, out.shape[d], axis_strides);
+    }
+  }
+  for (int32_t d = 0; d < BP_MAX_RANK; ++d) {
+    p.kept_in_strides[d] = kept_strides[0][d];
+    p.kept_out_strides[d] = kept_strides[1][d];
+    p.reduced_strides[d] = reduced_strides[0][d];
+  }
+  return p;
+}
+
+namespace {
+// Below this many elements per output, a thread per output.
+constexpr int64_t kThreadReduceLimit = 64;
+// Elements a block should have at least before an output is split further.
+constexpr int64_t kSplitGrain = 4096;
+}  // namespace
+
+ReduceSchedule schedule_reduce(const ReducePlan &plan, int64_t max_blocks) {
+  // A thread per output also when outputs are plenty and adjacent in the
+  // input (a reduction over outer axes): neighbouring threads then read
+  // neighbouring elements, where a block per output would read strided.
+  const bool outputs_adjacent = plan.kept_rank > 0 && plan.kept_in_strides[plan.kept_rank - 1] == 1 &&
+                                plan.outputs >= max_blocks * (kThreads / 4);
+  if (plan.count <= kThreadReduceLimit || outputs_adjacent) return ReduceSchedule{true, 1, plan.count};
+  // Split only while there are fewer outputs than blocks the device runs at
+  // once, and never into pieces below kSplitGrain elements.
+  int64_t splits = 1;
+  if (plan.outputs < max_blocks) {
+    const int64_t to_fill = (max_blocks + plan.outputs - 1) / plan.outputs;
+    const int64_t by_size = (plan.count + kSplitGrain - 1) / kSplitGrain;
+    splits = to_fill < by_size ? to_fill : by_size;
+  }
+  const int64_t per_split = (plan.count + splits - 1) / splits;
+  return ReduceSchedule{false, (plan.count + per_split - 1) / per_split, per_split};  // no empty splits
+}
+
+MatmulShape make_matmul_shape(const View &a, const View &b, const View &out) {
+  const int32_t r = out.rank;
+  MatmulShape s{};
+  s.rank = r;
+  s.numel = out.numel;
+  s.k = a.shape[r - 1];
+  s.a_k_stride = a.strides[r - 1];
+  s.b_k_stride = b.strides[r - 2];
+  for (int32_t d = 0; d < r; ++d) {
+    s.shape[d] = out.shape[d];
+    s.out_strides[d] = out.strides[d];
+    s.a_strides[d] = d == r - 1 ? 0 : a.strides[d];  // a does not move along N
+    s.b_strides[d] = d == r - 2 ? 0 : b.strides[d];  // b does not move along M
+  }
+  return s;
+}
+
+}  // namespace bp_cuda

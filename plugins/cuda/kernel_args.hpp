@@ -1,0 +1,83 @@
+// The plain structs a kernel receives by value: iteration spaces already
+// simplified on the host (iteration.cpp), so a kernel does the least index
+// arithmetic per element. Shared by the .cpp files that build them and the
+// .cu files that launch kernels with them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "backplane/types.h"
+
+namespace bp_cuda {
+
+// Threads per block of every kernel; a power of two (the reduction trees
+// halve it).
+constexpr int kThreads = 256;
+
+// Operands of one elementwise launch: the output and up to three inputs (WHERE).
+constexpr int kMaxOperands = 4;
+
+// An elementwise iteration space: `numel` elements walked in C order over
+// `shape`; operand k (0 = output, then the inputs in order) holds element i
+// at sum_d index_d(i) * strides[k][d] from its base. Axes of extent 1 are
+// dropped and neighbouring axes merged where every operand allows, so a
+// dense problem arrives as rank 1 with `contiguous` set: then operand k's
+// element i is simply base_k[i] (a scalar operand has no base and ignores it).
+struct IterShape {
+  int32_t rank;
+  int32_t contiguous;
+  int64_t numel;
+  int64_t shape[BP_MAX_RANK];
+  int64_t strides[kMaxOperands][BP_MAX_RANK];
+};
+
+// A reduction: `outputs` output elements, each combining `count` input
+// elements. The kept axes (coalesced) locate an output element in the input
+// (kept_in_strides) and the output (kept_out_strides); the reduced axes
+// (coalesced, in their original order so that a position counts in the C
+// order ARGMAX reports) locate the elements combined.
+struct ReducePlan {
+  int64_t outputs;
+  int64_t count;
+  int32_t kept_rank;
+  int32_t reduced_rank;
+  int64_t kept_shape[BP_MAX_RANK];
+  int64_t kept_in_strides[BP_MAX_RANK];
+  int64_t kept_out_strides[BP_MAX_RANK];
+  int64_t reduced_shape[BP_MAX_RANK];
+  int64_t reduced_strides[BP_MAX_RANK];
+};
+
+// An integer matrix product over the output's full index (batch axes, M, N);
+// strides of each operand per output axis (a's on N and b's on M are 0),
+// plus the contracted extent K and each input's stride along it.
+struct MatmulShape {
+  int32_t rank;
+  int64_t numel;
+  int64_t k;
+  int64_t a_k_stride, b_k_stride;
+  int64_t shape[BP_MAX_RANK];
+  int64_t a_strides[BP_MAX_RANK];
+  int64_t b_strides[BP_MAX_RANK];
+  int64_t out_strides[BP_MAX_RANK];
+};
+
+// Where and how wide to launch: the device's stream, the grid size that
+// fills the device once (grid-stride loops cover the rest), and the device
+// name for messages.
+struct Launch {
+  cudaStream_t stream;
+  int64_t max_blocks;
+  const char *device;
+};
+
+// An elementwise input: device memory, or (data == nullptr) one value given
+// by the operator's scalar attribute, converted to the input's dtype.
+struct InputArg {
+  const void *data;
+  double scalar;
+};
+
+}  // namespace bp_cuda

@@ -1,0 +1,49 @@
+// The kernel launchers: host functions, one per operator family, each
+// defined in its own .cu file. They pick the kernel for the operator and
+// dtype, enqueue it on launch.stream and return; every argument has been
+// validated by execute.cpp, and `numel` (or `outputs`) is never 0.
+#pragma once
+
+#include <cstdint>
+
+#include "kernel_args.hpp"
+
+namespace bp_cuda {
+
+class Scratch;
+
+// binary.cu: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM (inputs and output of `dtype`).
+void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
+                   InputArg b);
+
+// compare.cu: EQ, NE, LT, LE, GT, GE (inputs of `dtype`, bool output), and
+// WHERE (bool condition; values and output of `dtype`).
+void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
+                    InputArg b);
+void launch_where(const Launch &launch, int32_t dtype, const IterShape &it, void *out, const void *cond, const void *a,
+                  const void *b);
+
+// unary.cu: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU.
+void launch_unary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, const void *in);
+
+// copy.cu: COPY from in_dtype to out_dtype (a cast; also plain strided copies).
+void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, const IterShape &it, void *out,
+                 const void *in);
+
+// creation.cu: FILL, ARANGE, RANDOM_UNIFORM, RANDOM_NORMAL into an output of
+// `dtype` (it has one operand, the output); scalar/scalar2/seed as in bp_op_attrs.
+void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, double scalar,
+                   double scalar2, uint64_t seed);
+
+// reduce_sum.cu (SUM, MEAN, NORM) and reduce_extreme.cu (MAX, MIN, ARGMAX):
+// partial results of a two-pass reduction live in `scratch`.
+void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
+                       const void *in, Scratch &scratch);
+void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
+                           const void *in, Scratch &scratch);
+
+// matmul_int.cu: integer MATMUL (wrapping), any strides.
+void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &shape, void *out, const void *a,
+                       const void *b);
+
+}  // namespace bp_cuda

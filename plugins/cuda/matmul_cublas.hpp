@@ -1,0 +1,14 @@
+// Float MATMUL through cuBLAS (sgemm/dgemm, strided batched).
+#pragma once
+
+#include "device.hpp"
+#include "view.hpp"
+
+namespace bp_cuda {
+
+// out = a x b for float32/float64 views (validated; out.numel > 0, K > 0,
+// out not overlapping a or b). Enqueued on the device's stream.
+void matmul_cublas(Device &device, const Device::Lock &lock, const View &a, const View &b, const View &out,
+                   bool allow_tf32);
+
+}  // namespace bp_cuda

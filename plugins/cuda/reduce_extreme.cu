@@ -1,0 +1,33 @@
+// MAX, MIN (numeric dtypes, NaN propagates) and ARGMAX (int64 position of
+// the first maximum; a NaN counts as the maximum).
+#include <string>
+
+#include "dtype.hpp"
+#include "kernels.hpp"
+#include "ops.hpp"
+#include "reduce.cuh"
+
+namespace bp_cuda {
+
+void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
+                           const void *in, Scratch &scratch) {
+  namespace k = bp_kernels;
+  const std::string name = kernel_name(op, dtype);
+  switch (op) {
+    case BP_OP_MAX:
+      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<k::MaxReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    case BP_OP_MIN:
+      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<k::MinReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    case BP_OP_ARGMAX:
+      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<k::ArgmaxReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not MAX, MIN or ARGMAX", op);
+  }
+}
+
+}  // namespace bp_cuda

@@ -1,0 +1,32 @@
+// SUM (every dtype; integers and bool into int64), MEAN and NORM (float).
+#include <string>
+
+#include "dtype.hpp"
+#include "kernels.hpp"
+#include "ops.hpp"
+#include "reduce.cuh"
+
+namespace bp_cuda {
+
+void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
+                       const void *in, Scratch &scratch) {
+  namespace k = bp_kernels;
+  const std::string name = kernel_name(op, dtype);
+  switch (op) {
+    case BP_OP_SUM:
+      return dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+        reduce<k::SumReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    case BP_OP_MEAN:
+      return dispatch<BP_FLOAT_TYPES>(dtype, [&](auto tag) {
+        reduce<k::MeanReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    case BP_OP_NORM:
+      return dispatch<BP_FLOAT_TYPES>(dtype, [&](auto tag) {
+        reduce<k::NormReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not SUM, MEAN or NORM", op);
+  }
+}
+
+}  // namespace bp_cuda

@@ -1,0 +1,39 @@
+// NEG, ABS, RELU (numeric dtypes) and EXP, LOG, SQRT, TANH, SIGMOID (float).
+#include <string>
+
+#include "dtype.hpp"
+#include "elementwise.cuh"
+#include "kernels.hpp"
+#include "ops.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+template <class... Ts, class F>
+void unary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, const void *in, F f) {
+  const std::string name = kernel_name(op, dtype);
+  dispatch<Ts...>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map<T>(launch, it, out, f, operand<T>(in), name.c_str());
+  });
+}
+
+}  // namespace
+
+void launch_unary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, const void *in) {
+  namespace k = bp_kernels;
+  switch (op) {
+    case BP_OP_NEG: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Neg{});
+    case BP_OP_ABS: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Abs{});
+    case BP_OP_RELU: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Relu{});
+    case BP_OP_EXP: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Exp{});
+    case BP_OP_LOG: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Log{});
+    case BP_OP_SQRT: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Sqrt{});
+    case BP_OP_TANH: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Tanh{});
+    case BP_OP_SIGMOID: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Sigmoid{});
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a unary operator", op);
+  }
+}
+
+}  // namespace bp_cuda
