@@ -71,22 +71,16 @@ std::vector<std::pair<std::string, std::string>> options_for(const config::Confi
   return {it->second.begin(), it->second.end()};
 }
 
-// Loads one file: a Backend, or a report with the reason it was rejected.
-void load_one(const std::string &path, const config::Config &config, LoadResult &result) {
-  PluginReport report;
-  report.path = path;
-  report.name = name_from_file(fs::path(path).filename().string());
-  if (contains(config.plugins_disabled, report.name)) {
-    report.reason = "disabled by the config key plugins.disabled";
-    result.reports.push_back(std::move(report));
-    return;
-  }
+// Loads one candidate: a Backend, or the reason it was rejected, both
+// recorded in its report.
+void load_one(PluginReport &report, const config::Config &config,
+              std::vector<std::unique_ptr<Backend>> &backends) {
+  const std::string &path = report.path;
   auto probe = config.probe_in_subprocess.find(report.name);
   if (probe != config.probe_in_subprocess.end() && probe->second) {
     std::string problem = probe_plugin(path);
     if (!problem.empty()) {
       report.reason = problem;
-      result.reports.push_back(std::move(report));
       return;
     }
   }
@@ -97,12 +91,10 @@ void load_one(const std::string &path, const config::Config &config, LoadResult 
         path, mode::rtld_now | mode::rtld_local | static_cast<mode::type>(RTLD_NODELETE));
   } catch (const std::system_error &e) {
     report.reason = "cannot load: " + dl_reason(e);
-    result.reports.push_back(std::move(report));
     return;
   }
   if (!lib->has(BP_PLUGIN_ENTRY_SYMBOL)) {
     report.reason = std::string("missing entry symbol ") + BP_PLUGIN_ENTRY_SYMBOL;
-    result.reports.push_back(std::move(report));
     return;
   }
   auto get_api = lib->get<const bp_plugin_api *(uint32_t, uint32_t)>(BP_PLUGIN_ENTRY_SYMBOL);
@@ -111,27 +103,23 @@ void load_one(const std::string &path, const config::Config &config, LoadResult 
   if (!problem.empty()) {
     if (api && valid_backend_name(api->name)) report.name = api->name;
     report.reason = problem;
-    result.reports.push_back(std::move(report));
     return;
   }
   report.name = api->name;
   report.version = api->version ? api->version : "";
   if (contains(config.plugins_disabled, report.name)) {
     report.reason = "disabled by the config key plugins.disabled";
-    result.reports.push_back(std::move(report));
     return;
   }
-  for (auto &other : result.backends) {
+  for (auto &other : backends) {
     if (other->name() == api->name) {
       report.reason = "duplicate backend name '" + report.name + "' (already loaded from " +
                       other->path() + ")";
-      result.reports.push_back(std::move(report));
       return;
     }
     if (other->prefix() == api->device_prefix) {
       report.reason = std::string("duplicate device prefix '") + api->device_prefix +
                       "' (already used by backend " + other->name() + ")";
-      result.reports.push_back(std::move(report));
       return;
     }
   }
@@ -139,8 +127,7 @@ void load_one(const std::string &path, const config::Config &config, LoadResult 
                                            options_for(config, report.name));
   report.loaded = true;
   report.backend = backend.get();
-  result.backends.push_back(std::move(backend));
-  result.reports.push_back(std::move(report));
+  backends.push_back(std::move(backend));
 }
 
 }  // namespace
@@ -154,8 +141,7 @@ std::vector<std::string> plugin_directories(const config::Config &config) {
   return dirs;
 }
 
-LoadResult load_plugins(const config::Config &config) {
-  LoadResult result;
+PluginSet::PluginSet(const config::Config &config) : config_(config) {
   std::vector<fs::path> seen_dirs;
   for (const auto &dir : plugin_directories(config)) {
     std::error_code ec;
@@ -169,9 +155,67 @@ LoadResult load_plugins(const config::Config &config) {
       if (!name_from_file(file).empty()) files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());  // a stable, documented load order
-    for (const auto &file : files) load_one(file, config, result);
+    for (const auto &file : files) {
+      PluginReport &r = reports_.emplace_back();
+      r.path = file;
+      r.name = name_from_file(fs::path(file).filename().string());
+      attempted_.push_back(false);
+      if (contains(config.plugins_disabled, r.name)) {
+        r.reason = "disabled by the config key plugins.disabled";
+        attempted_.back() = true;
+      }
+    }
   }
-  return result;
+}
+
+void PluginSet::load_locked(size_t i) {
+  if (attempted_[i]) return;
+  attempted_[i] = true;
+  load_one(reports_[i], config_, backends_);
+}
+
+void PluginSet::load_all_locked() {
+  if (all_loaded_) return;
+  for (size_t i = 0; i < reports_.size(); ++i) load_locked(i);
+  all_loaded_ = true;
+}
+
+Backend *PluginSet::loaded_locked(const std::string &name_or_prefix, bool by_name) const {
+  for (const auto &b : backends_)
+    if (b->prefix() == name_or_prefix || (by_name && b->name() == name_or_prefix)) return b.get();
+  return nullptr;
+}
+
+Backend *PluginSet::find(const std::string &name_or_prefix, bool by_name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (Backend *b = loaded_locked(name_or_prefix, by_name)) return b;
+  // Likely files first: the file of backend "x" or "x-something" (the
+  // cpu-openblas backend has device prefix "cpu"), then everything.
+  for (size_t i = 0; i < reports_.size(); ++i) {
+    const std::string &file_name = reports_[i].name;
+    if (!attempted_[i] && (file_name == name_or_prefix ||
+                           file_name.rfind(name_or_prefix + "-", 0) == 0)) {
+      load_locked(i);
+      if (Backend *b = loaded_locked(name_or_prefix, by_name)) return b;
+    }
+  }
+  load_all_locked();
+  return loaded_locked(name_or_prefix, by_name);
+}
+
+std::vector<Backend *> PluginSet::backends() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  load_all_locked();
+  std::vector<Backend *> out;
+  for (const auto &r : reports_)
+    if (r.backend) out.push_back(r.backend);
+  return out;
+}
+
+const std::deque<PluginReport> &PluginSet::reports() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  load_all_locked();
+  return reports_;  // final from here on: nothing changes it any more
 }
 
 }  // namespace bp::core

@@ -2,7 +2,9 @@
 // as a Backend or as a rejection with its reason; both are kept as reports.
 #pragma once
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,17 +25,40 @@ struct PluginReport {
   Backend *backend = nullptr;  // when loaded
 };
 
-struct LoadResult {
-  std::vector<std::unique_ptr<Backend>> backends;
-  std::vector<PluginReport> reports;
-};
-
 // The directories searched, in order: config paths (BACKPLANE_PLUGIN_PATH is
 // already appended to them by the config), then lib/backplane/plugins beside
 // libbackplane.so. Never the current directory.
 std::vector<std::string> plugin_directories(const config::Config &config);
 
-// Loads every libbackplane-<name>.so in those directories.
-LoadResult load_plugins(const config::Config &config);
+// Every libbackplane-<name>.so in those directories, opened on demand:
+// discovery only lists files, and a plugin is loaded (dlopen, ABI checks)
+// when its backend, one of its devices, or the full list is first needed. A
+// program that only uses cpu:0 never maps the CUDA libraries. Thread-safe.
+class PluginSet {
+ public:
+  explicit PluginSet(const config::Config &config);  // keeps a reference
+  PluginSet(const PluginSet &) = delete;
+  PluginSet &operator=(const PluginSet &) = delete;
+
+  // The backend with this device prefix (or, with by_name, this name),
+  // loading the candidate files that may provide it; nullptr if none does.
+  Backend *find(const std::string &name_or_prefix, bool by_name);
+  // Every loaded backend in discovery order (loads every candidate first).
+  std::vector<Backend *> backends();
+  // One report per candidate file in discovery order (loads every candidate).
+  const std::deque<PluginReport> &reports();
+
+ private:
+  void load_locked(size_t i);
+  void load_all_locked();
+  Backend *loaded_locked(const std::string &name_or_prefix, bool by_name) const;
+
+  const config::Config &config_;
+  std::mutex mutex_;
+  std::deque<PluginReport> reports_;  // stable addresses: C API hands out their strings
+  std::vector<bool> attempted_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  bool all_loaded_ = false;
+};
 
 }  // namespace bp::core

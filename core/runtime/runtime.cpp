@@ -34,21 +34,18 @@ bool parse_index(const std::string &s, int32_t &out) {
 
 }  // namespace
 
-Runtime::Runtime(config::Config config) : config_(std::move(config)) {
+Runtime::Runtime(config::Config config) : config_(std::move(config)), plugins_(config_) {
   registry().set_accelerator_kinds(config_.accelerator_kinds);
   trace::enabled.store(config_.trace, std::memory_order_relaxed);
   host_fallback_enabled.store(config_.host_fallback, std::memory_order_relaxed);
-  plugins_ = load_plugins(config_);
   for (const auto &required : config_.plugins_required) {
-    bool ok = false;
-    for (const auto &r : plugins_.reports)
-      if (r.loaded && r.name == required) ok = true;
-    if (!ok) {
-      std::string why = "not found in any plugin directory";
-      for (const auto &r : plugins_.reports)
-        if (r.name == required) why = r.path + ": " + r.reason;
-      fail(BP_ERR_PLUGIN, "required plugin '" + required + "' (config key plugins.required) could not be loaded: " + why);
-    }
+    Backend *b = plugins_.find(required, true);
+    if (b && b->name() == required) continue;
+    std::string why = "not found in any plugin directory";
+    for (const auto &r : plugins_.reports())
+      if (r.name == required && !r.loaded) why = r.path + ": " + r.reason;
+    fail(BP_ERR_PLUGIN, "required plugin '" + required +
+                            "' (config key plugins.required) could not be loaded: " + why);
   }
 }
 
@@ -99,24 +96,18 @@ void Runtime::start_from_string(const char *toml, const char *source_name) {
   }
 }
 
-Backend *Runtime::find_backend(const std::string &name_or_prefix) const {
-  for (const auto &b : plugins_.backends)
-    if (b->prefix() == name_or_prefix || b->name() == name_or_prefix) return b.get();
-  return nullptr;
-}
-
-std::vector<Backend *> Runtime::backends_in_fallback_order() const {
+std::vector<Backend *> Runtime::backends_in_fallback_order() {
   std::vector<Backend *> order;
   auto add = [&](Backend *b) {
     if (b && std::find(order.begin(), order.end(), b) == order.end()) order.push_back(b);
   };
   for (const auto &name : config_.fallback) add(find_backend(name));
-  for (const auto &b : plugins_.backends) add(b.get());
+  for (Backend *b : plugins_.backends()) add(b);
   return order;
 }
 
 std::vector<Device *> Runtime::all_devices() {
-  for (const auto &b : plugins_.backends) b->start();
+  for (Backend *b : plugins_.backends()) b->start();
   std::vector<Device *> out;
   for (int32_t i = 0; i < registry().count(); ++i) out.push_back(registry().get(i));
   return out;
@@ -174,12 +165,10 @@ Device &Runtime::resolve(const std::string &name) {
     if (size_t(index) < acc.size()) return *acc[size_t(index)];
     unknown_device(name, "there are " + std::to_string(acc.size()) + " accelerator devices");
   }
-  Backend *b = nullptr;
-  for (const auto &candidate : plugins_.backends)
-    if (candidate->prefix() == prefix) b = candidate.get();
+  Backend *b = plugins_.find(prefix, false);
   if (!b) {
     std::string why = "no loaded backend has device prefix '" + prefix + "'";
-    for (const auto &r : plugins_.reports)
+    for (const auto &r : plugins_.reports())
       if (!r.loaded && (r.name == prefix))
         why += " (plugin " + r.path + " was rejected: " + r.reason + ")";
     unknown_device(name, why);

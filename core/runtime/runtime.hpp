@@ -24,10 +24,11 @@ class Runtime {
   static void start_from_string(const char *toml, const char *source_name);
 
   const config::Config &config() const { return config_; }
-  const std::vector<PluginReport> &reports() const { return plugins_.reports; }
-  const std::vector<std::unique_ptr<Backend>> &backends() const { return plugins_.backends; }
+  // Every candidate's report (loads every plugin first).
+  const std::deque<PluginReport> &reports() { return plugins_.reports(); }
 
-  Backend *find_backend(const std::string &name_or_prefix) const;
+  // The backend with this name or device prefix (loads only what it must).
+  Backend *find_backend(const std::string &name_or_prefix) { return plugins_.find(name_or_prefix, true); }
   // Starts every backend; returns every device.
   std::vector<Device *> all_devices();
   // Accelerators in fallback order (starts the backends it needs).
@@ -41,12 +42,12 @@ class Runtime {
   explicit Runtime(config::Config config);
   static void install(config::Config config);
   // Backends in fallback order, then the rest in discovery order.
-  std::vector<Backend *> backends_in_fallback_order() const;
+  std::vector<Backend *> backends_in_fallback_order();
   [[noreturn]] void unknown_device(const std::string &name, const std::string &why);
   std::string device_list();
 
   config::Config config_;
-  LoadResult plugins_;
+  PluginSet plugins_;
 };
 
 }  // namespace bp::core
