@@ -25,7 +25,7 @@ extern "C" {
 typedef enum bp_status {
   BP_OK = 0,
   BP_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, bad enum value, bad option */
-  BP_ERR_INVALID_HANDLE = 2,   /* zero, released or never-issued tensor handle, or bad device id */
+  BP_ERR_INVALID_HANDLE = 2,   /* zero, released or never-issued tensor handle, or bad bp_device id */
   BP_ERR_DEVICE_MISMATCH = 3,  /* operator inputs live on different devices */
   BP_ERR_UNKNOWN_DEVICE = 4,   /* a device name or index that does not exist */
   BP_ERR_UNSUPPORTED = 5,      /* the owning backend does not implement op/dtype */
@@ -67,7 +67,7 @@ typedef struct bp_property {
 } bp_property;
 
 /* Operators, numbered for the life of the ABI. The exact semantics a backend
- * must implement are those written in plugin.h next to bp_plugin_execute_fn. */
+ * must implement are written in plugin.h, above bp_plugin_get_api_fn. */
 typedef enum bp_op {
   /* binary elementwise, inputs and output of one dtype (comparisons: bool out) */
   BP_OP_ADD = 1,
