@@ -108,11 +108,12 @@ bp_status bp_device_properties(bp_device device, bp_property *props, int32_t cap
     if (capacity > 0 && !props) fail(BP_ERR_INVALID_ARGUMENT, "bp_device_properties: props is NULL");
     Device &d = device_or_throw(device);
     auto fn = d.backend->optional(&bp_plugin_api::device_properties, BP_PLUGIN_API_SIZE_1_0);
-    n = 0;
-    if (!fn) return;
-    auto lock = d.backend->call_lock();
-    d.backend->check(fn(d.index, props, capacity, &n), "device_properties");
-    if (n < 0) n = 0;
+    int32_t written = 0;
+    if (fn) {
+      auto lock = d.backend->call_lock();
+      d.backend->check(fn(d.index, props, capacity, &written), "device_properties");
+    }
+    n = written < 0 ? 0 : written;
   });
 }
 

@@ -14,14 +14,8 @@ bp_status guarded(Body &&body) noexcept {
   try {
     body();
     return BP_OK;
-  } catch (const Error &e) {
-    return record_error(e.status(), e.what(), e.op, e.input, e.devices);
-  } catch (const std::bad_alloc &) {
-    return record_error(BP_ERR_OUT_OF_MEMORY, "out of host memory");
-  } catch (const std::exception &e) {
-    return record_error(BP_ERR_INTERNAL, std::string("internal error: ") + e.what());
   } catch (...) {
-    return record_error(BP_ERR_INTERNAL, "internal error: unknown exception");
+    return record_current_exception();
   }
 }
 

@@ -23,8 +23,8 @@ View arange(Device &device, int32_t dtype, double start, double stop, double ste
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step) || step == 0)
     fail(BP_ERR_INVALID_ARGUMENT, "arange: start, stop and step must be finite and step non-zero");
   double n = std::ceil((stop - start) / step);
+  if (!(n <= 9.0e15)) fail(BP_ERR_OUT_OF_MEMORY, "arange: too many elements");
   int64_t count = n > 0 ? int64_t(n) : 0;
-  if (n > 9.0e15) fail(BP_ERR_OUT_OF_MEMORY, "arange: too many elements");
   View v = allocate_view(device, dtype, 1, &count);
   bp_plugin_tensor o;
   v.to_plugin(o);

@@ -88,7 +88,11 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
                    const View *out) {
   require_op(op >= BP_OP_ADD && op <= BP_OP_GE, op, "binary");
   check_devices(op, {&a}, out);
-  bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar;
+  // "Integral" also means representable in the tensor's dtype: a scalar out
+  // of its range computes in float64 rather than being cut down.
+  bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar &&
+                  (a.dtype == BP_INT32 ? (scalar >= -2147483648.0 && scalar <= 2147483647.0)
+                                       : (scalar >= -9223372036854775808.0 && scalar < 9223372036854775808.0));
   BinaryTypes types = scalar_types(op, a.dtype, integral);
   View ta;
   const View &A = as_dtype(a, types.compute, ta);

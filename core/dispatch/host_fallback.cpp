@@ -52,10 +52,18 @@ Staged stage_in(Device &from, Device &cpu, const bp_plugin_tensor &t) {
 bool run_on_host(Device &device, int32_t op, int32_t dtype, int32_t out_dtype,
                  const bp_op_attrs &attrs, const bp_plugin_tensor *inputs, int32_t n_inputs,
                  const bp_plugin_tensor &output) {
-  Device &cpu = Runtime::get().cpu();
+  Device *cpu_device = nullptr;
+  try {
+    cpu_device = &Runtime::get().cpu();
+  } catch (const Error &) {
+    return false;  // no cpu:0: the caller reports the original refusal
+  }
+  Device &cpu = *cpu_device;
   if (&cpu == &device) return false;
   Backend &host = *cpu.backend;
-  if (!host.supports(cpu.index, op, dtype, out_dtype)) return false;
+  if (!host.supports(cpu.index, op, dtype, out_dtype) ||
+      !host.optional(&bp_plugin_api::host_address, BP_PLUGIN_API_SIZE_1_0))
+    return false;  // staging needs cpu:0 memory the core can address
   std::vector<Staged> staged;
   std::vector<bp_plugin_tensor> views;
   for (int32_t i = 0; i < n_inputs; ++i) {
@@ -68,6 +76,8 @@ bool run_on_host(Device &device, int32_t op, int32_t dtype, int32_t out_dtype,
     auto lock = host.call_lock();
     bp_status s = host.api().execute(cpu.index, op, &attrs, views.data(), n_inputs, &out.view);
     if (s != BP_OK) host.check(s, "execute (host fallback)");
+    // execute may return before the work is done: wait before reading it.
+    host.check(host.api().synchronize(cpu.index), "synchronize (host fallback)");
   }
   if (out.bytes) {
     Backend &b = *device.backend;

@@ -46,4 +46,7 @@ ErrorState &thread_error();
 bp_status record_error(bp_status status, std::string message, std::string op = {},
                        int32_t input = -1, std::vector<bp_device> devices = {});
 
+// Inside a catch block: records the exception in flight, never throwing.
+bp_status record_current_exception() noexcept;
+
 }  // namespace bp::core

@@ -62,17 +62,19 @@ void Backend::enumerate() {
   if (count < 0) fail(BP_ERR_PLUGIN, "backend " + name_ + ": device_count returned a negative count");
   if (count == 0) why_none_ = why ? why : "the backend reports no devices";
   caps_.reset(new std::atomic<uint8_t>[size_t(count) * kCapsPerDevice]());
+  // Every device is described before any is registered: a backend whose
+  // enumeration fails half-way must leave no device behind.
+  std::vector<bp_plugin_device_info> infos(static_cast<size_t>(count));
   for (int32_t i = 0; i < count; ++i) {
-    bp_plugin_device_info info;
+    bp_plugin_device_info &info = infos[size_t(i)];
     std::memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    {
-      auto lock = call_lock();
-      check(api_->device_info(i, &info), "device_info");
-    }
+    auto lock = call_lock();
+    check(api_->device_info(i, &info), "device_info");
     info.model[sizeof info.model - 1] = '\0';
-    devices_.push_back(registry().add_device(this, i, info.kind, info.model));
   }
+  for (int32_t i = 0; i < count; ++i)
+    devices_.push_back(registry().add_device(this, i, infos[size_t(i)].kind, infos[size_t(i)].model));
 }
 
 bool Backend::ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,

@@ -1,6 +1,8 @@
 #include "plugins/plugin_probe.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -31,9 +33,13 @@ namespace {
 
 }  // namespace
 
+// A plugin whose constructor hangs must not stall the host forever.
+constexpr int kProbeTimeoutMs = 30000;
+
 std::string probe_plugin(const std::string &path) {
   int fds[2];
-  if (pipe(fds) != 0) return std::string("probe: pipe failed: ") + strerror(errno);
+  // O_CLOEXEC: a fork+exec in another thread must not keep the pipe open.
+  if (pipe2(fds, O_CLOEXEC) != 0) return std::string("probe: pipe failed: ") + strerror(errno);
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -47,12 +53,31 @@ std::string probe_plugin(const std::string &path) {
   close(fds[1]);
   std::string message;
   char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) message.append(buf, size_t(n));
+  bool timed_out = false;
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    int ready = poll(&p, 1, kProbeTimeoutMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    message.append(buf, size_t(n));
+  }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
+  if (timed_out)
+    return "the plugin did not finish loading within " + std::to_string(kProbeTimeoutMs / 1000) +
+           " s in a probe process";
+  if (waited != pid)
+    return std::string("probe: cannot learn how the probe process ended: ") + strerror(errno);
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     return "the plugin crashed while loading in a probe process (signal " + std::to_string(sig) +

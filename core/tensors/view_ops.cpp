@@ -33,6 +33,8 @@ void resolve_reshape(const View &v, int32_t rank, const int64_t *shape, int64_t 
     } else if (shape[d] < 0) {
       fail(BP_ERR_SHAPE, "reshape: negative extent in " + shape_string(rank, shape));
     } else {
+      if (shape[d] != 0 && known > (int64_t(1) << 56) / shape[d])
+        fail(BP_ERR_SHAPE, "reshape: shape " + shape_string(rank, shape) + " has too many elements");
       known *= shape[d];
     }
     resolved[d] = shape[d];
@@ -92,12 +94,13 @@ View slice_view(const View &v, int32_t axis, int64_t start, int64_t stop, int64_
     return std::min(std::max(i, int64_t(0)), n);
   };
   int64_t s = clamp(start), e = clamp(stop);
-  int64_t count = e > s ? (e - s + step - 1) / step : 0;
+  // Written so that no step, however large, overflows.
+  int64_t count = e > s ? 1 + (e - s - 1) / step : 0;
   View out = v;
   out.offset = v.offset + uint64_t(s * v.strides[a]) * uint64_t(dtype_size(v.dtype));
   if (count == 0) out.offset = v.offset;
   out.shape[a] = count;
-  out.strides[a] = v.strides[a] * step;
+  out.strides[a] = count > 1 ? v.strides[a] * step : v.strides[a];
   return out;
 }
 

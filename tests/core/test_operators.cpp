@@ -201,3 +201,13 @@ TEST_CASE("_out forms check device, shape and dtype and allocate nothing") {
   CHECK_THAT(m.to_vector<float>(), Equals(std::vector<float>{3, 3, 3, 3}));
   CHECK(bp_matmul_out(m.handle(), m.handle(), 0, 0, m.handle()) == BP_ERR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("a scalar outside an integer tensor's range computes in float64") {
+  start(bp_test::kHostOnly);
+  bp::Device d = device_under_test();
+  bp::Tensor i = bp::from_vector<int32_t>({1, 2}, {2}, d);
+  CHECK_THAT((i < 3e9).to_vector<bool>(), Equals(std::vector<bool>{true, true}));
+  CHECK((i + 3e9).dtype() == BP_FLOAT64);
+  CHECK((i + 3e9).to_vector<double>()[1] == 3000000002.0);
+  CHECK((i + 7.0).dtype() == BP_INT32);
+}

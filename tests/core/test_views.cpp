@@ -59,3 +59,20 @@ TEST_CASE("reshape of a non-contiguous view copies, with -1 inferred") {
   CHECK(c.is(a));  // already contiguous: the same tensor
   CHECK(a.T().contiguous().is_contiguous());
 }
+
+TEST_CASE("reshape and slice reject overflowing extents and steps") {
+  start(bp_test::kHostOnly);
+  bp::Tensor empty = bp::zeros({0}, bp::f32, bp::cpu());
+  bp_tensor out = BP_NO_TENSOR;
+  const int64_t wraps[2] = {int64_t(1) << 32, int64_t(1) << 32};  // product wraps to 0
+  CHECK(bp_reshape(empty.handle(), 2, wraps, &out) == BP_ERR_SHAPE);
+  bp::Tensor six = bp::arange(0, 6, 1, bp::f32, bp::cpu());
+  const int64_t wraps6[2] = {9, 6148914691236517206};  // 9 * that wraps to 6
+  CHECK(bp_reshape(six.handle(), 2, wraps6, &out) == BP_ERR_SHAPE);
+  CHECK(out == BP_NO_TENSOR);
+  bp::Tensor ten = bp::arange(0, 10, 1, bp::i32, bp::cpu());
+  bp::Tensor one = ten.slice(0, 3, 10, INT64_MAX);  // Python: t[3::huge] is one element
+  CHECK(one.shape() == bp::Shape{1});
+  CHECK(one.item() == 3);
+  CHECK(ten.slice(0, 0, 10, INT64_MAX - 5).shape() == bp::Shape{1});
+}
