@@ -1,29 +1,16 @@
 // Errors inside the plugin are C++ exceptions carrying a bp_status; the ABI
 // entry points (plugin_api.cpp) catch them and keep the message for
-// last_error() of the calling thread.
+// last_error() of the calling thread. The machinery is shared by the C++
+// backends (plugins/common/include/backplane_kernels/plugin_support.hpp).
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
-#include "backplane/types.h"
+#include "backplane_kernels/plugin_support.hpp"
 
 namespace cpu_backend {
 
-class Error : public std::runtime_error {
- public:
-  Error(bp_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
-  bp_status status() const { return status_; }
-
- private:
-  bp_status status_;
-};
-
-// Throws Error(status, printf-style message).
-[[noreturn]] void fail(bp_status status, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-// The calling thread's last error message (what last_error() returns).
-const char *last_error_message();
-void set_last_error_message(const char *message);
+using bp_plugin::Error;
+using bp_plugin::fail;
+using bp_plugin::last_error_message;
+using bp_plugin::set_last_error_message;
 
 }  // namespace cpu_backend

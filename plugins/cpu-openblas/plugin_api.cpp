@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "backend.hpp"
 #include "backplane/plugin.h"
@@ -22,24 +23,7 @@ using namespace cpu_backend;
 // pays nothing for the try.
 template <class Body>
 __attribute__((always_inline)) inline bp_status guarded(Body &&body) noexcept {
-  try {
-    body();
-    return BP_OK;
-  } catch (const Error &e) {
-    set_last_error_message(e.what());
-    return e.status();
-  } catch (const std::bad_alloc &) {
-    set_last_error_message("cpu-openblas: out of host memory on cpu:0 (a temporary allocation failed)");
-    return BP_ERR_OUT_OF_MEMORY;
-  } catch (const std::exception &e) {
-    char message[512];
-    std::snprintf(message, sizeof message, "cpu-openblas: internal error: %s", e.what());
-    set_last_error_message(message);
-    return BP_ERR_INTERNAL;
-  } catch (...) {
-    set_last_error_message("cpu-openblas: internal error: unknown exception");
-    return BP_ERR_INTERNAL;
-  }
+  return bp_plugin::guarded("cpu-openblas", std::forward<Body>(body));
 }
 
 void require_pointer(const void *p, const char *what) {

@@ -12,24 +12,14 @@
 #include <string>
 
 #include "backplane/types.h"
+#include "backplane_kernels/plugin_support.hpp"
 
 namespace bp_cuda {
 
-class Error : public std::runtime_error {
- public:
-  Error(bp_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
-  bp_status status() const { return status_; }
-
- private:
-  bp_status status_;
-};
-
-// Throws Error(status, printf-style message).
-[[noreturn]] void fail(bp_status status, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-// The calling thread's last error message (what last_error() returns).
-const char *last_error_message();
-void set_last_error_message(const char *message);
+using bp_plugin::Error;
+using bp_plugin::fail;
+using bp_plugin::last_error_message;
+using bp_plugin::set_last_error_message;
 
 // "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA
 // runtime version": the code's name and the runtime's description of it.

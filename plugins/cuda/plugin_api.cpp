@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <new>
 
+#include <utility>
+
 #include "backplane/plugin.h"
 #include "buffer.hpp"
 #include "device.hpp"
@@ -19,25 +21,8 @@ namespace bp_cuda {
 namespace {
 
 template <class Body>
-bp_status guarded(Body &&body) noexcept {
-  try {
-    body();
-    return BP_OK;
-  } catch (const Error &e) {
-    set_last_error_message(e.what());
-    return e.status();
-  } catch (const std::bad_alloc &) {
-    set_last_error_message("cuda: out of host memory (a temporary allocation failed)");
-    return BP_ERR_OUT_OF_MEMORY;
-  } catch (const std::exception &e) {
-    char message[512];
-    std::snprintf(message, sizeof message, "cuda: internal error: %s", e.what());
-    set_last_error_message(message);
-    return BP_ERR_INTERNAL;
-  } catch (...) {
-    set_last_error_message("cuda: internal error: unknown exception");
-    return BP_ERR_INTERNAL;
-  }
+__attribute__((always_inline)) inline bp_status guarded(Body &&body) noexcept {
+  return bp_plugin::guarded("cuda", std::forward<Body>(body));
 }
 
 void require_pointer(const void *p, const char *entry, const char *what) {
