@@ -48,8 +48,11 @@ BP_HD inline float tanh(float x) { return ::tanhf(x); }
 BP_HD inline double tanh(double x) { return ::tanh(x); }
 BP_HD inline float cos(float x) { return ::cosf(x); }
 BP_HD inline double cos(double x) { return ::cos(x); }
-BP_HD inline float pow(float x, float y) { return ::powf(x, y); }
-BP_HD inline double pow(double x, double y) { return ::pow(x, y); }
+// Small integer exponents (x**2, x**3) are the common case and ten times
+// cheaper as multiplies: x*x is the correctly rounded square, x*x*x is within
+// one ulp of the cube (pow itself promises no better).
+BP_HD inline float pow(float x, float y) { return y == 2.0f ? x * x : y == 3.0f ? x * x * x : ::powf(x, y); }
+BP_HD inline double pow(double x, double y) { return y == 2.0 ? x * x : y == 3.0 ? x * x * x : ::pow(x, y); }
 BP_HD inline float abs(float x) { return ::fabsf(x); }
 BP_HD inline double abs(double x) { return ::fabs(x); }
 }  // namespace fmath
