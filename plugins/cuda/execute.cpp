@@ -24,26 +24,7 @@ namespace bp_cuda {
 
 namespace {
 
-// The attributes an operator reads; fields past the core's struct_size are 0.
-struct Attrs {
-  int32_t scalar_mode = BP_SCALAR_NONE;
-  double scalar = 0, scalar2 = 0;
-  uint64_t seed = 0;
-};
-
-#define BP_ATTR_FITS(field) (a->struct_size >= offsetof(bp_op_attrs, field) + sizeof a->field)
-
-Attrs read_attrs(const bp_op_attrs *a, const char *op) {
-  if (!a) fail(BP_ERR_INVALID_ARGUMENT, "cuda: %s: attrs is NULL", op);
-  Attrs r;
-  if (BP_ATTR_FITS(scalar_mode)) r.scalar_mode = a->scalar_mode;
-  if (BP_ATTR_FITS(scalar)) r.scalar = a->scalar;
-  if (BP_ATTR_FITS(scalar2)) r.scalar2 = a->scalar2;
-  if (BP_ATTR_FITS(seed)) r.seed = a->seed;
-  return r;
-}
-
-#undef BP_ATTR_FITS
+using bp_plugin::Attrs;
 
 std::string shape_text(const View &v) {
   std::string s = "[";
@@ -229,7 +210,7 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
   Device &device = device_at(device_index, "execute");
   const OpInfo *info = find_op(op);
   if (!info) fail(BP_ERR_UNSUPPORTED, "cuda does not implement operator %d", op);
-  const Attrs attrs = read_attrs(attrs_in, info->name);
+  const Attrs attrs = bp_plugin::read_attrs(attrs_in, info->name);
   const View out = check_view(output, device, info->name, "output", true);
   switch (info->kind) {
     case OpKind::binary:

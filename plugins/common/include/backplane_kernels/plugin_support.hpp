@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "backplane/plugin.h"
 #include "backplane/types.h"
 #include "backplane_kernels/elementwise.hpp"
 
@@ -76,6 +78,26 @@ __attribute__((always_inline)) inline bp_status guarded(const char *backend, Bod
     set_last_error_message(message);
     return BP_ERR_INTERNAL;
   }
+}
+
+// The attributes an operator reads; fields past the caller's struct_size
+// read as 0 (an older core sends a shorter bp_op_attrs).
+struct Attrs {
+  int32_t scalar_mode = BP_SCALAR_NONE;
+  double scalar = 0, scalar2 = 0;
+  uint64_t seed = 0;
+};
+
+// `op` names the operator in the error for a NULL attrs.
+inline Attrs read_attrs(const bp_op_attrs *a, const char *op) {
+  if (!a) fail(BP_ERR_INVALID_ARGUMENT, "%s: attrs is NULL", op);
+  auto fits = [a](size_t offset, size_t size) { return a->struct_size >= offset + size; };
+  Attrs r;
+  if (fits(offsetof(bp_op_attrs, scalar_mode), sizeof a->scalar_mode)) r.scalar_mode = a->scalar_mode;
+  if (fits(offsetof(bp_op_attrs, scalar), sizeof a->scalar)) r.scalar = a->scalar;
+  if (fits(offsetof(bp_op_attrs, scalar2), sizeof a->scalar2)) r.scalar2 = a->scalar2;
+  if (fits(offsetof(bp_op_attrs, seed), sizeof a->seed)) r.seed = a->seed;
+  return r;
 }
 
 using bp_kernels::boolean;
