@@ -1,10 +1,13 @@
 #include "names.hpp"
 
+#include "backplane/backplane.h"
+
 #include <signal.h>
 #include <string.h>
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 namespace bpcheck {
 
@@ -45,38 +48,19 @@ const char *op_name(int32_t op) {
   return text;
 }
 
+// Known names come from the public C API the kit links anyway; unknown
+// numbers (a plugin's garbage) are spelled out instead of "?".
 const char *dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT32: return "float32";
-    case BP_FLOAT64: return "float64";
-    case BP_INT32: return "int32";
-    case BP_INT64: return "int64";
-    case BP_BOOL: return "bool";
-    default: break;
-  }
+  const char *name = bp_dtype_name(dtype);
+  if (std::strcmp(name, "?") != 0) return name;
   static thread_local char text[32];
   std::snprintf(text, sizeof text, "dtype %d", int(dtype));
   return text;
 }
 
 const char *status_name(int32_t status) {
-  switch (status) {
-    case BP_OK: return "BP_OK";
-    case BP_ERR_INVALID_ARGUMENT: return "BP_ERR_INVALID_ARGUMENT";
-    case BP_ERR_INVALID_HANDLE: return "BP_ERR_INVALID_HANDLE";
-    case BP_ERR_DEVICE_MISMATCH: return "BP_ERR_DEVICE_MISMATCH";
-    case BP_ERR_UNKNOWN_DEVICE: return "BP_ERR_UNKNOWN_DEVICE";
-    case BP_ERR_UNSUPPORTED: return "BP_ERR_UNSUPPORTED";
-    case BP_ERR_SHAPE: return "BP_ERR_SHAPE";
-    case BP_ERR_DTYPE: return "BP_ERR_DTYPE";
-    case BP_ERR_OUT_OF_MEMORY: return "BP_ERR_OUT_OF_MEMORY";
-    case BP_ERR_CONFIG: return "BP_ERR_CONFIG";
-    case BP_ERR_PLUGIN: return "BP_ERR_PLUGIN";
-    case BP_ERR_BACKEND: return "BP_ERR_BACKEND";
-    case BP_ERR_STATE: return "BP_ERR_STATE";
-    case BP_ERR_INTERNAL: return "BP_ERR_INTERNAL";
-    default: break;
-  }
+  const char *name = bp_status_name(status);
+  if (std::strcmp(name, "?") != 0) return name;
   static thread_local char text[32];
   std::snprintf(text, sizeof text, "status %d", int(status));
   return text;
