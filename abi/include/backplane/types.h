@@ -3,15 +3,18 @@
  * (backplane.h) and the backend ABI (plugin.h): status codes, element types,
  * operator numbers and device kinds.
  *
- * Every enum has explicit values and is append-only: a value, once published,
- * keeps its meaning forever. Values are passed across the ABI as int32_t so
- * that the size of an enum never matters.
+ * Statuses, dtypes and operators are generated from the lists in
+ * vocabulary.h, their one home. Every enum has explicit values and is
+ * append-only: a value, once published, keeps its meaning forever. Values are
+ * passed across the ABI as int32_t so that the size of an enum never matters.
  */
 #ifndef BACKPLANE_TYPES_H
 #define BACKPLANE_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "backplane/vocabulary.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,35 +24,21 @@ extern "C" {
 #define BP_MAX_RANK 8
 
 /* Result of every call. BP_OK is zero; anything else is an error whose text
- * is returned by bp_last_error() (user API) or last_error() (plugin ABI). */
-typedef enum bp_status {
-  BP_OK = 0,
-  BP_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, bad enum value, bad option */
-  BP_ERR_INVALID_HANDLE = 2,   /* zero, released or never-issued tensor handle, or bad bp_device id */
-  BP_ERR_DEVICE_MISMATCH = 3,  /* operator inputs live on different devices */
-  BP_ERR_UNKNOWN_DEVICE = 4,   /* a device name or index that does not exist */
-  BP_ERR_UNSUPPORTED = 5,      /* the owning backend does not implement op/dtype */
-  BP_ERR_SHAPE = 6,            /* shapes cannot broadcast, bad axis, bad rank */
-  BP_ERR_DTYPE = 7,            /* element type not allowed for this operator */
-  BP_ERR_OUT_OF_MEMORY = 8,    /* a host or device allocation failed */
-  BP_ERR_CONFIG = 9,           /* the TOML configuration is malformed or invalid */
-  BP_ERR_PLUGIN = 10,          /* a backend could not be loaded or initialised */
-  BP_ERR_BACKEND = 11,         /* a backend call failed (driver error, ...) */
-  BP_ERR_STATE = 12,           /* call not valid now (e.g. bp_init twice) */
-  BP_ERR_INTERNAL = 13         /* a bug in Backplane; the message says where */
-} bp_status;
+ * is returned by bp_last_error() (user API) or last_error() (plugin ABI).
+ * The values and their meanings are BP_STATUS_LIST in vocabulary.h. */
+#define BP_STATUS_ENUMERATOR_(id, value, doc) BP_##id = value,
+typedef enum bp_status { BP_STATUS_LIST(BP_STATUS_ENUMERATOR_) } bp_status;
+#undef BP_STATUS_ENUMERATOR_
 
-/* Element types. Bool is stored as one byte holding 0 or 1. */
-typedef enum bp_dtype {
-  BP_DTYPE_INVALID = 0,
-  BP_FLOAT32 = 1,
-  BP_FLOAT64 = 2,
-  BP_INT32 = 3,
-  BP_INT64 = 4,
-  BP_BOOL = 5
-} bp_dtype;
+/* Element types: BP_DTYPE_INVALID, then BP_DTYPE_LIST in vocabulary.h
+ * (BP_FLOAT32 = 1, BP_FLOAT64, BP_INT32, BP_INT64, BP_BOOL = 5 in 1.0). */
+#define BP_DTYPE_ENUMERATOR_(id, value, name, size, kind) BP_##id = value,
+typedef enum bp_dtype { BP_DTYPE_INVALID = 0, BP_DTYPE_LIST(BP_DTYPE_ENUMERATOR_) } bp_dtype;
+#undef BP_DTYPE_ENUMERATOR_
 
-/* Number of bp_dtype values including BP_DTYPE_INVALID (since 1.0). */
+/* One more than the largest bp_dtype value: sizes tables indexed by dtype
+ * (since 1.0). It grows when a minor version appends a dtype; a table sized
+ * by an older value must bounds-check what it is given. */
 #define BP_DTYPE_COUNT 6
 
 /* What a device is; by default only GPU and ACCELERATOR kinds count for
@@ -60,60 +49,206 @@ typedef enum bp_device_kind {
   BP_DEVICE_ACCELERATOR = 3
 } bp_device_kind;
 
-/* One free-form device property shown by `bp devices` (caller-allocated; since 1.0). */
+/* One free-form device property shown by `bp devices` (caller-allocated; since 1.0).
+ * Crosses both boundaries as an array, so its layout is frozen for major 1. */
 typedef struct bp_property {
   char key[64];     /* NUL-terminated, e.g. "openblas_core" */
   char value[192];  /* NUL-terminated, e.g. "Cooperlake" */
 } bp_property;
+#define BP_PROPERTY_SIZE_1_0 256
+typedef char bp_property_size_check[sizeof(bp_property) == BP_PROPERTY_SIZE_1_0 ? 1 : -1];
 
-/* Operators, numbered for the life of the ABI. The exact semantics a backend
- * must implement are written in plugin.h, above bp_plugin_get_api_fn. */
-typedef enum bp_op {
-  /* binary elementwise, inputs and output of one dtype (comparisons: bool out) */
-  BP_OP_ADD = 1,
-  BP_OP_SUB = 2,
-  BP_OP_MUL = 3,
-  BP_OP_DIV = 4,
-  BP_OP_POW = 5,
-  BP_OP_MAXIMUM = 6,
-  BP_OP_MINIMUM = 7,
-  BP_OP_EQ = 8,
-  BP_OP_NE = 9,
-  BP_OP_LT = 10,
-  BP_OP_LE = 11,
-  BP_OP_GT = 12,
-  BP_OP_GE = 13,
-  /* ternary: where(cond, a, b) */
-  BP_OP_WHERE = 14,
-  /* unary elementwise */
-  BP_OP_NEG = 20,
-  BP_OP_ABS = 21,
-  BP_OP_EXP = 22,
-  BP_OP_LOG = 23,
-  BP_OP_SQRT = 24,
-  BP_OP_TANH = 25,
-  BP_OP_SIGMOID = 26,
-  BP_OP_RELU = 27,
-  /* reductions */
-  BP_OP_SUM = 40,
-  BP_OP_MEAN = 41,
-  BP_OP_MAX = 42,
-  BP_OP_MIN = 43,
-  BP_OP_ARGMAX = 44,
-  BP_OP_NORM = 45, /* Frobenius norm: sqrt(sum(x*x)) */
-  /* linear algebra */
-  BP_OP_MATMUL = 60,
-  /* element copy with conversion (cast, contiguous copy, copy into a view) */
-  BP_OP_COPY = 70,
-  /* creation, no inputs */
-  BP_OP_FILL = 80,
-  BP_OP_ARANGE = 81,
-  BP_OP_RANDOM_UNIFORM = 82,
-  BP_OP_RANDOM_NORMAL = 83
-} bp_op;
+/* Operators, numbered for the life of the ABI: BP_OP_LIST in vocabulary.h
+ * gives each one's value, name, family, dtypes and output rule. The exact
+ * semantics a backend implements are written in plugin.h. */
+#define BP_OP_ENUMERATOR_(id, value, name, family, dtypes, out) BP_OP_##id = value,
+typedef enum bp_op { BP_OP_LIST(BP_OP_ENUMERATOR_) } bp_op;
+#undef BP_OP_ENUMERATOR_
 
-/* One past the largest bp_op value; sizes capability tables (since 1.0). */
+/* One past the largest bp_op value; sizes capability tables (since 1.0). It
+ * grows when a minor version appends an operator; a table sized by an older
+ * value must bounds-check the operator it is asked about. */
 #define BP_OP_LIMIT 84
+
+/* The limits above hold for every list entry (checked at compile time). */
+#define BP_OP_BELOW_LIMIT_(id, value, name, family, dtypes, out) &&(value) < BP_OP_LIMIT
+#define BP_DTYPE_BELOW_COUNT_(id, value, name, size, kind) &&(value) < BP_DTYPE_COUNT
+typedef char bp_op_limit_check[1 BP_OP_LIST(BP_OP_BELOW_LIMIT_) ? 1 : -1];
+typedef char bp_dtype_count_check[1 BP_DTYPE_LIST(BP_DTYPE_BELOW_COUNT_) ? 1 : -1];
+#undef BP_OP_BELOW_LIMIT_
+#undef BP_DTYPE_BELOW_COUNT_
+
+/* ---- the vocabulary's columns (since 1.1) -------------------------------- */
+
+/* How an operator uses its inputs (BP_OP_FAMILY_LIST in vocabulary.h). */
+#define BP_OP_FAMILY_ENUMERATOR_(id, value, name, arity) BP_OP_FAMILY_##id = value,
+typedef enum bp_op_family { BP_OP_FAMILY_LIST(BP_OP_FAMILY_ENUMERATOR_) } bp_op_family;
+#undef BP_OP_FAMILY_ENUMERATOR_
+
+/* What a dtype's elements are. Promotion (backplane.h) orders dtypes by kind
+ * in this order, then by size. */
+typedef enum bp_dtype_kind {
+  BP_DTYPE_KIND_BOOL = 1,
+  BP_DTYPE_KIND_SIGNED_INT = 2,
+  BP_DTYPE_KIND_UNSIGNED_INT = 3,
+  BP_DTYPE_KIND_FLOAT = 4
+} bp_dtype_kind;
+
+/* The input dtypes an operator is defined for. */
+typedef enum bp_dtype_set {
+  BP_DTYPE_SET_FLOAT = 1,   /* float kinds */
+  BP_DTYPE_SET_NUMERIC = 2, /* float and integer kinds (everything but bool) */
+  BP_DTYPE_SET_ALL = 3      /* every dtype, bool included */
+} bp_dtype_set;
+
+/* How an operator's output dtype follows from its input dtype. */
+typedef enum bp_out_rule {
+  BP_OUT_SAME = 1,  /* the input's dtype */
+  BP_OUT_BOOL = 2,  /* bool (comparisons) */
+  BP_OUT_INT64 = 3, /* int64 (ARGMAX) */
+  BP_OUT_SUM = 4,   /* float inputs keep their dtype; integer and bool sum into int64 */
+  BP_OUT_ANY = 5    /* any dtype the caller asks for (COPY converts) */
+} bp_out_rule;
+
+/* ---- lookups generated from the lists (static inline, since 1.1) --------
+ * Usable by applications and plugins alike without linking libbackplane.
+ * Each returns NULL or 0 for a number it does not know (say, a value a newer
+ * minor version added); none of them fails otherwise. */
+
+/* "BP_ERR_SHAPE", or NULL. */
+static inline const char *bp_vocab_status_name(int32_t status) {
+  switch (status) {
+#define BP_CASE_(id, value, doc) case value: return "BP_" #id;
+    BP_STATUS_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return NULL;
+  }
+}
+
+/* "float32", or NULL. */
+static inline const char *bp_vocab_dtype_name(int32_t dtype) {
+  switch (dtype) {
+#define BP_CASE_(id, value, name, size, kind) case value: return name;
+    BP_DTYPE_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return NULL;
+  }
+}
+
+/* Bytes per element, or 0. */
+static inline int32_t bp_vocab_dtype_size(int32_t dtype) {
+  switch (dtype) {
+#define BP_CASE_(id, value, name, size, kind) case value: return size;
+    BP_DTYPE_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* A bp_dtype_kind, or 0. */
+static inline int32_t bp_vocab_dtype_kind(int32_t dtype) {
+  switch (dtype) {
+#define BP_CASE_(id, value, name, size, kind) case value: return kind;
+    BP_DTYPE_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* 1 when dtype is a known dtype inside the bp_dtype_set `set`, else 0. */
+static inline int32_t bp_vocab_dtype_in_set(int32_t dtype, int32_t set) {
+  const int32_t kind = bp_vocab_dtype_kind(dtype);
+  switch (set) {
+    case BP_DTYPE_SET_FLOAT: return kind == BP_DTYPE_KIND_FLOAT;
+    case BP_DTYPE_SET_NUMERIC: return kind != 0 && kind != BP_DTYPE_KIND_BOOL;
+    case BP_DTYPE_SET_ALL: return kind != 0;
+    default: return 0;
+  }
+}
+
+/* "binary", or NULL. */
+static inline const char *bp_vocab_family_name(int32_t family) {
+  switch (family) {
+#define BP_CASE_(id, value, name, arity) case value: return name;
+    BP_OP_FAMILY_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return NULL;
+  }
+}
+
+/* Tensor inputs execute() receives for the family (BINARY: 2, or 1 with a
+ * scalar operand), or -1. */
+static inline int32_t bp_vocab_family_arity(int32_t family) {
+  switch (family) {
+#define BP_CASE_(id, value, name, arity) case value: return arity;
+    BP_OP_FAMILY_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return -1;
+  }
+}
+
+/* "add", or NULL. */
+static inline const char *bp_vocab_op_name(int32_t op) {
+  switch (op) {
+#define BP_CASE_(id, value, name, family, dtypes, out) case value: return name;
+    BP_OP_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return NULL;
+  }
+}
+
+/* A bp_op_family, or 0. */
+static inline int32_t bp_vocab_op_family(int32_t op) {
+  switch (op) {
+#define BP_CASE_(id, value, name, family, dtypes, out) case value: return family;
+    BP_OP_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* The bp_dtype_set of input dtypes the operator is defined for, or 0. */
+static inline int32_t bp_vocab_op_dtypes(int32_t op) {
+  switch (op) {
+#define BP_CASE_(id, value, name, family, dtypes, out) case value: return dtypes;
+    BP_OP_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* The bp_out_rule of the operator, or 0. */
+static inline int32_t bp_vocab_op_out(int32_t op) {
+  switch (op) {
+#define BP_CASE_(id, value, name, family, dtypes, out) case value: return out;
+    BP_OP_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* The output dtype the operator writes for input dtype `dtype`;
+ * BP_DTYPE_INVALID when the ABI does not define the operator for that dtype
+ * or the output is not fixed by it (COPY). */
+static inline int32_t bp_vocab_out_dtype(int32_t op, int32_t dtype) {
+  if (!bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op))) return BP_DTYPE_INVALID;
+  switch (bp_vocab_op_out(op)) {
+    case BP_OUT_SAME: return dtype;
+    case BP_OUT_BOOL: return BP_BOOL;
+    case BP_OUT_INT64: return BP_INT64;
+    case BP_OUT_SUM: return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT ? dtype : BP_INT64;
+    default: return BP_DTYPE_INVALID;
+  }
+}
+
+/* 1 when the ABI defines `op` for input dtype `dtype` writing `out_dtype`
+ * (the pairs supports() may answer 1 for), else 0. */
+static inline int32_t bp_vocab_allows(int32_t op, int32_t dtype, int32_t out_dtype) {
+  if (bp_vocab_op_out(op) == BP_OUT_ANY)
+    return bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op)) &&
+           bp_vocab_dtype_kind(out_dtype) != 0;
+  return out_dtype != BP_DTYPE_INVALID && bp_vocab_out_dtype(op, dtype) == out_dtype;
+}
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,124 @@
+/*
+ * backplane/vocabulary.h — the one list of Backplane's numbers and names
+ * (since 1.1).
+ *
+ * Every status, element type and operator is written exactly once, here, as
+ * an X-macro list. The enums of types.h, every name table, every family,
+ * arity or dtype rule of the core, of `bp check`, of the plugin SDK and of
+ * the C++ and Python bindings are generated from these lists, so that adding
+ * an operator is one line here plus its kernels (docs/adding-an-operator.md).
+ *
+ * How to use a list: define a macro taking the list's columns and pass its
+ * name, e.g.
+ *
+ *     #define NAME_OF(id, value, name, family, dtypes, out) case value: return name;
+ *     switch (op) { BP_OP_LIST(NAME_OF) }
+ *
+ * Published values never change and are never reused. A list only grows
+ * (append-only within a major version); code that walks a list must accept
+ * entries it did not know when it was written.
+ *
+ * Plain C99, no declarations: types.h includes this file and turns the lists
+ * into enums and lookup functions.
+ */
+#ifndef BACKPLANE_VOCABULARY_H
+#define BACKPLANE_VOCABULARY_H
+
+/*
+ * Status codes: X(id, value, doc). The enumerator is BP_<id> (BP_OK,
+ * BP_ERR_SHAPE, ...) and bp_status_name() returns "BP_<id>".
+ */
+#define BP_STATUS_LIST(X)                                                                    \
+  X(OK, 0, "success")                                                                        \
+  X(ERR_INVALID_ARGUMENT, 1, "NULL pointer, bad enum value or bad option")                   \
+  X(ERR_INVALID_HANDLE, 2, "zero, released or never-issued tensor handle, or bad device id") \
+  X(ERR_DEVICE_MISMATCH, 3, "operator inputs live on different devices")                     \
+  X(ERR_UNKNOWN_DEVICE, 4, "a device name or index that does not exist")                     \
+  X(ERR_UNSUPPORTED, 5, "the owning backend does not implement this operator or dtype")      \
+  X(ERR_SHAPE, 6, "shapes cannot broadcast, bad axis or bad rank")                           \
+  X(ERR_DTYPE, 7, "element type not allowed for this operator")                              \
+  X(ERR_OUT_OF_MEMORY, 8, "a host or device allocation failed")                               \
+  X(ERR_CONFIG, 9, "the TOML configuration is malformed or invalid")                         \
+  X(ERR_PLUGIN, 10, "a backend could not be loaded or initialised")                          \
+  X(ERR_BACKEND, 11, "a backend call failed (driver error, ...)")                            \
+  X(ERR_STATE, 12, "call not valid now (e.g. bp_init twice)")                                \
+  X(ERR_INTERNAL, 13, "a bug in Backplane; the message says where")
+
+/*
+ * Element types: X(id, value, name, size, kind). The enumerator is BP_<id>
+ * (BP_FLOAT32, ...), `name` is what messages and bindings call it, `size` is
+ * bytes per element and `kind` a BP_DTYPE_KIND_* (types.h). Bool is one byte
+ * holding 0 or 1. Value 0 is BP_DTYPE_INVALID, never a real type.
+ */
+#define BP_DTYPE_LIST(X)                              \
+  X(FLOAT32, 1, "float32", 4, BP_DTYPE_KIND_FLOAT)    \
+  X(FLOAT64, 2, "float64", 8, BP_DTYPE_KIND_FLOAT)    \
+  X(INT32, 3, "int32", 4, BP_DTYPE_KIND_SIGNED_INT)   \
+  X(INT64, 4, "int64", 8, BP_DTYPE_KIND_SIGNED_INT)   \
+  X(BOOL, 5, "bool", 1, BP_DTYPE_KIND_BOOL)
+
+/*
+ * Operator families: X(id, value, name, arity). The enumerator is
+ * BP_OP_FAMILY_<id>; `arity` is the number of tensor inputs a plugin's
+ * execute() receives (a BINARY operator with a scalar operand receives one).
+ * How each family uses its inputs is written in plugin.h.
+ */
+#define BP_OP_FAMILY_LIST(X)     \
+  X(BINARY, 1, "binary", 2)      \
+  X(COMPARE, 2, "compare", 2)    \
+  X(WHERE, 3, "where", 3)        \
+  X(UNARY, 4, "unary", 1)        \
+  X(REDUCE, 5, "reduce", 1)      \
+  X(MATMUL, 6, "matmul", 2)      \
+  X(COPY, 7, "copy", 1)          \
+  X(CREATE, 8, "create", 0)
+
+/*
+ * Operators: X(id, value, name, family, dtypes, out).
+ * - The enumerator is BP_OP_<id>; `name` is the operator in messages, traces
+ *   and the bindings ("add").
+ * - `family` is a BP_OP_FAMILY_* (above).
+ * - `dtypes` is the BP_DTYPE_SET_* of input dtypes the ABI defines the
+ *   operator for (for WHERE: the two value inputs; for creation operators:
+ *   the output). The user API converts other inputs first (backplane.h).
+ * - `out` is the BP_OUT_* rule that gives the output dtype from the input
+ *   dtype (types.h).
+ * The exact semantics are written in plugin.h.
+ */
+#define BP_OP_LIST(X)                                                                       \
+  X(ADD, 1, "add", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(SUB, 2, "sub", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(MUL, 3, "mul", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(DIV, 4, "div", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
+  X(POW, 5, "pow", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(MAXIMUM, 6, "maximum", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)          \
+  X(MINIMUM, 7, "minimum", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)          \
+  X(EQ, 8, "eq", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                       \
+  X(NE, 9, "ne", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                       \
+  X(LT, 10, "lt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
+  X(LE, 11, "le", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
+  X(GT, 12, "gt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
+  X(GE, 13, "ge", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
+  X(WHERE, 14, "where", BP_OP_FAMILY_WHERE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                  \
+  X(NEG, 20, "neg", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(ABS, 21, "abs", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(EXP, 22, "exp", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
+  X(LOG, 23, "log", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
+  X(SQRT, 24, "sqrt", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                  \
+  X(TANH, 25, "tanh", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                  \
+  X(SIGMOID, 26, "sigmoid", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
+  X(RELU, 27, "relu", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
+  X(SUM, 40, "sum", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_ALL, BP_OUT_SUM)                      \
+  X(MEAN, 41, "mean", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
+  X(MAX, 42, "max", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
+  X(MIN, 43, "min", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
+  X(ARGMAX, 44, "argmax", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)          \
+  X(NORM, 45, "norm", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
+  X(MATMUL, 60, "matmul", BP_OP_FAMILY_MATMUL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)           \
+  X(COPY, 70, "copy", BP_OP_FAMILY_COPY, BP_DTYPE_SET_ALL, BP_OUT_ANY)                      \
+  X(FILL, 80, "fill", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                   \
+  X(ARANGE, 81, "arange", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)           \
+  X(RANDOM_UNIFORM, 82, "random_uniform", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
+  X(RANDOM_NORMAL, 83, "random_normal", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
+
+#endif /* BACKPLANE_VOCABULARY_H */
