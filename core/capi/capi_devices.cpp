@@ -3,20 +3,11 @@
 
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
+#include "capi/sized_struct.hpp"
 #include "plugins/backend.hpp"
 #include "runtime/runtime.hpp"
 
 using namespace bp::core;
-
-namespace {
-
-void check_struct(uint32_t given, size_t needed, const char *fn) {
-  if (given < needed)
-    fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": struct_size " + std::to_string(given) +
-                                      " is too small (set it to sizeof the struct)");
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -28,14 +19,17 @@ int32_t bp_plugin_report_count(void) {
 
 bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_report *report) {
   return guarded([&] {
-    bp_plugin_report &r = require(report, "bp_plugin_report_get", "report");
-    check_struct(r.struct_size, sizeof(bp_plugin_report), "bp_plugin_report_get");
+    bp_plugin_report &caller = require(report, "bp_plugin_report_get", "report");
+    check_struct_size(caller.struct_size, BP_PLUGIN_REPORT_SIZE_1_0, "bp_plugin_report_get");
     const auto &reports = Runtime::get().reports();
     if (i < 0 || size_t(i) >= reports.size())
       fail(BP_ERR_INVALID_ARGUMENT, "bp_plugin_report_get: index " + std::to_string(i) +
                                         " is outside 0.." + std::to_string(reports.size()));
     const PluginReport &p = reports[size_t(i)];
+    bp_plugin_report r{};
     r.loaded = p.loaded;
+    r.abi_major = p.abi_major;
+    r.abi_minor = p.abi_minor;
     r.path = p.path.c_str();
     r.name = p.name.c_str();
     r.version = p.version.c_str();
@@ -50,6 +44,7 @@ bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_repor
         r.reason = p.backend->start_error().c_str();
       }
     }
+    write_sized(caller, r);
   });
 }
 
@@ -78,8 +73,8 @@ const char *bp_device_name(bp_device device) {
 
 bp_status bp_device_info_get(bp_device device, bp_device_info *info) {
   return guarded([&] {
-    bp_device_info &i = require(info, "bp_device_info_get", "info");
-    check_struct(i.struct_size, sizeof(bp_device_info), "bp_device_info_get");
+    bp_device_info &caller = require(info, "bp_device_info_get", "info");
+    check_struct_size(caller.struct_size, BP_DEVICE_INFO_SIZE_1_0, "bp_device_info_get");
     Device &d = device_or_throw(device);
     bp_plugin_device_info p;
     std::memset(&p, 0, sizeof p);
@@ -88,6 +83,7 @@ bp_status bp_device_info_get(bp_device device, bp_device_info *info) {
       auto lock = d.backend->call_lock();
       d.backend->check(d.backend->api().device_info(d.index, &p), "device_info");
     }
+    bp_device_info i{};
     i.kind = d.kind;
     i.is_accelerator = d.is_accelerator;
     i.index = d.index;
@@ -98,6 +94,7 @@ bp_status bp_device_info_get(bp_device device, bp_device_info *info) {
     i.memory_total = p.memory_total;
     i.memory_free = p.memory_free;
     i.memory_in_use = p.memory_in_use;
+    write_sized(caller, i);
   });
 }
 
@@ -107,7 +104,7 @@ bp_status bp_device_properties(bp_device device, bp_property *props, int32_t cap
     int32_t &n = require(count, "bp_device_properties", "count");
     if (capacity > 0 && !props) fail(BP_ERR_INVALID_ARGUMENT, "bp_device_properties: props is NULL");
     Device &d = device_or_throw(device);
-    auto fn = d.backend->optional(&bp_plugin_api::device_properties, BP_PLUGIN_API_SIZE_1_0);
+    auto fn = d.backend->optional(&bp_plugin_api::device_properties);
     int32_t written = 0;
     if (fn) {
       auto lock = d.backend->call_lock();

@@ -3,6 +3,7 @@
 
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
+#include "capi/sized_struct.hpp"
 #include "plugins/backend.hpp"
 #include "runtime/runtime.hpp"
 #include "trace/trace.hpp"
@@ -39,17 +40,18 @@ bp_status bp_trace_clear(void) {
 bp_status bp_backend_counters_get(const char *backend, bp_backend_counters *counters) {
   return guarded([&] {
     const char *name = &require(backend, "bp_backend_counters_get", "backend");
-    bp_backend_counters &c = require(counters, "bp_backend_counters_get", "counters");
-    if (c.struct_size < sizeof(bp_backend_counters))
-      fail(BP_ERR_INVALID_ARGUMENT, "bp_backend_counters_get: struct_size too small");
+    bp_backend_counters &caller = require(counters, "bp_backend_counters_get", "counters");
+    check_struct_size(caller.struct_size, BP_BACKEND_COUNTERS_SIZE_1_0, "bp_backend_counters_get");
     Backend *b = Runtime::get().find_backend(name);
     if (!b) fail(BP_ERR_INVALID_ARGUMENT, std::string("bp_backend_counters_get: no backend named '") + name + "'");
+    bp_backend_counters c{};
     c.ops = b->counters.ops.load();
     c.allocations = b->counters.allocations.load();
     c.bytes_host_to_device = b->counters.bytes_host_to_device.load();
     c.bytes_device_to_host = b->counters.bytes_device_to_host.load();
     c.bytes_device_to_device = b->counters.bytes_device_to_device.load();
     c.staged_copies = b->counters.staged_copies.load();
+    write_sized(caller, c);
   });
 }
 

@@ -37,8 +37,8 @@ View arange(Device &device, int32_t dtype, double start, double stop, double ste
 
 View random(Device &device, int32_t op, int32_t dtype, int32_t rank, const int64_t *shape,
             double p0, double p1, uint64_t seed) {
-  if (!is_float(dtype))
-    fail(BP_ERR_DTYPE, std::string(op_name(op)) + ": random tensors are float32 or float64, not " +
+  if (!bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op)))
+    fail(BP_ERR_DTYPE, std::string(op_name(op)) + ": random tensors have a float dtype, not " +
                            dtype_name(dtype));
   if (!std::isfinite(p0) || !std::isfinite(p1) || (op == BP_OP_RANDOM_NORMAL && p1 < 0))
     fail(BP_ERR_INVALID_ARGUMENT,

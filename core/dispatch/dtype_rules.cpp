@@ -3,33 +3,29 @@
 namespace bp::core {
 
 namespace {
+
+// Promotion order: bool, then integers, then floats; within a class, size.
 int rank_of(int32_t dtype) {
-  switch (dtype) {
-    case BP_BOOL: return 0;
-    case BP_INT32: return 1;
-    case BP_INT64: return 2;
-    case BP_FLOAT32: return 3;
-    case BP_FLOAT64: return 4;
-  }
-  return -1;
+  const int32_t kind = bp_vocab_dtype_kind(dtype);
+  const int cls = kind == BP_DTYPE_KIND_BOOL ? 0 : kind == BP_DTYPE_KIND_FLOAT ? 2 : 1;
+  return cls * 64 + bp_vocab_dtype_size(dtype);
 }
 
-bool is_arithmetic(int32_t op) {
-  return op == BP_OP_ADD || op == BP_OP_SUB || op == BP_OP_MUL || op == BP_OP_POW ||
-         op == BP_OP_MAXIMUM || op == BP_OP_MINIMUM;
+// The dtype `op` computes in for an input of `dtype`: the dtype itself when
+// the ABI defines the operator for it (vocabulary.h), else float64 for
+// operators defined on floats only and int32 for bool into arithmetic.
+BinaryTypes resolve(int32_t op, int32_t dtype) {
+  int32_t compute = dtype;
+  if (!bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op)))
+    compute = bp_vocab_op_dtypes(op) == BP_DTYPE_SET_FLOAT ? BP_FLOAT64 : BP_INT32;
+  return {compute, bp_vocab_out_dtype(op, compute)};
 }
 
-BinaryTypes resolve(int32_t op, int32_t compute) {
-  if (is_comparison(op)) return {compute, BP_BOOL};
-  if (op == BP_OP_DIV && !is_float(compute)) compute = BP_FLOAT64;
-  if (is_arithmetic(op) && compute == BP_BOOL) compute = BP_INT32;
-  return {compute, compute};
-}
 }  // namespace
 
-bool is_float(int32_t dtype) { return dtype == BP_FLOAT32 || dtype == BP_FLOAT64; }
+bool is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
 
-bool is_comparison(int32_t op) { return op >= BP_OP_EQ && op <= BP_OP_GE; }
+bool is_family(int32_t op, int32_t family) { return bp_vocab_op_family(op) == family; }
 
 int32_t promote(int32_t a, int32_t b) { return rank_of(a) >= rank_of(b) ? a : b; }
 
@@ -39,35 +35,12 @@ BinaryTypes scalar_types(int32_t op, int32_t a, bool integral) {
   int32_t compute = a;
   if (!is_float(a) && !integral) compute = BP_FLOAT64;
   // A scalar compared with a bool tensor compares numbers, not truth values.
-  if (is_comparison(op) && compute == BP_BOOL) compute = BP_INT32;
+  if (is_family(op, BP_OP_FAMILY_COMPARE) && compute == BP_BOOL) compute = BP_INT32;
   return resolve(op, compute);
 }
 
-BinaryTypes unary_types(int32_t op, int32_t a) {
-  switch (op) {
-    case BP_OP_EXP:
-    case BP_OP_LOG:
-    case BP_OP_SQRT:
-    case BP_OP_TANH:
-    case BP_OP_SIGMOID:
-      return is_float(a) ? BinaryTypes{a, a} : BinaryTypes{BP_FLOAT64, BP_FLOAT64};
-    default:  // NEG, ABS, RELU
-      return a == BP_BOOL ? BinaryTypes{BP_INT32, BP_INT32} : BinaryTypes{a, a};
-  }
-}
+BinaryTypes unary_types(int32_t op, int32_t a) { return resolve(op, a); }
 
-BinaryTypes reduce_types(int32_t op, int32_t a) {
-  switch (op) {
-    case BP_OP_SUM:
-      return is_float(a) ? BinaryTypes{a, a} : BinaryTypes{a, BP_INT64};
-    case BP_OP_MEAN:
-    case BP_OP_NORM:
-      return is_float(a) ? BinaryTypes{a, a} : BinaryTypes{BP_FLOAT64, BP_FLOAT64};
-    case BP_OP_ARGMAX:
-      return {a == BP_BOOL ? BP_INT32 : a, BP_INT64};
-    default:  // MAX, MIN
-      return a == BP_BOOL ? BinaryTypes{BP_INT32, BP_INT32} : BinaryTypes{a, a};
-  }
-}
+BinaryTypes reduce_types(int32_t op, int32_t a) { return resolve(op, a); }
 
 }  // namespace bp::core

@@ -1,5 +1,6 @@
 // The dtype rules of every operator, decided once in the core so that every
-// backend sees the same, already resolved problem (see backplane.h).
+// backend sees the same, already resolved problem (see backplane.h). They
+// follow from each operator's dtype set and output rule in vocabulary.h.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,8 @@
 namespace bp::core {
 
 bool is_float(int32_t dtype);
-bool is_comparison(int32_t op);
+// Whether the vocabulary puts op in the bp_op_family `family`.
+bool is_family(int32_t op, int32_t family);
 // bool < int32 < int64 < float32 < float64
 int32_t promote(int32_t a, int32_t b);
 

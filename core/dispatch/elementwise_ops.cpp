@@ -13,6 +13,11 @@ namespace bp::core {
 
 namespace {
 
+// Binary operators are the BINARY and COMPARE families of the vocabulary.
+bool is_binary(int32_t op) {
+  return is_family(op, BP_OP_FAMILY_BINARY) || is_family(op, BP_OP_FAMILY_COMPARE);
+}
+
 void require_op(bool ok, int32_t op, const char *family) {
   if (!ok)
     fail(BP_ERR_INVALID_ARGUMENT, std::string("operator ") + std::to_string(op) + " (" +
@@ -58,7 +63,7 @@ bool binary_fast_out(int32_t op, const View &a, const View &b, const View &out,
 }  // namespace
 
 View binary(int32_t op, const View &a, const View &b, const View *out) {
-  require_op(op >= BP_OP_ADD && op <= BP_OP_GE, op, "binary");
+  require_op(is_binary(op), op, "binary");
   check_devices(op, {&a, &b}, out);
   BinaryTypes types = binary_types(op, a.dtype, b.dtype);
   if (out && binary_fast_out(op, a, b, *out, types)) return View();
@@ -86,7 +91,7 @@ View binary(int32_t op, const View &a, const View &b, const View *out) {
 
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
                    const View *out) {
-  require_op(op >= BP_OP_ADD && op <= BP_OP_GE, op, "binary");
+  require_op(is_binary(op), op, "binary");
   check_devices(op, {&a}, out);
   // "Integral" also means representable in the tensor's dtype: a scalar out
   // of its range computes in float64 rather than being cut down.
@@ -110,7 +115,7 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
 }
 
 View unary(int32_t op, const View &a, const View *out) {
-  require_op(op >= BP_OP_NEG && op <= BP_OP_RELU, op, "unary");
+  require_op(is_family(op, BP_OP_FAMILY_UNARY), op, "unary");
   check_devices(op, {&a}, out);
   BinaryTypes types = unary_types(op, a.dtype);
   View ta;

@@ -62,7 +62,7 @@ bool run_on_host(Device &device, int32_t op, int32_t dtype, int32_t out_dtype,
   if (&cpu == &device) return false;
   Backend &host = *cpu.backend;
   if (!host.supports(cpu.index, op, dtype, out_dtype) ||
-      !host.optional(&bp_plugin_api::host_address, BP_PLUGIN_API_SIZE_1_0))
+      !host.optional(&bp_plugin_api::host_address))
     return false;  // staging needs cpu:0 memory the core can address
   std::vector<Staged> staged;
   std::vector<bp_plugin_tensor> views;

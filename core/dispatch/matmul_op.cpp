@@ -50,8 +50,9 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, co
                                          shape_string(a.rank, a.shape) + " and " +
                                          shape_string(b.rank, b.shape));
   int32_t dtype = promote(a.dtype, b.dtype);
-  if (dtype == BP_BOOL)
-    throw matmul_error(BP_ERR_DTYPE, "bool operands are not supported (cast them first)");
+  if (!bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op)))
+    throw matmul_error(BP_ERR_DTYPE, std::string(dtype_name(dtype)) +
+                                         " operands are not supported (cast them first)");
   View ta, tb;
   const View &A0 = a.dtype == dtype ? a : (ta = cast_view(a, dtype), ta);
   const View &B0 = b.dtype == dtype ? b : (tb = cast_view(b, dtype), tb);

@@ -10,7 +10,7 @@
 namespace bp::core {
 
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *out) {
-  if (op < BP_OP_SUM || op > BP_OP_NORM)
+  if (!is_family(op, BP_OP_FAMILY_REDUCE))
     fail(BP_ERR_INVALID_ARGUMENT, "operator " + std::to_string(op) + " (" + op_name(op) +
                                       ") is not a reduction");
   check_devices(op, {&a}, out);

@@ -81,7 +81,7 @@ View copy_to(const View &v, Device &device) {
   uint64_t bytes = nbytes(src);
   Backend &from = *src.device().backend;
   Backend &to = *device.backend;
-  auto copy = from.optional(&bp_plugin_api::copy, BP_PLUGIN_API_SIZE_1_0);
+  auto copy = from.optional(&bp_plugin_api::copy);
   bool staged = false;
   if (bytes == 0) {
   } else if (&from == &to && copy) {

@@ -1,89 +1,17 @@
+// The core's names are the vocabulary's (backplane/vocabulary.h), with "?"
+// for numbers it does not know, as the C API documents.
 #include "errors/names.hpp"
 
 namespace bp::core {
 
-const char *status_name(int32_t status) {
-  switch (status) {
-    case BP_OK: return "BP_OK";
-    case BP_ERR_INVALID_ARGUMENT: return "BP_ERR_INVALID_ARGUMENT";
-    case BP_ERR_INVALID_HANDLE: return "BP_ERR_INVALID_HANDLE";
-    case BP_ERR_DEVICE_MISMATCH: return "BP_ERR_DEVICE_MISMATCH";
-    case BP_ERR_UNKNOWN_DEVICE: return "BP_ERR_UNKNOWN_DEVICE";
-    case BP_ERR_UNSUPPORTED: return "BP_ERR_UNSUPPORTED";
-    case BP_ERR_SHAPE: return "BP_ERR_SHAPE";
-    case BP_ERR_DTYPE: return "BP_ERR_DTYPE";
-    case BP_ERR_OUT_OF_MEMORY: return "BP_ERR_OUT_OF_MEMORY";
-    case BP_ERR_CONFIG: return "BP_ERR_CONFIG";
-    case BP_ERR_PLUGIN: return "BP_ERR_PLUGIN";
-    case BP_ERR_BACKEND: return "BP_ERR_BACKEND";
-    case BP_ERR_STATE: return "BP_ERR_STATE";
-    case BP_ERR_INTERNAL: return "BP_ERR_INTERNAL";
-  }
-  return "?";
-}
+namespace {
+const char *or_unknown(const char *name) { return name ? name : "?"; }
+}  // namespace
 
-const char *dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT32: return "float32";
-    case BP_FLOAT64: return "float64";
-    case BP_INT32: return "int32";
-    case BP_INT64: return "int64";
-    case BP_BOOL: return "bool";
-  }
-  return "?";
-}
-
-int32_t dtype_size(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT32: return 4;
-    case BP_FLOAT64: return 8;
-    case BP_INT32: return 4;
-    case BP_INT64: return 8;
-    case BP_BOOL: return 1;
-  }
-  return 0;
-}
-
-bool valid_dtype(int32_t dtype) { return dtype_size(dtype) != 0; }
-
-const char *op_name(int32_t op) {
-  switch (op) {
-    case BP_OP_ADD: return "add";
-    case BP_OP_SUB: return "sub";
-    case BP_OP_MUL: return "mul";
-    case BP_OP_DIV: return "div";
-    case BP_OP_POW: return "pow";
-    case BP_OP_MAXIMUM: return "maximum";
-    case BP_OP_MINIMUM: return "minimum";
-    case BP_OP_EQ: return "eq";
-    case BP_OP_NE: return "ne";
-    case BP_OP_LT: return "lt";
-    case BP_OP_LE: return "le";
-    case BP_OP_GT: return "gt";
-    case BP_OP_GE: return "ge";
-    case BP_OP_WHERE: return "where";
-    case BP_OP_NEG: return "neg";
-    case BP_OP_ABS: return "abs";
-    case BP_OP_EXP: return "exp";
-    case BP_OP_LOG: return "log";
-    case BP_OP_SQRT: return "sqrt";
-    case BP_OP_TANH: return "tanh";
-    case BP_OP_SIGMOID: return "sigmoid";
-    case BP_OP_RELU: return "relu";
-    case BP_OP_SUM: return "sum";
-    case BP_OP_MEAN: return "mean";
-    case BP_OP_MAX: return "max";
-    case BP_OP_MIN: return "min";
-    case BP_OP_ARGMAX: return "argmax";
-    case BP_OP_NORM: return "norm";
-    case BP_OP_MATMUL: return "matmul";
-    case BP_OP_COPY: return "copy";
-    case BP_OP_FILL: return "fill";
-    case BP_OP_ARANGE: return "arange";
-    case BP_OP_RANDOM_UNIFORM: return "random_uniform";
-    case BP_OP_RANDOM_NORMAL: return "random_normal";
-  }
-  return "?";
-}
+const char *status_name(int32_t status) { return or_unknown(bp_vocab_status_name(status)); }
+const char *dtype_name(int32_t dtype) { return or_unknown(bp_vocab_dtype_name(dtype)); }
+const char *op_name(int32_t op) { return or_unknown(bp_vocab_op_name(op)); }
+int32_t dtype_size(int32_t dtype) { return bp_vocab_dtype_size(dtype); }
+bool valid_dtype(int32_t dtype) { return bp_vocab_dtype_size(dtype) != 0; }
 
 }  // namespace bp::core

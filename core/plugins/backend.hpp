@@ -40,10 +40,16 @@ class Backend {
   const std::string &prefix() const { return prefix_; }
   const bp_plugin_api &api() const { return *api_; }
 
-  // An optional entry, or nullptr when the plugin's table is too short for it.
+  // An optional entry, or nullptr when the plugin's table (built against an
+  // older minor version) ends before it. The entry's end offset comes from
+  // the member itself, so a 1.1 entry is never read from a 1.0 table.
   template <class Fn>
-  Fn optional(Fn bp_plugin_api::*member, size_t end_offset) const {
-    return api_size_ >= end_offset ? api_->*member : nullptr;
+  Fn optional(Fn bp_plugin_api::*member) const {
+    static const bp_plugin_api layout{};
+    const size_t end = size_t(reinterpret_cast<const char *>(&(layout.*member)) -
+                              reinterpret_cast<const char *>(&layout)) +
+                       sizeof(Fn);
+    return api_size_ >= end ? api_->*member : nullptr;
   }
 
   // Calls init and enumerates devices once; false when either failed (the

@@ -99,6 +99,10 @@ void load_one(PluginReport &report, const config::Config &config,
   }
   auto get_api = lib->get<const bp_plugin_api *(uint32_t, uint32_t)>(BP_PLUGIN_ENTRY_SYMBOL);
   const bp_plugin_api *api = get_api(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR);
+  if (api) {
+    report.abi_major = api->abi_major;
+    report.abi_minor = api->abi_minor;
+  }
   std::string problem = validate_plugin_api(api);
   if (!problem.empty()) {
     if (api && valid_backend_name(api->name)) report.name = api->name;

@@ -20,6 +20,7 @@ struct PluginReport {
   std::string path;
   std::string name;
   std::string version;
+  uint32_t abi_major = 0, abi_minor = 0;  // of the table the plugin returned; 0 if none
   bool loaded = false;
   std::string reason;
   Backend *backend = nullptr;  // when loaded

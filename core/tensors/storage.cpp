@@ -14,7 +14,7 @@ Storage *Storage::allocate(Device &device, uint64_t bytes) {
     auto lock = b.call_lock();
     b.check(b.api().alloc(device.index, bytes, &buffer), "alloc");
     auto host_address =
-        b.optional(&bp_plugin_api::host_address, BP_PLUGIN_API_SIZE_1_0);
+        b.optional(&bp_plugin_api::host_address);
     if (host_address && host_address(buffer, &host) != BP_OK) host = nullptr;
   }
   b.counters.allocations.fetch_add(1, std::memory_order_relaxed);

@@ -23,6 +23,12 @@
  *   started lazily when one of their devices is first needed.
  * - Enum values (bp_op, bp_dtype, bp_status) are passed as int32_t, so an
  *   out-of-range number is an error, never undefined behaviour.
+ * - Structs the caller fills in start with struct_size: set it to sizeof the
+ *   struct as your header declares it. The library accepts any size from the
+ *   struct's *_SIZE_1_0 up and writes only the fields that fit, so a program
+ *   built against an older minor version keeps working (docs/abi-rules.md).
+ * - "(since 1.x)" marks what each minor version added; bp_api_version() tells
+ *   which version the loaded library implements.
  */
 #ifndef BACKPLANE_H
 #define BACKPLANE_H
@@ -41,7 +47,7 @@ extern "C" {
 
 /* Version of this API; the library's own is returned by bp_api_version(). */
 #define BP_API_VERSION_MAJOR 1
-#define BP_API_VERSION_MINOR 0
+#define BP_API_VERSION_MINOR 1
 
 /* A tensor handle; 0 is never a valid tensor. */
 typedef uint64_t bp_tensor;
@@ -98,7 +104,9 @@ BP_API int32_t bp_last_error_input(void);
 BP_API int32_t bp_last_error_device_count(void);
 BP_API bp_device bp_last_error_device(int32_t i);
 
-/* Constant name of a status ("BP_ERR_DEVICE_MISMATCH"). */
+/* Constant name of a status ("BP_ERR_DEVICE_MISMATCH"), "?" when unknown. The
+ * static inline bp_vocab_* lookups of types.h give the same names (and
+ * families, sizes, kinds) without a call into the library. */
 BP_API const char *bp_status_name(int32_t status);
 
 /* Constant name of a dtype ("float32") or op ("add"); "?" when unknown. */
@@ -113,20 +121,28 @@ BP_API int32_t bp_dtype_size(int32_t dtype);
 /* What happened to one plugin candidate file. Strings live as long as the
  * process. The caller sets struct_size (since 1.0). */
 typedef struct bp_plugin_report {
-  uint32_t struct_size;  /* sizeof(bp_plugin_report) as the caller knows it */
-  int32_t loaded;        /* 1 loaded, 0 rejected */
-  const char *path;      /* absolute path of the file */
-  const char *name;      /* backend name, "" if it never said */
-  const char *version;   /* plugin version, "" if unknown */
-  const char *reason;    /* why it was rejected, or a note ("0 devices: ..."); "" if none */
-  int32_t device_count;  /* devices found; -1 when the backend is not started yet */
+  uint32_t struct_size;  /* sizeof(bp_plugin_report) as the caller knows it (since 1.0) */
+  int32_t loaded;        /* 1 loaded, 0 rejected (since 1.0) */
+  const char *path;      /* absolute path of the file (since 1.0) */
+  const char *name;      /* backend name, "" if it never said (since 1.0) */
+  const char *version;   /* plugin version, "" if unknown (since 1.0) */
+  const char *reason;    /* why it was rejected, or a note ("0 devices: ..."); "" if none (since 1.0) */
+  int32_t device_count;  /* devices found; -1 when the backend is not started yet (since 1.0) */
+  uint32_t abi_major;    /* plugin ABI version of the plugin's table; 0 when it gave none (since 1.1) */
+  uint32_t abi_minor;    /* minor version the plugin was built against (since 1.1) */
 } bp_plugin_report;
+#define BP_PLUGIN_REPORT_SIZE_1_0 (offsetof(bp_plugin_report, device_count) + sizeof(int32_t))
+#define BP_PLUGIN_REPORT_SIZE_1_1 (offsetof(bp_plugin_report, abi_minor) + sizeof(uint32_t))
+typedef char bp_plugin_report_size_check
+    [sizeof(bp_plugin_report) >= BP_PLUGIN_REPORT_SIZE_1_1 &&
+             BP_PLUGIN_REPORT_SIZE_1_0 <= BP_PLUGIN_REPORT_SIZE_1_1 ? 1 : -1];
 
 /* Number of plugin candidates seen by discovery, loaded or rejected. */
 BP_API int32_t bp_plugin_report_count(void);
 
 /* Candidate i (0..count-1). Starts the backend to count its devices when
- * count_devices is non-zero. */
+ * count_devices is non-zero. report->struct_size must be at least
+ * BP_PLUGIN_REPORT_SIZE_1_0; fields past it are not written. */
 BP_API bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_report *report);
 
 /* ---- devices ------------------------------------------------------------ */
@@ -134,18 +150,20 @@ BP_API bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugi
 /* A device as the user sees it. The caller sets struct_size; strings live as
  * long as the process (since 1.0). */
 typedef struct bp_device_info {
-  uint32_t struct_size;
-  int32_t kind;            /* bp_device_kind */
-  int32_t is_accelerator;  /* 1 when counted by bp_gpu()/bp_num_gpus() */
-  int32_t index;           /* index within its backend */
-  const char *name;        /* "opencl:1" */
-  const char *backend;     /* "opencl" plugin name */
-  const char *model;       /* device model from the backend */
-  const char *plugin_path; /* file the backend was loaded from */
-  uint64_t memory_total;   /* bytes, 0 if unknown */
-  uint64_t memory_free;    /* bytes, 0 if unknown */
-  uint64_t memory_in_use;  /* bytes in live buffers of the backend on this device */
+  uint32_t struct_size;    /* sizeof(bp_device_info) as the caller knows it (since 1.0) */
+  int32_t kind;            /* bp_device_kind (since 1.0) */
+  int32_t is_accelerator;  /* 1 when counted by bp_gpu()/bp_num_gpus() (since 1.0) */
+  int32_t index;           /* index within its backend (since 1.0) */
+  const char *name;        /* "opencl:1" (since 1.0) */
+  const char *backend;     /* "opencl" plugin name (since 1.0) */
+  const char *model;       /* device model from the backend (since 1.0) */
+  const char *plugin_path; /* file the backend was loaded from (since 1.0) */
+  uint64_t memory_total;   /* bytes, 0 if unknown (since 1.0) */
+  uint64_t memory_free;    /* bytes the backend reports as available now, 0 if unknown (since 1.0) */
+  uint64_t memory_in_use;  /* bytes in live buffers of the backend on this device (since 1.0) */
 } bp_device_info;
+#define BP_DEVICE_INFO_SIZE_1_0 (offsetof(bp_device_info, memory_in_use) + sizeof(uint64_t))
+typedef char bp_device_info_size_check[sizeof(bp_device_info) == BP_DEVICE_INFO_SIZE_1_0 ? 1 : -1];
 
 /* Starts every backend and lists every device: up to capacity ids into out
  * (out may be NULL when capacity is 0), the total into *count. */
@@ -159,7 +177,8 @@ BP_API bp_status bp_device_get(const char *name, bp_device *out);
 /* Canonical name ("cpu:0"), or NULL (with an error set) for a bad id. */
 BP_API const char *bp_device_name(bp_device device);
 
-/* Fills *info for a device. */
+/* Fills *info for a device; info->struct_size must be at least
+ * BP_DEVICE_INFO_SIZE_1_0, fields past it are not written. */
 BP_API bp_status bp_device_info_get(bp_device device, bp_device_info *info);
 
 /* Backend-specific properties of a device (model, cores, library versions). */
@@ -333,15 +352,20 @@ BP_API bp_status bp_trace_clear(void);
 
 /* Work a backend has done since start. The caller sets struct_size (since 1.0). */
 typedef struct bp_backend_counters {
-  uint32_t struct_size;
-  uint64_t ops;                  /* operators executed */
-  uint64_t allocations;          /* buffers allocated */
-  uint64_t bytes_host_to_device; /* written from host memory */
-  uint64_t bytes_device_to_host; /* read to host memory */
-  uint64_t bytes_device_to_device; /* copied inside the backend */
-  uint64_t staged_copies;        /* cross-backend copies through host memory */
+  uint32_t struct_size;            /* sizeof(bp_backend_counters) as the caller knows it (since 1.0) */
+  uint64_t ops;                    /* operators executed (since 1.0) */
+  uint64_t allocations;            /* buffers allocated (since 1.0) */
+  uint64_t bytes_host_to_device;   /* written from host memory (since 1.0) */
+  uint64_t bytes_device_to_host;   /* read to host memory (since 1.0) */
+  uint64_t bytes_device_to_device; /* copied inside the backend (since 1.0) */
+  uint64_t staged_copies;          /* cross-backend copies through host memory (since 1.0) */
 } bp_backend_counters;
+#define BP_BACKEND_COUNTERS_SIZE_1_0 (offsetof(bp_backend_counters, staged_copies) + sizeof(uint64_t))
+typedef char bp_backend_counters_size_check
+    [sizeof(bp_backend_counters) == BP_BACKEND_COUNTERS_SIZE_1_0 ? 1 : -1];
 
+/* Counters of the backend named `backend` ("cpu-openblas"); struct_size at
+ * least BP_BACKEND_COUNTERS_SIZE_1_0, fields past it are not written. */
 BP_API bp_status bp_backend_counters_get(const char *backend, bp_backend_counters *counters);
 
 /* ---- convenience forms (inline, not exported symbols) ------------------ */

@@ -11,7 +11,12 @@
  * (the core then rejects the plugin with a reason). New fields are appended
  * and bump abi_minor; a plugin built against an older minor simply has a
  * smaller struct_size, and the core treats every missing or NULL (optional)
- * entry as "not supported". See abi/CHANGELOG.md.
+ * entry as "not supported". Structs the core hands in (bp_op_attrs,
+ * bp_plugin_device_info) carry the core's struct_size: read and write only
+ * the fields that fit in it. bp_plugin_tensor and bp_property cross as arrays
+ * without a size field: their layouts are frozen for major version 1.
+ * "(since 1.x)" marks what each minor version added. See abi/CHANGELOG.md
+ * and docs/abi-rules.md.
  *
  * Threads: unless the plugin sets BP_PLUGIN_THREAD_SAFE in `flags`, the core
  * never calls into it from two threads at once.
@@ -27,16 +32,29 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 0
+#define BP_PLUGIN_ABI_MINOR 1
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
+
+/* Put in front of the definition of bp_plugin_get_api (declared at the end
+ * of this header) so that it is exported even when the plugin is built with
+ * hidden visibility (since 1.1). */
+#if defined(_WIN32)
+#define BP_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define BP_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
 
 /* Opaque device memory owned by the plugin. The core never dereferences it. */
 typedef struct bp_buffer_s *bp_buffer;
 
 /* A tensor argument as a plugin sees it: a strided view into a buffer.
- * Passed by pointer; valid only for the duration of the call. */
+ * Passed by pointer (execute's inputs as an array); valid only for the
+ * duration of the call. Frozen for major version 1: no size field, never
+ * extended (since 1.0). Every element the view reaches lies inside the
+ * buffer: offset + (sum of (shape[d]-1) * strides[d]) * dtype size + dtype
+ * size <= the buffer's allocated bytes, for numel > 0. */
 typedef struct bp_plugin_tensor {
   bp_buffer buffer;                /* from this plugin's alloc; may be NULL when numel is 0 */
   uint64_t offset;                 /* bytes from the buffer start to element [0,...,0] */
@@ -65,6 +83,9 @@ typedef struct bp_op_attrs {
 #define BP_OP_ATTRS_SIZE_1_0 (offsetof(bp_op_attrs, seed) + sizeof(uint64_t))
 /* C99 has no static_assert: a negative array size stops the build instead. */
 typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_0 ? 1 : -1];
+#define BP_PLUGIN_TENSOR_SIZE_1_0 (offsetof(bp_plugin_tensor, strides) + BP_MAX_RANK * sizeof(int64_t))
+typedef char bp_plugin_tensor_size_check
+    [sizeof(bp_plugin_tensor) == BP_PLUGIN_TENSOR_SIZE_1_0 ? 1 : -1];
 
 /* Plugin-level flags (bp_plugin_api.flags). */
 #define BP_PLUGIN_THREAD_SAFE 1u /* every entry may be called from many threads at once */
@@ -76,7 +97,10 @@ typedef struct bp_plugin_device_info {
   int32_t kind;            /* a bp_device_kind (since 1.0) */
   char model[128];         /* NUL-terminated model name, e.g. "NVIDIA H100" (since 1.0) */
   uint64_t memory_total;   /* bytes the device can hold; 0 if unknown (since 1.0) */
-  uint64_t memory_free;    /* bytes currently available; 0 if unknown (since 1.0) */
+  uint64_t memory_free;    /* bytes a new allocation could still get now, as the
+                              driver or OS reports it (free device memory; for
+                              host memory, available RAM), not counting this
+                              plugin's cached blocks; 0 if unknown (since 1.0) */
   uint64_t memory_in_use;  /* bytes in live buffers of this plugin on this device (since 1.0) */
 } bp_plugin_device_info;
 #define BP_PLUGIN_DEVICE_INFO_SIZE_1_0 (offsetof(bp_plugin_device_info, memory_in_use) + sizeof(uint64_t))
@@ -87,7 +111,10 @@ typedef char bp_plugin_device_info_size_check
  * Operator semantics every backend implements (for the ops and dtypes it
  * declares in `supports`). The core has already checked devices, shapes and
  * dtypes, resolved broadcasting, and allocated the output; a plugin gets a
- * problem with no choices left in it:
+ * problem with no choices left in it. vocabulary.h lists every operator with
+ * its family (how many inputs execute receives), the input dtypes it is
+ * defined for and the rule for its output dtype; bp_vocab_allows(op, dtype,
+ * out_dtype) tells whether a (dtype, out_dtype) pair is one the ABI defines.
  *
  * - Elementwise (ADD..GE, WHERE, NEG..RELU, COPY): every input has the
  *   output's rank and shape (broadcast axes have stride 0). Integer ADD, SUB,
@@ -121,7 +148,11 @@ typedef char bp_plugin_device_info_size_check
  *       r(j) = splitmix64(seed + 0x9E3779B97F4A7C15 * (j + 1)) and
  *       u(j) = (r(j) >> 11) * 2^-53 (float64) or (r(j) >> 40) * 2^-24
  *       (float32, computed in float with low and high rounded to float);
- *       so every backend draws one stream.
+ *       so every backend draws one stream. All arithmetic is on uint64_t,
+ *       wrapping modulo 2^64; splitmix64(z) is the finaliser
+ *         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+ *         z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+ *         return z ^ (z >> 31);
  *     RANDOM_NORMAL (float dtypes): mean + std * sqrt(-2 ln(1 - u(2i))) *
  *       cos(2 pi u(2i+1)), Box-Muller in the output's dtype.
  *
@@ -129,6 +160,16 @@ typedef char bp_plugin_device_info_size_check
  * but work on one device runs in the order it was issued. read waits for all
  * earlier work that touches its source. free may be called while work using
  * the buffer is pending; the plugin delays the release.
+ */
+
+/*
+ * Errors: every entry returns a bp_status and, on failure, leaves a message
+ * for last_error(). An operator number or dtype the plugin does not know (a
+ * newer core's) is not an error for supports(): the answer is 0. execute()
+ * with an operator/dtype pair the plugin does not implement returns
+ * BP_ERR_UNSUPPORTED; malformed arguments (wrong input count, NULL pointers,
+ * shapes that disagree, a view outside its buffer) BP_ERR_INVALID_ARGUMENT;
+ * an unknown device index BP_ERR_INVALID_ARGUMENT.
  */
 
 /* Entry point exported by every plugin. The host passes the ABI version it
@@ -154,7 +195,9 @@ typedef struct bp_plugin_api {
 
   /* Starts the backend once, before any other call below; options are the
    * config table [backend.<name>] as key/value strings, valid during the
-   * call only. Required (since 1.0). */
+   * call only. An unknown key or a value the plugin cannot use is
+   * BP_ERR_CONFIG, with a message naming the key and the keys it knows. A
+   * second call is BP_ERR_STATE. Required (since 1.0). */
   bp_status (*init)(const char *const *option_keys, const char *const *option_values,
                     int32_t option_count);
 
@@ -166,8 +209,10 @@ typedef struct bp_plugin_api {
   /* Fills *info (see bp_plugin_device_info). Required (since 1.0). */
   bp_status (*device_info)(int32_t device, bp_plugin_device_info *info);
 
-  /* Writes up to `capacity` free-form properties into props and their number
-   * into *count. (optional) (since 1.0) */
+  /* Writes up to `capacity` free-form properties into props and the number
+   * it wrote (at most capacity, never the total it has) into *count; the
+   * core asks with a capacity of 64. props may be NULL when capacity is 0.
+   * (optional) (since 1.0) */
   bp_status (*device_properties)(int32_t device, bp_property *props, int32_t capacity,
                                  int32_t *count);
 
@@ -193,8 +238,13 @@ typedef struct bp_plugin_api {
                     uint64_t bytes);
 
   /* Sets *answer to 1 when `device` implements `op` for input dtype `dtype`
-   * (for creation ops: the output dtype) and output dtype `out_dtype`, else 0.
-   * Required (since 1.0). */
+   * and output dtype `out_dtype`, else 0. `dtype` is that of input 0, except
+   * for WHERE (the dtype of the two value inputs 1 and 2; the condition is
+   * always bool) and creation ops (the output dtype, equal to out_dtype).
+   * The answer must not change while the plugin is loaded: the core caches
+   * it per (device, op, dtype, out_dtype) for the life of the process and
+   * never asks again. Unknown op or dtype numbers are answered 0, not an
+   * error. Required (since 1.0). */
   bp_status (*supports)(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype,
                         int32_t *answer);
 
@@ -218,6 +268,13 @@ typedef struct bp_plugin_api {
 /* struct_size of a version 1.0 table: through its last field. */
 #define BP_PLUGIN_API_SIZE_1_0 (offsetof(bp_plugin_api, host_address) + sizeof(void *))
 typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_0 ? 1 : -1];
+
+/* The entry point, declared here so that a C++ plugin defining it gets C
+ * linkage (an unmangled symbol) without writing extern "C" itself. Define it
+ * as BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(...) { ... }
+ * (declared since 1.1; the symbol is the 1.0 one). */
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
+                                                        uint32_t host_abi_minor);
 
 #ifdef __cplusplus
 }

@@ -85,8 +85,7 @@ typedef char bp_dtype_count_check[1 BP_DTYPE_LIST(BP_DTYPE_BELOW_COUNT_) ? 1 : -
 typedef enum bp_op_family { BP_OP_FAMILY_LIST(BP_OP_FAMILY_ENUMERATOR_) } bp_op_family;
 #undef BP_OP_FAMILY_ENUMERATOR_
 
-/* What a dtype's elements are. Promotion (backplane.h) orders dtypes by kind
- * in this order, then by size. */
+/* What a dtype's elements are. */
 typedef enum bp_dtype_kind {
   BP_DTYPE_KIND_BOOL = 1,
   BP_DTYPE_KIND_SIGNED_INT = 2,
