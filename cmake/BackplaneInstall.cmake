@@ -4,18 +4,16 @@
 #   lib/cmake/backplane/  backplaneConfig.cmake (+Version), backplane-targets.cmake,
 #                         BackplanePlugin.cmake, plugin.map
 #   lib/pkgconfig/backplane.pc
-#   share/doc/backplane/writing-a-plugin.md, share/backplane/examples/out-of-tree-plugin/
+#   share/doc/backplane/writing-a-plugin.md, abi-rules.md, CHANGELOG.md,
+#   share/backplane/examples/out-of-tree-plugin/
 # Included at the end of the top-level CMakeLists.txt.
 include(CMakePackageConfigHelpers)
 
 set(BP_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/backplane)
 
-# The header-only target for plugin authors is exported as backplane::plugin_sdk.
-set_target_properties(backplane_abi PROPERTIES EXPORT_NAME plugin_sdk)
-if(NOT TARGET backplane::plugin_sdk)
-  add_library(backplane::plugin_sdk ALIAS backplane_abi)
-endif()
-install(TARGETS backplane_abi EXPORT backplane-targets)
+# Header-only targets: backplane::abi (the C headers) and backplane::plugin_sdk
+# (the ABI headers plus the SDK's boundary code, for plugin authors).
+install(TARGETS backplane_abi backplane_plugin_sdk EXPORT backplane-targets)
 install(EXPORT backplane-targets NAMESPACE backplane:: DESTINATION ${BP_CMAKE_INSTALL_DIR}
   FILE backplane-targets.cmake)
 
@@ -37,7 +35,8 @@ file(RELATIVE_PATH BP_PC_RELATIVE_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgcon
 configure_file(${CMAKE_CURRENT_LIST_DIR}/backplane.pc.in ${PROJECT_BINARY_DIR}/cmake/backplane.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/backplane.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# The walk-through and the example plugin it starts from.
-install(FILES ${PROJECT_SOURCE_DIR}/docs/writing-a-plugin.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The walk-through, the ABI's rules and changelog, and the example plugin.
+install(FILES ${PROJECT_SOURCE_DIR}/docs/writing-a-plugin.md ${PROJECT_SOURCE_DIR}/docs/abi-rules.md
+  ${PROJECT_SOURCE_DIR}/abi/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/out-of-tree-plugin
   DESTINATION ${CMAKE_INSTALL_DATADIR}/backplane/examples)

@@ -17,10 +17,10 @@
 #   into the Backplane installation itself, set BP_PLUGIN_INSTALL_DIR to
 #   ${BACKPLANE_PLUGIN_DIR}.
 #
-# In the source, declare the entry symbol with default visibility (the
+# In the source, define the entry symbol with BP_PLUGIN_EXPORT (plugin.h; the
 # version script cannot export a hidden symbol):
-#   __attribute__((visibility("default")))
-#   const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor);
+#   BP_PLUGIN_EXPORT
+#   const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor) {...}
 set_property(GLOBAL PROPERTY BACKPLANE_PLUGIN_MAP "${CMAKE_CURRENT_LIST_DIR}/plugin.map")
 
 function(backplane_add_plugin name)
@@ -38,13 +38,8 @@ function(backplane_add_plugin name)
   if(DEFINED BP_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${BP_PLUGIN_OUTPUT_DIR})
   endif()
-  # The headers: backplane::abi inside Backplane's build, the SDK's
-  # backplane::plugin_sdk (the same headers, installed) everywhere else.
-  if(TARGET backplane::abi)
-    target_link_libraries(${target} PRIVATE backplane::abi)
-  else()
-    target_link_libraries(${target} PRIVATE backplane::plugin_sdk)
-  endif()
+  # The ABI headers and the SDK's boundary code (plugin_sdk.h, .hpp).
+  target_link_libraries(${target} PRIVATE backplane::plugin_sdk)
   target_link_options(${target} PRIVATE "LINKER:--version-script=${map}")
   if(NOT BP_SANITIZE)  # sanitizer runtimes leave symbols for the host to resolve
     target_link_options(${target} PRIVATE "LINKER:--no-undefined")

@@ -1,6 +1,6 @@
 // Element types: C++ type <-> bp_dtype, and the switch that turns a runtime
 // dtype into a template instantiation, shared by the C++ backends
-// (backplane_kernels/plugin_support.hpp).
+// (the SDK, backplane/plugin_sdk.hpp).
 #pragma once
 
 #include "errors.hpp"

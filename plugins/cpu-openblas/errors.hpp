@@ -1,10 +1,10 @@
 // Errors inside the plugin are C++ exceptions carrying a bp_status; the ABI
 // entry points (plugin_api.cpp) catch them and keep the message for
 // last_error() of the calling thread. The machinery is shared by the C++
-// backends (plugins/common/include/backplane_kernels/plugin_support.hpp).
+// backends and third-party plugins alike (the SDK, backplane/plugin_sdk.hpp).
 #pragma once
 
-#include "backplane_kernels/plugin_support.hpp"
+#include "backplane/plugin_sdk.hpp"
 
 namespace cpu_backend {
 

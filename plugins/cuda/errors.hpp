@@ -12,7 +12,7 @@
 #include <string>
 
 #include "backplane/types.h"
-#include "backplane_kernels/plugin_support.hpp"
+#include "backplane/plugin_sdk.hpp"
 
 namespace bp_cuda {
 

@@ -2,7 +2,7 @@
 #include "supports.hpp"
 
 #include "backplane/types.h"
-#include "backplane_kernels/plugin_support.hpp"
+#include "backplane/plugin_sdk.hpp"
 #include "dtype.hpp"
 
 namespace bp_ocl {

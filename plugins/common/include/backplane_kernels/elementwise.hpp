@@ -18,6 +18,8 @@
 
 #include <type_traits>
 
+#include "backplane/plugin_sdk.hpp"
+
 #if !defined(BP_HD)
 #if defined(__CUDACC__)
 #define BP_HD __host__ __device__
@@ -28,10 +30,10 @@
 
 namespace bp_kernels {
 
-/* Element of a BP_BOOL tensor: one byte holding 0 or 1. A type of its own
- * (not uint8_t) so that a cast *to* it can mean (x != 0), and not C++ bool,
- * for which loading a stray byte value would be undefined behaviour. */
-enum class boolean : uint8_t {};
+/* Element of a BP_BOOL tensor: one byte holding 0 or 1 (the SDK's type). Not
+ * uint8_t, so that a cast *to* it can mean (x != 0), and not C++ bool, for
+ * which loading a stray byte value would be undefined behaviour. */
+using boolean = bp_plugin::boolean;
 
 BP_HD inline boolean make_bool(bool b) { return static_cast<boolean>(b ? 1 : 0); }
 BP_HD inline bool truth(boolean b) { return static_cast<uint8_t>(b) != 0; }

@@ -1,0 +1,352 @@
+/*
+ * backplane/plugin_sdk.h — boundary code every backend needs, for plugins
+ * written in C99 (since 1.1). C++ plugins include plugin_sdk.hpp, which
+ * builds on this header.
+ *
+ * Header-only: every function is static inline, so nothing is exported from
+ * the plugin and no library is linked. CMake: target backplane::plugin_sdk
+ * (find_package(backplane CONFIG)).
+ *
+ * What it holds:
+ * - BP_SDK_DEFINE_ERRORS(prefix): the calling thread's last-error message
+ *   behind the table's last_error(), and a one-line way to fail.
+ * - BP_SDK_FITS(s, field): whether a struct the core handed in (with its
+ *   struct_size) reaches a field, for reading bp_op_attrs and writing
+ *   bp_plugin_device_info only as far as the core's version.
+ * - bp_sdk_check_execute(): validation of execute()'s arguments (operator
+ *   known, input count for its family, attrs, every view well-formed and
+ *   inside its buffer, shapes and dtypes as plugin.h's semantics require),
+ *   with a message that names the operator and the argument at fault.
+ *
+ * What it does not hold: kernels, and the plugin's own capability table
+ * (which ops and dtypes it implements; bp_vocab_allows() in types.h gives
+ * what the ABI defines).
+ */
+#ifndef BACKPLANE_PLUGIN_SDK_H
+#define BACKPLANE_PLUGIN_SDK_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backplane/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Thread-local storage class. C99 has none; __thread is the GCC/Clang
+ * spelling, _Thread_local the C11 one. */
+#if defined(__cplusplus)
+#define BP_SDK_THREAD_LOCAL thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define BP_SDK_THREAD_LOCAL _Thread_local
+#else
+#define BP_SDK_THREAD_LOCAL __thread
+#endif
+
+#if defined(__GNUC__)
+#define BP_SDK_PRINTF_LIKE(format_index, first_arg) \
+  __attribute__((format(printf, format_index, first_arg)))
+#else
+#define BP_SDK_PRINTF_LIKE(format_index, first_arg)
+#endif
+
+/* Capacity of a last-error message, NUL included; longer ones are cut. */
+#define BP_SDK_MESSAGE_CAPACITY 1024
+
+/* Defines, in the one .c file that uses it, the calling thread's message
+ * buffer and two functions (declare them in the plugin's own header with
+ * BP_SDK_DECLARE_ERRORS; build with hidden visibility so they stay private):
+ *   bp_status <prefix>_fail(bp_status status, const char *format, ...);
+ *       records a printf-style message and returns status, so a failure is
+ *       one line: return my_fail(BP_ERR_SHAPE, "...", ...);
+ *   const char *<prefix>_last_error(void);
+ *       the table's last_error entry.
+ * A successful call leaves the message alone: it describes the last failure. */
+#define BP_SDK_DEFINE_ERRORS(prefix)                                                     \
+  static BP_SDK_THREAD_LOCAL char prefix##_message_[BP_SDK_MESSAGE_CAPACITY] =           \
+      "no call has failed on this thread";                                              \
+  BP_SDK_DECLARE_ERRORS(prefix)                                                          \
+  bp_status prefix##_fail(bp_status status, const char *format, ...) {                   \
+    va_list args;                                                                        \
+    va_start(args, format);                                                              \
+    vsnprintf(prefix##_message_, sizeof prefix##_message_, format, args);                \
+    va_end(args);                                                                        \
+    return status;                                                                       \
+  }                                                                                      \
+  const char *prefix##_last_error(void) { return prefix##_message_; }
+
+#define BP_SDK_DECLARE_ERRORS(prefix)                                                    \
+  bp_status prefix##_fail(bp_status status, const char *format, ...)                     \
+      BP_SDK_PRINTF_LIKE(2, 3);                                                          \
+  const char *prefix##_last_error(void);
+
+/* ---- versioned structs -------------------------------------------------- */
+
+/* 1 when the struct *s, as its producer built it (s->struct_size), reaches
+ * the end of `field`: read bp_op_attrs fields and write bp_plugin_device_info
+ * fields only when it is. */
+#define BP_SDK_FITS(s, field) \
+  ((size_t)(s)->struct_size >= offsetof(__typeof__(*(s)), field) + sizeof((s)->field))
+
+/* ---- execute() arguments ------------------------------------------------- */
+
+/* Tells the validator about a buffer: returns 1 and sets *bytes to its
+ * allocated size when `buffer` is a live buffer of this plugin, else 0. */
+typedef int32_t (*bp_sdk_buffer_bytes_fn)(void *context, bp_buffer buffer, uint64_t *bytes);
+
+/* What bp_sdk_check_execute found, for the plugin to dispatch on. */
+typedef struct bp_sdk_execute_info {
+  int32_t family;      /* the operator's bp_op_family */
+  int32_t dtype;       /* the dtype supports() is asked with (plugin.h): input 0's, WHERE's
+                          value inputs', a creation op's output's */
+  int32_t scalar_mode; /* bp_scalar_mode of a BINARY/COMPARE op, else BP_SCALAR_NONE */
+  int64_t numel;       /* elements of the output */
+} bp_sdk_execute_info;
+
+/* Result of one check: BP_OK, or a status and its message. */
+typedef struct bp_sdk_check {
+  bp_status status;
+  char message[512];
+} bp_sdk_check;
+
+static inline bp_status bp_sdk_reject_(bp_sdk_check *c, bp_status status, const char *format, ...)
+    BP_SDK_PRINTF_LIKE(3, 4);
+static inline bp_status bp_sdk_reject_(bp_sdk_check *c, bp_status status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(c->message, sizeof c->message, format, args);
+  va_end(args);
+  c->status = status;
+  return status;
+}
+
+/* "[2, 3]" into text (capacity >= 16). */
+static inline const char *bp_sdk_shape_text(int32_t rank, const int64_t *shape, char *text,
+                                            size_t capacity) {
+  size_t used = 0;
+  int32_t d;
+  int n = snprintf(text, capacity, "[");
+  used = n > 0 ? (size_t)n : 0;
+  for (d = 0; d < rank && d < BP_MAX_RANK && used < capacity; ++d) {
+    n = snprintf(text + used, capacity - used, d ? ", %lld" : "%lld", (long long)shape[d]);
+    used += n > 0 ? (size_t)n : 0;
+  }
+  if (used < capacity) snprintf(text + used, capacity - used, "]");
+  return text;
+}
+
+/* Checks one view: a known dtype, rank 0..BP_MAX_RANK, extents and strides
+ * >= 0, and, when it addresses any element, a live buffer of this plugin
+ * (bytes_of), an offset that is a multiple of the element size, and every
+ * element inside the buffer. An output may not have stride 0 on an axis of
+ * extent > 1 (its elements would overlap). Sets *numel. `role` names the
+ * view in the message ("input 1", "output"). A negative extent or a rank
+ * out of range is BP_ERR_SHAPE; anything else malformed is
+ * BP_ERR_INVALID_ARGUMENT. */
+static inline bp_status bp_sdk_check_view(const char *op, const char *role,
+                                          const bp_plugin_tensor *t, int32_t is_output,
+                                          bp_sdk_buffer_bytes_fn bytes_of, void *context,
+                                          int64_t *numel, bp_sdk_check *c) {
+  uint64_t count = 1, last = 0, size, end, bytes = 0;
+  int32_t d, overflow = 0;
+  if (t == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, role);
+  size = (uint64_t)bp_vocab_dtype_size(t->dtype);
+  if (size == 0)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: %s has dtype %d, which is not a bp_dtype",
+                          op, role, (int)t->dtype);
+  if (t->rank < 0 || t->rank > BP_MAX_RANK)
+    return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s has rank %d (0..%d allowed)", op, role,
+                          (int)t->rank, BP_MAX_RANK);
+  for (d = 0; d < t->rank; ++d) {
+    uint64_t span;
+    if (t->shape[d] < 0)
+      return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s has extent %lld on axis %d", op, role,
+                            (long long)t->shape[d], (int)d);
+    if (t->strides[d] < 0)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                            "%s: %s has stride %lld on axis %d (strides are >= 0)", op, role,
+                            (long long)t->strides[d], (int)d);
+    if (is_output && t->strides[d] == 0 && t->shape[d] > 1)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                            "%s: %s has stride 0 on axis %d of extent %lld (its elements overlap)",
+                            op, role, (int)d, (long long)t->shape[d]);
+    overflow |= __builtin_mul_overflow(count, (uint64_t)t->shape[d], &count);
+    if (t->shape[d] > 0) {
+      overflow |= __builtin_mul_overflow((uint64_t)t->shape[d] - 1, (uint64_t)t->strides[d], &span);
+      overflow |= __builtin_add_overflow(last, span, &last);
+    }
+  }
+  if (overflow || count > (uint64_t)INT64_MAX)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: %s addresses more elements than 64 bits count", op, role);
+  *numel = (int64_t)count;
+  if (count == 0) return BP_OK; /* nothing addressed: no buffer needed */
+  if (t->buffer == NULL || !bytes_of(context, t->buffer, &bytes))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: %s's buffer is %s", op, role,
+                          t->buffer == NULL ? "NULL" : "not a live buffer of this plugin");
+  if (t->offset % size != 0)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: %s's offset %llu is not a multiple of its element size %llu", op,
+                          role, (unsigned long long)t->offset, (unsigned long long)size);
+  overflow |= __builtin_add_overflow(last, (uint64_t)1, &end);
+  overflow |= __builtin_mul_overflow(end, size, &end);
+  overflow |= __builtin_add_overflow(end, t->offset, &end);
+  if (overflow || end > bytes)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: %s reaches past its buffer (%llu bytes from offset %llu; the buffer "
+                          "has %llu bytes)",
+                          op, role, (unsigned long long)((last + 1) * size),
+                          (unsigned long long)t->offset, (unsigned long long)bytes);
+  return BP_OK;
+}
+
+/* 1 when the two views have one rank and the same extents. */
+static inline int32_t bp_sdk_same_shape(const bp_plugin_tensor *a, const bp_plugin_tensor *b) {
+  int32_t d;
+  if (a->rank != b->rank) return 0;
+  for (d = 0; d < a->rank; ++d)
+    if (a->shape[d] != b->shape[d]) return 0;
+  return 1;
+}
+
+static inline bp_status bp_sdk_reject_shapes_(const char *op, const char *what,
+                                              const bp_plugin_tensor *in,
+                                              const bp_plugin_tensor *out, bp_sdk_check *c) {
+  char a[160], b[160];
+  return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s %s does not fit the output's %s", op, what,
+                        bp_sdk_shape_text(in->rank, in->shape, a, sizeof a),
+                        bp_sdk_shape_text(out->rank, out->shape, b, sizeof b));
+}
+
+/* Shapes as plugin.h's semantics require for the family. */
+static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
+                                             const bp_plugin_tensor *in, int32_t n,
+                                             const bp_plugin_tensor *out, bp_sdk_check *c) {
+  static const char *const roles[3] = {"input 0", "input 1", "input 2"};
+  int32_t i, d;
+  switch (family) {
+    case BP_OP_FAMILY_REDUCE:
+      if (in[0].rank != out->rank) return bp_sdk_reject_shapes_(op, "input 0", &in[0], out, c);
+      for (d = 0; d < out->rank; ++d)
+        if (out->shape[d] != 1 && out->shape[d] != in[0].shape[d])
+          return bp_sdk_reject_shapes_(op, "input 0 (each axis is kept or reduced to 1)", &in[0],
+                                       out, c);
+      return BP_OK;
+    case BP_OP_FAMILY_MATMUL: {
+      const int32_t r = out->rank;
+      int32_t ok = r >= 2 && in[0].rank == r && in[1].rank == r;
+      for (d = 0; ok && d < r - 2; ++d)
+        ok = in[0].shape[d] == out->shape[d] && in[1].shape[d] == out->shape[d];
+      ok = ok && in[0].shape[r - 2] == out->shape[r - 2] &&
+           in[1].shape[r - 1] == out->shape[r - 1] && in[0].shape[r - 1] == in[1].shape[r - 2];
+      if (!ok) {
+        char a[160], b[160], o[160];
+        return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                              "%s: shapes %s x %s -> %s do not fit [..., M, K] x [..., K, N] -> "
+                              "[..., M, N]",
+                              op, bp_sdk_shape_text(in[0].rank, in[0].shape, a, sizeof a),
+                              bp_sdk_shape_text(in[1].rank, in[1].shape, b, sizeof b),
+                              bp_sdk_shape_text(out->rank, out->shape, o, sizeof o));
+      }
+      return BP_OK;
+    }
+    default: /* elementwise: the core has resolved broadcasting */
+      for (i = 0; i < n; ++i)
+        if (!bp_sdk_same_shape(&in[i], out))
+          return bp_sdk_reject_shapes_(op, roles[i], &in[i], out, c);
+      return BP_OK;
+  }
+}
+
+/* The dtype relations of plugin.h: inputs of one dtype (WHERE: a bool
+ * condition and two values of one dtype; else BP_ERR_DTYPE), and an (input,
+ * output) dtype pair the ABI defines for the operator (else
+ * BP_ERR_UNSUPPORTED). Sets info->dtype. */
+static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, int32_t family,
+                                             const bp_plugin_tensor *in, int32_t n,
+                                             const bp_plugin_tensor *out,
+                                             bp_sdk_execute_info *info, bp_sdk_check *c) {
+  int32_t first = 0, i;
+  if (family == BP_OP_FAMILY_WHERE) {
+    if (in[0].dtype != BP_BOOL)
+      return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input 0 (the condition) must be bool, not %s",
+                            op_name, bp_vocab_dtype_name(in[0].dtype));
+    first = 1;
+  }
+  info->dtype = n > first ? in[first].dtype : out->dtype;
+  for (i = first + 1; i < n; ++i)
+    if (in[i].dtype != info->dtype)
+      return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
+                            (int)first, bp_vocab_dtype_name(info->dtype), (int)i,
+                            bp_vocab_dtype_name(in[i].dtype));
+  /* Nobody implements a pair the ABI does not define: BP_ERR_UNSUPPORTED,
+   * like any pair the plugin does not implement. */
+  if (!bp_vocab_allows(op, info->dtype, out->dtype))
+    return bp_sdk_reject_(c, BP_ERR_UNSUPPORTED,
+                          "%s: %s -> %s is not an (input, output) dtype pair the ABI defines",
+                          op_name, bp_vocab_dtype_name(info->dtype),
+                          bp_vocab_dtype_name(out->dtype));
+  return BP_OK;
+}
+
+/* Validates everything about an execute() call that plugin.h fixes: the
+ * operator is known, attrs is present (its scalar_mode read only as far as
+ * its struct_size), the input count is the family's arity (BINARY and
+ * COMPARE with a scalar operand: 1), every view is well-formed and inside a
+ * live buffer of this plugin, the shapes and dtypes are as the operator's
+ * semantics require. The device index and whether the plugin implements the
+ * (op, dtype) pair are the plugin's to check. Returns BP_OK and fills *info,
+ * or a status with c->message set ("add: input 1 ..."). */
+static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attrs,
+                                             const bp_plugin_tensor *inputs, int32_t n_inputs,
+                                             const bp_plugin_tensor *output,
+                                             bp_sdk_buffer_bytes_fn bytes_of, void *context,
+                                             bp_sdk_execute_info *info, bp_sdk_check *c) {
+  static const char *const roles[3] = {"input 0", "input 1", "input 2"};
+  const char *name = bp_vocab_op_name(op);
+  int32_t arity, i;
+  int64_t numel;
+  bp_status s;
+  c->status = BP_OK;
+  c->message[0] = '\0';
+  info->family = bp_vocab_op_family(op);
+  info->scalar_mode = BP_SCALAR_NONE;
+  if (name == NULL)
+    return bp_sdk_reject_(c, BP_ERR_UNSUPPORTED, "execute: unknown operator %d", (int)op);
+  if (attrs == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: attrs is NULL", name);
+  arity = bp_vocab_family_arity(info->family);
+  if ((info->family == BP_OP_FAMILY_BINARY || info->family == BP_OP_FAMILY_COMPARE) &&
+      BP_SDK_FITS(attrs, scalar_mode) && attrs->scalar_mode != BP_SCALAR_NONE) {
+    if (attrs->scalar_mode != BP_SCALAR_RHS && attrs->scalar_mode != BP_SCALAR_LHS)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: scalar_mode %d is not a bp_scalar_mode",
+                            name, (int)attrs->scalar_mode);
+    info->scalar_mode = attrs->scalar_mode;
+    arity = 1;
+  }
+  if (n_inputs != arity)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: takes %d input%s, got %d", name,
+                          (int)arity, arity == 1 ? "" : "s", (int)n_inputs);
+  if (arity > 0 && inputs == NULL)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: inputs is NULL", name);
+  s = bp_sdk_check_view(name, "output", output, 1, bytes_of, context, &info->numel, c);
+  if (s != BP_OK) return s;
+  for (i = 0; i < n_inputs; ++i) {
+    s = bp_sdk_check_view(name, roles[i], &inputs[i], 0, bytes_of, context, &numel, c);
+    if (s != BP_OK) return s;
+  }
+  s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
+  if (s != BP_OK) return s;
+  return bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKPLANE_PLUGIN_SDK_H */
