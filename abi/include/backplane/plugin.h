@@ -167,9 +167,14 @@ typedef char bp_plugin_device_info_size_check
  * for last_error(). An operator number or dtype the plugin does not know (a
  * newer core's) is not an error for supports(): the answer is 0. execute()
  * with an operator/dtype pair the plugin does not implement returns
- * BP_ERR_UNSUPPORTED; malformed arguments (wrong input count, NULL pointers,
- * shapes that disagree, a view outside its buffer) BP_ERR_INVALID_ARGUMENT;
- * an unknown device index BP_ERR_INVALID_ARGUMENT.
+ * BP_ERR_UNSUPPORTED (also for a pair the ABI does not define); shapes that
+ * disagree with the operator's semantics, a negative extent or a rank out of
+ * range BP_ERR_SHAPE; inputs whose dtypes disagree (or a WHERE condition
+ * that is not bool) BP_ERR_DTYPE; other malformed arguments (wrong input
+ * count, NULL pointers, an unknown dtype number, negative strides, a view
+ * outside its buffer) BP_ERR_INVALID_ARGUMENT; an unknown device index
+ * BP_ERR_UNKNOWN_DEVICE. The plugin SDK's bp_sdk_check_execute() applies
+ * exactly these rules.
  */
 
 /* Entry point exported by every plugin. The host passes the ABI version it
