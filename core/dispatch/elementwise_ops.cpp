@@ -60,6 +60,22 @@ bool binary_fast_out(int32_t op, const View &a, const View &b, const View &out,
   return true;
 }
 
+// An elementwise operator with one tensor input (unary, or binary with a
+// scalar operand): convert, allocate or check the output, run.
+View one_input(int32_t op, const View &a, const BinaryTypes &types, const bp_op_attrs &attrs,
+               const View *out) {
+  View ta;
+  const View &A = as_dtype(a, types.compute, ta);
+  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
+  const View &target = out ? *out : result;
+  bp_plugin_tensor in, o;
+  A.to_plugin(in);
+  target.to_plugin(o);
+  if (out) check_overlap(op, target, o, {{&A, &in}}, true);
+  run(A.device(), op, types.compute, types.result, attrs, &in, 1, o);
+  return result;
+}
+
 }  // namespace
 
 View binary(int32_t op, const View &a, const View &b, const View *out) {
@@ -98,36 +114,16 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
   bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar &&
                   (a.dtype == BP_INT32 ? (scalar >= -2147483648.0 && scalar <= 2147483647.0)
                                        : (scalar >= -9223372036854775808.0 && scalar < 9223372036854775808.0));
-  BinaryTypes types = scalar_types(op, a.dtype, integral);
-  View ta;
-  const View &A = as_dtype(a, types.compute, ta);
-  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
-  const View &target = out ? *out : result;
-  bp_plugin_tensor in, o;
-  A.to_plugin(in);
-  target.to_plugin(o);
-  if (out) check_overlap(op, target, o, {{&A, &in}}, true);
   bp_op_attrs attrs = make_attrs();
   attrs.scalar_mode = scalar_is_lhs ? BP_SCALAR_LHS : BP_SCALAR_RHS;
   attrs.scalar = scalar;
-  run(A.device(), op, types.compute, types.result, attrs, &in, 1, o);
-  return result;
+  return one_input(op, a, scalar_types(op, a.dtype, integral), attrs, out);
 }
 
 View unary(int32_t op, const View &a, const View *out) {
   require_op(is_family(op, BP_OP_FAMILY_UNARY), op, "unary");
   check_devices(op, {&a}, out);
-  BinaryTypes types = unary_types(op, a.dtype);
-  View ta;
-  const View &A = as_dtype(a, types.compute, ta);
-  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
-  const View &target = out ? *out : result;
-  bp_plugin_tensor in, o;
-  A.to_plugin(in);
-  target.to_plugin(o);
-  if (out) check_overlap(op, target, o, {{&A, &in}}, true);
-  run(A.device(), op, types.compute, types.result, make_attrs(), &in, 1, o);
-  return result;
+  return one_input(op, a, unary_types(op, a.dtype), make_attrs(), out);
 }
 
 View where(const View &cond, const View &a, const View &b, const View *out) {

@@ -131,26 +131,17 @@ enum class boolean : uint8_t {};
 // C++ element type <-> bp_dtype.
 template <class T>
 struct dtype_of;
-template <>
-struct dtype_of<float> {
-  static constexpr int32_t value = BP_FLOAT32;
-};
-template <>
-struct dtype_of<double> {
-  static constexpr int32_t value = BP_FLOAT64;
-};
-template <>
-struct dtype_of<int32_t> {
-  static constexpr int32_t value = BP_INT32;
-};
-template <>
-struct dtype_of<int64_t> {
-  static constexpr int32_t value = BP_INT64;
-};
-template <>
-struct dtype_of<boolean> {
-  static constexpr int32_t value = BP_BOOL;
-};
+#define BP_SDK_DTYPE_OF_(T, dtype)            \
+  template <>                                 \
+  struct dtype_of<T> {                        \
+    static constexpr int32_t value = (dtype); \
+  };
+BP_SDK_DTYPE_OF_(float, BP_FLOAT32)
+BP_SDK_DTYPE_OF_(double, BP_FLOAT64)
+BP_SDK_DTYPE_OF_(int32_t, BP_INT32)
+BP_SDK_DTYPE_OF_(int64_t, BP_INT64)
+BP_SDK_DTYPE_OF_(boolean, BP_BOOL)
+#undef BP_SDK_DTYPE_OF_
 
 template <class T>
 struct type_tag {
