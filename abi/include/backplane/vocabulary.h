@@ -16,7 +16,8 @@
  *
  * Published values never change and are never reused. A list only grows
  * (append-only within a major version); code that walks a list must accept
- * entries it did not know when it was written.
+ * entries it did not know when it was written. The columns of each list are
+ * fixed for major version 1, so a macro written for a list keeps working.
  *
  * Plain C99, no declarations: types.h includes this file and turns the lists
  * into enums and lookup functions.
