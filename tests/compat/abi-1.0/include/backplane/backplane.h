@@ -1,0 +1,362 @@
+/*
+ * backplane/backplane.h — the user-facing C API of Backplane (prefix bp_).
+ *
+ * Tensors live on devices ("cpu:0", "opencl:1", "cuda:0"). Every operator
+ * runs on the device that holds its inputs; inputs on different devices are
+ * an error (BP_ERR_DEVICE_MISMATCH), never a silent copy. Moving data is
+ * explicit: bp_copy_to() always copies, bp_to() returns the same tensor when
+ * it already lives on the target device.
+ *
+ * Conventions:
+ * - Every function returns bp_status (or a value documented otherwise) and
+ *   never throws, aborts or crashes on bad input. On failure, bp_last_error()
+ *   and the bp_last_error_* accessors describe it for the calling thread.
+ * - Results are written through out-pointers, only on success.
+ * - A bp_tensor is a reference-counted handle. Each handle a function gives
+ *   you is yours: release it with bp_tensor_release(). Zero, released and
+ *   never-issued handles are reported as BP_ERR_INVALID_HANDLE.
+ * - Operators return as soon as the work is queued on the device; reading a
+ *   tensor (bp_to_host) waits for the work that produces it.
+ * - Functions ending in _out write into an existing tensor (device, shape and
+ *   dtype are checked) and allocate nothing: use them in hot loops.
+ * - The runtime starts itself on first use (bp_init(NULL)); backends are
+ *   started lazily when one of their devices is first needed.
+ * - Enum values (bp_op, bp_dtype, bp_status) are passed as int32_t, so an
+ *   out-of-range number is an error, never undefined behaviour.
+ */
+#ifndef BACKPLANE_H
+#define BACKPLANE_H
+
+#include "backplane/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define BP_API
+#else
+#define BP_API __attribute__((visibility("default")))
+#endif
+
+/* Version of this API; the library's own is returned by bp_api_version(). */
+#define BP_API_VERSION_MAJOR 1
+#define BP_API_VERSION_MINOR 0
+
+/* A tensor handle; 0 is never a valid tensor. */
+typedef uint64_t bp_tensor;
+#define BP_NO_TENSOR ((bp_tensor)0)
+
+/* A device id, valid for the life of the process (not across processes: use
+ * names for that). Ids are dense, starting at 0, in the order devices were
+ * discovered. */
+typedef int32_t bp_device;
+
+/* Reduction axis meaning "every axis". Other axes may be negative (-1 = last). */
+#define BP_AXIS_ALL INT32_MAX
+
+/* ---- runtime ------------------------------------------------------------ */
+
+/* (major << 16) | minor of the library actually loaded. */
+BP_API uint32_t bp_api_version(void);
+
+/* Starts the runtime with the TOML file at config_path; NULL means the file
+ * named by BACKPLANE_CONFIG, or else built-in defaults. Optional: the first
+ * call of any other function does bp_init(NULL). BP_ERR_STATE when already
+ * started; BP_ERR_CONFIG with file, line and column when the file is bad. */
+BP_API bp_status bp_init(const char *config_path);
+
+/* Like bp_init, from TOML text; source_name appears in error messages. */
+BP_API bp_status bp_init_from_string(const char *toml_text, const char *source_name);
+
+/* Number of effective configuration entries (for `bp config`). */
+BP_API int32_t bp_config_count(void);
+
+/* Entry i: dotted key ("devices.default"), value as TOML text, and where it
+ * came from ("default", "file.toml:3:1", "env BACKPLANE_TRACE"). Strings live
+ * as long as the process. */
+BP_API bp_status bp_config_entry(int32_t i, const char **key, const char **value,
+                                 const char **origin);
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Message of the calling thread's last failure ("" if none). Valid until the
+ * next failing call on this thread. */
+BP_API const char *bp_last_error(void);
+
+/* Status of that failure (BP_OK if none). */
+BP_API bp_status bp_last_error_status(void);
+
+/* Operator name of that failure ("add", "matmul"), or "" if not an operator. */
+BP_API const char *bp_last_error_op(void);
+
+/* Index of the offending input of that failure, or -1. */
+BP_API int32_t bp_last_error_input(void);
+
+/* Number of input devices recorded with that failure (device mismatch: one
+ * per tensor input), and each of them. */
+BP_API int32_t bp_last_error_device_count(void);
+BP_API bp_device bp_last_error_device(int32_t i);
+
+/* Constant name of a status ("BP_ERR_DEVICE_MISMATCH"). */
+BP_API const char *bp_status_name(int32_t status);
+
+/* Constant name of a dtype ("float32") or op ("add"); "?" when unknown. */
+BP_API const char *bp_dtype_name(int32_t dtype);
+BP_API const char *bp_op_name(int32_t op);
+
+/* Bytes per element of a dtype, 0 when unknown. */
+BP_API int32_t bp_dtype_size(int32_t dtype);
+
+/* ---- plugins ------------------------------------------------------------ */
+
+/* What happened to one plugin candidate file. Strings live as long as the
+ * process. The caller sets struct_size (since 1.0). */
+typedef struct bp_plugin_report {
+  uint32_t struct_size;  /* sizeof(bp_plugin_report) as the caller knows it */
+  int32_t loaded;        /* 1 loaded, 0 rejected */
+  const char *path;      /* absolute path of the file */
+  const char *name;      /* backend name, "" if it never said */
+  const char *version;   /* plugin version, "" if unknown */
+  const char *reason;    /* why it was rejected, or a note ("0 devices: ..."); "" if none */
+  int32_t device_count;  /* devices found; -1 when the backend is not started yet */
+} bp_plugin_report;
+
+/* Number of plugin candidates seen by discovery, loaded or rejected. */
+BP_API int32_t bp_plugin_report_count(void);
+
+/* Candidate i (0..count-1). Starts the backend to count its devices when
+ * count_devices is non-zero. */
+BP_API bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_report *report);
+
+/* ---- devices ------------------------------------------------------------ */
+
+/* A device as the user sees it. The caller sets struct_size; strings live as
+ * long as the process (since 1.0). */
+typedef struct bp_device_info {
+  uint32_t struct_size;
+  int32_t kind;            /* bp_device_kind */
+  int32_t is_accelerator;  /* 1 when counted by bp_gpu()/bp_num_gpus() */
+  int32_t index;           /* index within its backend */
+  const char *name;        /* "opencl:1" */
+  const char *backend;     /* "opencl" plugin name */
+  const char *model;       /* device model from the backend */
+  const char *plugin_path; /* file the backend was loaded from */
+  uint64_t memory_total;   /* bytes, 0 if unknown */
+  uint64_t memory_free;    /* bytes, 0 if unknown */
+  uint64_t memory_in_use;  /* bytes in live buffers of the backend on this device */
+} bp_device_info;
+
+/* Starts every backend and lists every device: up to capacity ids into out
+ * (out may be NULL when capacity is 0), the total into *count. */
+BP_API bp_status bp_devices(bp_device *out, int32_t capacity, int32_t *count);
+
+/* Resolves a name: "cpu" (= "cpu:0"), "<prefix>:<i>", "gpu" / "gpu:<i>" (the
+ * i-th accelerator in fallback order), "default" / "auto" (the configured
+ * default). Unknown names give BP_ERR_UNKNOWN_DEVICE listing the devices. */
+BP_API bp_status bp_device_get(const char *name, bp_device *out);
+
+/* Canonical name ("cpu:0"), or NULL (with an error set) for a bad id. */
+BP_API const char *bp_device_name(bp_device device);
+
+/* Fills *info for a device. */
+BP_API bp_status bp_device_info_get(bp_device device, bp_device_info *info);
+
+/* Backend-specific properties of a device (model, cores, library versions). */
+BP_API bp_status bp_device_properties(bp_device device, bp_property *props, int32_t capacity,
+                                      int32_t *count);
+
+/* The seed chapter's functions. bp_cpu: cpu:0. bp_gpu: i-th accelerator or
+ * BP_ERR_UNKNOWN_DEVICE. bp_num_gpus: accelerator count (never fails).
+ * bp_try_gpu: gpu(i) if it exists, else cpu:0. bp_try_all_gpus: every
+ * accelerator (possibly none). */
+BP_API bp_status bp_cpu(bp_device *out);
+BP_API bp_status bp_gpu(int32_t i, bp_device *out);
+BP_API int32_t bp_num_gpus(void);
+BP_API bp_status bp_try_gpu(int32_t i, bp_device *out);
+BP_API bp_status bp_try_all_gpus(bp_device *out, int32_t capacity, int32_t *count);
+
+/* Device new tensors go to when none is named ([devices] default). */
+BP_API bp_status bp_default_device(bp_device *out);
+
+/* Blocks until every operation queued on the device has finished. */
+BP_API bp_status bp_synchronize(bp_device device);
+
+/* ---- tensors: creation and data ----------------------------------------- */
+
+/* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0). */
+BP_API bp_status bp_empty(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                          bp_tensor *out);
+BP_API bp_status bp_zeros(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                          bp_tensor *out);
+BP_API bp_status bp_ones(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                         bp_tensor *out);
+BP_API bp_status bp_full(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                         double value, bp_tensor *out);
+
+/* 1-D tensor start, start+step, ... while < stop (> stop for a negative step). */
+BP_API bp_status bp_arange(bp_device device, int32_t dtype, double start, double stop,
+                           double step, bp_tensor *out);
+
+/* Random float tensors; the same seed gives the same values on every backend
+ * (a counter-based generator, see plugin.h). */
+BP_API bp_status bp_random_uniform(bp_device device, int32_t dtype, int32_t rank,
+                                   const int64_t *shape, double low, double high, uint64_t seed,
+                                   bp_tensor *out);
+BP_API bp_status bp_random_normal(bp_device device, int32_t dtype, int32_t rank,
+                                  const int64_t *shape, double mean, double stddev,
+                                  uint64_t seed, bp_tensor *out);
+
+/* New tensor holding a copy of C-order host data of numel * dtype size bytes. */
+BP_API bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank,
+                              const int64_t *shape, const void *data, bp_tensor *out);
+
+/* Copies C-order host data into an existing tensor (or view), after the work
+ * already queued on it; bytes must equal numel * dtype size. Allocates
+ * nothing when the tensor is contiguous: the upload for hot loops. */
+BP_API bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes);
+
+/* Copies the tensor's elements in C order to host memory, after pending work.
+ * bytes must equal numel * dtype size. */
+BP_API bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes);
+
+/* Address of element [0,...,0] for tensors on devices whose memory is host
+ * memory (cpu, reference), else BP_ERR_UNSUPPORTED. Valid while the tensor
+ * lives; read it only after bp_tensor_wait. For zero-copy exchange (DLPack). */
+BP_API bp_status bp_tensor_host_address(bp_tensor tensor, void **address);
+
+/* ---- tensors: handles and metadata ------------------------------------- */
+
+/* Adds a reference / drops one; the storage is freed with its last view. */
+BP_API bp_status bp_tensor_retain(bp_tensor tensor);
+BP_API bp_status bp_tensor_release(bp_tensor tensor);
+
+BP_API bp_status bp_tensor_device(bp_tensor tensor, bp_device *device);
+BP_API bp_status bp_tensor_dtype(bp_tensor tensor, int32_t *dtype);
+BP_API bp_status bp_tensor_rank(bp_tensor tensor, int32_t *rank);
+/* Writes rank extents (shape) or element strides (strides) into the array. */
+BP_API bp_status bp_tensor_shape(bp_tensor tensor, int64_t *shape);
+BP_API bp_status bp_tensor_strides(bp_tensor tensor, int64_t *strides);
+BP_API bp_status bp_tensor_numel(bp_tensor tensor, int64_t *numel);
+/* 1 when the elements are dense in C order. */
+BP_API bp_status bp_tensor_is_contiguous(bp_tensor tensor, int32_t *contiguous);
+
+/* Blocks until the work producing this tensor has finished. */
+BP_API bp_status bp_tensor_wait(bp_tensor tensor);
+
+/* Live tensor handles in this process (for leak checks in bindings). */
+BP_API int64_t bp_live_tensor_count(void);
+
+/* ---- views (share storage with their base) ----------------------------- */
+
+/* New shape with the same number of elements; one extent may be -1. A view
+ * when the strides allow it, else a contiguous copy on the same device. */
+BP_API bp_status bp_reshape(bp_tensor tensor, int32_t rank, const int64_t *shape, bp_tensor *out);
+/* Axes reordered: out axis i is input axis axes[i]. */
+BP_API bp_status bp_permute(bp_tensor tensor, const int32_t *axes, bp_tensor *out);
+/* All axes reversed (NumPy's .T). */
+BP_API bp_status bp_transpose(bp_tensor tensor, bp_tensor *out);
+/* Elements start, start+step, ... < stop along axis; negative start/stop
+ * count from the end and are clamped like Python slices; step >= 1. */
+BP_API bp_status bp_slice(bp_tensor tensor, int32_t axis, int64_t start, int64_t stop,
+                          int64_t step, bp_tensor *out);
+/* The sub-tensor at index along axis, with that axis removed (t[i]). */
+BP_API bp_status bp_select(bp_tensor tensor, int32_t axis, int64_t index, bp_tensor *out);
+/* The tensor itself (a new reference) when contiguous, else a dense copy. */
+BP_API bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out);
+
+/* ---- moving between devices -------------------------------------------- */
+
+/* Always a new tensor on device (MXNet copyto); within one backend the
+ * backend copies, across backends it is staged through host memory. */
+BP_API bp_status bp_copy_to(bp_tensor tensor, bp_device device, bp_tensor *out);
+/* The same handle (a new reference) when tensor already lives on device,
+ * else bp_copy_to (MXNet as_in_ctx, PyTorch .to). */
+BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
+
+/* ---- operators ---------------------------------------------------------- *
+ * Inputs must share one device; the result is allocated there. Binary and
+ * ternary operators broadcast like NumPy. Dtypes: two different input dtypes
+ * promote (bool < int32 < int64 < float32 < float64); DIV, MEAN, NORM and the
+ * float functions (exp, log, sqrt, tanh, sigmoid) turn integer inputs into
+ * float64; arithmetic on bool computes in int32; comparisons give bool;
+ * SUM of integers gives int64, ARGMAX int64. A scalar operand takes the
+ * tensor's dtype, except that a non-integral scalar with an integer tensor
+ * computes in float64. */
+
+/* op: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE. */
+BP_API bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out);
+BP_API bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out);
+/* op(a, scalar), or op(scalar, a) when scalar_is_lhs is non-zero. */
+BP_API bp_status bp_binary_scalar(int32_t op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
+                                  bp_tensor *out);
+BP_API bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar,
+                                      int32_t scalar_is_lhs, bp_tensor out);
+/* op: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU. */
+BP_API bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out);
+BP_API bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out);
+/* cond ? a : b elementwise; cond is bool. */
+BP_API bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out);
+BP_API bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out);
+/* op: SUM, MEAN, MAX, MIN, ARGMAX, NORM over one axis or BP_AXIS_ALL. */
+BP_API bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
+                           bp_tensor *out);
+BP_API bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
+                               bp_tensor out);
+/* Frobenius norm of every element, a rank-0 tensor. */
+BP_API bp_status bp_norm(bp_tensor a, bp_tensor *out);
+BP_API bp_status bp_norm_out(bp_tensor a, bp_tensor out);
+/* a @ b for rank >= 2 with NumPy batch broadcasting; a rank-1 operand is a
+ * row (a) or column (b) vector as in NumPy. transpose_* swap the last two
+ * axes of that operand first. */
+BP_API bp_status bp_matmul(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t transpose_b,
+                           bp_tensor *out);
+BP_API bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a,
+                               int32_t transpose_b, bp_tensor out);
+/* Elementwise conversion to dtype (a new tensor, even for the same dtype). */
+BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
+/* Copies src into dst (same device), converting dtype and broadcasting src
+ * to dst's shape; dst may be a view (t[i] = ...). */
+BP_API bp_status bp_assign(bp_tensor dst, bp_tensor src);
+
+/* ---- tracing and counters ---------------------------------------------- */
+
+/* Turns the routing trace on or off ([dispatch] trace, BACKPLANE_TRACE=1).
+ * Each operator then records inputs' devices, backend, reason and copies. */
+BP_API bp_status bp_trace_enable(int32_t on);
+/* Number of trace lines kept (the most recent 4096). */
+BP_API int32_t bp_trace_count(void);
+/* Copies trace line i (0 = oldest kept) into buf, NUL-terminated, truncated
+ * to capacity. */
+BP_API bp_status bp_trace_line(int32_t i, char *buf, int32_t capacity);
+BP_API bp_status bp_trace_clear(void);
+
+/* Work a backend has done since start. The caller sets struct_size (since 1.0). */
+typedef struct bp_backend_counters {
+  uint32_t struct_size;
+  uint64_t ops;                  /* operators executed */
+  uint64_t allocations;          /* buffers allocated */
+  uint64_t bytes_host_to_device; /* written from host memory */
+  uint64_t bytes_device_to_host; /* read to host memory */
+  uint64_t bytes_device_to_device; /* copied inside the backend */
+  uint64_t staged_copies;        /* cross-backend copies through host memory */
+} bp_backend_counters;
+
+BP_API bp_status bp_backend_counters_get(const char *backend, bp_backend_counters *counters);
+
+/* ---- convenience forms (inline, not exported symbols) ------------------ */
+
+static inline bp_status bp_add(bp_tensor a, bp_tensor b, bp_tensor *out) { return bp_binary(BP_OP_ADD, a, b, out); }
+static inline bp_status bp_sub(bp_tensor a, bp_tensor b, bp_tensor *out) { return bp_binary(BP_OP_SUB, a, b, out); }
+static inline bp_status bp_mul(bp_tensor a, bp_tensor b, bp_tensor *out) { return bp_binary(BP_OP_MUL, a, b, out); }
+static inline bp_status bp_div(bp_tensor a, bp_tensor b, bp_tensor *out) { return bp_binary(BP_OP_DIV, a, b, out); }
+static inline bp_status bp_add_out(bp_tensor a, bp_tensor b, bp_tensor out) { return bp_binary_out(BP_OP_ADD, a, b, out); }
+static inline bp_status bp_mul_out(bp_tensor a, bp_tensor b, bp_tensor out) { return bp_binary_out(BP_OP_MUL, a, b, out); }
+static inline bp_status bp_exp(bp_tensor a, bp_tensor *out) { return bp_unary(BP_OP_EXP, a, out); }
+static inline bp_status bp_sum(bp_tensor a, bp_tensor *out) { return bp_reduce(BP_OP_SUM, a, BP_AXIS_ALL, 0, out); }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKPLANE_H */

@@ -1,0 +1,226 @@
+/*
+ * backplane/plugin.h — the backend ABI: what a Backplane plugin exports.
+ *
+ * A plugin is a shared library named libbackplane-<name>.so that exports one
+ * symbol, BP_PLUGIN_ENTRY_SYMBOL, returning a table of function pointers
+ * (bp_plugin_api). The core loads it at run time, checks abi_major, and
+ * reads no field past the plugin's struct_size. Plain C99 only: fixed-width
+ * integers, opaque handles, out-pointers; nothing ever throws across it.
+ *
+ * Versioning: abi_major changes only when an existing field changes meaning
+ * (the core then rejects the plugin with a reason). New fields are appended
+ * and bump abi_minor; a plugin built against an older minor simply has a
+ * smaller struct_size, and the core treats every missing or NULL (optional)
+ * entry as "not supported". See abi/CHANGELOG.md.
+ *
+ * Threads: unless the plugin sets BP_PLUGIN_THREAD_SAFE in `flags`, the core
+ * never calls into it from two threads at once.
+ */
+#ifndef BACKPLANE_PLUGIN_H
+#define BACKPLANE_PLUGIN_H
+
+#include "backplane/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ABI version this header describes. */
+#define BP_PLUGIN_ABI_MAJOR 1
+#define BP_PLUGIN_ABI_MINOR 0
+
+/* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
+#define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
+
+/* Opaque device memory owned by the plugin. The core never dereferences it. */
+typedef struct bp_buffer_s *bp_buffer;
+
+/* A tensor argument as a plugin sees it: a strided view into a buffer.
+ * Passed by pointer; valid only for the duration of the call. */
+typedef struct bp_plugin_tensor {
+  bp_buffer buffer;                /* from this plugin's alloc; may be NULL when numel is 0 */
+  uint64_t offset;                 /* bytes from the buffer start to element [0,...,0] */
+  int32_t dtype;                   /* a bp_dtype */
+  int32_t rank;                    /* 0..BP_MAX_RANK; rank 0 is a scalar of one element */
+  int64_t shape[BP_MAX_RANK];      /* extents; entries >= rank are 0 */
+  int64_t strides[BP_MAX_RANK];    /* in elements, >= 0; 0 on broadcast axes */
+} bp_plugin_tensor;
+
+/* How a scalar operand given by value combines with the single tensor input. */
+typedef enum bp_scalar_mode {
+  BP_SCALAR_NONE = 0, /* binary ops take two tensor inputs */
+  BP_SCALAR_RHS = 1,  /* out = op(input0, scalar) */
+  BP_SCALAR_LHS = 2   /* out = op(scalar, input0) */
+} bp_scalar_mode;
+
+/* Operator attributes. The core zero-fills and sets struct_size; a plugin
+ * must not read fields past struct_size. */
+typedef struct bp_op_attrs {
+  uint32_t struct_size;  /* sizeof(bp_op_attrs) as the core built it (since 1.0) */
+  int32_t scalar_mode;   /* a bp_scalar_mode, binary ops only (since 1.0) */
+  double scalar;         /* scalar operand; FILL value; ARANGE start; UNIFORM low; NORMAL mean (since 1.0) */
+  double scalar2;        /* ARANGE step; UNIFORM high; NORMAL standard deviation (since 1.0) */
+  uint64_t seed;         /* RANDOM_* seed (since 1.0) */
+} bp_op_attrs;
+#define BP_OP_ATTRS_SIZE_1_0 (offsetof(bp_op_attrs, seed) + sizeof(uint64_t))
+/* C99 has no static_assert: a negative array size stops the build instead. */
+typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_0 ? 1 : -1];
+
+/* Plugin-level flags (bp_plugin_api.flags). */
+#define BP_PLUGIN_THREAD_SAFE 1u /* every entry may be called from many threads at once */
+
+/* Device description filled by device_info. The core zero-fills it and sets
+ * struct_size; the plugin writes only the fields that fit in struct_size. */
+typedef struct bp_plugin_device_info {
+  uint32_t struct_size;    /* set by the core (since 1.0) */
+  int32_t kind;            /* a bp_device_kind (since 1.0) */
+  char model[128];         /* NUL-terminated model name, e.g. "NVIDIA H100" (since 1.0) */
+  uint64_t memory_total;   /* bytes the device can hold; 0 if unknown (since 1.0) */
+  uint64_t memory_free;    /* bytes currently available; 0 if unknown (since 1.0) */
+  uint64_t memory_in_use;  /* bytes in live buffers of this plugin on this device (since 1.0) */
+} bp_plugin_device_info;
+#define BP_PLUGIN_DEVICE_INFO_SIZE_1_0 (offsetof(bp_plugin_device_info, memory_in_use) + sizeof(uint64_t))
+typedef char bp_plugin_device_info_size_check
+    [sizeof(bp_plugin_device_info) == BP_PLUGIN_DEVICE_INFO_SIZE_1_0 ? 1 : -1];
+
+/*
+ * Operator semantics every backend implements (for the ops and dtypes it
+ * declares in `supports`). The core has already checked devices, shapes and
+ * dtypes, resolved broadcasting, and allocated the output; a plugin gets a
+ * problem with no choices left in it:
+ *
+ * - Elementwise (ADD..GE, WHERE, NEG..RELU, COPY): every input has the
+ *   output's rank and shape (broadcast axes have stride 0). Integer ADD, SUB,
+ *   MUL, NEG wrap around (two's complement). DIV is for float dtypes only.
+ *   POW on integers: exact repeated multiplication, wrapping; a negative
+ *   exponent gives 0 unless the base is 1 or -1. MAXIMUM/MINIMUM propagate
+ *   NaN. Comparisons write bool (0/1) and follow IEEE (NaN compares unequal).
+ *   WHERE: input 0 is bool, inputs 1 and 2 and the output share one dtype.
+ *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)).
+ *   COPY converts input dtype to output dtype like a C cast, except that a
+ *   bool output is (x != 0); float to integer of a value out of range is
+ *   unspecified. An output may be the very same view as an input (in-place);
+ *   the core never passes partially overlapping views. A scalar operand
+ *   (attrs.scalar) is first converted to the input dtype as by COPY from
+ *   float64; the core never pairs a non-integral scalar with an integer dtype.
+ * - Reductions (SUM..NORM): the output has the input's rank; every axis
+ *   where the output's extent is 1 is reduced, the others are kept. SUM of
+ *   an integer or bool input writes int64; of a float input, the same dtype.
+ *   MEAN and NORM take float inputs. MAX/MIN keep the dtype and propagate
+ *   NaN. ARGMAX writes int64: the position of the first maximum in the C-order
+ *   walk of the reduced axes (a NaN counts as the maximum). The core never
+ *   asks MAX, MIN or ARGMAX to reduce an empty set; SUM of one is 0, MEAN NaN.
+ * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
+ *   three of the same rank >= 2 and the same batch extents (broadcast batch
+ *   axes have stride 0). Transposes arrive as swapped strides.
+ * - Creation (FILL, ARANGE, RANDOM_*), no inputs; i below is an element's
+ *   C-order position in the output:
+ *     FILL: attrs.scalar converted as by COPY from float64.
+ *     ARANGE: scalar + i * scalar2, computed in float64, converted as by COPY.
+ *     RANDOM_UNIFORM (float dtypes): low + (high - low) * u(i), with
+ *       r(j) = splitmix64(seed + 0x9E3779B97F4A7C15 * (j + 1)) and
+ *       u(j) = (r(j) >> 11) * 2^-53 (float64) or (r(j) >> 40) * 2^-24
+ *       (float32, computed in float with low and high rounded to float);
+ *       so every backend draws one stream.
+ *     RANDOM_NORMAL (float dtypes): mean + std * sqrt(-2 ln(1 - u(2i))) *
+ *       cos(2 pi u(2i+1)), Box-Muller in the output's dtype.
+ *
+ * Asynchrony: execute, write and copy may return before the work is done,
+ * but work on one device runs in the order it was issued. read waits for all
+ * earlier work that touches its source. free may be called while work using
+ * the buffer is pending; the plugin delays the release.
+ */
+
+/* Entry point exported by every plugin. The host passes the ABI version it
+ * was built with; return NULL to refuse it (the core reports the refusal). */
+typedef const struct bp_plugin_api *(*bp_plugin_get_api_fn)(uint32_t host_abi_major,
+                                                           uint32_t host_abi_minor);
+
+/* The function table. All strings are NUL-terminated, owned by the plugin
+ * and valid for as long as the plugin is loaded unless stated otherwise.
+ * Device indices are the plugin's own, 0..count-1. */
+typedef struct bp_plugin_api {
+  uint32_t struct_size;  /* sizeof the table the plugin built (since 1.0) */
+  uint32_t abi_major;    /* must equal BP_PLUGIN_ABI_MAJOR of the core (since 1.0) */
+  uint32_t abi_minor;    /* minor version the plugin was built against (since 1.0) */
+  uint32_t flags;        /* BP_PLUGIN_* bits (since 1.0) */
+  const char *name;      /* backend name, unique among loaded plugins: "cpu-openblas" (since 1.0) */
+  const char *version;   /* plugin's own version, e.g. "0.1.0" (since 1.0) */
+  const char *device_prefix; /* device names are <prefix>:<index>, e.g. "cpu" (since 1.0) */
+
+  /* Message of the last failed call on the calling thread; valid until the
+   * next call into this plugin on this thread. Required (since 1.0). */
+  const char *(*last_error)(void);
+
+  /* Starts the backend once, before any other call below; options are the
+   * config table [backend.<name>] as key/value strings, valid during the
+   * call only. Required (since 1.0). */
+  bp_status (*init)(const char *const *option_keys, const char *const *option_values,
+                    int32_t option_count);
+
+  /* Number of devices. When it is 0, *why_none may point to a plugin-owned
+   * reason ("cudaErrorInsufficientDriver: ..."), else it is set to NULL.
+   * Required (since 1.0). */
+  bp_status (*device_count)(int32_t *count, const char **why_none);
+
+  /* Fills *info (see bp_plugin_device_info). Required (since 1.0). */
+  bp_status (*device_info)(int32_t device, bp_plugin_device_info *info);
+
+  /* Writes up to `capacity` free-form properties into props and their number
+   * into *count. (optional) (since 1.0) */
+  bp_status (*device_properties)(int32_t device, bp_property *props, int32_t capacity,
+                                 int32_t *count);
+
+  /* Allocates `bytes` (0 allowed) on `device`. Out of memory is
+   * BP_ERR_OUT_OF_MEMORY with a message naming device and bytes. Required (since 1.0). */
+  bp_status (*alloc)(int32_t device, uint64_t bytes, bp_buffer *out);
+
+  /* Releases a buffer from alloc (after pending work on it). Required (since 1.0). */
+  bp_status (*free)(bp_buffer buffer);
+
+  /* Copies `bytes` from host memory into the buffer at `offset`; src may be
+   * reused as soon as this returns. Required (since 1.0). */
+  bp_status (*write)(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes);
+
+  /* Copies `bytes` from the buffer at `offset` to host memory, after all
+   * earlier work on that buffer's device. Required (since 1.0). */
+  bp_status (*read)(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes);
+
+  /* Copies between two buffers of this plugin, possibly on different devices,
+   * ordered after earlier work on both. (optional: without it the core stages
+   * through host memory) (since 1.0) */
+  bp_status (*copy)(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset,
+                    uint64_t bytes);
+
+  /* Sets *answer to 1 when `device` implements `op` for input dtype `dtype`
+   * (for creation ops: the output dtype) and output dtype `out_dtype`, else 0.
+   * Required (since 1.0). */
+  bp_status (*supports)(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype,
+                        int32_t *answer);
+
+  /* Runs (or enqueues) `op` on `device` with the semantics written above.
+   * inputs: n_inputs views (n_inputs is 0 for creation ops, 1 for unary ops,
+   * reductions, COPY and scalar-mode binary ops, 2 for binary ops and MATMUL,
+   * 3 for WHERE). Required (since 1.0). */
+  bp_status (*execute)(int32_t device, int32_t op, const bp_op_attrs *attrs,
+                       const bp_plugin_tensor *inputs, int32_t n_inputs,
+                       const bp_plugin_tensor *output);
+
+  /* Blocks until all work issued to `device` is complete. Required (since 1.0). */
+  bp_status (*synchronize)(int32_t device);
+
+  /* For backends whose buffers are ordinary host memory: the address of the
+   * buffer's first byte, valid until free. Lets the core read without a copy.
+   * (optional) (since 1.0) */
+  bp_status (*host_address)(bp_buffer buffer, void **address);
+} bp_plugin_api;
+
+/* struct_size of a version 1.0 table: through its last field. */
+#define BP_PLUGIN_API_SIZE_1_0 (offsetof(bp_plugin_api, host_address) + sizeof(void *))
+typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_0 ? 1 : -1];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKPLANE_PLUGIN_H */
