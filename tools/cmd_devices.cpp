@@ -30,6 +30,8 @@ void print_json(const std::vector<DeviceSummary> &devices,
                 const std::vector<bp_plugin_report> &reports) {
   JsonWriter j(true);
   j.begin_object();
+  // The schema name and version (docs/json-output.md): always the first key.
+  j.field("schema", "bp-devices/1");
   j.field("api_version", std::to_string(bp_api_version() >> 16) + "." +
                              std::to_string(bp_api_version() & 0xffffu));
   j.field("default_device", default_device_name());
@@ -52,6 +54,7 @@ void print_json(const std::vector<DeviceSummary> &devices,
     j.field("memory_in_use", i.memory_in_use);
     j.field("plugin_path", i.plugin_path);
     j.field("plugin_version", d.plugin_version);
+    j.field("plugin_abi", d.plugin_abi);
     j.key("properties").begin_object();
     for (const auto &p : d.properties) j.field(p.key, p.value);
     j.end_object();
@@ -64,6 +67,7 @@ void print_json(const std::vector<DeviceSummary> &devices,
     j.field("path", r.path);
     j.field("name", r.name);
     j.field("version", r.version);
+    j.field("abi", plugin_abi_text(r));
     j.key("loaded").boolean(r.loaded != 0);
     j.field("device_count", r.device_count);
     j.field("reason", r.reason);
@@ -81,14 +85,14 @@ void print_text(const std::vector<DeviceSummary> &devices,
               devices.size() == 1 ? "" : "s", bp::num_gpus(), bp::num_gpus() == 1 ? "" : "s",
               default_device_name().c_str());
   Table t({"device", "backend", "kind", "accel", "model", "mem total", "used", "in use",
-           "plugin file", "version"});
+           "plugin file", "version", "abi"});
   for (size_t c : {5, 6, 7}) t.align_right(c);
   for (const auto &d : devices) {
     const bp_device_info &i = d.info;
     t.add({i.name, i.backend, kind_name(i.kind), i.is_accelerator ? "yes" : "no", i.model,
            i.memory_total ? human_bytes(i.memory_total) : "?",
            used_known(i) ? human_bytes(used_bytes(i)) : "?", human_bytes(i.memory_in_use),
-           basename_of(i.plugin_path), d.plugin_version});
+           basename_of(i.plugin_path), d.plugin_version, d.plugin_abi});
   }
   if (t.empty()) std::printf("No devices: no backend found any (see the plugin list below).\n");
   else t.print(stdout);
@@ -106,8 +110,10 @@ void print_text(const std::vector<DeviceSummary> &devices,
   for (const auto &r : reports) {
     if (r.loaded) continue;
     ++rejected;
-    std::printf("  %s%s%s\n    reason: %s\n", r.path, *r.name ? " (backend " : "",
-                *r.name ? (std::string(r.name) + ")").c_str() : "", r.reason);
+    const std::string abi = plugin_abi_text(r);
+    std::printf("  %s%s%s%s\n    reason: %s\n", r.path, *r.name ? " (backend " : "",
+                *r.name ? (std::string(r.name) + ")").c_str() : "",
+                abi.empty() ? "" : (", ABI " + abi).c_str(), r.reason);
   }
   if (!rejected) std::printf("  (none)\n");
 
@@ -116,8 +122,8 @@ void print_text(const std::vector<DeviceSummary> &devices,
   for (const auto &r : reports) {
     if (!r.loaded || r.device_count != 0) continue;
     ++empty;
-    std::printf("  %s %s (%s)\n    reason: %s\n", r.name, r.version, r.path,
-                *r.reason ? r.reason : "(none given)");
+    std::printf("  %s %s, ABI %s (%s)\n    reason: %s\n", r.name, r.version, plugin_abi_text(r).c_str(),
+                r.path, *r.reason ? r.reason : "(none given)");
   }
   if (!empty) std::printf("  (none)\n");
 }

@@ -26,6 +26,11 @@ std::vector<bp_plugin_report> plugin_reports(bool count_devices) {
   return out;
 }
 
+std::string plugin_abi_text(const bp_plugin_report &r) {
+  if (r.abi_major == 0 && r.abi_minor == 0) return "";
+  return std::to_string(r.abi_major) + "." + std::to_string(r.abi_minor);
+}
+
 std::vector<DeviceSummary> device_summaries() {
   const auto reports = plugin_reports(true);
   std::vector<DeviceSummary> out;
@@ -34,7 +39,10 @@ std::vector<DeviceSummary> device_summaries() {
     s.device = d;
     s.info = d.info();
     for (const auto &r : reports)
-      if (r.loaded && std::string(r.path) == s.info.plugin_path) s.plugin_version = r.version;
+      if (r.loaded && std::string(r.path) == s.info.plugin_path) {
+        s.plugin_version = r.version;
+        s.plugin_abi = plugin_abi_text(r);
+      }
     s.properties = d.properties();
     out.push_back(std::move(s));
   }

@@ -20,6 +20,7 @@ struct DeviceSummary {
   bp::Device device;
   bp_device_info info{};
   std::string plugin_version;  // from the plugin report of info.plugin_path
+  std::string plugin_abi;      // "1.1", likewise
   std::vector<bp_property> properties;
 };
 
@@ -28,6 +29,9 @@ std::vector<DeviceSummary> device_summaries();
 
 // Every plugin candidate; count_devices starts each backend to count devices.
 std::vector<bp_plugin_report> plugin_reports(bool count_devices);
+
+// "1.1": the plugin ABI version a report's table declared; "" when it gave none.
+std::string plugin_abi_text(const bp_plugin_report &report);
 
 // "cpu", "gpu", "accelerator", or "kind <n>".
 std::string kind_name(int32_t kind);

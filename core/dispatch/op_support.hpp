@@ -1,6 +1,7 @@
-// The steps every operator shares, in the order DESIGN.md gives: device check,
-// dtype resolution (casts on the same device), broadcasting, output
-// preparation, and the call into the owning backend.
+// The steps every operator shares, in the order operators take them: device
+// check, dtype resolution (casts on the same device), broadcasting, output
+// preparation, overlap check, and the call into the owning backend
+// (docs/architecture.md walks the whole path).
 #pragma once
 
 #include <initializer_list>

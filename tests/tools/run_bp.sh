@@ -2,7 +2,8 @@
 # run_bp.sh — runs one `bp` command and checks what it did.
 #
 #   run_bp.sh [--status 0|nonzero] [--expect REGEX]... [--json document|lines]
-#             [--keys k1,k2,...] [--python PATH] -- bp-command args...
+#             [--keys k1,k2,...] [--first-key KEY=VALUE] [--python PATH]
+#             -- bp-command args...
 #
 # --status   the exit status wanted (default 0); "nonzero" means a clean
 #            failure: not 0 and not a crash (signal, status >= 128).
@@ -10,11 +11,14 @@
 #            must match (repeatable: every one must match).
 # --json     stdout must be one JSON document, or one JSON object per line.
 # --keys     with --json lines: keys every line must have.
+# --first-key with --json document: the document is an object whose first
+#            key is KEY, with the string VALUE (e.g. schema=bp-devices/1).
 # Prints the command's output when a check fails, and exits 1.
 set -u
 status=0
 json=
 keys=
+first_key=
 python=/usr/bin/python3
 expects=
 nl='
@@ -25,6 +29,7 @@ while [ $# -gt 0 ]; do
     --expect) expects="$expects$2$nl"; shift 2 ;;
     --json) json=$2; shift 2 ;;
     --keys) keys=$2; shift 2 ;;
+    --first-key) first_key=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_bp.sh: unknown argument $1" >&2; exit 2 ;;
@@ -63,7 +68,19 @@ case "$json" in
   "") ;;
   document)
     "$python" -c 'import json,sys; json.load(sys.stdin)' <"$tmp/out" 2>"$tmp/pyerr" ||
-      fail "stdout is not one JSON document: $(cat "$tmp/pyerr")" ;;
+      fail "stdout is not one JSON document: $(cat "$tmp/pyerr")"
+    if [ -n "$first_key" ]; then
+      "$python" -c '
+import json, sys
+key, _, value = sys.argv[1].partition("=")
+doc = json.load(sys.stdin)  # an object keeps its keys in document order
+if not isinstance(doc, dict) or not doc:
+    sys.exit("the document is not a non-empty JSON object")
+first = next(iter(doc))
+if first != key or doc[first] != value:
+    sys.exit("the first key is %r = %r, not %r = %r" % (first, doc[first], key, value))
+' "$first_key" <"$tmp/out" 2>"$tmp/pyerr" || fail "first key check: $(cat "$tmp/pyerr")"
+    fi ;;
   lines)
     "$python" -c '
 import json, sys
