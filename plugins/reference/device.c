@@ -57,25 +57,22 @@ bp_status ref_device_count(int32_t *count, const char **why_none) {
   return BP_OK;
 }
 
-/* True when `field` lies wholly inside the struct_size the core announced:
- * an older core has a shorter struct, and writing past it would corrupt the
- * caller's memory. */
-#define REF_INFO_HAS(info, field) \
-  (offsetof(bp_plugin_device_info, field) + sizeof((info)->field) <= (info)->struct_size)
-
 bp_status ref_device_info(int32_t device, bp_plugin_device_info *info) {
   bp_status status = ref_check_device("device_info", device);
   if (status != BP_OK) return status;
   if (info == NULL) return ref_fail(BP_ERR_INVALID_ARGUMENT, "device_info: info is NULL");
 
-  if (REF_INFO_HAS(info, kind)) info->kind = BP_DEVICE_CPU;
-  if (REF_INFO_HAS(info, model)) {
+  /* Each field is written only when it lies wholly inside the struct_size
+   * the core announced (BP_SDK_FITS): an older core has a shorter struct,
+   * and writing past it would corrupt the caller's memory. */
+  if (BP_SDK_FITS(info, kind)) info->kind = BP_DEVICE_CPU;
+  if (BP_SDK_FITS(info, model)) {
     /* snprintf always NUL-terminates, even if the name ever outgrows the field. */
     snprintf(info->model, sizeof info->model, "%s", "reference (naive C99)");
   }
-  if (REF_INFO_HAS(info, memory_total)) info->memory_total = ref_host_memory_total();
-  if (REF_INFO_HAS(info, memory_free)) info->memory_free = host_memory_free();
-  if (REF_INFO_HAS(info, memory_in_use)) info->memory_in_use = ref_memory_in_use();
+  if (BP_SDK_FITS(info, memory_total)) info->memory_total = ref_host_memory_total();
+  if (BP_SDK_FITS(info, memory_free)) info->memory_free = host_memory_free();
+  if (BP_SDK_FITS(info, memory_in_use)) info->memory_in_use = ref_memory_in_use();
   return BP_OK;
 }
 

@@ -1,31 +1,17 @@
 /*
- * dtype.c — the five element types: their sizes, how one element is read
- * from and written to a buffer, and how COPY converts between them.
+ * dtype.c — the five element types: how one element is read from and written
+ * to a buffer, and how COPY converts between them. Names, sizes and kinds
+ * are the vocabulary's (bp_vocab_dtype_name, _size, _kind in types.h).
  */
 #include <string.h>
 
 #include "reference.h"
 
-int ref_dtype_is_valid(int32_t dtype) { return dtype >= BP_FLOAT32 && dtype <= BP_BOOL; }
+int ref_dtype_is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
 
-int ref_dtype_is_float(int32_t dtype) { return dtype == BP_FLOAT32 || dtype == BP_FLOAT64; }
-
-int ref_dtype_is_integer(int32_t dtype) { return dtype == BP_INT32 || dtype == BP_INT64; }
-
-uint64_t ref_dtype_size(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT32: return sizeof(float);
-    case BP_FLOAT64: return sizeof(double);
-    case BP_INT32: return sizeof(int32_t);
-    case BP_INT64: return sizeof(int64_t);
-    case BP_BOOL: return 1; /* one byte holding 0 or 1 (types.h) */
-    default: return 0;
-  }
-}
-
-/* Loads and stores go through memcpy: a view's byte offset need not be a
- * multiple of the element size, and memcpy is the one way to read a
- * possibly misaligned value without undefined behaviour. */
+/* Loads and stores go through memcpy: a buffer is an array of bytes, and
+ * memcpy is the one way to read a value out of one without breaking C's
+ * aliasing rules or assuming anything about alignment. */
 ref_value ref_load(int32_t dtype, const unsigned char *at) {
   ref_value v;
   memset(&v, 0, sizeof v);

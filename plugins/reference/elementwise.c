@@ -14,7 +14,7 @@
 void ref_run_binary(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
                     const bp_plugin_tensor *output) {
   const int32_t dtype = inputs[0].dtype;
-  const int is_comparison = ref_op_family(op) == REF_FAMILY_COMPARE;
+  const int is_comparison = bp_vocab_op_family(op) == BP_OP_FAMILY_COMPARE;
   /* A scalar operand takes the tensor's dtype, converted as COPY converts a
    * float64 (so 2.0 becomes the int32 2). */
   const ref_value scalar = ref_from_f64(attrs->scalar, dtype);

@@ -3,29 +3,20 @@
  *
  * The ABI asks for "the message of the last failed call on the calling
  * thread": two threads failing at once must not overwrite each other's
- * text. So the buffer is thread-local. C99 has no _Thread_local (that is
- * C11); `__thread` is the GCC/Clang spelling of the same storage class and is
- * supported by every compiler this project builds with. A plugin author on
- * another compiler would use its own equivalent (or C11 _Thread_local).
+ * text, so the buffer is thread-local. The plugin SDK (backplane/plugin_sdk.h)
+ * writes that storage once for every plugin: BP_SDK_DEFINE_ERRORS(ref)
+ * defines a thread-local buffer and
+ *
+ *   bp_status ref_fail(bp_status status, const char *format, ...);
+ *   const char *ref_last_error(void);
+ *
+ * declared in reference.h by BP_SDK_DECLARE_ERRORS(ref). The storage class
+ * is C99's missing _Thread_local spelled `__thread` (GCC, Clang), which
+ * -std=c99 accepts. Both functions are hidden (the plugin is built with
+ * hidden visibility) and stay private to this .so.
  *
  * Successful calls leave the message alone: it describes the last *failure*.
  */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "reference.h"
 
-/* Long enough for any message this plugin writes; vsnprintf truncates safely. */
-#define REF_MESSAGE_CAPACITY 512
-
-static __thread char g_message[REF_MESSAGE_CAPACITY] = "no call has failed on this thread";
-
-bp_status ref_fail(bp_status status, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(g_message, sizeof g_message, format, args);
-  va_end(args);
-  return status;
-}
-
-const char *ref_last_error(void) { return g_message; }
+BP_SDK_DEFINE_ERRORS(ref)

@@ -25,6 +25,18 @@ bp_status ref_check_buffer(const char *entry, const char *what, bp_buffer buffer
   return BP_OK;
 }
 
+/* How execute's argument check (bp_sdk_check_execute) learns about buffers:
+ * the same magic test as ref_check_buffer, without a message (the SDK words
+ * it: "input 1's buffer is not a live buffer of this plugin"). One device,
+ * so a live buffer is always on the device the operator runs on; a plugin
+ * with several would pass the device as `context` and compare. */
+int32_t ref_buffer_bytes(void *context, bp_buffer buffer, uint64_t *bytes) {
+  (void)context;
+  if (buffer == NULL || buffer->magic != REF_BUFFER_MAGIC) return 0;
+  *bytes = buffer->size;
+  return 1;
+}
+
 /* BP_OK when [offset, offset + bytes) lies inside the buffer. Written as a
  * subtraction so that no sum can overflow. */
 static bp_status check_range(const char *entry, const char *what, bp_buffer buffer,

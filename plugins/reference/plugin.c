@@ -4,7 +4,9 @@
  *
  * This is the file a plugin author reads first: everything the core can call
  * is listed in g_api below, and bp_plugin_get_api is the only symbol the .so
- * exports (the linker version script from cmake/plugin.map hides the rest).
+ * exports. backplane_add_plugin() compiles every file with hidden visibility
+ * and links with a version script (cmake/plugin.map) that hides the rest;
+ * BP_PLUGIN_EXPORT (plugin.h) marks the entry point public.
  */
 #include <stddef.h>
 
@@ -12,15 +14,6 @@
 
 #ifndef BP_REFERENCE_VERSION
 #define BP_REFERENCE_VERSION "0.0.0" /* CMake passes the project version */
-#endif
-
-/* Source files are compiled with hidden visibility, so the entry point has to
- * say explicitly that it is public; the version script alone cannot re-export
- * a hidden symbol. */
-#if defined(__GNUC__)
-#define REF_EXPORT __attribute__((visibility("default")))
-#else
-#define REF_EXPORT
 #endif
 
 /* Set by init. Read and written with __atomic builtins because the plugin
@@ -54,8 +47,8 @@ bp_status ref_init(const char *const *option_keys, const char *const *option_val
     return ref_fail(BP_ERR_CONFIG,
                     "init: the " REF_NAME " backend takes no options, but got '%s' = '%s'",
                     option_keys[0], option_values[0]);
-  /* Nothing to start: host memory needs no driver. Calling init again is
-   * harmless (a process that loads the same .so twice gets one instance). */
+  /* Nothing to start: host memory needs no driver, so a second init (which
+   * plugin.h says must not fail for that reason) has nothing to redo. */
   __atomic_store_n(&g_initialized, 1, __ATOMIC_RELEASE);
   return BP_OK;
 }
@@ -97,10 +90,10 @@ static const bp_plugin_api g_api = {
     ref_host_address,
 };
 
-REF_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
-                                                  uint32_t host_abi_minor);
-
-const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor) {
+/* Declared in plugin.h (with C linkage, should this file ever be C++);
+ * BP_PLUGIN_EXPORT makes it the one public symbol of the .so. */
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
+                                                        uint32_t host_abi_minor) {
   /* A different major means some field changed meaning: refuse, and let the
    * core report it. Any minor is fine: an older host reads only the fields it
    * knows (it stops at its own struct size), a newer one stops at ours. */

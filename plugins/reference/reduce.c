@@ -108,8 +108,9 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
    * Say so if it does, rather than invent a value. */
   if (is_empty && ref_numel(output) > 0 &&
       (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX))
-    return ref_fail(BP_ERR_SHAPE, "execute: %s over an empty set of elements has no value",
-                    ref_op_name(op));
+    return ref_fail(BP_ERR_SHAPE,
+                    "%s: reducing an empty set of elements has no value (the core never asks)",
+                    bp_vocab_op_name(op));
 
   for (ref_walk_start(&w, output->rank, output->shape); !w.done; ref_walk_next(&w)) {
     ref_value result = (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM)

@@ -17,25 +17,21 @@
 #include <stdint.h>
 
 #include "backplane/plugin.h"
+#include "backplane/plugin_sdk.h" /* errors, BP_SDK_FITS, execute() validation */
 
 /* ------------------------------------------------------------------------
- * error.c — the thread-local message behind last_error().
+ * error.c — the thread-local message behind last_error() (plugin SDK).
  * ---------------------------------------------------------------------- */
 
-#if defined(__GNUC__)
-/* Lets the compiler check every message's format string against its arguments. */
-#define REF_PRINTF_LIKE(format_index, first_arg) \
-  __attribute__((format(printf, format_index, first_arg)))
-#else
-#define REF_PRINTF_LIKE(format_index, first_arg)
-#endif
-
-/* Records a formatted message for the calling thread and returns `status`,
- * so that a failure is one line: `return ref_fail(BP_ERR_..., "...", ...);` */
-bp_status ref_fail(bp_status status, const char *format, ...) REF_PRINTF_LIKE(2, 3);
-
-/* The message of the calling thread's last failure (the table's last_error). */
-const char *ref_last_error(void);
+/* Declares, from BP_SDK_DEFINE_ERRORS(ref) in error.c:
+ *   bp_status ref_fail(bp_status status, const char *format, ...);
+ *       records a printf-style message for the calling thread and returns
+ *       `status`, so that a failure is one line:
+ *       `return ref_fail(BP_ERR_..., "...", ...);`
+ *   const char *ref_last_error(void);
+ *       the message of the calling thread's last failure (the table's
+ *       last_error). */
+BP_SDK_DECLARE_ERRORS(ref)
 
 /* ------------------------------------------------------------------------
  * plugin.c — the function table, the entry point and the backend's life.
@@ -86,6 +82,10 @@ struct bp_buffer_s {
  * the argument in the message ("src", "dst", ...). */
 bp_status ref_check_buffer(const char *entry, const char *what, bp_buffer buffer);
 
+/* The SDK's bp_sdk_buffer_bytes_fn: 1 and the buffer's size in *bytes when
+ * `buffer` is a live buffer of this plugin, else 0 (context is unused). */
+int32_t ref_buffer_bytes(void *context, bp_buffer buffer, uint64_t *bytes);
+
 /* Bytes currently held by live buffers (device_info's memory_in_use). */
 uint64_t ref_memory_in_use(void);
 
@@ -98,14 +98,8 @@ bp_status ref_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t d
 bp_status ref_host_address(bp_buffer buffer, void **address);
 
 /* ------------------------------------------------------------------------
- * names.c — human-readable names of operators and dtypes, for messages.
- * ---------------------------------------------------------------------- */
-
-const char *ref_op_name(int32_t op);       /* "add", ..., or "unknown" */
-const char *ref_dtype_name(int32_t dtype); /* "float32", ..., or "invalid" */
-
-/* ------------------------------------------------------------------------
- * dtype.c — element types: sizes, loading, storing and converting.
+ * dtype.c — element types: loading, storing and converting. Their names,
+ * sizes and kinds come from the vocabulary (bp_vocab_dtype_* in types.h).
  * ---------------------------------------------------------------------- */
 
 /* One element of any dtype, held in its own C type. Which member is live is
@@ -118,10 +112,7 @@ typedef union ref_value {
   uint8_t b8;
 } ref_value;
 
-int ref_dtype_is_valid(int32_t dtype);   /* one of the five element types */
-int ref_dtype_is_float(int32_t dtype);   /* float32 or float64 */
-int ref_dtype_is_integer(int32_t dtype); /* int32 or int64 (not bool) */
-uint64_t ref_dtype_size(int32_t dtype);  /* bytes per element; 0 when invalid */
+int ref_dtype_is_float(int32_t dtype); /* float32 or float64: the vocabulary's float kind */
 
 /* Reads/writes one element at any address (no alignment assumed). */
 ref_value ref_load(int32_t dtype, const unsigned char *at);
@@ -163,51 +154,29 @@ void ref_walk_start(ref_walk *walk, int32_t rank, const int64_t *shape);
 void ref_walk_next(ref_walk *walk);
 
 /* ------------------------------------------------------------------------
- * tensor.c — checking a bp_plugin_tensor and reaching its elements.
+ * tensor.c — reaching the elements of a bp_plugin_tensor.
  * ---------------------------------------------------------------------- */
 
-/* Checks that a view is well formed and that every element it can reach
- * lies inside its buffer, which must belong to `device`. `role` names it in
- * messages ("input 1", "output"). Outputs must not alias themselves (no
- * stride 0 on an axis longer than 1). */
-bp_status ref_check_tensor(const bp_plugin_tensor *tensor, const char *role, int32_t device,
-                           int is_output);
-
-int64_t ref_numel(const bp_plugin_tensor *tensor); /* of a checked view */
-int ref_same_shape(const bp_plugin_tensor *a, const bp_plugin_tensor *b);
+/* The views kernels get have passed bp_sdk_check_execute: well formed, every
+ * element inside its live buffer. */
+int64_t ref_numel(const bp_plugin_tensor *tensor);
 
 /* Element access for an index inside a checked view. */
 ref_value ref_get(const bp_plugin_tensor *tensor, const int64_t *index);
 void ref_set(const bp_plugin_tensor *tensor, const int64_t *index, ref_value value);
 
 /* ------------------------------------------------------------------------
- * supports.c — the capability table: supports() and execute() both ask it.
+ * supports.c — what this backend implements: every (op, dtype, out_dtype)
+ * the ABI defines (bp_vocab_allows). Operator families, arities and names
+ * come from the vocabulary too (bp_vocab_op_* in types.h).
  * ---------------------------------------------------------------------- */
-
-/* How an operator uses its inputs; decides the checks execute makes. */
-typedef enum ref_family {
-  REF_FAMILY_UNKNOWN = 0,
-  REF_FAMILY_BINARY,  /* ADD..MINIMUM: out = op(a, b) */
-  REF_FAMILY_COMPARE, /* EQ..GE: bool out = op(a, b) */
-  REF_FAMILY_WHERE,   /* out = cond ? a : b */
-  REF_FAMILY_UNARY,   /* NEG..RELU */
-  REF_FAMILY_REDUCE,  /* SUM..NORM */
-  REF_FAMILY_MATMUL,
-  REF_FAMILY_COPY,
-  REF_FAMILY_CREATE /* FILL, ARANGE, RANDOM_* */
-} ref_family;
-
-ref_family ref_op_family(int32_t op);
-
-/* 1 when this backend implements op for (dtype, out_dtype), as plugin.h
- * defines those two for supports(); else 0. */
-int ref_implements(int32_t op, int32_t dtype, int32_t out_dtype);
 
 bp_status ref_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype,
                        int32_t *answer);
 
 /* ------------------------------------------------------------------------
- * execute.c — checks everything about a call, then hands it to a kernel.
+ * execute.c — checks everything about a call (bp_sdk_check_execute), then
+ * hands it to a kernel.
  * ---------------------------------------------------------------------- */
 
 bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
@@ -215,7 +184,7 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
                       const bp_plugin_tensor *output);
 
 /* The kernels below run only on calls execute has fully checked: valid
- * views inside their buffers, consistent shapes, implemented dtypes. */
+ * views inside their buffers, shapes and dtypes as the operator requires. */
 
 /* ------------------------------------------------------------------------
  * element_math.c — the arithmetic of one element, per dtype.

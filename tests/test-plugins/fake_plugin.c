@@ -320,8 +320,8 @@ static const bp_plugin_api g_api = {
     fake_synchronize, fake_host_address};
 
 #ifndef FAKE_NO_ENTRY
-__attribute__((visibility("default"))) const bp_plugin_api *bp_plugin_get_api(uint32_t major,
-                                                                              uint32_t minor) {
+/* Declared by plugin.h; BP_PLUGIN_EXPORT keeps it public under hidden visibility. */
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t minor) {
   (void)major;
   (void)minor;
 #ifdef FAKE_REFUSE_HOST
@@ -331,6 +331,8 @@ __attribute__((visibility("default"))) const bp_plugin_api *bp_plugin_get_api(ui
 #endif
 }
 #else
-/* Referenced so the table is not an unused-variable warning in this variant. */
+/* No definition of bp_plugin_get_api: plugin.h's declaration alone emits no
+ * symbol. Referenced so the table is not an unused-variable warning in this
+ * variant. */
 __attribute__((visibility("default"))) const void *not_the_entry_symbol(void) { return &g_api; }
 #endif

@@ -52,9 +52,11 @@ typedef struct bp_buffer_s *bp_buffer;
 /* A tensor argument as a plugin sees it: a strided view into a buffer.
  * Passed by pointer (execute's inputs as an array); valid only for the
  * duration of the call. Frozen for major version 1: no size field, never
- * extended (since 1.0). Every element the view reaches lies inside the
- * buffer: offset + (sum of (shape[d]-1) * strides[d]) * dtype size + dtype
- * size <= the buffer's allocated bytes, for numel > 0. */
+ * extended (since 1.0). When the view has elements, offset is a multiple of
+ * the dtype's size and every element it reaches lies inside the buffer:
+ * offset + (sum of (shape[d]-1) * strides[d]) * dtype size + dtype size <=
+ * the buffer's allocated bytes. A view without elements may have any
+ * strides and a NULL buffer. */
 typedef struct bp_plugin_tensor {
   bp_buffer buffer;                /* from this plugin's alloc; may be NULL when numel is 0 */
   uint64_t offset;                 /* bytes from the buffer start to element [0,...,0] */
@@ -201,8 +203,10 @@ typedef struct bp_plugin_api {
   /* Starts the backend once, before any other call below; options are the
    * config table [backend.<name>] as key/value strings, valid during the
    * call only. An unknown key or a value the plugin cannot use is
-   * BP_ERR_CONFIG, with a message naming the key and the keys it knows. A
-   * second call is BP_ERR_STATE. Required (since 1.0). */
+   * BP_ERR_CONFIG, with a message naming the key and the keys it knows. The
+   * core calls it once per process, but a second call (bp check opens the
+   * reference plugin twice when it checks the reference against itself)
+   * must not fail for that reason alone. Required (since 1.0). */
   bp_status (*init)(const char *const *option_keys, const char *const *option_values,
                     int32_t option_count);
 

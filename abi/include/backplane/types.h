@@ -70,9 +70,11 @@ typedef enum bp_op { BP_OP_LIST(BP_OP_ENUMERATOR_) } bp_op;
  * value must bounds-check the operator it is asked about. */
 #define BP_OP_LIMIT 84
 
-/* The limits above hold for every list entry (checked at compile time). */
+/* The limits above hold for every list entry, and every element size is a
+ * power of two (checked at compile time). */
 #define BP_OP_BELOW_LIMIT_(id, value, name, family, dtypes, out) &&(value) < BP_OP_LIMIT
-#define BP_DTYPE_BELOW_COUNT_(id, value, name, size, kind) &&(value) < BP_DTYPE_COUNT
+#define BP_DTYPE_BELOW_COUNT_(id, value, name, size, kind) \
+  &&(value) < BP_DTYPE_COUNT && ((size) & ((size)-1)) == 0
 typedef char bp_op_limit_check[1 BP_OP_LIST(BP_OP_BELOW_LIMIT_) ? 1 : -1];
 typedef char bp_dtype_count_check[1 BP_DTYPE_LIST(BP_DTYPE_BELOW_COUNT_) ? 1 : -1];
 #undef BP_OP_BELOW_LIMIT_

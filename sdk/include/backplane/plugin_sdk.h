@@ -143,8 +143,8 @@ static inline const char *bp_sdk_shape_text(int32_t rank, const int64_t *shape, 
 /* Checks one view: a known dtype, rank 0..BP_MAX_RANK, extents and strides
  * >= 0, and, when it addresses any element, a live buffer of this plugin
  * (bytes_of), an offset that is a multiple of the element size, and every
- * element inside the buffer. An output may not have stride 0 on an axis of
- * extent > 1 (its elements would overlap). Sets *numel. `role` names the
+ * element inside the buffer. An output with elements may not have stride 0
+ * on an axis of extent > 1 (its elements would overlap). Sets *numel. `role` names the
  * view in the message ("input 1", "output"). A negative extent or a rank
  * out of range is BP_ERR_SHAPE; anything else malformed is
  * BP_ERR_INVALID_ARGUMENT. */
@@ -171,10 +171,6 @@ static inline bp_status bp_sdk_check_view(const char *op, const char *role,
       return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                             "%s: %s has stride %lld on axis %d (strides are >= 0)", op, role,
                             (long long)t->strides[d], (int)d);
-    if (is_output && t->strides[d] == 0 && t->shape[d] > 1)
-      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
-                            "%s: %s has stride 0 on axis %d of extent %lld (its elements overlap)",
-                            op, role, (int)d, (long long)t->shape[d]);
     overflow |= __builtin_mul_overflow(count, (uint64_t)t->shape[d], &count);
     if (t->shape[d] > 0) {
       overflow |= __builtin_mul_overflow((uint64_t)t->shape[d] - 1, (uint64_t)t->strides[d], &span);
@@ -185,12 +181,20 @@ static inline bp_status bp_sdk_check_view(const char *op, const char *role,
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                           "%s: %s addresses more elements than 64 bits count", op, role);
   *numel = (int64_t)count;
-  if (count == 0) return BP_OK; /* nothing addressed: no buffer needed */
+  if (count == 0) return BP_OK; /* nothing addressed: any strides, no buffer needed */
+  if (is_output)
+    for (d = 0; d < t->rank; ++d)
+      if (t->strides[d] == 0 && t->shape[d] > 1)
+        return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                              "%s: %s has stride 0 on axis %d of extent %lld (its elements overlap)",
+                              op, role, (int)d, (long long)t->shape[d]);
   if (t->buffer == NULL || !bytes_of(context, t->buffer, &bytes))
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                           "%s: %s's buffer is %s", op, role,
                           t->buffer == NULL ? "NULL" : "not a live buffer of this plugin");
-  if (t->offset % size != 0)
+  /* Element sizes are powers of two: a mask, not a division, on this path
+   * every operator takes. */
+  if ((t->offset & (size - 1)) != 0)
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                           "%s: %s's offset %llu is not a multiple of its element size %llu", op,
                           role, (unsigned long long)t->offset, (unsigned long long)size);
@@ -316,9 +320,12 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
   c->status = BP_OK;
   c->message[0] = '\0';
   info->family = bp_vocab_op_family(op);
+  info->dtype = BP_DTYPE_INVALID;
   info->scalar_mode = BP_SCALAR_NONE;
+  info->numel = 0;
   if (name == NULL)
-    return bp_sdk_reject_(c, BP_ERR_UNSUPPORTED, "execute: unknown operator %d", (int)op);
+    return bp_sdk_reject_(c, BP_ERR_UNSUPPORTED, "operator %d is not in this plugin's vocabulary",
+                          (int)op);
   if (attrs == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: attrs is NULL", name);
   arity = bp_vocab_family_arity(info->family);
   if ((info->family == BP_OP_FAMILY_BINARY || info->family == BP_OP_FAMILY_COMPARE) &&
