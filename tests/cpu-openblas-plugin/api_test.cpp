@@ -47,9 +47,7 @@ TEST_CASE("cpu:0 describes the host CPU, its memory and OpenBLAS", "[api]") {
   REQUIRE(cpu.api().device_count(&count, &why) == BP_OK);
   CHECK(why == nullptr);
 
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   REQUIRE(cpu.api().device_info(0, &info) == BP_OK);
   CHECK(info.kind == BP_DEVICE_CPU);
   CHECK(std::strlen(info.model) > 0);
@@ -84,9 +82,7 @@ TEST_CASE("cpu:0 describes the host CPU, its memory and OpenBLAS", "[api]") {
 TEST_CASE("memory_in_use counts live buffers exactly", "[api][memory]") {
   bp_test::PluginHandle cpu("cpu-openblas");
   auto in_use = [&] {
-    bp_plugin_device_info info;
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
+    bp_plugin_device_info info = blank_device_info();
     cpu.check(cpu.api().device_info(0, &info), "device_info");
     return info.memory_in_use;
   };
@@ -166,9 +162,7 @@ TEST_CASE("NULL pointers, bad devices and bad ranges are errors with messages", 
   void *address = nullptr;
   uint8_t bytes[128] = {};
   int32_t n = 0;
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
 
   CHECK(api.device_count(nullptr, nullptr) == BP_ERR_INVALID_ARGUMENT);
   CHECK(api.device_info(0, nullptr) == BP_ERR_INVALID_ARGUMENT);

@@ -6,8 +6,6 @@ using namespace cpu_test;
 
 namespace {
 
-std::vector<Layout> output_layouts(const Shape &shape) { return {dense(shape), spaced(shape), transposed(shape)}; }
-
 const Shape kShapes[] = {{}, {0, 5}, {7}, {6, 5, 4}, {400, 300}};
 
 }  // namespace

@@ -8,31 +8,7 @@ using namespace cpu_test;
 
 namespace {
 
-const bp_op kReductions[] = {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_MIN, BP_OP_ARGMAX, BP_OP_NORM};
-
-bool takes(bp_op op, bp_dtype dtype) {
-  switch (op) {
-    case BP_OP_SUM: return true;
-    case BP_OP_MEAN: case BP_OP_NORM: return is_float(dtype);
-    default: return dtype != BP_BOOL;
-  }
-}
-
-bp_dtype out_dtype(bp_op op, bp_dtype dtype) {
-  if (op == BP_OP_ARGMAX || (op == BP_OP_SUM && !is_float(dtype))) return BP_INT64;
-  return dtype;
-}
-
-// Every subset of axes of a rank <= 3 shape (none, each, pairs, all).
-std::vector<std::vector<bool>> axis_sets(size_t rank) {
-  std::vector<std::vector<bool>> sets;
-  for (unsigned mask = 0; mask < (1u << rank); ++mask) {
-    std::vector<bool> reduce(rank);
-    for (size_t d = 0; d < rank; ++d) reduce[d] = (mask >> d) & 1u;
-    sets.push_back(reduce);
-  }
-  return sets;
-}
+const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
 
 // Float sums differ by rounding only: the reference adds exactly
 // (compensated), cpu-openblas in double with several accumulators.
@@ -49,8 +25,8 @@ Tolerance tolerance(bp_op op, bp_dtype out, int64_t count) {
 void check_reductions(Pair &pair, std::mt19937_64 &rng, const Shape &shape, const std::vector<Layout> &layouts) {
   for (bp_op op : kReductions) {
     for (bp_dtype dtype : kAllTypes) {
-      if (!takes(op, dtype)) continue;
-      for (const std::vector<bool> &reduce : axis_sets(shape.size())) {
+      if (!defined_for(op, dtype)) continue;
+      for (const std::vector<bool> &reduce : axis_subsets(shape.size())) {
         Shape out_shape = shape;
         int64_t count = 1;
         for (size_t d = 0; d < shape.size(); ++d)
@@ -65,7 +41,7 @@ void check_reductions(Pair &pair, std::mt19937_64 &rng, const Shape &shape, cons
           std::string axes;
           for (size_t d = 0; d < reduce.size(); ++d)
             if (reduce[d]) axes += std::to_string(d);
-          INFO("op " << op << ", " << dtype_name(dtype) << ", shape " << shape_text(shape) << " (" << layout.name
+          INFO(op_name(op) << ", " << dtype_name(dtype) << ", shape " << shape_text(shape) << " (" << layout.name
                      << "), reduced axes {" << axes << "}");
           // NaN and infinities only in small inputs, where they do not swamp every result.
           const Values v = numel(shape) > 1000 ? Values::small : Values::general;

@@ -63,8 +63,8 @@ std::vector<std::vector<uint8_t>> run_large(const Options &options) {
     bp_op_attrs a = attrs();
     a.seed = 5;
     const Outputs out = pair.run(c.op, a, inputs, c.out, c.output);
-    check_buffers(c.out, out.cpu, out.ref, tolerance(c));
-    results.push_back(out.cpu);
+    check_buffers(c.out, out.got, out.ref, tolerance(c));
+    results.push_back(out.got);
   }
   return results;
 }
@@ -117,8 +117,8 @@ TEST_CASE("many host threads may call one plugin at once", "[threads]") {
   const Shape s = {400, 300};
   const Tensor a = random_tensor(BP_FLOAT32, dense(s), rng, Values::small);
   const Tensor b = random_tensor(BP_FLOAT32, transposed(s), rng, Values::small);
-  const std::vector<uint8_t> expected = pair.run(BP_OP_ADD, attrs(), {a, b}, BP_FLOAT32, dense(s)).cpu;
-  const std::vector<uint8_t> expected_sum = pair.run(BP_OP_SUM, attrs(), {a}, BP_FLOAT32, dense({1, 300})).cpu;
+  const std::vector<uint8_t> expected = pair.run(BP_OP_ADD, attrs(), {a, b}, BP_FLOAT32, dense(s)).got;
+  const std::vector<uint8_t> expected_sum = pair.run(BP_OP_SUM, attrs(), {a}, BP_FLOAT32, dense({1, 300})).got;
   std::vector<int> mismatches(4, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)

@@ -9,10 +9,6 @@ using namespace cuda_test;
 
 namespace {
 
-const Tolerance kExact{0, 0};
-
-std::vector<Layout> creation_layouts(const Shape &shape) { return {dense(shape), transposed(shape), spaced(shape)}; }
-
 const Shape kShapes[] = {{7, 5}, {}, {0, 4}, {3, 4, 5}, {1000, 1001}};
 
 }  // namespace
@@ -24,7 +20,7 @@ TEST_CASE("cuda: fill writes the converted scalar like the reference", "[cuda][c
     for (double value : {2.75, -1.0, 0.0, std::numeric_limits<double>::infinity(), 1e10}) {
       if (!is_float(dtype) && std::fabs(value) > 1e9) continue;  // out of range: unspecified
       for (const Shape &shape : kShapes) {
-        for (const Layout &layout : creation_layouts(shape)) {
+        for (const Layout &layout : output_layouts(shape)) {
           INFO(dtype_name(dtype) << " " << value << ", shape " << shape_text(shape) << ", " << layout.name);
           bp_op_attrs a = attrs();
           a.scalar = value;
@@ -42,7 +38,7 @@ TEST_CASE("cuda: arange gives exactly the reference's values", "[cuda][creation]
   for (bp_dtype dtype : kNumericTypes) {
     for (const auto &range : ranges) {
       for (const Shape &shape : kShapes) {
-        for (const Layout &layout : creation_layouts(shape)) {
+        for (const Layout &layout : output_layouts(shape)) {
           INFO(dtype_name(dtype) << " from " << range.first << " step " << range.second << ", shape "
                                  << shape_text(shape) << ", " << layout.name);
           bp_op_attrs a = attrs();
@@ -61,7 +57,7 @@ TEST_CASE("cuda: random_uniform draws exactly the reference's stream", "[cuda][c
   for (bp_dtype dtype : kFloatTypes) {
     for (uint64_t seed : {uint64_t(0), uint64_t(42), ~uint64_t(0)}) {
       for (const Shape &shape : kShapes) {
-        for (const Layout &layout : creation_layouts(shape)) {
+        for (const Layout &layout : output_layouts(shape)) {
           INFO(dtype_name(dtype) << " seed " << seed << ", shape " << shape_text(shape) << ", " << layout.name);
           bp_op_attrs a = attrs();
           a.scalar = -2;
@@ -82,7 +78,7 @@ TEST_CASE("cuda: random_normal draws the reference's stream", "[cuda][creation]"
     const Tolerance tol = dtype == BP_FLOAT32 ? Tolerance{1e-5, 1e-5} : Tolerance{1e-12, 1e-13};
     for (uint64_t seed : {uint64_t(1), uint64_t(123456789)}) {
       for (const Shape &shape : kShapes) {
-        for (const Layout &layout : creation_layouts(shape)) {
+        for (const Layout &layout : output_layouts(shape)) {
           INFO(dtype_name(dtype) << " seed " << seed << ", shape " << shape_text(shape) << ", " << layout.name);
           bp_op_attrs a = attrs();
           a.scalar = 0.5;

@@ -8,32 +8,14 @@ using namespace cuda_test;
 
 namespace {
 
-struct OpName {
-  bp_op op;
-  const char *name;
-};
-
-constexpr OpName kArithmetic[] = {{BP_OP_ADD, "add"},        {BP_OP_SUB, "sub"}, {BP_OP_MUL, "mul"},
-                                  {BP_OP_DIV, "div"},        {BP_OP_POW, "pow"}, {BP_OP_MAXIMUM, "maximum"},
-                                  {BP_OP_MINIMUM, "minimum"}};
-constexpr OpName kComparisons[] = {{BP_OP_EQ, "eq"}, {BP_OP_NE, "ne"}, {BP_OP_LT, "lt"},
-                                   {BP_OP_LE, "le"}, {BP_OP_GT, "gt"}, {BP_OP_GE, "ge"}};
-constexpr OpName kUnary[] = {{BP_OP_NEG, "neg"},         {BP_OP_ABS, "abs"},   {BP_OP_EXP, "exp"},
-                             {BP_OP_LOG, "log"},         {BP_OP_SQRT, "sqrt"}, {BP_OP_TANH, "tanh"},
-                             {BP_OP_SIGMOID, "sigmoid"}, {BP_OP_RELU, "relu"}};
-
-bool float_only(bp_op op) {
-  return op == BP_OP_DIV || op == BP_OP_EXP || op == BP_OP_LOG || op == BP_OP_SQRT || op == BP_OP_TANH ||
-         op == BP_OP_SIGMOID;
-}
-
-// Outputs cycle through these, so every operator writes strided views too.
-std::vector<Layout> output_layouts(const Shape &shape) { return {dense(shape), transposed(shape), spaced(shape)}; }
+const std::vector<bp_op> kArithmetic = ops_in(BP_OP_FAMILY_BINARY);
+const std::vector<bp_op> kComparisons = ops_in(BP_OP_FAMILY_COMPARE);
+const std::vector<bp_op> kUnary = ops_in(BP_OP_FAMILY_UNARY);
 
 // Runs a binary operator over every shape and layout combination.
 void check_binary(Pair &pair, std::mt19937_64 &rng, bp_op op, bp_dtype dtype, bp_dtype out_dtype, Values a_values,
                   Values b_values) {
-  for (const Shape &shape : elementwise_shapes()) {
+  for (const Shape &shape : elementwise_shapes(true)) {
     const std::vector<Layout> layouts = input_layouts(shape);
     const std::vector<Layout> outs = output_layouts(shape);
     for (size_t i = 0; i < layouts.size(); ++i) {
@@ -54,15 +36,15 @@ TEST_CASE("cuda: arithmetic operators match the reference", "[cuda][elementwise]
   Pair pair;
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(11);
-  for (const OpName &op : kArithmetic) {
+  for (bp_op op : kArithmetic) {
     for (bp_dtype dtype : kNumericTypes) {
-      if (float_only(op.op) && !is_float(dtype)) continue;
-      INFO(op.name << " " << dtype_name(dtype));
-      const bool pow = op.op == BP_OP_POW;
+      if (!defined_for(op, dtype)) continue;
+      INFO(op_name(op) << " " << dtype_name(dtype));
+      const bool pow = op == BP_OP_POW;
       // Integer POW with small bases and exponents in [-3, 9]: exact, wrapping only at the edges.
       const Values a_values = pow && !is_float(dtype) ? Values::small : Values::general;
       const Values b_values = pow ? Values::exponent : Values::general;
-      check_binary(pair, rng, op.op, dtype, dtype, a_values, b_values);
+      check_binary(pair, rng, op, dtype, dtype, a_values, b_values);
     }
   }
 }
@@ -71,10 +53,10 @@ TEST_CASE("cuda: comparisons match the reference for every dtype", "[cuda][eleme
   Pair pair;
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(12);
-  for (const OpName &op : kComparisons) {
+  for (bp_op op : kComparisons) {
     for (bp_dtype dtype : kAllTypes) {
-      INFO(op.name << " " << dtype_name(dtype));
-      check_binary(pair, rng, op.op, dtype, BP_BOOL, Values::general, Values::general);
+      INFO(op_name(op) << " " << dtype_name(dtype));
+      check_binary(pair, rng, op, dtype, BP_BOOL, Values::general, Values::general);
     }
   }
 }
@@ -84,30 +66,30 @@ TEST_CASE("cuda: a scalar operand on either side matches the reference", "[cuda]
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(13);
   const Shape shape{9, 13};
-  for (const OpName &op : kArithmetic) {
+  for (bp_op op : kArithmetic) {
     for (bp_dtype dtype : kNumericTypes) {
-      if (float_only(op.op) && !is_float(dtype)) continue;
+      if (!defined_for(op, dtype)) continue;
       for (bp_scalar_mode mode : {BP_SCALAR_RHS, BP_SCALAR_LHS}) {
         for (double scalar : {2.5, -1.0, 0.0, 3.0}) {
-          INFO(op.name << " " << dtype_name(dtype) << ", scalar " << scalar
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", scalar " << scalar
                        << (mode == BP_SCALAR_RHS ? " on the right" : " on the left"));
           bp_op_attrs a = attrs();
           a.scalar_mode = mode;
           a.scalar = scalar;
-          const Values values = op.op == BP_OP_POW && !is_float(dtype) ? Values::small : Values::general;
-          pair.check(op.op, a, {random_tensor(dtype, spaced(shape), rng, values)}, dtype, transposed(shape),
+          const Values values = op == BP_OP_POW && !is_float(dtype) ? Values::small : Values::general;
+          pair.check(op, a, {random_tensor(dtype, spaced(shape), rng, values)}, dtype, transposed(shape),
                      default_tolerance(dtype));
         }
       }
     }
   }
-  for (const OpName &op : kComparisons) {
+  for (bp_op op : kComparisons) {
     for (bp_dtype dtype : kAllTypes) {
-      INFO(op.name << " " << dtype_name(dtype) << " with a scalar");
+      INFO(op_name(op) << " " << dtype_name(dtype) << " with a scalar");
       bp_op_attrs a = attrs();
       a.scalar_mode = BP_SCALAR_LHS;
       a.scalar = 1.0;
-      pair.check(op.op, a, {random_tensor(dtype, dense(shape), rng)}, BP_BOOL, dense(shape),
+      pair.check(op, a, {random_tensor(dtype, dense(shape), rng)}, BP_BOOL, dense(shape),
                  default_tolerance(BP_BOOL));
     }
   }
@@ -118,7 +100,7 @@ TEST_CASE("cuda: where matches the reference for every dtype", "[cuda][elementwi
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(14);
   for (bp_dtype dtype : kAllTypes) {
-    for (const Shape &shape : elementwise_shapes()) {
+    for (const Shape &shape : elementwise_shapes(true)) {
       const std::vector<Layout> layouts = input_layouts(shape);
       for (size_t i = 0; i < layouts.size(); ++i) {
         INFO(dtype_name(dtype) << ", shape " << shape_text(shape) << ", condition " << layouts[i].name);
@@ -136,14 +118,14 @@ TEST_CASE("cuda: unary operators match the reference", "[cuda][elementwise]") {
   Pair pair;
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(15);
-  for (const OpName &op : kUnary) {
+  for (bp_op op : kUnary) {
     for (bp_dtype dtype : kNumericTypes) {
-      if (float_only(op.op) && !is_float(dtype)) continue;
-      for (const Shape &shape : elementwise_shapes()) {
+      if (!defined_for(op, dtype)) continue;
+      for (const Shape &shape : elementwise_shapes(true)) {
         const std::vector<Layout> layouts = input_layouts(shape);
         for (size_t i = 0; i < layouts.size(); ++i) {
-          INFO(op.name << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << ", input " << layouts[i].name);
-          pair.check(op.op, attrs(), {random_tensor(dtype, layouts[i], rng)}, dtype, output_layouts(shape)[i % 3],
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << ", input " << layouts[i].name);
+          pair.check(op, attrs(), {random_tensor(dtype, layouts[i], rng)}, dtype, output_layouts(shape)[i % 3],
                      default_tolerance(dtype));
         }
       }

@@ -119,9 +119,7 @@ TEST_CASE("cuda: out of device memory is an error naming the device and the byte
   bp_test::PluginHandle plugin(kPlugin);
   if (!has_device(plugin)) return;
   const bp_plugin_api &api = plugin.api();
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   REQUIRE(api.device_info(0, &info) == BP_OK);
   for (uint64_t bytes : {info.memory_total + 1, info.memory_total, ~uint64_t(0)}) {
     bp_buffer b = nullptr;
@@ -147,9 +145,7 @@ TEST_CASE("cuda: device info and properties describe the GPU", "[cuda][memory]")
   bp_test::PluginHandle plugin(kPlugin);
   if (!has_device(plugin)) return;
   const bp_plugin_api &api = plugin.api();
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   REQUIRE(api.device_info(0, &info) == BP_OK);
   CHECK(info.kind == BP_DEVICE_GPU);
   CHECK(std::string(info.model).size() > 0);

@@ -14,16 +14,6 @@ namespace {
 
 bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
-// The status of a call and the plugin's message for it.
-void check_error(const bp_plugin_api &api, bp_status actual, bp_status expected,
-                 const std::vector<std::string> &words = {}) {
-  const std::string message = api.last_error();
-  INFO("message: " << message);
-  CHECK(actual == expected);
-  CHECK(!message.empty());
-  for (const std::string &w : words) CHECK(contains(message, w));
-}
-
 }  // namespace
 
 TEST_CASE("cuda: the plugin loads and exports a version 1 table", "[cuda][plugin]") {
@@ -100,9 +90,7 @@ TEST_CASE("cuda: a device that does not exist is an error naming it", "[cuda][pl
   std::vector<std::string> words = {name};
   if (d.count == 0) words.push_back(d.why_none);
 
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   check_error(api, api.device_info(missing, &info), BP_ERR_UNKNOWN_DEVICE, words);
   bp_property props[4];
   int32_t n = 0;

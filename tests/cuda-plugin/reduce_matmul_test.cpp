@@ -10,31 +10,6 @@ using namespace cuda_test;
 
 namespace {
 
-// The output layout of a reduction: `shape` with the axes in `reduced` set to 1.
-Shape reduced_shape(const Shape &shape, const std::vector<bool> &reduced) {
-  Shape out = shape;
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (reduced[d]) out[d] = 1;
-  return out;
-}
-
-// Every subset of the axes of `shape`, as flags.
-std::vector<std::vector<bool>> axis_subsets(size_t rank) {
-  std::vector<std::vector<bool>> subsets;
-  for (uint32_t mask = 0; mask < (1u << rank); ++mask) {
-    std::vector<bool> s(rank);
-    for (size_t d = 0; d < rank; ++d) s[d] = (mask >> d) & 1u;
-    subsets.push_back(s);
-  }
-  return subsets;
-}
-
-bp_dtype reduce_out_dtype(bp_op op, bp_dtype in) {
-  if (op == BP_OP_ARGMAX) return BP_INT64;
-  if (op == BP_OP_SUM && !is_float(in)) return BP_INT64;
-  return in;
-}
-
 // Float sums: the reference sums exactly (compensated), the GPU in double
 // in another order; the difference scales with the number of terms.
 Tolerance reduce_tolerance(bp_op op, bp_dtype out, int64_t count) {
@@ -44,40 +19,29 @@ Tolerance reduce_tolerance(bp_op op, bp_dtype out, int64_t count) {
   return {1e-12, 1e-15 * terms * 9};
 }
 
-struct OpName {
-  bp_op op;
-  const char *name;
-};
-constexpr OpName kReductions[] = {{BP_OP_SUM, "sum"}, {BP_OP_MEAN, "mean"},     {BP_OP_MAX, "max"},
-                                  {BP_OP_MIN, "min"}, {BP_OP_ARGMAX, "argmax"}, {BP_OP_NORM, "norm"}};
-
-bool reduction_supports(bp_op op, bp_dtype dtype) {
-  if (op == BP_OP_MEAN || op == BP_OP_NORM) return is_float(dtype);
-  if (op == BP_OP_SUM) return true;
-  return dtype != BP_BOOL;
-}
+const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
 
 void check_reductions(Pair &pair, std::mt19937_64 &rng, const Shape &shape, const std::vector<Layout> &layouts) {
-  for (const OpName &op : kReductions) {
+  for (bp_op op : kReductions) {
     for (bp_dtype dtype : kAllTypes) {
-      if (!reduction_supports(op.op, dtype)) continue;
+      if (!defined_for(op, dtype)) continue;
       for (const std::vector<bool> &reduced : axis_subsets(shape.size())) {
         const Shape out_shape = reduced_shape(shape, reduced);
         int64_t count = 1;
         for (size_t d = 0; d < shape.size(); ++d)
           if (reduced[d]) count *= shape[d];
         const bool empty_set = count == 0 && numel(out_shape) > 0;
-        if (empty_set && (op.op == BP_OP_MAX || op.op == BP_OP_MIN || op.op == BP_OP_ARGMAX)) continue;
+        if (empty_set && (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX)) continue;
         for (size_t i = 0; i < layouts.size(); ++i) {
-          const bp_dtype out = reduce_out_dtype(op.op, dtype);
+          const bp_dtype out = out_dtype(op, dtype);
           std::string axes;
           for (size_t d = 0; d < reduced.size(); ++d)
             if (reduced[d]) axes += std::to_string(d) + " ";
-          INFO(op.name << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << " over axes { " << axes
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << " over axes { " << axes
                        << "}, input " << layouts[i].name);
           const Layout out_layout = i % 2 ? transposed(out_shape) : dense(out_shape);
-          pair.check(op.op, attrs(), {random_tensor(dtype, layouts[i], rng)}, out, out_layout,
-                     reduce_tolerance(op.op, out, count));
+          pair.check(op, attrs(), {random_tensor(dtype, layouts[i], rng)}, out, out_layout,
+                     reduce_tolerance(op, out, count));
         }
       }
     }
@@ -116,9 +80,9 @@ TEST_CASE("cuda: long reductions (block trees and two passes) match the referenc
       {{1 << 20}, all}, {{3, 100003}, some}, {{100003, 3}, some}, {{513, 517}, some}, {{20000, 70}, some}};
   for (const auto &problem : problems) {
     const Shape &shape = problem.first;
-    for (const OpName &op : kReductions) {
+    for (bp_op op : kReductions) {
       for (bp_dtype dtype : problem.second) {
-        if (!reduction_supports(op.op, dtype)) continue;
+        if (!defined_for(op, dtype)) continue;
         for (const std::vector<bool> &reduced : axis_subsets(shape.size())) {
           bool any = false;
           for (bool r : reduced) any = any || r;
@@ -127,15 +91,15 @@ TEST_CASE("cuda: long reductions (block trees and two passes) match the referenc
           for (const Layout &layout : {dense(shape), in}) {
             const Shape out_shape = reduced_shape(shape, reduced);
             const int64_t count = numel(shape) / numel(out_shape);
-            INFO(op.name << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << " -> "
+            INFO(op_name(op) << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << " -> "
                          << shape_text(out_shape) << ", input " << layout.name);
             // MAX/MIN/ARGMAX over general values (NaN, inf, ties); sums over
             // small ones, where the reference's exact sum is meaningful.
             const Values values =
-                op.op == BP_OP_SUM || op.op == BP_OP_MEAN || op.op == BP_OP_NORM ? Values::small : Values::general;
-            const bp_dtype out = reduce_out_dtype(op.op, dtype);
-            pair.check(op.op, attrs(), {random_tensor(dtype, layout, rng, values)}, out, dense(out_shape),
-                       reduce_tolerance(op.op, out, count));
+                op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM ? Values::small : Values::general;
+            const bp_dtype out = out_dtype(op, dtype);
+            pair.check(op, attrs(), {random_tensor(dtype, layout, rng, values)}, out, dense(out_shape),
+                       reduce_tolerance(op, out, count));
           }
         }
       }

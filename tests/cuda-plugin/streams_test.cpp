@@ -63,9 +63,7 @@ TEST_CASE("cuda: memory freed while work on it is pending is reused safely", "[c
   for (int64_t i = 0; i < n; ++i) wrong += values[static_cast<size_t>(i)] != 2 * data[static_cast<size_t>(i)];
   CHECK(wrong == 0);
   CHECK(api.free(result) == BP_OK);
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   REQUIRE(api.device_info(0, &info) == BP_OK);
   CHECK(info.memory_in_use == 0);
 }

@@ -48,9 +48,7 @@ TEST_CASE("PoCL's two pthread devices are opencl:0 and opencl:1", "[devices]") {
   CHECK(n == 2);
   CHECK(why == nullptr);
   for (int32_t d = 0; d < n; ++d) {
-    bp_plugin_device_info info;
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
+    bp_plugin_device_info info = blank_device_info();
     p.check(p.api().device_info(d, &info), "device_info");
     CHECK(info.kind == BP_DEVICE_CPU);  // PoCL's pthread device says CL_DEVICE_TYPE_CPU
     CHECK(std::string(info.model).find("pthread") != std::string::npos);
@@ -86,9 +84,7 @@ TEST_CASE("device_info honours a shorter struct from an older core", "[devices]"
 
 TEST_CASE("unknown device indices are errors naming the devices there are", "[devices]") {
   PluginHandle &p = ocl();
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   Outcome r = outcome(p, p.api().device_info(2, &info));
   CHECK(r.status == BP_ERR_UNKNOWN_DEVICE);
   CHECK_THAT(r.message, Catch::Contains("opencl:2") && Catch::Contains("opencl:1"));
@@ -170,12 +166,14 @@ TEST_CASE("option fp64 = off makes a device behave like one without float64",
   for (int32_t op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_NORM}) {
     const Bytes got = run_on(p, 0, op, attrs_with(), {x}, dense(BP_FLOAT32, {7, 1}));
     const Bytes want = run_on(ref(), 0, op, attrs_with(), {x}, dense(BP_FLOAT32, {7, 1}));
-    compare_buffers(BP_FLOAT32, got, want, {1e-5, 1e-4}, "fp64 off, op " + std::to_string(op));
+    INFO("fp64 off, " << op_name(op));
+    check_buffers(BP_FLOAT32, got, want, {1e-5, 1e-4}, "opencl");
   }
   // Random float32 needs no float64 either.
   const Bytes got = run_on(p, 1, BP_OP_RANDOM_UNIFORM, attrs_with(0, 1, 5), {}, dense(BP_FLOAT32, {64}));
   const Bytes want = run_on(ref(), 0, BP_OP_RANDOM_UNIFORM, attrs_with(0, 1, 5), {}, dense(BP_FLOAT32, {64}));
-  compare_buffers(BP_FLOAT32, got, want, kExact, "fp64 off, uniform float32");
+  INFO("fp64 off, uniform float32");
+  check_buffers(BP_FLOAT32, got, want, kExact, "opencl");
 }
 
 TEST_CASE("supports declares what plugin.h defines, and nothing else", "[devices]") {

@@ -7,25 +7,25 @@ using namespace ocl_test;
 
 namespace {
 
-struct Layout {
+struct Views {
   std::string name;
-  std::vector<Spec> inputs;  // dtype filled in by the caller
-  Spec out;
+  std::vector<View> inputs;  // dtype filled in by the caller
+  View out;
 };
 
 // Views of one shape for n inputs and the output, in every form the core
 // may pass. The _1d kernels serve those that collapse to one axis, the _nd
 // kernels the others (sliced, rank 4).
-std::vector<Layout> layouts(int n_inputs) {
-  auto same = [&](const Spec &s) { return std::vector<Spec>(static_cast<size_t>(n_inputs), s); };
-  std::vector<Layout> all;
+std::vector<Views> layouts(int n_inputs) {
+  auto same = [&](const View &s) { return std::vector<View>(static_cast<size_t>(n_inputs), s); };
+  std::vector<Views> all;
   all.push_back({"contiguous", same(dense(0, {3, 5})), dense(0, {3, 5})});
   all.push_back({"transposed inputs", same(strided(0, {3, 5}, {1, 3})), dense(0, {3, 5})});
   all.push_back({"sliced inputs and output", same(strided(0, {3, 5}, {12, 2}, 1)),
                  strided(0, {3, 5}, {7, 1}, 2)});
   {
     // Row broadcast for input 0, column broadcast for the others.
-    std::vector<Spec> in = same(strided(0, {3, 5}, {1, 0}));
+    std::vector<View> in = same(strided(0, {3, 5}, {1, 0}));
     in[0] = strided(0, {3, 5}, {0, 1});
     all.push_back({"broadcast", in, dense(0, {3, 5})});
   }
@@ -57,7 +57,7 @@ bool both_support(int32_t op, int32_t dtype, int32_t out_dtype) {
 void check_op(int32_t op, int32_t in_dtype, int32_t out_dtype, int n_inputs,
               const bp_op_attrs &attrs, std::mt19937_64 &rng, const std::string &what) {
   int device = 0;
-  for (const Layout &layout : layouts(n_inputs)) {
+  for (const Views &layout : layouts(n_inputs)) {
     std::vector<Tensor> inputs;
     for (int i = 0; i < n_inputs; ++i) {
       // WHERE's input 0 is the bool condition.
@@ -76,7 +76,7 @@ TEST_CASE("binary arithmetic matches the reference for every dtype and view", "[
   std::mt19937_64 rng(1);
   for (int32_t op : {BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM,
                      BP_OP_MINIMUM})
-    for (int32_t dtype : kAllDtypes)
+    for (int32_t dtype : kAllTypes)
       if (both_support(op, dtype, dtype))
         check_op(op, dtype, dtype, 2, attrs_with(), rng,
                  "op " + std::to_string(op) + " " + dtype_name(dtype));
@@ -85,7 +85,7 @@ TEST_CASE("binary arithmetic matches the reference for every dtype and view", "[
 TEST_CASE("comparisons match the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(2);
   for (int32_t op : {BP_OP_EQ, BP_OP_NE, BP_OP_LT, BP_OP_LE, BP_OP_GT, BP_OP_GE})
-    for (int32_t dtype : kAllDtypes) {
+    for (int32_t dtype : kAllTypes) {
       REQUIRE(both_support(op, dtype, BP_BOOL));
       check_op(op, dtype, BP_BOOL, 2, attrs_with(), rng,
                "op " + std::to_string(op) + " " + dtype_name(dtype));
@@ -96,7 +96,7 @@ TEST_CASE("binary operators with a scalar operand on either side", "[elementwise
   std::mt19937_64 rng(3);
   for (int32_t op : {BP_OP_ADD, BP_OP_SUB, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM, BP_OP_LT,
                      BP_OP_EQ})
-    for (int32_t dtype : kAllDtypes) {
+    for (int32_t dtype : kAllTypes) {
       const int32_t out = (op == BP_OP_LT || op == BP_OP_EQ) ? BP_BOOL : dtype;
       if (!both_support(op, dtype, out)) continue;
       const double scalar = dtype == BP_BOOL ? 1.0 : (dtype == BP_INT32 || dtype == BP_INT64) ? 3.0 : 1.5;
@@ -111,7 +111,7 @@ TEST_CASE("unary operators match the reference for every dtype and view", "[elem
   std::mt19937_64 rng(4);
   for (int32_t op : {BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH,
                      BP_OP_SIGMOID, BP_OP_RELU})
-    for (int32_t dtype : kAllDtypes)
+    for (int32_t dtype : kAllTypes)
       if (both_support(op, dtype, dtype))
         check_op(op, dtype, dtype, 1, attrs_with(), rng,
                  "op " + std::to_string(op) + " " + dtype_name(dtype));
@@ -119,7 +119,7 @@ TEST_CASE("unary operators match the reference for every dtype and view", "[elem
 
 TEST_CASE("where matches the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(5);
-  for (int32_t dtype : kAllDtypes) {
+  for (int32_t dtype : kAllTypes) {
     REQUIRE(both_support(BP_OP_WHERE, dtype, dtype));
     check_op(BP_OP_WHERE, dtype, dtype, 3, attrs_with(), rng, std::string("where ") + dtype_name(dtype));
   }
@@ -127,8 +127,8 @@ TEST_CASE("where matches the reference for every dtype and view", "[elementwise]
 
 TEST_CASE("copy converts between every pair of dtypes like the reference", "[elementwise]") {
   std::mt19937_64 rng(6);
-  for (int32_t from : kAllDtypes)
-    for (int32_t to : kAllDtypes) {
+  for (int32_t from : kAllTypes)
+    for (int32_t to : kAllTypes) {
       REQUIRE(both_support(BP_OP_COPY, from, to));
       check_op(BP_OP_COPY, from, to, 1, attrs_with(), rng,
                std::string("copy ") + dtype_name(from) + " -> " + dtype_name(to));
@@ -138,17 +138,17 @@ TEST_CASE("copy converts between every pair of dtypes like the reference", "[ele
 TEST_CASE("integer arithmetic wraps around like the reference", "[elementwise]") {
   std::mt19937_64 rng(7);
   for (int32_t dtype : {BP_INT32, BP_INT64}) {
-    const Spec s = dense(dtype, {64});
+    const View s = dense(dtype, {64});
     for (int32_t op : {BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_POW}) {
-      const std::vector<Tensor> in = {random_tensor(s, rng, Values::Full),
-                                      random_tensor(s, rng, Values::Full)};
+      const std::vector<Tensor> in = {random_tensor(s, rng, Values::full),
+                                      random_tensor(s, rng, Values::full)};
       check_against_reference(op, attrs_with(), in, s, kExact,
                               "full-range op " + std::to_string(op) + " " + dtype_name(dtype));
     }
     for (int32_t op : {BP_OP_NEG, BP_OP_ABS}) {
-      Tensor x = random_tensor(s, rng, Values::Full);
-      if (dtype == BP_INT32) put<int32_t>(x.data, 0, INT32_MIN);
-      else put<int64_t>(x.data, 0, INT64_MIN);
+      Tensor x = random_tensor(s, rng, Values::full);
+      if (dtype == BP_INT32) put<int32_t>(x.bytes, 0, INT32_MIN);
+      else put<int64_t>(x.bytes, 0, INT64_MIN);
       check_against_reference(op, attrs_with(), {x}, s, kExact,
                               "full-range op " + std::to_string(op) + " " + dtype_name(dtype));
     }
@@ -160,7 +160,7 @@ TEST_CASE("NaN, infinities and signed zeros behave as plugin.h says", "[elementw
   const std::vector<double> xs = {nan, 1.0, nan, -0.0, inf, -inf, 2.0, 0.0};
   const std::vector<double> ys = {1.0, nan, nan, 0.0, inf, 3.0, -inf, -0.0};
   for (int32_t dtype : {BP_FLOAT32, BP_FLOAT64}) {
-    const Spec s = dense(dtype, {8});
+    const View s = dense(dtype, {8});
     const std::vector<Tensor> in = {tensor_of(s, xs), tensor_of(s, ys)};
     for (int32_t op : {BP_OP_ADD, BP_OP_MUL, BP_OP_DIV, BP_OP_MAXIMUM, BP_OP_MINIMUM})
       check_against_reference(op, attrs_with(), in, s, kExact,
@@ -176,7 +176,7 @@ TEST_CASE("NaN, infinities and signed zeros behave as plugin.h says", "[elementw
   }
   // MAXIMUM propagates NaN from either side (checked by value, not only
   // against the reference).
-  const Spec s = dense(BP_FLOAT32, {8});
+  const View s = dense(BP_FLOAT32, {8});
   const Bytes out = run_on(ocl(), 0, BP_OP_MAXIMUM, attrs_with(),
                            {tensor_of(s, xs), tensor_of(s, ys)}, s);
   CHECK(std::isnan(get<float>(out, 0)));
@@ -187,15 +187,15 @@ TEST_CASE("NaN, infinities and signed zeros behave as plugin.h says", "[elementw
 TEST_CASE("an output may be the very same view as an input", "[elementwise]") {
   PluginHandle &p = ocl();
   std::mt19937_64 rng(8);
-  const Spec s = strided(BP_FLOAT32, {4, 6}, {1, 4});
+  const View s = strided(BP_FLOAT32, {4, 6}, {1, 4});
   const Tensor a = random_tensor(s, rng), b = random_tensor(s, rng);
-  bp_buffer ba = p.upload(0, a.data), bb = p.upload(0, b.data);
+  bp_buffer ba = p.upload(0, a.bytes), bb = p.upload(0, b.bytes);
   const bp_plugin_tensor in[2] = {plugin_view(ba, s), plugin_view(bb, s)};
   const bp_op_attrs attrs = attrs_with();
   p.check(p.api().execute(0, BP_OP_ADD, &attrs, in, 2, &in[0]), "execute in place");
-  const Bytes got = p.download<unsigned char>(ba, a.data.size());
+  const Bytes got = p.download<unsigned char>(ba, a.bytes.size());
   for (int64_t i = 0; i < 24; ++i)
-    CHECK(get<float>(got, i) == get<float>(a.data, i) + get<float>(b.data, i));
+    CHECK(get<float>(got, i) == get<float>(a.bytes, i) + get<float>(b.bytes, i));
   p.check(p.api().free(ba), "free");
   p.check(p.api().free(bb), "free");
 }

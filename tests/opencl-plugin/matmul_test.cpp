@@ -17,7 +17,7 @@ Tolerance tolerance(int32_t dtype) {
 
 struct Case {
   std::string name;
-  Spec a, b, out;
+  View a, b, out;
 };
 
 // Matrices of a [.., M, K] x [.., K, N] problem in many layouts.
@@ -61,7 +61,7 @@ void check_float_matmul(int32_t dtype, uint64_t seed) {
   for (const Case &c : cases()) {
     // float64 only where plain Gemm serves: each CLBlast routine (Gemm,
     // GemmStridedBatched) compiles for tens of seconds on a cold PoCL cache.
-    if (dtype == BP_FLOAT64 && c.a.shape.size() > 2) continue;
+    if (dtype == BP_FLOAT64 && c.a.layout.shape.size() > 2) continue;
     check_against_reference(
         BP_OP_MATMUL, attrs_with(),
         {random_tensor(with_dtype(c.a, dtype), rng), random_tensor(with_dtype(c.b, dtype), rng)},
@@ -94,9 +94,9 @@ TEST_CASE("integer matmul matches the reference and wraps", "[matmul]") {
           device);
       device = 1 - device;
     }
-    const Spec s = dense(dtype, {4, 4});
+    const View s = dense(dtype, {4, 4});
     check_against_reference(BP_OP_MATMUL, attrs_with(),
-                            {random_tensor(s, rng, Values::Full), random_tensor(s, rng, Values::Full)},
+                            {random_tensor(s, rng, Values::full), random_tensor(s, rng, Values::full)},
                             s, kExact, std::string("full-range matmul ") + dtype_name(dtype));
   }
   CHECK_FALSE(supported(ocl(), BP_OP_MATMUL, BP_BOOL, BP_BOOL));
@@ -105,7 +105,7 @@ TEST_CASE("integer matmul matches the reference and wraps", "[matmul]") {
 TEST_CASE("CLBlast ignores whatever the output held before (beta = 0)", "[matmul]") {
   // The output buffer starts as NaN: any read of it would leak into the result.
   PluginHandle &p = ocl();
-  const Spec a = dense(BP_FLOAT32, {2, 2});
+  const View a = dense(BP_FLOAT32, {2, 2});
   bp_buffer ba = p.upload(0, std::vector<float>{1, 2, 3, 4});
   bp_buffer bb = p.upload(0, std::vector<float>{5, 6, 7, 8});
   bp_buffer bc = p.upload(0, std::vector<float>(4, std::nanf("")));

@@ -16,9 +16,7 @@ Bytes random_bytes(size_t n, uint64_t seed) {
 }
 
 uint64_t in_use(int32_t device) {
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   ocl().check(ocl().api().device_info(device, &info), "device_info");
   return info.memory_in_use;
 }
@@ -89,7 +87,7 @@ TEST_CASE("a cross-device copy waits for earlier work on the source and holds ba
   // chain's result, device 0 the overwrite.
   PluginHandle &p = ocl();
   const int64_t n = 1 << 16;
-  const Spec s = dense(BP_FLOAT32, {n});
+  const View s = dense(BP_FLOAT32, {n});
   bp_buffer x = p.upload(0, std::vector<float>(static_cast<size_t>(n), 0.0f));
   const bp_plugin_tensor tx = plugin_view(x, s);
   const bp_op_attrs plus_one = attrs_with(1.0, 0, 0, BP_SCALAR_RHS);
@@ -109,7 +107,7 @@ TEST_CASE("a cross-device copy waits for earlier work on the source and holds ba
 
 TEST_CASE("many enqueued operators then one read give the right result", "[memory]") {
   PluginHandle &p = ocl();
-  const Spec s = dense(BP_INT64, {1000});
+  const View s = dense(BP_INT64, {1000});
   std::vector<int64_t> host(1000);
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<int64_t>(i);
   for (int32_t device : {0, 1}) {
@@ -135,7 +133,7 @@ TEST_CASE("many enqueued operators then one read give the right result", "[memor
 TEST_CASE("write returns with src reusable while earlier work still runs", "[memory]") {
   PluginHandle &p = ocl();
   const int64_t n = 1 << 18;
-  const Spec s = dense(BP_FLOAT32, {n});
+  const View s = dense(BP_FLOAT32, {n});
   bp_buffer busy = p.upload(0, std::vector<float>(static_cast<size_t>(n), 1.0f));
   const bp_plugin_tensor tb = plugin_view(busy, s);
   const bp_op_attrs attrs = attrs_with();
@@ -151,7 +149,7 @@ TEST_CASE("write returns with src reusable while earlier work still runs", "[mem
 
 TEST_CASE("free while work on the buffer is pending, and synchronize", "[memory]") {
   PluginHandle &p = ocl();
-  const Spec s = dense(BP_FLOAT64, {1 << 16});
+  const View s = dense(BP_FLOAT64, {1 << 16});
   bp_buffer a = p.upload(1, std::vector<double>(1 << 16, 2.0));
   bp_buffer out = p.alloc(1, (1 << 16) * 8);
   const bp_plugin_tensor ta = plugin_view(a, s), to = plugin_view(out, s);
@@ -184,9 +182,7 @@ TEST_CASE("out of memory is an error naming the device and the size", "[memory]"
   CHECK(b == nullptr);
   CHECK_THAT(r.message, Catch::Contains("opencl:1") && Catch::Contains(std::to_string(huge)));
   // Just over the largest single allocation.
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   p.check(p.api().device_info(0, &info), "device_info");
   r = outcome(p, p.api().alloc(0, info.memory_total + 1, &b));
   CHECK(r.status == BP_ERR_OUT_OF_MEMORY);
@@ -220,7 +216,7 @@ TEST_CASE("the plugin may be called from several threads at once", "[memory]") {
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       const int32_t device = t % 2;
-      const Spec s = dense(BP_INT32, {4096});
+      const View s = dense(BP_INT32, {4096});
       std::vector<int32_t> host(4096, t);
       bp_buffer x = p.upload(device, host);
       const bp_plugin_tensor tx = plugin_view(x, s);

@@ -7,14 +7,7 @@ using namespace ocl_test;
 
 namespace {
 
-const int32_t kReductions[] = {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_MIN, BP_OP_ARGMAX,
-                               BP_OP_NORM};
-
-int32_t out_dtype_of(int32_t op, int32_t dtype) {
-  if (op == BP_OP_ARGMAX) return BP_INT64;
-  if (op == BP_OP_SUM && !(dtype == BP_FLOAT32 || dtype == BP_FLOAT64)) return BP_INT64;
-  return dtype;
-}
+const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
 
 // Compensated sums on both sides, in a different order: the last bit of a
 // float32 result (rounded once from float64) may differ, and float64 sums a
@@ -27,22 +20,23 @@ Tolerance tolerance(int32_t dtype) {
 
 // The output of reducing `in_shape` over the axes in `reduced`: extent 1
 // there; dense, or with every stride doubled when `strided_out`.
-Spec reduced_spec(int32_t dtype, const std::vector<int64_t> &in_shape,
+View reduced_spec(int32_t dtype, const std::vector<int64_t> &in_shape,
                   const std::vector<int> &reduced, bool strided_out) {
   std::vector<int64_t> shape = in_shape;
   for (int d : reduced) shape[static_cast<size_t>(d)] = 1;
-  Spec s = dense(dtype, shape);
+  View s = dense(dtype, shape);
   if (!strided_out) return s;
-  for (auto &st : s.strides) st *= 2;
-  return strided(dtype, s.shape, s.strides, 1);
+  Shape strides = s.layout.strides;
+  for (auto &st : strides) st *= 2;
+  return strided(dtype, shape, strides, 1);
 }
 
-void check_reductions(const Spec &in_spec, const std::vector<std::vector<int>> &axis_sets,
+void check_reductions(const View &in_spec, const std::vector<std::vector<int>> &axis_sets,
                       std::mt19937_64 &rng, const std::string &what) {
   int device = 0;
   for (int32_t op : kReductions)
-    for (int32_t dtype : kAllDtypes) {
-      const int32_t out_dtype = out_dtype_of(op, dtype);
+    for (int32_t dtype : kAllTypes) {
+      const int32_t out_dtype = bp_test::out_dtype(op, dtype);
       const bool r = supported(ref(), op, dtype, out_dtype);
       REQUIRE(supported(ocl(), op, dtype, out_dtype) == r);
       if (!r) continue;
@@ -52,9 +46,9 @@ void check_reductions(const Spec &in_spec, const std::vector<std::vector<int>> &
           std::string axes_text;
           for (int a : axes) axes_text += std::to_string(a) + " ";
           check_against_reference(op, attrs_with(), {x},
-                                  reduced_spec(out_dtype, in_spec.shape, axes, strided_out),
+                                  reduced_spec(out_dtype, in_spec.layout.shape, axes, strided_out),
                                   tolerance(dtype),
-                                  what + ": op " + std::to_string(op) + " " + dtype_name(dtype) +
+                                  what + ": " + std::string(op_name(op)) + " " + dtype_name(dtype) +
                                       " over axes " + axes_text,
                                   device);
           device = 1 - device;
@@ -91,7 +85,7 @@ TEST_CASE("SUM, MEAN and NORM of nothing are 0, NaN and 0", "[reduce]") {
   for (int32_t dtype : {BP_FLOAT32, BP_FLOAT64, BP_INT32, BP_BOOL}) {
     const Tensor x = random_tensor(dense(dtype, {3, 0}), rng);
     for (int32_t op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_NORM}) {
-      const int32_t out_dtype = out_dtype_of(op, dtype);
+      const int32_t out_dtype = bp_test::out_dtype(op, dtype);
       if (!supported(ocl(), op, dtype, out_dtype)) continue;
       check_against_reference(op, attrs_with(), {x}, dense(out_dtype, {3, 1}), kExact,
                               "empty op " + std::to_string(op) + " " + dtype_name(dtype));
@@ -112,7 +106,7 @@ TEST_CASE("MAX, MIN and ARGMAX propagate NaN and ARGMAX finds the first maximum"
                                         4, 7, 7, 1,   7,   -HUGE_VAL, 0, HUGE_VAL, 2, HUGE_VAL};
     const Tensor x = tensor_of(dense(dtype, {4, 5}), values);
     for (int32_t op : {BP_OP_MAX, BP_OP_MIN, BP_OP_ARGMAX, BP_OP_SUM}) {
-      const int32_t out_dtype = out_dtype_of(op, dtype);
+      const int32_t out_dtype = bp_test::out_dtype(op, dtype);
       check_against_reference(op, attrs_with(), {x}, dense(out_dtype, {4, 1}), kExact,
                               "NaN rows op " + std::to_string(op) + " " + dtype_name(dtype));
       check_against_reference(op, attrs_with(), {x}, dense(out_dtype, {1, 5}), kExact,
@@ -128,7 +122,7 @@ TEST_CASE("MAX, MIN and ARGMAX propagate NaN and ARGMAX finds the first maximum"
 
 TEST_CASE("integer sums wrap around in 64 bits", "[reduce]") {
   std::mt19937_64 rng(15);
-  const Tensor x = random_tensor(dense(BP_INT64, {4, 300}), rng, Values::Full);
+  const Tensor x = random_tensor(dense(BP_INT64, {4, 300}), rng, Values::full);
   check_against_reference(BP_OP_SUM, attrs_with(), {x}, dense(BP_INT64, {4, 1}), kExact,
                           "full-range int64 sum");
   check_against_reference(BP_OP_SUM, attrs_with(), {x}, dense(BP_INT64, {1, 1}), kExact,

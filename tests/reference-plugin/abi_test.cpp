@@ -111,7 +111,7 @@ TEST_CASE("calls before init fail with BP_ERR_STATE", "[abi]") {
   REQUIRE(api->init(nullptr, nullptr, 0) == BP_OK);
   CHECK(api->device_count(&count, &why) == BP_OK);
   CHECK(count == 1);
-  // init may run again (one process may load the plugin twice).
+  // A second init is harmless (plugin.h).
   CHECK(api->init(nullptr, nullptr, 0) == BP_OK);
 }
 
@@ -135,9 +135,7 @@ TEST_CASE("one CPU device named reference:0", "[abi][device]") {
   CHECK(count == 1);
   CHECK(why == nullptr);
 
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   REQUIRE(ref.api().device_info(0, &info) == BP_OK);
   CHECK(info.kind == BP_DEVICE_CPU);
   CHECK(std::string(info.model) == "reference (naive C99)");
@@ -150,9 +148,7 @@ TEST_CASE("one CPU device named reference:0", "[abi][device]") {
 TEST_CASE("memory_in_use follows alloc and free", "[abi][device]") {
   Reference ref;
   auto in_use = [&] {
-    bp_plugin_device_info info;
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
+    bp_plugin_device_info info = blank_device_info();
     REQUIRE(ref.api().device_info(0, &info) == BP_OK);
     return info.memory_in_use;
   };
@@ -277,9 +273,7 @@ TEST_CASE("last_error is kept per thread", "[abi][threads]") {
 TEST_CASE("alloc and free from many threads keep memory_in_use exact", "[abi][threads]") {
   Reference ref;
   auto in_use = [&] {
-    bp_plugin_device_info info;
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
+    bp_plugin_device_info info = blank_device_info();
     ref.api().device_info(0, &info);
     return info.memory_in_use;
   };

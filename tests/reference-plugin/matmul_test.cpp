@@ -89,14 +89,14 @@ TEST_CASE("matmul shapes and dtypes are checked", "[matmul][errors]") {
               {"matmul", "[2, 3]", "[2, 2]"});
   bp_plugin_tensor v = ref.tensor<float>({3}, {1, 2, 3});
   check_error(ref, ref.run(BP_OP_MATMUL, {v, v}, ref.empty(BP_FLOAT32, {1})), BP_ERR_SHAPE,
-              {"rank"});
+              {"matmul", "[3] x [3] -> [1]"});
   bp_plugin_tensor c = ref.tensor<float>({3, 2}, {1, 2, 3, 4, 5, 6});
   check_error(ref, ref.run(BP_OP_MATMUL, {a, c}, ref.empty(BP_FLOAT32, {2, 3})), BP_ERR_SHAPE,
-              {"output"});
+              {"[2, 3] x [3, 2] -> [2, 3]"});
   bp_plugin_tensor a3 = ref.tensor<float>({2, 1, 1}, {1, 2});
   bp_plugin_tensor b3 = ref.tensor<float>({3, 1, 1}, {1, 2, 3});
   check_error(ref, ref.run(BP_OP_MATMUL, {a3, b3}, ref.empty(BP_FLOAT32, {2, 1, 1})),
-              BP_ERR_SHAPE, {"batch"});
+              BP_ERR_SHAPE, {"[2, 1, 1] x [3, 1, 1]"});
   bp_plugin_tensor d = ref.tensor<double>({3, 2}, {1, 2, 3, 4, 5, 6});
   check_error(ref, ref.run(BP_OP_MATMUL, {a, d}, ref.empty(BP_FLOAT32, {2, 2})), BP_ERR_DTYPE,
               {"float32", "float64"});

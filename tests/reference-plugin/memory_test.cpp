@@ -119,9 +119,7 @@ TEST_CASE("a handle that is not one of ours is refused", "[memory][errors]") {
 
 TEST_CASE("allocations that cannot succeed fail with BP_ERR_OUT_OF_MEMORY", "[memory][errors]") {
   Reference ref;
-  bp_plugin_device_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_plugin_device_info info = blank_device_info();
   REQUIRE(ref.api().device_info(0, &info) == BP_OK);
   const uint64_t before = info.memory_in_use;
 
