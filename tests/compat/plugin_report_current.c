@@ -5,7 +5,7 @@
  * current headers). The report tells their ABI versions apart; a current
  * client gets the whole current struct and still nothing past its size.
  *
- *   compat-plugin-report-current <directory holding libbackplane-compat10.so>
+ *   compat-plugin-report-current <directory holding libbackplane-example.so>
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   snprintf(config, sizeof config,
            "[devices]\nfallback = [\"reference\", \"cpu\"]\n"
            "[plugins]\ndisabled = [\"opencl\", \"cuda\"]\npaths = [\"%s\"]\n"
-           "required = [\"compat10\", \"reference\"]\n",
+           "required = [\"example\", \"reference\"]\n",
            argv[1]);
   if (bp_init_from_string(config, "compat-current.toml") != BP_OK) {
     fprintf(stderr, "bp_init_from_string: %s\n", bp_last_error());
@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     for (k = sizeof b.r; k < sizeof b.bytes; ++k) CHECK(b.bytes[k] == 0xA5);
     printf("plugin %-12s loaded=%d ABI %u.%u\n", b.r.name, (int)b.r.loaded, (unsigned)b.r.abi_major,
            (unsigned)b.r.abi_minor);
-    if (strcmp(b.r.name, "compat10") == 0) {
+    if (strcmp(b.r.name, "example") == 0) {
       ++compat;
       CHECK(b.r.loaded == 1);
       CHECK(b.r.abi_major == 1 && b.r.abi_minor == 0);
@@ -63,13 +63,13 @@ int main(int argc, char **argv) {
   }
   CHECK(compat == 1 && reference == 1);
   {
-    /* the two side by side in one computation: compat10 adds, reference exps */
+    /* the two side by side in one computation: example adds, reference exps */
     bp_device c10 = -1, ref = -1;
     bp_tensor a = BP_NO_TENSOR, b = BP_NO_TENSOR, e = BP_NO_TENSOR;
     const int64_t n = 2;
     const float v[2] = {0.0f, 1.0f};
     float out[2] = {-1, -1};
-    CHECK(bp_device_get("compat10:0", &c10) == BP_OK && bp_device_get("reference:0", &ref) == BP_OK);
+    CHECK(bp_device_get("example:0", &c10) == BP_OK && bp_device_get("reference:0", &ref) == BP_OK);
     CHECK(bp_from_host(c10, BP_FLOAT32, 1, &n, v, &a) == BP_OK);
     CHECK(bp_add(a, a, &b) == BP_OK);
     CHECK(bp_to(b, ref, &e) == BP_OK);

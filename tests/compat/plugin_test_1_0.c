@@ -4,13 +4,13 @@
  * plugin (built against the current headers), and runs operators on it.
  * Itself a 1.0 client: compiled against the frozen headers only.
  *
- *   compat-plugin-1.0 <directory holding libbackplane-compat10.so>
+ *   compat-plugin-1.0 <directory holding libbackplane-example.so>
  */
 #include "compat_check.h"
 
 #define REPORT_END_1_0 (offsetof(bp_plugin_report, device_count) + sizeof(int32_t))
 
-static bp_device g_dev = -1; /* compat10:0 */
+static bp_device g_dev = -1; /* example:0 */
 static bp_device g_ref = -1; /* reference:0 */
 
 static void start(const char *plugin_dir) {
@@ -23,7 +23,7 @@ static void start(const char *plugin_dir) {
                    "disabled = [\"opencl\", \"cuda\"]\n"
                    "paths = [\"%s\"]\n"
                    /* a plugin that fails to load fails bp_init, with the reason */
-                   "required = [\"compat10\", \"reference\"]\n"
+                   "required = [\"example\", \"reference\"]\n"
                    "[backend.cpu-openblas]\n"
                    "threads = 1\n",
                    plugin_dir);
@@ -51,13 +51,13 @@ static void test_reports(void) {
     printf("plugin %-12s loaded=%d devices=%d version=%s %s%s\n", b.r.name, (int)b.r.loaded, (int)b.r.device_count,
            b.r.version, b.r.path, b.r.reason[0] ? " -- " : "");
     if (b.r.reason[0]) printf("    %s\n", b.r.reason);
-    if (strcmp(b.r.name, "compat10") == 0) {
+    if (strcmp(b.r.name, "example") == 0) {
       ++compat;
       CHECK_INT(b.r.loaded, 1);
       CHECK_INT(b.r.device_count, 1);
-      CHECK_STR(b.r.version, "1.0.0");
+      CHECK_STR(b.r.version, "0.1.0");
       CHECK_STR(b.r.reason, "");
-      CHECK_CONTAINS(b.r.path, "libbackplane-compat10.so");
+      CHECK_CONTAINS(b.r.path, "libbackplane-example.so");
     } else if (strcmp(b.r.name, "reference") == 0) {
       ++reference;
       CHECK_INT(b.r.loaded, 1);
@@ -83,26 +83,26 @@ static void test_reports(void) {
 
 static void test_device(void) {
   bp_device_info info;
-  REQUIRE_OK(bp_device_get("compat10:0", &g_dev));
+  REQUIRE_OK(bp_device_get("example:0", &g_dev));
   REQUIRE_OK(bp_device_get("reference:0", &g_ref));
-  CHECK_STR(bp_device_name(g_dev), "compat10:0");
+  CHECK_STR(bp_device_name(g_dev), "example:0");
   memset(&info, 0, sizeof info);
   info.struct_size = (uint32_t)sizeof info;
   CHECK_OK(bp_device_info_get(g_dev, &info));
-  CHECK_STR(info.name, "compat10:0");
-  CHECK_STR(info.backend, "compat10");
-  CHECK_STR(info.model, "compat 1.0 (host memory)");
+  CHECK_STR(info.name, "example:0");
+  CHECK_STR(info.backend, "example");
+  CHECK_STR(info.model, "example (host memory)");
   CHECK_INT(info.kind, BP_DEVICE_CPU);
   CHECK_INT(info.index, 0);
   CHECK_INT(info.is_accelerator, 0);
-  CHECK_CONTAINS(info.plugin_path, "libbackplane-compat10.so");
+  CHECK_CONTAINS(info.plugin_path, "libbackplane-example.so");
   {
     bp_property props[4];
     int32_t n = -1;
     CHECK_OK(bp_device_properties(g_dev, props, 4, &n)); /* no device_properties entry: none */
     CHECK_INT(n, 0);
   }
-  CHECK_STATUS(bp_device_get("compat10:1", &g_ref), BP_ERR_UNKNOWN_DEVICE);
+  CHECK_STATUS(bp_device_get("example:1", &g_ref), BP_ERR_UNKNOWN_DEVICE);
 }
 
 static void test_operators(void) {
@@ -186,32 +186,33 @@ static void test_operators(void) {
   /* moving: within the backend (no copy entry: staged) and across backends */
   REQUIRE_OK(bp_copy_to(a, g_dev, &c));
   CHECK(c != a);
-  CHECK_F32("copy_to compat10:0", c, 1, 2, 3, 4, 5, 6);
+  CHECK_F32("copy_to example:0", c, 1, 2, 3, 4, 5, 6);
   CHECK_OK(bp_tensor_release(c));
   REQUIRE_OK(bp_copy_to(a, g_ref, &r));
   CHECK_OK(bp_tensor_device(r, &dev));
   CHECK_INT(dev, g_ref);
   CHECK_F32("copy_to reference:0", r, 1, 2, 3, 4, 5, 6);
-  REQUIRE_OK(bp_unary(BP_OP_EXP, r, &t)); /* the reference does what compat10 cannot */
+  REQUIRE_OK(bp_unary(BP_OP_EXP, r, &t)); /* the reference does what example cannot */
   REQUIRE_OK(bp_to(t, g_dev, &c));
   CHECK_OK(bp_tensor_device(c, &dev));
   CHECK_INT(dev, g_dev);
-  CHECK_F32("exp on reference, back on compat10", c, 2.718281828f, 7.389056099f, 20.08553692f, 54.59815003f,
+  CHECK_F32("exp on reference, back on example", c, 2.718281828f, 7.389056099f, 20.08553692f, 54.59815003f,
             148.4131591f, 403.4287935f);
   CHECK_OK(bp_tensor_release(c));
   CHECK_OK(bp_tensor_release(t));
 
-  /* what compat10 does not implement is refused, naming it */
+  /* what example does not implement is refused, naming it */
   c = (bp_tensor)4242;
   CHECK_STATUS(bp_sub(a, b, &c), BP_ERR_UNSUPPORTED);
-  CHECK_CONTAINS(bp_last_error(), "compat10");
+  CHECK_CONTAINS(bp_last_error(), "example");
   CHECK_STATUS(bp_unary(BP_OP_EXP, a, &c), BP_ERR_UNSUPPORTED);
   CHECK_STATUS(bp_zeros(g_dev, BP_FLOAT64, 2, k23, &c), BP_ERR_UNSUPPORTED);
   CHECK_STATUS(bp_matmul(a, b, 0, 1, &c), BP_ERR_UNSUPPORTED);
   CHECK_INT(c, 4242);
   {
     void *address = NULL;
-    CHECK_STATUS(bp_tensor_host_address(a, &address), BP_ERR_UNSUPPORTED); /* no host_address entry */
+    CHECK_OK(bp_tensor_host_address(a, &address)); /* its 1.0 host_address entry */
+    CHECK(address != NULL);
   }
   /* inputs on two backends */
   CHECK_STATUS(bp_add(a, r, &c), BP_ERR_DEVICE_MISMATCH);
@@ -222,7 +223,7 @@ static void test_operators(void) {
 
   memset(&counters, 0, sizeof counters);
   counters.struct_size = (uint32_t)sizeof counters;
-  CHECK_OK(bp_backend_counters_get("compat10", &counters));
+  CHECK_OK(bp_backend_counters_get("example", &counters));
   CHECK(counters.ops >= 8);
   CHECK(counters.allocations >= 8);
   CHECK(counters.bytes_host_to_device >= 2 * sizeof ka);
