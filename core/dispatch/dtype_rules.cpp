@@ -14,11 +14,28 @@ int rank_of(int32_t dtype) {
 // The dtype `op` computes in for an input of `dtype`: the dtype itself when
 // the ABI defines the operator for it (vocabulary.h), else float64 for
 // operators defined on floats only and int32 for bool into arithmetic.
-BinaryTypes resolve(int32_t op, int32_t dtype) {
+BinaryTypes derive(int32_t op, int32_t dtype) {
   int32_t compute = dtype;
   if (!bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op)))
     compute = bp_vocab_op_dtypes(op) == BP_DTYPE_SET_FLOAT ? BP_FLOAT64 : BP_INT32;
   return {compute, bp_vocab_out_dtype(op, compute)};
+}
+
+// derive() for every (op, dtype), computed once at load: every operator
+// call resolves its dtypes, and a table read is a few instructions.
+struct RuleTable {
+  BinaryTypes rules[BP_OP_LIMIT][BP_DTYPE_COUNT];
+  RuleTable() {
+    for (int32_t op = 0; op < BP_OP_LIMIT; ++op)
+      for (int32_t dtype = 0; dtype < BP_DTYPE_COUNT; ++dtype) rules[op][dtype] = derive(op, dtype);
+  }
+};
+const RuleTable kRules;
+
+BinaryTypes resolve(int32_t op, int32_t dtype) {
+  if (uint32_t(op) < uint32_t(BP_OP_LIMIT) && uint32_t(dtype) < uint32_t(BP_DTYPE_COUNT))
+    return kRules.rules[op][dtype];
+  return derive(op, dtype);
 }
 
 }  // namespace
@@ -27,7 +44,7 @@ bool is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIN
 
 bool is_family(int32_t op, int32_t family) { return bp_vocab_op_family(op) == family; }
 
-int32_t promote(int32_t a, int32_t b) { return rank_of(a) >= rank_of(b) ? a : b; }
+int32_t promote(int32_t a, int32_t b) { return a == b || rank_of(a) >= rank_of(b) ? a : b; }
 
 BinaryTypes binary_types(int32_t op, int32_t a, int32_t b) { return resolve(op, promote(a, b)); }
 
