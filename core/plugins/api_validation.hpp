@@ -1,16 +1,12 @@
-// Checks a plugin's ABI table before the core trusts any pointer in it.
+// The core's name for the shared plugin-table validator
+// (core/plugins/validation, also linked into `bp check`).
 #pragma once
 
-#include <string>
-
-#include "backplane/plugin.h"
+#include "plugin_validation.hpp"
 
 namespace bp::core {
 
-// Empty when the table is usable by this core, else the reason it is not.
-std::string validate_plugin_api(const bp_plugin_api *api);
-
-// True for names made of [a-z0-9_-], 1..63 characters (file and device names).
-bool valid_backend_name(const char *name);
+using bp::plugin_validation::valid_backend_name;
+using bp::plugin_validation::validate_plugin_api;
 
 }  // namespace bp::core

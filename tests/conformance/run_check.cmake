@@ -6,7 +6,9 @@
 #         [-DMATCH=re1@@re2]      regular expressions the output must match
 #         [-DNO_MATCH=re1@@re2]   regular expressions it must not match
 #         [-DJUNIT=file -DJUNIT_MATCH=re1@@re2]  a file the command writes, and what it must contain
-#         [-DJSON=1]              the output is one JSON document with summary.failed == 0
+#         [-DJSON=1]              the output is one JSON document whose first key is
+#                                 "schema": "bp-check/1"; for a check run (not --probe),
+#                                 with summary.failed == 0 and at least one group
 #         -P run_check.cmake
 string(REPLACE "@@" ";" command "${COMMAND}")
 if(DEFINED JUNIT)
@@ -49,13 +51,26 @@ if(DEFINED JUNIT)
   endforeach()
 endif()
 if(JSON)
-  string(JSON failed ERROR_VARIABLE json_error GET "${out}" summary failed)
+  string(JSON doc_schema ERROR_VARIABLE json_error GET "${out}" schema)
   if(json_error)
     message(FATAL_ERROR "the output is not the expected JSON document: ${json_error}")
   endif()
+  # CMake's JSON reader sorts keys: the order is checked on the text.
+  if(NOT out MATCHES "^{[ \n]*\"schema\": \"bp-check/1\"")
+    message(FATAL_ERROR "JSON: the first key is not \"schema\": \"bp-check/1\" (schema: '${doc_schema}')")
+  endif()
+  string(JSON tool GET "${out}" tool)
   string(JSON nplugins LENGTH "${out}" plugins)
-  string(JSON ngroups LENGTH "${out}" plugins 0 groups)
-  if(NOT failed EQUAL 0 OR nplugins LESS 1 OR ngroups LESS 1)
-    message(FATAL_ERROR "JSON: ${failed} failed groups, ${nplugins} plugins, ${ngroups} groups")
+  if(nplugins LESS 1)
+    message(FATAL_ERROR "JSON: no plugins")
+  endif()
+  if(tool STREQUAL "bp check")
+    string(JSON failed GET "${out}" summary failed)
+    string(JSON ngroups LENGTH "${out}" plugins 0 groups)
+    if(NOT failed EQUAL 0 OR ngroups LESS 1)
+      message(FATAL_ERROR "JSON: ${failed} failed groups, ${ngroups} groups")
+    endif()
+  elseif(NOT tool STREQUAL "bp check --probe")
+    message(FATAL_ERROR "JSON: unknown tool '${tool}'")
   endif()
 endif()

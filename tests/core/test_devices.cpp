@@ -64,7 +64,7 @@ TEST_CASE("an accelerator-kind device is gpu(0) in fallback order") {
 fallback = ["fake", "cpu"]
 [plugins]
 paths = [")" BP_TEST_FAKE_PLUGIN_DIR R"("]
-disabled = ["opencl", "cuda", "dup"]
+disabled = ["opencl", "cuda", "dup", "null-version"]
 )");
   // The fake test plugin reports one accelerator-kind device, fake:0.
   CHECK(bp::num_gpus() == 1);

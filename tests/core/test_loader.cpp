@@ -43,6 +43,9 @@ TEST_CASE("every broken test plugin is rejected with its reason") {
   CHECK(r["libbackplane-not-elf.so"].loaded == 0);
   CHECK(reason("libbackplane-not-elf.so").find("cannot load: ") == 0);
   CHECK(reason("libbackplane-not-elf.so").find("libbackplane-not-elf.so") != std::string::npos);
+  // A NULL version loaded in 1.0 and still does (bp check fails it).
+  CHECK(r["libbackplane-null-version.so"].loaded == 1);
+  CHECK(std::string(r["libbackplane-null-version.so"].version).empty());
   // Two plugins claim the backend name "dup": the first loads, the second is refused.
   CHECK(r["libbackplane-duplicate-name-a.so"].loaded == 1);
   CHECK(r["libbackplane-duplicate-name-b.so"].loaded == 0);

@@ -9,6 +9,7 @@
  *   FAKE_NAME, FAKE_PREFIX   backend name and device prefix
  *   FAKE_ABI_MAJOR           abi_major reported (default: the real one)
  *   FAKE_STRUCT_SIZE         struct_size reported (default: the real one)
+ *   FAKE_VERSION             the version string (default "0.0.1"; may be NULL)
  *   FAKE_NULL_EXECUTE        leave the required `execute` entry NULL
  *   FAKE_FAIL_INIT           init fails with a message
  *   FAKE_REFUSE_HOST         bp_plugin_get_api returns NULL
@@ -38,6 +39,9 @@
 
 #ifndef FAKE_ABI_MAJOR
 #define FAKE_ABI_MAJOR BP_PLUGIN_ABI_MAJOR
+#endif
+#ifndef FAKE_VERSION
+#define FAKE_VERSION "0.0.1"
 #endif
 #ifndef FAKE_STRUCT_SIZE
 #define FAKE_STRUCT_SIZE sizeof(bp_plugin_api)
@@ -309,7 +313,7 @@ static bp_status fake_host_address(bp_buffer b, void **address) {
 }
 
 static const bp_plugin_api g_api = {
-    FAKE_STRUCT_SIZE, FAKE_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, 0, FAKE_NAME, "0.0.1", FAKE_PREFIX,
+    FAKE_STRUCT_SIZE, FAKE_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, 0, FAKE_NAME, FAKE_VERSION, FAKE_PREFIX,
     fake_last_error, fake_init, fake_device_count, fake_device_info, NULL, fake_alloc,
     fake_free, fake_write, fake_read, NULL, fake_supports,
 #ifdef FAKE_NULL_EXECUTE

@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "names.hpp"
+#include "text.hpp"
 
 namespace bpcheck {
 
@@ -122,6 +122,12 @@ std::unique_ptr<Plugin> Context::open_reference() {
     return nullptr;
   }
   return ref;
+}
+
+bool Context::open_with_reference(std::unique_ptr<Plugin> *plugin, std::unique_ptr<Plugin> *reference) {
+  *plugin = open_plugin();
+  if (*plugin) *reference = open_reference();
+  return *plugin && *reference;
 }
 
 std::vector<int32_t> Context::devices(Plugin &plugin, bool all_by_default) {

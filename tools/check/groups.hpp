@@ -60,6 +60,9 @@ struct Context {
   std::unique_ptr<Plugin> open_plugin();
   // Opens and starts the reference plugin, or records why it cannot.
   std::unique_ptr<Plugin> open_reference();
+  // Both, for the groups that compare with the reference: false (with the
+  // failure recorded) unless both started.
+  bool open_with_reference(std::unique_ptr<Plugin> *plugin, std::unique_ptr<Plugin> *reference);
   // The devices a group checks: --device when given (if it exists), else
   // all of them when all_by_default, else device 0.
   std::vector<int32_t> devices(Plugin &plugin, bool all_by_default);

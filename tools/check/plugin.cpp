@@ -4,57 +4,11 @@
 
 #include <cstring>
 
-#include "names.hpp"
+#include "plugin_validation.hpp"
+#include "text.hpp"
+#include "vocab.hpp"
 
 namespace bpcheck {
-
-bool valid_backend_name(const char *name) {
-  if (!name) return false;
-  size_t n = std::strlen(name);
-  if (n == 0 || n > 63) return false;
-  for (size_t i = 0; i < n; ++i) {
-    char c = name[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) return false;
-  }
-  return true;
-}
-
-std::string validate_table(const bp_plugin_api *api) {
-  if (!api)
-    return format("bp_plugin_get_api returned NULL (the plugin refused host ABI %d.%d)", BP_PLUGIN_ABI_MAJOR,
-                  BP_PLUGIN_ABI_MINOR);
-  if (api->abi_major != BP_PLUGIN_ABI_MAJOR)
-    return format("ABI major version %u found, this kit needs %d", api->abi_major, BP_PLUGIN_ABI_MAJOR);
-  if (api->struct_size < BP_PLUGIN_API_SIZE_1_0)
-    return format("struct_size %u is smaller than a version 1.0 table (%zu bytes)", api->struct_size,
-                  size_t(BP_PLUGIN_API_SIZE_1_0));
-  if (!valid_backend_name(api->name))
-    return "backend name is missing or not made of [a-z0-9_-] (at most 63 characters)";
-  if (!api->version || !*api->version) return "version string is missing or empty";
-  if (!valid_backend_name(api->device_prefix) || std::strcmp(api->device_prefix, "gpu") == 0 ||
-      std::strcmp(api->device_prefix, "auto") == 0 || std::strcmp(api->device_prefix, "default") == 0)
-    return "device_prefix is missing, malformed or reserved (gpu, auto, default)";
-  struct Required {
-    const void *fn;
-    const char *name;
-  };
-  const Required required[] = {
-      {reinterpret_cast<const void *>(api->last_error), "last_error"},
-      {reinterpret_cast<const void *>(api->init), "init"},
-      {reinterpret_cast<const void *>(api->device_count), "device_count"},
-      {reinterpret_cast<const void *>(api->device_info), "device_info"},
-      {reinterpret_cast<const void *>(api->alloc), "alloc"},
-      {reinterpret_cast<const void *>(api->free), "free"},
-      {reinterpret_cast<const void *>(api->write), "write"},
-      {reinterpret_cast<const void *>(api->read), "read"},
-      {reinterpret_cast<const void *>(api->supports), "supports"},
-      {reinterpret_cast<const void *>(api->execute), "execute"},
-      {reinterpret_cast<const void *>(api->synchronize), "synchronize"},
-  };
-  for (const Required &r : required)
-    if (!r.fn) return std::string("required entry '") + r.name + "' is NULL";
-  return {};
-}
 
 std::unique_ptr<Plugin> Plugin::open(const std::string &path, std::string *problem) {
   void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -69,7 +23,8 @@ std::unique_ptr<Plugin> Plugin::open(const std::string &path, std::string *probl
     return nullptr;
   }
   const bp_plugin_api *api = get(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR);
-  std::string bad = validate_table(api);
+  std::string bad = bp::plugin_validation::validate_plugin_api(api);
+  if (bad.empty()) bad = bp::plugin_validation::conformance_problem(*api);
   if (!bad.empty()) {
     *problem = bad;
     return nullptr;
@@ -79,6 +34,10 @@ std::unique_ptr<Plugin> Plugin::open(const std::string &path, std::string *probl
   p->api_ = api;
   p->path_ = path;
   return p;
+}
+
+std::string Plugin::device_name(int32_t device) const {
+  return std::string(api_->device_prefix) + ":" + std::to_string(device);
 }
 
 std::string Plugin::init() {
@@ -151,12 +110,12 @@ bool Plugin::declares(int32_t device, int32_t op, int32_t dtype, int32_t out_dty
 
 std::vector<Combo> declared_combos(Plugin &plugin, int32_t device) {
   std::vector<Combo> out;
-  for (const OpInfo &info : all_ops())
-    for (int32_t d : all_dtypes())
-      for (int32_t o : all_dtypes()) {
+  for (int32_t op : vocab_ops())
+    for (int32_t d : vocab_dtypes())
+      for (int32_t o : vocab_dtypes()) {
         // Creation ops name their output dtype twice (plugin.h, supports).
-        if (info.family == Family::create && o != d) continue;
-        if (plugin.declares(device, info.op, d, o)) out.push_back({info.op, d, o});
+        if (op_family(op) == BP_OP_FAMILY_CREATE && o != d) continue;
+        if (plugin.declares(device, op, d, o)) out.push_back({op, d, o});
       }
   return out;
 }

@@ -12,14 +12,10 @@
 
 namespace bpcheck {
 
-// What validating a table found: empty when it is usable.
-std::string validate_table(const bp_plugin_api *api);
-bool valid_backend_name(const char *name);
-
 class Plugin {
  public:
   // dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), the entry symbol, the
-  // table for this kit's ABI, and its validation. Returns nullptr with
+  // table for this host's ABI, and its validation (the core's validator). Returns nullptr with
   // *problem set when any of that fails. Does not call init.
   static std::unique_ptr<Plugin> open(const std::string &path, std::string *problem);
 
@@ -32,6 +28,8 @@ class Plugin {
   bool has_copy() const { return api_->copy != nullptr; }
   bool has_host_address() const { return api_->host_address != nullptr; }
   bool has_properties() const { return api_->device_properties != nullptr; }
+  // "<prefix>:<d>", the device's name in messages.
+  std::string device_name(int32_t device) const;
 
   // Held around every call when the plugin is not thread safe (as the core
   // does); a no-op lock otherwise.

@@ -1,15 +1,18 @@
 // L2 numerics: every op and dtype the plugin declares, against the reference
 // backend, on many shapes and layouts, with sentinel bytes around outputs.
-#include <limits.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
 
-#include "cases.hpp"
+#include "case_builders.hpp"
+#include "case_runner.hpp"
 #include "groups.hpp"
-#include "names.hpp"
+#include "judge.hpp"
+#include "text.hpp"
+#include "vocab.hpp"
+#include "paths.hpp"
 
 namespace bpcheck {
 
@@ -41,50 +44,28 @@ class ShortAttrs {
   bp_op_attrs *attrs_ = nullptr;
 };
 
-uint64_t seed_of(const Combo &c) { return uint64_t(c.op) * 1000003u + uint64_t(c.dtype) * 101u + uint64_t(c.out_dtype); }
+const char kShortRefused[] = "execute refused it with the 8-byte bp_op_attrs of an older core";
 
-Outcome run_short(Plugin &plugin, int32_t device, const Case &c, const ShortAttrs &attrs) {
-  Outcome o;
-  BoundCase bound(plugin, device, c);
-  if (!bound.ok()) {
-    o.failure = bound.failure();
-    return o;
-  }
-  bp_status s = bound.execute_raw(attrs.get());
-  if (s != BP_OK) {
-    o.failure = "execute refused it with the 8-byte bp_op_attrs of an older core: " + plugin.describe(s);
-    return o;
-  }
-  std::string e = bound.read_all(&o.storages);
-  if (!e.empty()) {
-    o.failure = "after execute, " + e;
-    return o;
-  }
-  o.ok = true;
-  return o;
-}
+uint64_t seed_of(const Combo &c) { return uint64_t(c.op) * 1000003u + uint64_t(c.dtype) * 101u + uint64_t(c.out_dtype); }
 
 }  // namespace
 
 void group_numerics(Context &ctx) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  auto ref = ctx.open_reference();
-  if (!ref) return;
+  std::unique_ptr<Plugin> plugin, ref;
+  if (!ctx.open_with_reference(&plugin, &ref)) return;
   Plugin &p = *plugin;
   rec.info("reference", ref->path());
   ShortAttrs short_attrs;
   // Checking the reference itself: comparing it with itself proves nothing
   // (its own unit tests pin its values), so each case runs once and is
   // judged for sentinels and untouched inputs only.
-  char a[PATH_MAX], b[PATH_MAX];
-  const bool self = realpath(p.path().c_str(), a) && realpath(ref->path().c_str(), b) && std::strcmp(a, b) == 0;
+  const bool self = real_path(p.path()) == real_path(ref->path());
   if (self) rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes, not compared");
 
   const std::vector<int32_t> devices = ctx.devices(p, false);
   for (int32_t d : devices) {
-    const std::string dn = std::string(p.api().device_prefix) + ":" + std::to_string(d);
+    const std::string dn = p.device_name(d);
     const std::string on = devices.size() > 1 || d != 0 ? " on " + dn : "";
     std::vector<Combo> combos = declared_combos(p, d);
     rec.info("declared", std::to_string(combos.size()));
@@ -124,8 +105,8 @@ void group_numerics(Context &ctx) {
       if (!failed && !cases.empty() && short_attrs.get()) {
         const Case &c = cases[std::min<size_t>(1, cases.size() - 1)];
         rec.begin(name + on + ", case " + c.label + " with an 8-byte bp_op_attrs (reading past it crashes)");
-        Outcome got = run_short(p, d, c, short_attrs);
-        Outcome expected = run_short(*ref, 0, c, short_attrs);
+        Outcome got = run_case(p, d, c, short_attrs.get(), kShortRefused);
+        Outcome expected = run_case(*ref, 0, c, short_attrs.get(), kShortRefused);
         if (expected.ok) {
           std::string verdict = judge(c, got, expected);
           if (!verdict.empty()) {
@@ -141,5 +122,6 @@ void group_numerics(Context &ctx) {
     if (compared == 0) rec.skip("declares nothing that plugin.h defines");
   }
 }
+
 
 }  // namespace bpcheck

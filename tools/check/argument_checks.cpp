@@ -1,209 +1,16 @@
-// L0 load and ABI: the entry symbol, versions, the table, init, and that
-// NULL and invalid arguments are answered with errors instead of crashes.
-#include <dlfcn.h>
-#include <elf.h>
-
+// L0 invalid arguments: NULL pointers, unknown devices, out-of-range
+// offsets, unknown op and dtype numbers and malformed tensors are answered
+// with errors (with a message) instead of crashes.
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
-#include "cases.hpp"
+#include "case_builders.hpp"
+#include "case_runner.hpp"
 #include "groups.hpp"
-#include "names.hpp"
+#include "judge.hpp"
+#include "text.hpp"
+#include "vocab.hpp"
 
 namespace bpcheck {
-
-namespace {
-
-std::string base_name(const std::string &path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Defined, exported symbols of an ELF64 shared object other than the entry
-// symbol; *error is set when the file cannot be read as ELF64.
-std::vector<std::string> extra_exports(const std::string &path, std::string *error) {
-  std::vector<std::string> out;
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (file.size() < sizeof(Elf64_Ehdr) || std::memcmp(file.data(), ELFMAG, SELFMAG) != 0 ||
-      file[EI_CLASS] != ELFCLASS64) {
-    *error = "not an ELF64 file";
-    return out;
-  }
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, file.data(), sizeof eh);
-  if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > file.size()) {
-    *error = "no section headers";
-    return out;
-  }
-  std::vector<Elf64_Shdr> sections(eh.e_shnum);
-  std::memcpy(sections.data(), file.data() + eh.e_shoff, sizeof(Elf64_Shdr) * eh.e_shnum);
-  for (const Elf64_Shdr &sh : sections) {
-    if (sh.sh_type != SHT_DYNSYM || sh.sh_link >= sections.size()) continue;
-    const Elf64_Shdr &strtab = sections[sh.sh_link];
-    if (sh.sh_offset + sh.sh_size > file.size() || strtab.sh_offset + strtab.sh_size > file.size()) break;
-    for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sh.sh_size; off += sizeof(Elf64_Sym)) {
-      Elf64_Sym sym;
-      std::memcpy(&sym, file.data() + sh.sh_offset + off, sizeof sym);
-      const int bind = ELF64_ST_BIND(sym.st_info), type = ELF64_ST_TYPE(sym.st_info);
-      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS) continue;  // imports, version nodes
-      if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) continue;
-      if (ELF64_ST_VISIBILITY(sym.st_other) != STV_DEFAULT && ELF64_ST_VISIBILITY(sym.st_other) != STV_PROTECTED)
-        continue;
-      if (type == STT_SECTION || type == STT_FILE) continue;
-      if (sym.st_name >= strtab.sh_size) continue;
-      std::string name(file.data() + strtab.sh_offset + sym.st_name);
-      if (name == BP_PLUGIN_ENTRY_SYMBOL || name == "_init" || name == "_fini" || name == "_edata" || name == "_end" ||
-          name == "__bss_start")
-        continue;
-      out.push_back(name);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-void group_load(Context &ctx) {
-  Recorder &rec = ctx.rec;
-  const std::string &path = ctx.options.plugin_path;
-  const std::string file = base_name(path);
-  if (file.rfind("libbackplane-", 0) != 0 || file.size() < 17 || file.compare(file.size() - 3, 3, ".so") != 0)
-    rec.note("the core's discovery only loads files named libbackplane-<name>.so; this one is " + file);
-
-  rec.begin("dlopen");
-  void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (!lib) {
-    const char *e = dlerror();
-    rec.fail(std::string("cannot load: ") + (e ? e : "dlopen failed"));
-    return;
-  }
-  rec.pass("loads with dlopen(RTLD_NOW): no unresolved symbols");
-
-  auto get = reinterpret_cast<bp_plugin_get_api_fn>(dlsym(lib, BP_PLUGIN_ENTRY_SYMBOL));
-  if (!get) {
-    rec.fail(std::string("missing entry symbol ") + BP_PLUGIN_ENTRY_SYMBOL);
-    return;
-  }
-  rec.pass(std::string("has the entry symbol ") + BP_PLUGIN_ENTRY_SYMBOL);
-
-  std::string elf_error;
-  std::vector<std::string> extra = extra_exports(path, &elf_error);
-  if (!elf_error.empty()) {
-    rec.note("could not list the exported symbols: " + elf_error);
-  } else if (!extra.empty()) {
-    std::string list;
-    for (size_t i = 0; i < extra.size() && i < 5; ++i) list += (i ? ", " : "") + extra[i];
-    if (extra.size() > 5) list += ", ...";
-    rec.fail(format("exports %zu symbol(s) besides %s (%s): link with the plugin version script "
-                    "(backplane_add_plugin does)",
-                    extra.size(), BP_PLUGIN_ENTRY_SYMBOL, list.c_str()));
-  } else {
-    rec.pass(std::string("exports only ") + BP_PLUGIN_ENTRY_SYMBOL);
-  }
-
-  rec.begin(format("bp_plugin_get_api(%d, %d)", BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR));
-  const bp_plugin_api *api = get(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR);
-  if (!api) {
-    rec.fail(format("bp_plugin_get_api returned NULL (the plugin refused host ABI %d.%d)", BP_PLUGIN_ABI_MAJOR,
-                    BP_PLUGIN_ABI_MINOR));
-    return;
-  }
-  // The first four fields exist in every table of every version.
-  rec.info("abi", format("%u.%u", api->abi_major, api->abi_minor));
-  rec.info("struct_size", std::to_string(api->struct_size));
-  if (api->abi_major != BP_PLUGIN_ABI_MAJOR) {
-    rec.fail(format("ABI major version %u found, this kit needs %d", api->abi_major, BP_PLUGIN_ABI_MAJOR));
-    return;
-  }
-  rec.pass(format("ABI major version %u", api->abi_major));
-  if (api->struct_size < BP_PLUGIN_API_SIZE_1_0) {
-    rec.fail(format("struct_size %u is smaller than a version 1.0 table (%zu bytes)", api->struct_size,
-                    size_t(BP_PLUGIN_API_SIZE_1_0)));
-    return;
-  }
-  rec.pass(format("struct_size %u covers the 1.0 table", api->struct_size));
-  if (api->abi_minor > BP_PLUGIN_ABI_MINOR)
-    rec.note(format("built for ABI %u.%u, newer than this kit's %d.%d: fields past 1.%d are not checked",
-                    api->abi_major, api->abi_minor, BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, BP_PLUGIN_ABI_MINOR));
-
-  std::string problem = validate_table(api);
-  if (!problem.empty()) {
-    rec.fail(problem);
-    return;
-  }
-  rec.pass("name, version, device prefix and every required entry are present");
-  rec.info("name", api->name);
-  rec.info("version", api->version);
-  rec.info("prefix", api->device_prefix);
-  rec.info("thread_safe", (api->flags & BP_PLUGIN_THREAD_SAFE) ? "yes" : "no");
-  std::string optional;
-  if (api->device_properties) optional += " device_properties";
-  if (api->copy) optional += " copy";
-  if (api->host_address) optional += " host_address";
-  rec.info("optional", optional.empty() ? "none" : optional.substr(1));
-  const std::string expected_file = std::string("libbackplane-") + api->name + ".so";
-  if (file != expected_file)
-    rec.note("backend '" + std::string(api->name) + "' is in " + file + "; by convention the file is " + expected_file);
-
-  rec.begin(format("bp_plugin_get_api(%d, 0) from a host of another ABI major", BP_PLUGIN_ABI_MAJOR + 1));
-  const bp_plugin_api *other = get(BP_PLUGIN_ABI_MAJOR + 1, 0);
-  if (other && other->abi_major == BP_PLUGIN_ABI_MAJOR)
-    rec.note(format("answers a host of ABI %d.0 with its %d.x table (allowed: that host checks abi_major)",
-                    BP_PLUGIN_ABI_MAJOR + 1, BP_PLUGIN_ABI_MAJOR));
-  rec.pass("a host of another ABI major gets an answer, not a crash");
-  rec.begin("bp_plugin_get_api again");
-  rec.expect(get(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR) == api, "bp_plugin_get_api returns one table",
-             "bp_plugin_get_api returned a different table on its second call");
-
-  rec.begin("init(NULL, NULL, 0)");
-  bp_status s = api->init(nullptr, nullptr, 0);
-  if (s != BP_OK) {
-    const char *e = api->last_error();
-    rec.fail(std::string("init failed: ") + status_name(s) + ": " + (e && *e ? one_line(e) : "(no message)"));
-    return;
-  }
-  rec.pass("init succeeds");
-  rec.begin("last_error()");
-  rec.expect(api->last_error() != nullptr, "last_error() returns a string", "last_error() returned NULL");
-
-  rec.begin("device_count");
-  int32_t n = -1;
-  const char *why = nullptr;
-  s = api->device_count(&n, &why);
-  if (s != BP_OK) {
-    const char *e = api->last_error();
-    rec.fail(std::string("device_count failed: ") + status_name(s) + ": " + (e ? one_line(e) : ""));
-    return;
-  }
-  if (n < 0) {
-    rec.fail(format("device_count reported %d devices", int(n)));
-    return;
-  }
-  rec.pass(format("device_count: %d", int(n)));
-  rec.info("devices", std::to_string(n));
-  if (n == 0) {
-    std::string reason = why && *why ? one_line(why) : "the plugin gave no reason";
-    rec.info("why_none", reason);
-    rec.note("no devices: " + reason);
-  }
-  // What each device is (for --probe; L1 checks the details).
-  for (int32_t d = 0; d < n && d < 64; ++d) {
-    rec.begin(format("device_info(%d)", int(d)));
-    bp_plugin_device_info info;
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    if (api->device_info(d, &info) != BP_OK) continue;
-    info.model[sizeof info.model - 1] = 0;
-    const char *kind = info.kind == BP_DEVICE_CPU ? "cpu" : info.kind == BP_DEVICE_GPU ? "gpu"
-                       : info.kind == BP_DEVICE_ACCELERATOR ? "accelerator" : "unknown kind";
-    std::string text = format("%s:%d  %s  %s", api->device_prefix, int(d), kind, info.model);
-    if (info.memory_total) text += format("  %.1f GiB", double(info.memory_total) / double(1u << 30));
-    rec.info("device", text);
-  }
-}
 
 void group_arguments(Context &ctx) {
   Recorder &rec = ctx.rec;
@@ -357,7 +164,7 @@ void group_arguments(Context &ctx) {
   }
   Combo pick = declared.front();
   for (const Combo &c : declared)
-    if (find_op(c.op)->family == Family::create) {
+    if (op_family(c.op) == BP_OP_FAMILY_CREATE) {
       pick = c;
       break;
     }
@@ -423,5 +230,6 @@ void group_arguments(Context &ctx) {
     break;
   }
 }
+
 
 }  // namespace bpcheck

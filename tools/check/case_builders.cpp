@@ -1,0 +1,402 @@
+#include "case_builders.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "text.hpp"
+#include "values.hpp"
+#include "views.hpp"
+#include "vocab.hpp"
+
+namespace bpcheck {
+
+namespace {
+
+struct Builder {
+  int32_t op, dtype, out_dtype;
+  std::mt19937_64 rng;
+  std::vector<Case> cases;
+
+  Builder(int32_t op_, int32_t dtype_, int32_t out_, uint64_t seed) : op(op_), dtype(dtype_), out_dtype(out_), rng(seed) {}
+
+  Case &start(const std::string &label) {
+    cases.emplace_back();
+    Case &c = cases.back();
+    c.label = label;
+    c.op = op;
+    std::memset(&c.attrs, 0, sizeof c.attrs);
+    c.attrs.struct_size = sizeof c.attrs;
+    return c;
+  }
+
+  ViewDesc input(Case &c, int index, int32_t dt, const Shape &shape, LayoutSpec layout) {
+    ViewDesc v = add_view(c, dt, shape, layout, false);
+    fill_random(c, v, rng, domain_for(op, index, dt, out_dtype));
+    return v;
+  }
+};
+
+std::string label(const char *what, const Shape &shape) {
+  std::string s = what;
+  if (!s.empty()) s += " ";
+  return s + shape_text(int32_t(shape.size()), shape.data());
+}
+
+struct ShapeCase {
+  const char *what;
+  Shape shape;
+};
+
+const std::vector<ShapeCase> &basic_shapes() {
+  static const std::vector<ShapeCase> s = {
+      {"rank 0", {}}, {"rank 1", {17}}, {"rank 2", {5, 7}}, {"rank 3", {2, 3, 4}}, {"rank 4", {2, 3, 2, 5}}, {"empty", {0, 3}},
+  };
+  return s;
+}
+// Large enough for every thread of a backend (300 000 elements); the
+// secondary large cases use a third of that.
+const Shape kLarge = {600, 500};
+const Shape kLargeish = {400, 250};
+
+// Scalar operands by op and dtype: (rhs, lhs).
+std::pair<double, double> scalars(int32_t op, int32_t dtype) {
+  if (is_bool(dtype)) return {1.0, 0.0};
+  if (is_float(dtype)) {
+    if (op == BP_OP_POW) return {2.0, 1.5};
+    if (op == BP_OP_DIV) return {4.0, 3.0};
+    return {2.5, -0.75};
+  }
+  if (op == BP_OP_POW) return {3.0, 2.0};
+  return {3.0, -7.0};
+}
+
+// Binary ops and comparisons.
+void binary_cases(Builder &b) {
+  const bool compare = op_family(b.op) == BP_OP_FAMILY_COMPARE;
+  auto two = [&](const char *what, const Shape &shape, LayoutSpec l0, LayoutSpec l1, LayoutSpec lo) {
+    Case &c = b.start(label(what, shape));
+    c.inputs.push_back(b.input(c, 0, b.dtype, shape, l0));
+    c.inputs.push_back(b.input(c, 1, b.dtype, shape, l1));
+    c.output = add_view(c, b.out_dtype, shape, lo, true);
+  };
+  for (const ShapeCase &s : basic_shapes()) two(s.what, s.shape, dense(), dense(), dense());
+  two("broadcast", {4, 6}, broadcast(1), broadcast(0), dense());
+  two("transposed", {6, 5}, transposed(), transposed(), dense());
+  two("strided output", {3, 8}, dense(), dense(), stepped());
+  if (!compare) {
+    Case &c = b.start(label("in place", {7, 9}));
+    ViewDesc x = add_view(c, b.dtype, {7, 9}, dense(), true);
+    fill_random(c, x, b.rng, domain_for(b.op, 0, b.dtype, b.out_dtype));
+    c.inputs.push_back(x);
+    c.inputs.push_back(b.input(c, 1, b.dtype, {7, 9}, dense()));
+    c.output = x;
+  }
+  two("large", kLarge, dense(), dense(), dense());
+  const auto sv = scalars(b.op, b.dtype);
+  auto scalar = [&](const char *what, const Shape &shape, int32_t mode, double value) {
+    Case &c = b.start(label(what, shape));
+    c.attrs.scalar_mode = mode;
+    c.attrs.scalar = value;
+    // The tensor operand plays input 0 (rhs mode) or input 1 (lhs mode).
+    c.inputs.push_back(b.input(c, mode == BP_SCALAR_RHS ? 0 : 1, b.dtype, shape, dense()));
+    c.output = add_view(c, b.out_dtype, shape, dense(), true);
+  };
+  scalar("scalar rhs", {5, 7}, BP_SCALAR_RHS, sv.first);
+  scalar("scalar lhs", {5, 7}, BP_SCALAR_LHS, sv.second);
+  scalar("scalar rhs large", kLargeish, BP_SCALAR_RHS, sv.first);
+  if (specials_apply(b.op, b.dtype, b.out_dtype)) {
+    const std::vector<Val> sp = specials_for(b.op, b.dtype);
+    const int64_t n = int64_t(sp.size());
+    Case &c = b.start(label("special values", {n, n}));
+    ViewDesc a = add_view(c, b.dtype, {n, n}, broadcast(1), false);
+    fill(c, a, [&](const int64_t *idx, int64_t) { return sp[size_t(idx[0])]; });
+    ViewDesc y = add_view(c, b.dtype, {n, n}, broadcast(0), false);
+    fill(c, y, [&](const int64_t *idx, int64_t) { return sp[size_t(idx[1])]; });
+    c.inputs = {a, y};
+    c.output = add_view(c, b.out_dtype, {n, n}, dense(), true);
+  }
+  if (is_integer(b.dtype) && (b.op == BP_OP_ADD || b.op == BP_OP_SUB || b.op == BP_OP_MUL)) {
+    Case &c = b.start(label("wrapping", {5, 7}));
+    for (int i = 0; i < 2; ++i) {
+      ViewDesc v = add_view(c, b.dtype, {5, 7}, dense(), false);
+      fill_random(c, v, b.rng, {Domain::full, 0, 0});
+      c.inputs.push_back(v);
+    }
+    c.output = add_view(c, b.out_dtype, {5, 7}, dense(), true);
+  }
+}
+
+void where_cases(Builder &b) {
+  auto three = [&](const char *what, const Shape &shape, LayoutSpec lc, LayoutSpec la, LayoutSpec lb, LayoutSpec lo) {
+    Case &c = b.start(label(what, shape));
+    c.inputs.push_back(b.input(c, 0, BP_BOOL, shape, lc));
+    c.inputs.push_back(b.input(c, 1, b.dtype, shape, la));
+    c.inputs.push_back(b.input(c, 2, b.dtype, shape, lb));
+    c.output = add_view(c, b.out_dtype, shape, lo, true);
+  };
+  for (const ShapeCase &s : basic_shapes()) three(s.what, s.shape, dense(), dense(), dense(), dense());
+  three("broadcast", {4, 6}, broadcast(0), broadcast(1), dense(), dense());
+  three("transposed", {6, 5}, transposed(), transposed(), transposed(), dense());
+  three("strided output", {3, 8}, dense(), dense(), dense(), stepped());
+  three("large", kLarge, dense(), dense(), dense(), dense());
+  {
+    Case &c = b.start(label("in place", {7, 9}));
+    c.inputs.push_back(b.input(c, 0, BP_BOOL, {7, 9}, dense()));
+    ViewDesc x = add_view(c, b.dtype, {7, 9}, dense(), true);
+    fill_random(c, x, b.rng, domain_for(b.op, 1, b.dtype, b.out_dtype));
+    c.inputs.push_back(x);
+    c.inputs.push_back(b.input(c, 2, b.dtype, {7, 9}, dense()));
+    c.output = x;
+  }
+  {
+    const std::vector<Val> sp = specials_for(b.op, b.dtype);
+    const int64_t n = int64_t(sp.size());
+    Case &c = b.start(label("special values", {n}));
+    c.inputs.push_back(b.input(c, 0, BP_BOOL, {n}, dense()));
+    ViewDesc x = add_view(c, b.dtype, {n}, dense(), false);
+    fill(c, x, [&](const int64_t *, int64_t i) { return sp[size_t(i)]; });
+    ViewDesc y = add_view(c, b.dtype, {n}, dense(), false);
+    fill(c, y, [&](const int64_t *, int64_t i) { return sp[size_t(n - 1 - i)]; });
+    c.inputs.push_back(x);
+    c.inputs.push_back(y);
+    c.output = add_view(c, b.out_dtype, {n}, dense(), true);
+  }
+}
+
+// Unary ops and COPY.
+void unary_cases(Builder &b) {
+  auto one = [&](const char *what, const Shape &shape, LayoutSpec li, LayoutSpec lo) {
+    Case &c = b.start(label(what, shape));
+    c.inputs.push_back(b.input(c, 0, b.dtype, shape, li));
+    c.output = add_view(c, b.out_dtype, shape, lo, true);
+  };
+  for (const ShapeCase &s : basic_shapes()) one(s.what, s.shape, dense(), dense());
+  one("broadcast", {4, 6}, broadcast(0), dense());
+  one("transposed", {6, 5}, transposed(), dense());
+  one("strided output", {3, 8}, dense(), stepped());
+  one("transposed output", {6, 5}, dense(), transposed());
+  if (b.dtype == b.out_dtype) {
+    Case &c = b.start(label("in place", {7, 9}));
+    ViewDesc x = add_view(c, b.dtype, {7, 9}, dense(), true);
+    fill_random(c, x, b.rng, domain_for(b.op, 0, b.dtype, b.out_dtype));
+    c.inputs.push_back(x);
+    c.output = x;
+  }
+  one("large", kLarge, dense(), dense());
+  if (specials_apply(b.op, b.dtype, b.out_dtype)) {
+    const std::vector<Val> sp = specials_for(b.op, b.dtype);
+    const int64_t n = int64_t(sp.size());
+    Case &c = b.start(label("special values", {n}));
+    ViewDesc x = add_view(c, b.dtype, {n}, dense(), false);
+    fill(c, x, [&](const int64_t *, int64_t i) { return sp[size_t(i)]; });
+    c.inputs.push_back(x);
+    c.output = add_view(c, b.out_dtype, {n}, dense(), true);
+  }
+}
+
+void reduce_cases(Builder &b) {
+  const bool empty_set_ok = b.op == BP_OP_SUM || b.op == BP_OP_MEAN || b.op == BP_OP_NORM;
+  auto red = [&](const char *what, const Shape &in, const Shape &out, LayoutSpec li) {
+    Case &c = b.start(std::string(what) + (*what ? " " : "") + shape_text(int32_t(in.size()), in.data()) + " -> " +
+                      shape_text(int32_t(out.size()), out.data()));
+    c.inputs.push_back(b.input(c, 0, b.dtype, in, li));
+    c.output = add_view(c, b.out_dtype, out, dense(), true);
+  };
+  red("", {17}, {1}, dense());
+  red("", {5, 7}, {1, 7}, dense());
+  red("", {5, 7}, {5, 1}, dense());
+  red("", {5, 7}, {1, 1}, dense());
+  red("", {2, 3, 4}, {2, 1, 4}, dense());
+  red("", {2, 3, 2, 5}, {1, 3, 1, 5}, dense());
+  red("rank 0", {}, {}, dense());
+  red("transposed", {6, 5}, {1, 5}, transposed());
+  red("transposed", {6, 5}, {6, 1}, transposed());
+  red("broadcast", {4, 6}, {1, 6}, broadcast(0));
+  red("broadcast", {4, 6}, {4, 1}, broadcast(0));
+  red("empty", {0, 3}, {0, 1}, dense());
+  if (empty_set_ok) red("empty", {0, 3}, {1, 3}, dense());
+  red("large", {300000}, {1}, dense());
+  red("large", kLargeish, {400, 1}, dense());
+  red("large", kLargeish, {1, 250}, dense());
+  if (specials_apply(b.op, b.dtype, b.out_dtype)) {
+    const std::vector<Val> sp = specials_for(b.op, b.dtype);
+    const int64_t n = int64_t(sp.size());
+    // Each special alone among ordinary values, so a NaN or an extreme value
+    // meets the others in every position of the walk.
+    Case &c = b.start(label("special values", {n, 5}) + " -> [" + std::to_string(n) + ", 1]");
+    ViewDesc x = add_view(c, b.dtype, {n, 5}, dense(), false);
+    std::mt19937_64 &rng = b.rng;
+    const Domain dom = domain_for(b.op, 0, b.dtype, b.out_dtype);
+    fill(c, x, [&](const int64_t *idx, int64_t) {
+      return idx[1] == (idx[0] % 5) ? sp[size_t(idx[0])] : draw(rng, b.dtype, dom);
+    });
+    c.inputs.push_back(x);
+    c.output = add_view(c, b.out_dtype, {n, 1}, dense(), true);
+    Case &d = b.start(label("special values", {n}) + " -> [1]");
+    ViewDesc y = add_view(d, b.dtype, {n}, dense(), false);
+    fill(d, y, [&](const int64_t *, int64_t i) { return sp[size_t(i)]; });
+    d.inputs.push_back(y);
+    d.output = add_view(d, b.out_dtype, {1}, dense(), true);
+  }
+}
+
+void matmul_cases(Builder &b) {
+  auto mm = [&](const char *what, const Shape &sa, const Shape &sb, LayoutSpec la, LayoutSpec lb) {
+    Shape so = sa;
+    so.back() = sb.back();
+    Case &c = b.start(std::string(what) + (*what ? " " : "") + shape_text(int32_t(sa.size()), sa.data()) + " @ " +
+                      shape_text(int32_t(sb.size()), sb.data()));
+    c.inputs.push_back(b.input(c, 0, b.dtype, sa, la));
+    c.inputs.push_back(b.input(c, 1, b.dtype, sb, lb));
+    c.output = add_view(c, b.out_dtype, so, dense(), true);
+  };
+  mm("", {3, 4}, {4, 5}, dense(), dense());
+  mm("", {1, 1}, {1, 1}, dense(), dense());
+  mm("", {2, 3, 4}, {2, 4, 5}, dense(), dense());
+  mm("", {2, 2, 3, 4}, {2, 2, 4, 5}, dense(), dense());
+  mm("transposed b", {4, 6}, {6, 5}, dense(), transposed());
+  mm("transposed a", {4, 6}, {6, 5}, transposed(), dense());
+  mm("broadcast batch", {3, 2, 4}, {3, 4, 5}, dense(), broadcast(0));
+  mm("K = 0", {3, 0}, {0, 4}, dense(), dense());
+  mm("M = 0", {0, 4}, {4, 3}, dense(), dense());
+  mm("large", {96, 128}, {128, 80}, dense(), dense());
+}
+
+void create_cases(Builder &b) {
+  struct Attrs {
+    double scalar, scalar2;
+    uint64_t seed;
+  };
+  Attrs first{}, second{};
+  switch (b.op) {
+    case BP_OP_FILL:
+      if (is_float(b.dtype)) first = {3.25, 0, 0}, second = {-1.5, 0, 0};
+      else if (is_bool(b.dtype)) first = {1, 0, 0}, second = {2.5, 0, 0};
+      else first = {-7, 0, 0}, second = {42.9, 0, 0};
+      break;
+    case BP_OP_ARANGE:
+      if (is_float(b.dtype)) first = {-3, 0.5, 0}, second = {10, -0.25, 0};
+      else first = {-5, 3, 0}, second = {100, -7, 0};
+      break;
+    case BP_OP_RANDOM_UNIFORM: first = {-2, 3, 12345}, second = {0, 1, 99}; break;
+    case BP_OP_RANDOM_NORMAL: first = {1, 2, 777}, second = {0, 1, 4242}; break;
+    default: break;
+  }
+  auto make = [&](const char *what, const Shape &shape, LayoutSpec lo, const Attrs &a) {
+    Case &c = b.start(label(what, shape));
+    c.attrs.scalar = a.scalar;
+    c.attrs.scalar2 = a.scalar2;
+    c.attrs.seed = a.seed;
+    if (b.op == BP_OP_RANDOM_UNIFORM) c.scale_floor = std::max(std::fabs(a.scalar), std::fabs(a.scalar2));
+    if (b.op == BP_OP_RANDOM_NORMAL) c.scale_floor = std::fabs(a.scalar) + 3 * std::fabs(a.scalar2);
+    c.output = add_view(c, b.out_dtype, shape, lo, true);
+  };
+  for (const ShapeCase &s : basic_shapes()) make(s.what, s.shape, dense(), first);
+  make("strided output", {3, 8}, stepped(), first);
+  make("transposed output", {6, 5}, transposed(), first);
+  make("other attributes", {17}, dense(), second);
+  make("large", kLarge, dense(), first);
+}
+
+
+}  // namespace
+
+std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint64_t seed) {
+  Builder b(op, dtype, out_dtype, seed);
+  switch (op_family(op)) {
+    case BP_OP_FAMILY_BINARY: case BP_OP_FAMILY_COMPARE: binary_cases(b); break;
+    case BP_OP_FAMILY_WHERE: where_cases(b); break;
+    case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_COPY: unary_cases(b); break;
+    case BP_OP_FAMILY_REDUCE: reduce_cases(b); break;
+    case BP_OP_FAMILY_MATMUL: matmul_cases(b); break;
+    case BP_OP_FAMILY_CREATE: create_cases(b); break;
+    default: break;  // a family this kit does not know yet: no cases
+  }
+  return std::move(b.cases);
+}
+
+std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint64_t seed,
+                                   const std::vector<std::vector<int64_t>> &shapes) {
+  Builder b(op, dtype, out_dtype, seed);
+  const int32_t family = op_family(op);
+  if (family == 0) return {};
+  for (const Shape &shape : shapes) {
+    Case &c = b.start(label("", shape));
+    switch (family) {
+      case BP_OP_FAMILY_BINARY: case BP_OP_FAMILY_COMPARE:
+        c.inputs.push_back(b.input(c, 0, dtype, shape, dense()));
+        c.inputs.push_back(b.input(c, 1, dtype, shape, dense()));
+        c.output = add_view(c, out_dtype, shape, dense(), true);
+        break;
+      case BP_OP_FAMILY_WHERE:
+        c.inputs.push_back(b.input(c, 0, BP_BOOL, shape, dense()));
+        c.inputs.push_back(b.input(c, 1, dtype, shape, dense()));
+        c.inputs.push_back(b.input(c, 2, dtype, shape, dense()));
+        c.output = add_view(c, out_dtype, shape, dense(), true);
+        break;
+      case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_COPY:
+        c.inputs.push_back(b.input(c, 0, dtype, shape, dense()));
+        c.output = add_view(c, out_dtype, shape, dense(), true);
+        break;
+      case BP_OP_FAMILY_REDUCE: {
+        c.inputs.push_back(b.input(c, 0, dtype, shape, dense()));
+        Shape out = shape;
+        if (!out.empty()) out.back() = 1;
+        c.output = add_view(c, out_dtype, out, dense(), true);
+        break;
+      }
+      case BP_OP_FAMILY_MATMUL: {
+        // shape = [M, K]: a [M, K] @ b [K, M]
+        Shape sb = {shape.size() > 1 ? shape[1] : 1, shape[0]};
+        Shape sa = {shape[0], sb[0]};
+        c.inputs.push_back(b.input(c, 0, dtype, sa, dense()));
+        c.inputs.push_back(b.input(c, 1, dtype, sb, dense()));
+        c.output = add_view(c, out_dtype, {sa[0], sb[1]}, dense(), true);
+        break;
+      }
+      case BP_OP_FAMILY_CREATE:
+        c.attrs.scalar = op == BP_OP_RANDOM_NORMAL ? 0 : 1.0;
+        c.attrs.scalar2 = 1.0;
+        c.attrs.seed = 7;
+        c.scale_floor = 3;
+        c.output = add_view(c, out_dtype, shape, dense(), true);
+        break;
+      default: break;
+    }
+  }
+  return std::move(b.cases);
+}
+
+std::vector<std::vector<int64_t>> small_shapes_for(int32_t op) {
+  if (op_family(op) == BP_OP_FAMILY_MATMUL) return {{8, 16}, {64, 64}};
+  return {{5, 7}, {64, 1000}};
+}
+
+bool can_chain(int32_t op, int32_t dtype, int32_t out_dtype) {
+  const int32_t family = op_family(op);
+  if (dtype != out_dtype) return false;
+  return family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_UNARY || family == BP_OP_FAMILY_COPY;
+}
+
+Case make_chain_case(int32_t op, int32_t dtype, int32_t out_dtype, uint64_t seed, const std::vector<int64_t> &shape) {
+  Builder b(op, dtype, out_dtype, seed);
+  Case &c = b.start(label("in place", shape));
+  ViewDesc x = add_view(c, dtype, shape, dense(), true);
+  fill_random(c, x, b.rng, domain_for(op, 0, dtype, out_dtype));
+  c.inputs.push_back(x);
+  if (op_family(op) == BP_OP_FAMILY_BINARY) {
+    ViewDesc y = add_view(c, dtype, shape, dense(), false);
+    // Small steps keep a long chain of x = x op y finite.
+    Domain dom = domain_for(op, 1, dtype, out_dtype);
+    if (op == BP_OP_MUL || op == BP_OP_DIV) dom = is_float(dtype) ? Domain{Domain::uniform, 0.9, 1.1} : Domain{Domain::ints, 1, 1};
+    if (op == BP_OP_POW) dom = is_float(dtype) ? Domain{Domain::uniform, 0.9, 1.1} : Domain{Domain::ints, 1, 1};
+    fill_random(c, y, b.rng, dom);
+    c.inputs.push_back(y);
+  }
+  c.output = x;
+  return std::move(c);
+}
+
+
+}  // namespace bpcheck

@@ -1,0 +1,118 @@
+#include "case_runner.hpp"
+
+#include <cstring>
+
+#include "text.hpp"
+
+namespace bpcheck {
+
+BoundCase::BoundCase(Plugin &plugin, int32_t device, const Case &c) : plugin_(plugin), device_(device), case_(c) {
+  buffers_.assign(c.storages.size(), nullptr);
+  for (size_t i = 0; i < c.storages.size(); ++i) {
+    bp_buffer b = nullptr;
+    bp_status s = plugin.alloc(device, c.storages[i].size(), &b);
+    if (s != BP_OK) {
+      failure_ = format("alloc of %zu bytes failed: ", c.storages[i].size()) + plugin.describe(s);
+      return;
+    }
+    buffers_[i] = b;
+    if (!c.storages[i].empty()) {
+      s = plugin.write(b, 0, c.storages[i].data(), c.storages[i].size());
+      if (s != BP_OK) {
+        failure_ = format("write of %zu bytes failed: ", c.storages[i].size()) + plugin.describe(s);
+        return;
+      }
+    }
+  }
+}
+
+BoundCase::~BoundCase() {
+  for (bp_buffer b : buffers_)
+    if (b) plugin_.free(b);
+}
+
+bp_status BoundCase::free_storage(int storage) {
+  bp_buffer &b = buffers_[size_t(storage)];
+  bp_status s = plugin_.free(b);
+  b = nullptr;
+  return s;
+}
+
+bp_plugin_tensor BoundCase::tensor(const ViewDesc &v) const {
+  bp_plugin_tensor t;
+  std::memset(&t, 0, sizeof t);
+  t.buffer = buffers_[size_t(v.storage)];
+  t.offset = v.offset;
+  t.dtype = v.dtype;
+  t.rank = v.rank;
+  for (int d = 0; d < v.rank; ++d) {
+    t.shape[d] = v.shape[d];
+    t.strides[d] = v.strides[d];
+  }
+  return t;
+}
+
+bp_status BoundCase::execute() { return execute_raw(&case_.attrs); }
+
+bp_status BoundCase::execute(const bp_op_attrs &attrs) { return execute_raw(&attrs); }
+
+bp_status BoundCase::execute_raw(const bp_op_attrs *attrs) {
+  bp_plugin_tensor inputs[3];
+  for (size_t i = 0; i < case_.inputs.size() && i < 3; ++i) inputs[i] = tensor(case_.inputs[i]);
+  bp_plugin_tensor output = tensor(case_.output);
+  return plugin_.execute(device_, case_.op, attrs, case_.inputs.empty() ? nullptr : inputs,
+                         int32_t(case_.inputs.size()), &output);
+}
+
+std::string BoundCase::read_storage(int storage, std::vector<uint8_t> *out) {
+  out->assign(case_.storages[size_t(storage)].size(), 0);
+  if (out->empty()) return {};
+  bp_status s = plugin_.read(buffers_[size_t(storage)], 0, out->data(), out->size());
+  if (s != BP_OK) return format("read of %zu bytes failed: ", out->size()) + plugin_.describe(s);
+  return {};
+}
+
+std::string BoundCase::write_storage(int storage, const std::vector<uint8_t> &bytes) {
+  if (bytes.empty()) return {};
+  bp_status s = plugin_.write(buffers_[size_t(storage)], 0, bytes.data(), bytes.size());
+  if (s != BP_OK) return format("write of %zu bytes failed: ", bytes.size()) + plugin_.describe(s);
+  return {};
+}
+
+std::string BoundCase::read_all(std::vector<std::vector<uint8_t>> *out) {
+  out->resize(case_.storages.size());
+  for (size_t i = 0; i < case_.storages.size(); ++i) {
+    if (!buffers_[i]) continue;
+    std::string e = read_storage(int(i), &(*out)[i]);
+    if (!e.empty()) return e;
+  }
+  return {};
+}
+
+Outcome BoundCase::execute_and_read(const bp_op_attrs *attrs, const char *refused) {
+  Outcome o;
+  bp_status s = execute_raw(attrs ? attrs : &case_.attrs);
+  if (s != BP_OK) {
+    o.failure = std::string(refused) + ": " + plugin_.describe(s);
+    return o;
+  }
+  std::string e = read_all(&o.storages);
+  if (!e.empty()) {
+    o.failure = "after execute, " + e;
+    return o;
+  }
+  o.ok = true;
+  return o;
+}
+
+Outcome run_case(Plugin &plugin, int32_t device, const Case &c, const bp_op_attrs *attrs, const char *refused) {
+  BoundCase bound(plugin, device, c);
+  if (!bound.ok()) {
+    Outcome o;
+    o.failure = bound.failure();
+    return o;
+  }
+  return bound.execute_and_read(attrs, refused);
+}
+
+}  // namespace bpcheck

@@ -1,0 +1,204 @@
+#include "judge.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+
+#include "text.hpp"
+#include "values.hpp"
+#include "views.hpp"
+#include "vocab.hpp"
+
+namespace bpcheck {
+
+namespace {
+
+enum class TolClass { exact, arith, trans, accum };
+
+// By operator where it differs from its family's default (an operator the
+// vocabulary gains gets the tolerance of its family).
+TolClass tol_class(int32_t op) {
+  switch (op) {
+    case BP_OP_MAXIMUM: case BP_OP_MINIMUM: case BP_OP_NEG: case BP_OP_ABS: case BP_OP_RELU: case BP_OP_MAX:
+    case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_FILL:
+      return TolClass::exact;
+    case BP_OP_ARANGE: case BP_OP_RANDOM_UNIFORM: return TolClass::arith;
+    case BP_OP_POW: return TolClass::trans;
+    default: break;
+  }
+  switch (op_family(op)) {
+    case BP_OP_FAMILY_BINARY: return TolClass::arith;
+    case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_CREATE: return TolClass::trans;
+    case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: return TolClass::accum;
+    default: return TolClass::exact;
+  }
+}
+
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+
+Tolerance tolerance(int32_t op, int32_t dtype) {
+  const bool f32 = bp_vocab_dtype_size(dtype) <= 4;  // single precision or less
+  switch (tol_class(op)) {
+    case TolClass::exact: return {0, 0};
+    case TolClass::arith: return f32 ? Tolerance{1e-5, 1e-30} : Tolerance{1e-12, 1e-300};
+    case TolClass::trans: return f32 ? Tolerance{2e-5, 1e-7} : Tolerance{1e-12, 1e-14};
+    case TolClass::accum: return f32 ? Tolerance{5e-5, 1e-6} : Tolerance{1e-11, 1e-13};
+  }
+  return {};
+}
+
+// Sum of the magnitudes of the terms behind each output element of a SUM,
+// MEAN or MATMUL (by C-order position): the scale their rounding error
+// grows with.
+std::vector<double> accum_scale(const Case &c) {
+  std::vector<double> scale(size_t(numel(c.output)), 0.0);
+  if (c.op == BP_OP_SUM || c.op == BP_OP_MEAN) {
+    const ViewDesc &in = c.inputs[0];
+    const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
+    std::vector<int64_t> count(scale.size(), 0);
+    for_each_index(in, [&](const int64_t *idx, int64_t) {
+      int64_t oidx[BP_MAX_RANK] = {0};
+      for (int d = 0; d < in.rank; ++d) oidx[d] = c.output.shape[d] == 1 ? 0 : idx[d];
+      const size_t pos = size_t(c_position(c.output, oidx));
+      scale[pos] += std::fabs(load_double(in.dtype, s.data() + byte_at(in, idx)));
+      ++count[pos];
+    });
+    if (c.op == BP_OP_MEAN)
+      for (size_t i = 0; i < scale.size(); ++i)
+        if (count[i]) scale[i] /= double(count[i]);
+  } else if (c.op == BP_OP_MATMUL) {
+    const ViewDesc &a = c.inputs[0], &b = c.inputs[1];
+    const std::vector<uint8_t> &sa = c.storages[size_t(a.storage)], &sb = c.storages[size_t(b.storage)];
+    const int r = c.output.rank;
+    const int64_t K = a.shape[r - 1];
+    for_each_index(c.output, [&](const int64_t *idx, int64_t pos) {
+      int64_t ia[BP_MAX_RANK], ib[BP_MAX_RANK];
+      std::memcpy(ia, idx, sizeof(int64_t) * size_t(r));
+      std::memcpy(ib, idx, sizeof(int64_t) * size_t(r));
+      double sum = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        ia[r - 1] = k;
+        ib[r - 2] = k;
+        sum += std::fabs(load_double(a.dtype, sa.data() + byte_at(a, ia))) *
+               std::fabs(load_double(b.dtype, sb.data() + byte_at(b, ib)));
+      }
+      scale[size_t(pos)] = sum;
+    });
+  }
+  return scale;
+}
+
+}  // namespace
+
+std::string check_sentinels(const Case &c, const std::vector<uint8_t> &after) {
+  const ViewDesc &v = c.output;
+  const std::vector<uint8_t> &before = c.storages[size_t(v.storage)];
+  if (after.size() != before.size()) return "read back a different number of bytes";
+  const int64_t esize = bp_vocab_dtype_size(v.dtype);
+  std::vector<uint8_t> mask(before.size(), 0);
+  uint64_t first = v.offset, end = v.offset;
+  bool any = false;
+  for_each_index(v, [&](const int64_t *idx, int64_t) {
+    uint64_t at = byte_at(v, idx);
+    std::memset(mask.data() + at, 1, size_t(esize));
+    if (!any || at < first) first = at;
+    if (!any || at + uint64_t(esize) > end) end = at + uint64_t(esize);
+    any = true;
+  });
+  int64_t lo_before = -1, hi_before = -1, lo_after = -1, hi_after = -1, gaps = 0, first_gap = -1;
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (mask[i] || after[i] == before[i]) continue;
+    if (i < first) {
+      int64_t dist = int64_t(first - i);
+      if (lo_before < 0 || dist < lo_before) lo_before = dist;
+      if (dist > hi_before) hi_before = dist;
+    } else if (i >= end) {
+      int64_t dist = int64_t(i - end);
+      if (lo_after < 0) lo_after = dist;
+      hi_after = dist;
+    } else {
+      if (first_gap < 0) first_gap = int64_t(i - first);
+      ++gaps;
+    }
+  }
+  std::string out;
+  if (lo_after >= 0)
+    out = format("wrote past the end of its output (sentinel bytes %" PRId64 "..%" PRId64
+                 " after its last element were overwritten)",
+                 lo_after, hi_after);
+  else if (lo_before >= 0)
+    out = format("wrote before the start of its output (sentinel bytes %" PRId64 "..%" PRId64
+                 " before its first element were overwritten)",
+                 lo_before, hi_before);
+  else if (gaps > 0)
+    out = format("wrote between the elements of its strided output (sentinel: %" PRId64
+                 " gap bytes overwritten, the first %" PRId64 " bytes after its first element)",
+                 gaps, first_gap);
+  return out;
+}
+
+std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<uint8_t>> &after) {
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    int s = c.inputs[i].storage;
+    if (s == c.output.storage || size_t(s) >= after.size()) continue;
+    const std::vector<uint8_t> &a = after[size_t(s)], &b = c.storages[size_t(s)];
+    if (a.size() != b.size() || a.empty()) continue;
+    auto diff = std::mismatch(a.begin(), a.end(), b.begin());
+    if (diff.first != a.end())
+      return format("modified its input %zu (byte %td of its buffer changed)", i, diff.first - a.begin());
+  }
+  return {};
+}
+
+std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected) {
+  const ViewDesc &v = c.output;
+  const int32_t dtype = v.dtype;
+  const Tolerance tol = tolerance(c.op, dtype);
+  std::vector<double> scale;
+  if (is_float(dtype) && (c.op == BP_OP_SUM || c.op == BP_OP_MEAN || c.op == BP_OP_MATMUL)) scale = accum_scale(c);
+  int64_t bad = 0;
+  std::string first;
+  for_each_index(v, [&](const int64_t *idx, int64_t pos) {
+    const uint64_t at = byte_at(v, idx);
+    const uint8_t *g = got.data() + at, *e = expected.data() + at;
+    bool ok;
+    if (!is_float(dtype)) {
+      ok = std::memcmp(g, e, size_t(bp_vocab_dtype_size(dtype))) == 0;
+    } else {
+      const double x = load_double(dtype, g), r = load_double(dtype, e);
+      if (std::isnan(r))
+        ok = std::isnan(x);
+      else if (std::isinf(r) || std::isinf(x) || std::isnan(x))
+        ok = x == r;
+      else {
+        double ref_scale = std::max(std::fabs(r), c.scale_floor);
+        if (!scale.empty()) ref_scale = std::max(ref_scale, scale[size_t(pos)]);
+        ok = std::fabs(x - r) <= tol.atol + tol.rtol * ref_scale;
+      }
+    }
+    if (!ok) {
+      if (bad == 0)
+        first = "at " + shape_text(v.rank, idx) + " it gives " + value_text(dtype, g) + " where the reference gives " +
+                value_text(dtype, e);
+      ++bad;
+    }
+  });
+  if (bad == 0) return {};
+  return "computes wrong values: " + first +
+         format(" (%" PRId64 " of %" PRId64 " elements differ)", bad, numel(v));
+}
+
+std::string judge(const Case &c, const Outcome &got, const Outcome &expected) {
+  if (!got.ok) return got.failure;
+  const std::vector<uint8_t> &out = got.storages[size_t(c.output.storage)];
+  std::string s = check_sentinels(c, out);
+  if (!s.empty()) return s;
+  s = check_inputs_untouched(c, got.storages);
+  if (!s.empty()) return s;
+  return compare_outputs(c, out, expected.storages[size_t(c.output.storage)]);
+}
+
+}  // namespace bpcheck

@@ -1,0 +1,27 @@
+// Judging what a plugin wrote: sentinel bytes around its output, inputs
+// left alone, and every output element against the reference's within the
+// tolerance of the op and dtype.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+#include "case_runner.hpp"
+
+namespace bpcheck {
+
+// "" when the output storage has its sentinel bytes intact, else what was overwritten
+// ("wrote past the end of its output (sentinel ...)").
+std::string check_sentinels(const Case &c, const std::vector<uint8_t> &output_storage);
+// "" when no input storage (other than the output's) changed.
+std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<uint8_t>> &after);
+// "" when the output's elements agree with the reference's, within the
+// tolerance of the op and dtype.
+std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected);
+
+// The full verdict for one case: "" or the failure text.
+std::string judge(const Case &c, const Outcome &got, const Outcome &expected);
+
+}  // namespace bpcheck
