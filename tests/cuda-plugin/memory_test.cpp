@@ -199,7 +199,7 @@ TEST_CASE("cuda: copies between two devices", "[cuda][memory]") {
   const bp_plugin_api &api = plugin.api();
   const Devices d = devices(plugin);
   if (d.count < 2) {
-    WARN("skipped: needs two CUDA devices, found " << d.count);
+    bp_test::skip("needs two CUDA devices, found " + std::to_string(d.count));
     return;
   }
   // Large enough for several staging chunks when the devices have no peer access.

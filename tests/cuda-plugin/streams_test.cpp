@@ -108,7 +108,7 @@ TEST_CASE("cuda: work on two devices is ordered through copies", "[cuda][streams
   if (!has_device(plugin)) return;
   const bp_plugin_api &api = plugin.api();
   if (devices(plugin).count < 2) {
-    WARN("skipped: needs two CUDA devices, found " << devices(plugin).count);
+    bp_test::skip("needs two CUDA devices, found " + std::to_string(devices(plugin).count));
     return;
   }
   const int64_t n = 1 << 22;
