@@ -57,21 +57,40 @@ class Error : public std::runtime_error {
   std::vector<bp_device> devices_;
 };
 
-#define BP_CPP_ERROR_CLASS(Name) \
-  class Name : public Error {    \
-   public:                       \
-    using Error::Error;          \
-  };
-BP_CPP_ERROR_CLASS(DeviceMismatchError)
-BP_CPP_ERROR_CLASS(UnknownDeviceError)
-BP_CPP_ERROR_CLASS(UnsupportedError)
-BP_CPP_ERROR_CLASS(ShapeError)
-BP_CPP_ERROR_CLASS(DtypeError)
-BP_CPP_ERROR_CLASS(OutOfMemoryError)
-BP_CPP_ERROR_CLASS(InvalidHandleError)
-BP_CPP_ERROR_CLASS(ConfigError)
-BP_CPP_ERROR_CLASS(PluginError)
-#undef BP_CPP_ERROR_CLASS
+// One exception class per status, each deriving from Error: the status ids of
+// BP_STATUS_LIST (vocabulary.h) with the class this header names them by.
+#define BP_CPP_ERROR_LIST(X)                        \
+  X(ERR_INVALID_ARGUMENT, InvalidArgumentError)     \
+  X(ERR_INVALID_HANDLE, InvalidHandleError)         \
+  X(ERR_DEVICE_MISMATCH, DeviceMismatchError)       \
+  X(ERR_UNKNOWN_DEVICE, UnknownDeviceError)         \
+  X(ERR_UNSUPPORTED, UnsupportedError)              \
+  X(ERR_SHAPE, ShapeError)                          \
+  X(ERR_DTYPE, DtypeError)                          \
+  X(ERR_OUT_OF_MEMORY, OutOfMemoryError)            \
+  X(ERR_CONFIG, ConfigError)                        \
+  X(ERR_PLUGIN, PluginError)                        \
+  X(ERR_BACKEND, BackendError)                      \
+  X(ERR_STATE, StateError)                          \
+  X(ERR_INTERNAL, InternalError)
+
+namespace detail {
+// The class thrown for a status: Error unless BP_CPP_ERROR_LIST names one (a
+// status this header does not know yet is still an Error).
+template <bp_status S> struct error_class { using type = Error; };
+template <bp_status S> using error_class_t = typename error_class<S>::type;
+}  // namespace detail
+
+#define BP_CPP_ERROR_CLASS_(id, Name)                                   \
+  class Name : public Error {                                           \
+   public:                                                              \
+    using Error::Error;                                                 \
+  };                                                                    \
+  namespace detail {                                                    \
+  template <> struct error_class<BP_##id> { using type = Name; };       \
+  }
+BP_CPP_ERROR_LIST(BP_CPP_ERROR_CLASS_)
+#undef BP_CPP_ERROR_CLASS_
 
 // Throws the calling thread's last error as the matching exception type.
 [[noreturn]] inline void throw_last_error(bp_status status) {
@@ -81,15 +100,10 @@ BP_CPP_ERROR_CLASS(PluginError)
   std::vector<bp_device> devices;
   for (int32_t i = 0; i < bp_last_error_device_count(); ++i) devices.push_back(bp_last_error_device(i));
   switch (status) {
-    case BP_ERR_DEVICE_MISMATCH: throw DeviceMismatchError(status, msg, op, input, devices);
-    case BP_ERR_UNKNOWN_DEVICE: throw UnknownDeviceError(status, msg, op, input, devices);
-    case BP_ERR_UNSUPPORTED: throw UnsupportedError(status, msg, op, input, devices);
-    case BP_ERR_SHAPE: throw ShapeError(status, msg, op, input, devices);
-    case BP_ERR_DTYPE: throw DtypeError(status, msg, op, input, devices);
-    case BP_ERR_OUT_OF_MEMORY: throw OutOfMemoryError(status, msg, op, input, devices);
-    case BP_ERR_INVALID_HANDLE: throw InvalidHandleError(status, msg, op, input, devices);
-    case BP_ERR_CONFIG: throw ConfigError(status, msg, op, input, devices);
-    case BP_ERR_PLUGIN: throw PluginError(status, msg, op, input, devices);
+#define BP_CPP_THROW_(id, value, doc) \
+  case BP_##id: throw detail::error_class_t<BP_##id>(status, msg, op, input, devices);
+    BP_STATUS_LIST(BP_CPP_THROW_)
+#undef BP_CPP_THROW_
     default: throw Error(status, msg, op, input, devices);
   }
 }

@@ -53,7 +53,7 @@ class BuildPy(build_py):
 
 setup(
     ext_modules=[Extension(
-        "backplane._C", sources=["src/_C.c"], include_dirs=[INCLUDE], libraries=["dl"],
+        "backplane._C", sources=["src/_C.c", "src/dlpack.c"], include_dirs=[INCLUDE], libraries=["dl"],
         extra_compile_args=["-std=gnu99", "-fvisibility=hidden"])],
     cmdclass={"build_py": BuildPy},
 )

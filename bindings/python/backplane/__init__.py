@@ -19,11 +19,13 @@ from . import _library
 _C = _library.import_extension()
 _library_path = _library.load(_C)
 
-from ._errors import (  # noqa: E402
-    BackendError, BackplaneError, ConfigError, DeviceMismatchError, DtypeError,
-    InternalError, InvalidArgumentError, InvalidHandleError, OutOfMemoryError, PluginError,
-    ShapeError, StateError, UnknownDeviceError, UnsupportedError, make_error as _make_error)
-from ._dtype import DType, as_dtype, bool_, float32, float64, int32, int64  # noqa: E402
+# The exception classes (one per status: ShapeError, DtypeError, ...) and the
+# dtypes (float32, ..., bool_) are made from the vocabulary the extension
+# exports (_C.statuses, _C.dtypes): their modules' __all__ name them.
+from . import _dtype, _errors  # noqa: E402
+from ._errors import *  # noqa: E402,F401,F403
+from ._errors import make_error as _make_error  # noqa: E402
+from ._dtype import *  # noqa: E402,F401,F403
 from ._device import (  # noqa: E402
     Device, cpu, current_device, default_device, device, device_of as _device_of, devices,
     gpu, num_gpus, synchronize, try_all_gpus, try_gpu)
@@ -38,8 +40,9 @@ from . import random  # noqa: E402
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
 
-Device.__module__ = DType.__module__ = "backplane"
-globals()["bool"] = bool_  # bp.bool, like torch.bool (bool_ inside this package)
+Device.__module__ = _dtype.DType.__module__ = "backplane"
+# Every dtype also by its own name: bp.bool, like torch.bool (bool_ inside this package).
+globals().update((d.name, d) for d in _dtype.ALL)
 
 __version__ = "0.1.0"
 
@@ -47,8 +50,8 @@ __all__ = [
     # devices
     "Device", "cpu", "gpu", "num_gpus", "try_gpu", "try_all_gpus", "devices", "device",
     "default_device", "current_device", "get_default_device", "synchronize",
-    # dtypes
-    "DType", "as_dtype", "float32", "float64", "int32", "int64", "bool_",
+    # dtypes: DType, as_dtype, float32, float64, int32, int64, bool_
+    *_dtype.__all__,
     # tensors
     "Tensor", "tensor", "array", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
     "zeros_like", "ones_like", "full_like", "arange", "random",
@@ -56,10 +59,8 @@ __all__ = [
     "not_equal", "less", "less_equal", "greater", "greater_equal", "negative", "exp",
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:
     "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
-    # errors
-    "BackplaneError", "DeviceMismatchError", "UnknownDeviceError", "ShapeError", "DtypeError",
-    "UnsupportedError", "OutOfMemoryError", "InvalidHandleError", "InvalidArgumentError",
-    "ConfigError", "PluginError", "BackendError", "StateError", "InternalError",
+    # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
+    *_errors.__all__,
     # runtime
     "init", "config", "plugins", "trace", "trace_lines", "trace_clear", "backend_counters",
     "library_path", "api_version",

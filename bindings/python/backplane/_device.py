@@ -5,7 +5,7 @@ from _thread import _local
 
 from . import _C
 
-_KINDS = {1: "cpu", 2: "gpu", 3: "accelerator"}
+_KINDS = {_C.DEVICE_CPU: "cpu", _C.DEVICE_GPU: "gpu", _C.DEVICE_ACCELERATOR: "accelerator"}
 _BY_ID = {}  # runtime device id -> Device (one object per device)
 
 

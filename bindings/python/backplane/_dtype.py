@@ -1,5 +1,11 @@
-"""Element types: bp.float32, bp.float64, bp.int32, bp.int64, bp.bool_."""
+"""Element types: bp.float32, bp.float64, bp.int32, bp.int64, bp.bool_, one
+DType per entry of BP_DTYPE_LIST (backplane/vocabulary.h, exported as
+_C.dtypes). Each is a module attribute named as the dtype, with "_" appended
+where the name is a Python builtin (bool_)."""
+import builtins
 import sys
+
+from . import _C
 
 
 class DType:
@@ -50,17 +56,34 @@ class DType:
         return numpy.dtype(self.name)
 
 
-float32 = DType("float32", 1, 4, "f")
-float64 = DType("float64", 2, 8, "f")
-int32 = DType("int32", 3, 4, "i")
-int64 = DType("int64", 4, 8, "i")
-bool_ = DType("bool", 5, 1, "b")
+# NumPy's kind letter for each bp_dtype_kind.
+_NUMPY_KIND = {_C.DTYPE_KIND_BOOL: "b", _C.DTYPE_KIND_SIGNED_INT: "i",
+               _C.DTYPE_KIND_UNSIGNED_INT: "u", _C.DTYPE_KIND_FLOAT: "f"}
 
-BY_CODE = (None, float32, float64, int32, int64, bool_)
-_BY_NAME = {d.name: d for d in BY_CODE[1:]}
-_BY_NAME.update({"bool_": bool_, "float": float64, "double": float64, "int": int64,
-                 "long": int64, "f4": float32, "f8": float64, "i4": int32, "i8": int64})
-_BY_TYPE = {float: float64, int: int64, bool: bool_}
+ALL = tuple(DType(name, code, size, _NUMPY_KIND.get(kind, "V"))
+            for code, name, size, kind in _C.dtypes)
+
+
+def _attribute(d):
+    return d.name + "_" if hasattr(builtins, d.name) else d.name
+
+
+__all__ = ["DType", "as_dtype"] + [_attribute(d) for d in ALL]
+globals().update((_attribute(d), d) for d in ALL)
+
+BY_CODE = [None] * (max(d.code for d in ALL) + 1)  # indexed by bp_dtype value
+_BY_NAME = {}
+for _d in ALL:
+    BY_CODE[_d.code] = _d
+    # "float32", "bool_" and NumPy's "f4", "b1"
+    _BY_NAME[_d.name] = _BY_NAME[_attribute(_d)] = _BY_NAME[_d.kind + str(_d.itemsize)] = _d
+del _d
+BY_CODE = tuple(BY_CODE)
+# What Python's own types and C's names mean.
+_BY_TYPE = {float: _BY_NAME["float64"], int: _BY_NAME["int64"], bool: _BY_NAME["bool"]}
+_BY_NAME.update({"float": _BY_TYPE[float], "double": _BY_TYPE[float], "int": _BY_TYPE[int],
+                 "long": _BY_TYPE[int]})
+_NAMES = ", ".join(d.name for d in ALL[:-1]) + " and " + ALL[-1].name  # for messages
 
 
 def as_dtype(x):
@@ -83,5 +106,4 @@ def as_dtype(x):
     if d is not None:
         return d
     from ._errors import DtypeError
-    raise DtypeError("unsupported dtype {!r}: backplane has float32, float64, int32, int64 "
-                     "and bool".format(x), status="BP_ERR_DTYPE", code=7)
+    raise DtypeError("unsupported dtype {!r}: backplane has {}".format(x, _NAMES))

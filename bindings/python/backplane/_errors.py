@@ -1,7 +1,13 @@
 """Exceptions raised by backplane, built from the C API's structured error
-(bp_last_error_status / _op / _input / _device*): one class per status, all
-deriving from BackplaneError, several also from the matching builtin (a
-ShapeError is a ValueError, an OutOfMemoryError a MemoryError, ...)."""
+(bp_last_error_status / _op / _input / _device*): one class per status of
+BP_STATUS_LIST (backplane/vocabulary.h, exported as _C.statuses), all deriving
+from BackplaneError, several also from the matching builtin (a ShapeError is a
+ValueError, an OutOfMemoryError a MemoryError, ...).
+
+The class of status BP_ERR_<WORDS> is <Words>Error: BP_ERR_SHAPE gives
+ShapeError, BP_ERR_OUT_OF_MEMORY OutOfMemoryError. A status number this module
+does not know (one a newer library added) raises BackplaneError itself."""
+from . import _C
 
 
 class BackplaneError(Exception):
@@ -12,100 +18,92 @@ class BackplaneError(Exception):
     input (index of the offending input, or None), devices (tuple of Device:
     each tensor input's device, for device mismatches)."""
 
-    def __init__(self, message, status="", code=0, op=None, input=None, devices=()):
+    # The status of the class; the subclass of each status sets its own.
+    _status, _code = "", 0
+
+    def __init__(self, message, status=None, code=None, op=None, input=None, devices=()):
         super().__init__(message)
         self.message = message
-        self.status = status
-        self.code = code
+        self.status = self._status if status is None else status
+        self.code = self._code if code is None else code
         self.op = op
         self.input = input
         self.devices = tuple(devices)
 
 
-class InvalidArgumentError(BackplaneError, ValueError):
-    """BP_ERR_INVALID_ARGUMENT: a bad argument value."""
-
-
-class InvalidHandleError(BackplaneError, ValueError):
-    """BP_ERR_INVALID_HANDLE: a released or unknown tensor handle or device id."""
-
-
-class DeviceMismatchError(BackplaneError):
-    """BP_ERR_DEVICE_MISMATCH: operator inputs on different devices (never copied
-    silently). .op names the operator, .devices lists each input's device."""
-
-
-class UnknownDeviceError(BackplaneError, ValueError):
-    """BP_ERR_UNKNOWN_DEVICE: a device name or index that does not exist."""
-
-
-class UnsupportedError(BackplaneError, NotImplementedError):
-    """BP_ERR_UNSUPPORTED: the device's backend does not implement op/dtype."""
-
-
-class ShapeError(BackplaneError, ValueError):
-    """BP_ERR_SHAPE: shapes that do not broadcast, bad axis or rank."""
-
-
-class DtypeError(BackplaneError, TypeError):
-    """BP_ERR_DTYPE: element type not allowed for the operator."""
-
-
-class OutOfMemoryError(BackplaneError, MemoryError):
-    """BP_ERR_OUT_OF_MEMORY: a host or device allocation failed."""
-
-
-class ConfigError(BackplaneError):
-    """BP_ERR_CONFIG: the TOML configuration is malformed (file:line:column)."""
-
-
-class PluginError(BackplaneError):
-    """BP_ERR_PLUGIN: a backend could not be loaded or initialised."""
-
-
-class BackendError(BackplaneError):
-    """BP_ERR_BACKEND: a backend call failed (driver error, ...)."""
-
-
-class StateError(BackplaneError):
-    """BP_ERR_STATE: a call not valid now (e.g. init() after the runtime started)."""
-
-
-class InternalError(BackplaneError):
-    """BP_ERR_INTERNAL: a bug in Backplane."""
-
-
-_BY_CODE = {
-    1: ("BP_ERR_INVALID_ARGUMENT", InvalidArgumentError),
-    2: ("BP_ERR_INVALID_HANDLE", InvalidHandleError),
-    3: ("BP_ERR_DEVICE_MISMATCH", DeviceMismatchError),
-    4: ("BP_ERR_UNKNOWN_DEVICE", UnknownDeviceError),
-    5: ("BP_ERR_UNSUPPORTED", UnsupportedError),
-    6: ("BP_ERR_SHAPE", ShapeError),
-    7: ("BP_ERR_DTYPE", DtypeError),
-    8: ("BP_ERR_OUT_OF_MEMORY", OutOfMemoryError),
-    9: ("BP_ERR_CONFIG", ConfigError),
-    10: ("BP_ERR_PLUGIN", PluginError),
-    11: ("BP_ERR_BACKEND", BackendError),
-    12: ("BP_ERR_STATE", StateError),
-    13: ("BP_ERR_INTERNAL", InternalError),
+# The builtin exception each status's class also derives from, where one fits.
+_BUILTIN = {
+    "BP_ERR_INVALID_ARGUMENT": ValueError,
+    "BP_ERR_INVALID_HANDLE": ValueError,
+    "BP_ERR_UNKNOWN_DEVICE": ValueError,
+    "BP_ERR_UNSUPPORTED": NotImplementedError,
+    "BP_ERR_SHAPE": ValueError,
+    "BP_ERR_DTYPE": TypeError,
+    "BP_ERR_OUT_OF_MEMORY": MemoryError,
 }
+
+# What the docstrings add to the status's own description.
+_NOTE = {
+    "BP_ERR_DEVICE_MISMATCH": "Never copied silently: .op names the operator, .devices "
+                              "lists each input's device.",
+    "BP_ERR_CONFIG": "The message gives file:line:column.",
+}
+
+_PREFIX = "BP_ERR_"
+
+
+def _class_name(status):
+    """"BP_ERR_OUT_OF_MEMORY" -> "OutOfMemoryError"."""
+    words = status[len(_PREFIX):].split("_")
+    return "".join(w.capitalize() for w in words) + "Error"
+
+
+def _make_class(code, status, doc):
+    bases = (BackplaneError,) + ((_BUILTIN[status],) if status in _BUILTIN else ())
+    text = "{}: {}.".format(status, doc)
+    if status in _NOTE:
+        text += " " + _NOTE[status]
+    return type(_class_name(status), bases, {
+        "__doc__": text, "__module__": "backplane",  # shown as backplane.ShapeError
+        "_status": status, "_code": code})
+
+
+BackplaneError.__module__ = "backplane"
+_BY_CODE = {}  # bp_status value -> class
+__all__ = ["BackplaneError"]
+for _code, _status, _doc in _C.statuses:
+    if _status.startswith(_PREFIX):
+        _cls = _BY_CODE[_code] = _make_class(_code, _status, _doc)
+        globals()[_cls.__name__] = _cls
+        __all__.append(_cls.__name__)
+del _code, _status, _doc, _cls
+
+
+def error_class(code):
+    """The class raised for bp_status value `code` (BackplaneError for a value
+    this module does not know)."""
+    return _BY_CODE.get(code, BackplaneError)
+
+
+def _status_name(code):
+    """"BP_ERR_SHAPE" for 6; for a number this module does not know, the
+    loaded library's name for it (it may be newer)."""
+    cls = _BY_CODE.get(code)
+    if cls is not None:
+        return cls._status
+    try:
+        return _C.status_name(code)
+    except Exception:  # an unknown number in an error report must not hide the error
+        return "BP_ERR_{}".format(code)
 
 
 def make_error(code, message, op, input, device_ids, device_of):
     """The exception for one C API failure (called by backplane._C)."""
-    status, cls = _BY_CODE.get(code, ("BP_ERR_{}".format(code), BackplaneError))
     devices = []
     for i in device_ids:
         try:
             devices.append(device_of(i))
         except Exception:  # a bad id in an error report must not hide the error
             pass
-    return cls(message, status=status, code=code, op=op or None,
-               input=None if input < 0 else input, devices=devices)
-
-
-for _cls in list(globals().values()):
-    if isinstance(_cls, type) and issubclass(_cls, BackplaneError):
-        _cls.__module__ = "backplane"  # shown as backplane.DeviceMismatchError
-del _cls
+    return error_class(code)(message, status=_status_name(code), code=code, op=op or None,
+                             input=None if input < 0 else input, devices=devices)

@@ -9,14 +9,10 @@ import sys
 
 from . import _C
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
-from ._dtype import BY_CODE, as_dtype, bool_, float32, float64, int64
+from ._dtype import ALL as _DTYPES, BY_CODE, as_dtype, bool_, float32, float64, int64
 from ._errors import UnsupportedError
 
-# bp_op values (backplane/types.h)
-ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM = 1, 2, 3, 4, 5, 6, 7
-EQ, NE, LT, LE, GT, GE = 8, 9, 10, 11, 12, 13
-NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU = 20, 21, 22, 23, 24, 25, 26, 27
-SUM, MEAN, MAX, MIN, ARGMAX, NORM = 40, 41, 42, 43, 44, 45
+OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
 AXIS_ALL = _C.AXIS_ALL
 
 # DLPack device types
@@ -289,42 +285,42 @@ class Tensor(_C.TensorBase):
         """Sum over all elements (axis=None), one axis, or a tuple of axes.
         Integers sum to int64."""
         t = self if dtype is None else self.astype(dtype)
-        return _reduce(SUM, t, axis, keepdims, out)
+        return _reduce(OP["sum"], t, axis, keepdims, out)
 
     def mean(self, axis=None, keepdims=False, dtype=None, out=None):
         t = self if dtype is None else self.astype(dtype)
-        return _reduce(MEAN, t, axis, keepdims, out)
+        return _reduce(OP["mean"], t, axis, keepdims, out)
 
     def max(self, axis=None, keepdims=False, out=None):
-        return _reduce(MAX, self, axis, keepdims, out)
+        return _reduce(OP["max"], self, axis, keepdims, out)
 
     def min(self, axis=None, keepdims=False, out=None):
-        return _reduce(MIN, self, axis, keepdims, out)
+        return _reduce(OP["min"], self, axis, keepdims, out)
 
     def argmax(self, axis=None, keepdims=False, out=None):
         """Index of the largest element (int64): of the flattened tensor when
         axis is None, else along axis."""
         if isinstance(axis, tuple):
             raise TypeError("argmax: axis must be an int or None")
-        return _reduce(ARGMAX, self, axis, keepdims, out)
+        return _reduce(OP["argmax"], self, axis, keepdims, out)
 
     def norm(self, axis=None, keepdims=False, out=None):
         """Frobenius norm sqrt(sum(x * x)), over all elements or along axis."""
         return norm(self, axis, keepdims, out)
 
     def all(self, axis=None, keepdims=False):
-        return _reduce(MIN, self != 0, axis, keepdims, None)
+        return _reduce(OP["min"], self != 0, axis, keepdims, None)
 
     def any(self, axis=None, keepdims=False):
-        return _reduce(MAX, self != 0, axis, keepdims, None)
+        return _reduce(OP["max"], self != 0, axis, keepdims, None)
 
     # ---- NumPy-style functions as methods --------------------------------------
 
     def maximum(self, other):
-        return _C.binary(MAXIMUM, self, other)
+        return _C.binary(OP["maximum"], self, other)
 
     def minimum(self, other):
-        return _C.binary(MINIMUM, self, other)
+        return _C.binary(OP["minimum"], self, other)
 
     def matmul(self, other):
         return _C.matmul(self, other, False, False)
@@ -422,7 +418,7 @@ def _reduce(op, t, axis, keepdims, out):
             raise TypeError("out= is supported for one axis or all axes only")
         if not axes:
             return t.copy()
-        if op == ARGMAX:
+        if op == OP["argmax"]:
             raise TypeError("argmax: axis must be an int or None")
         # Reduce the last axes first so the remaining indices stay valid;
         # mean of means, max of maxes and norm of norms are the same thing.
@@ -442,7 +438,7 @@ def _infer_dtype(value):
     return float32
 
 
-_SUPPORTED = ("float32", "float64", "int32", "int64", "bool")
+_SUPPORTED = frozenset(d.name for d in _DTYPES)
 
 
 def tensor(data, dtype=None, device=None):
@@ -556,7 +552,10 @@ def from_dlpack(x, device=None):
 
 # ---- functions ---------------------------------------------------------------
 
-def _binary_fn(op, name, doc):
+def _binary_fn(name, doc, op=None):
+    """The function `name` over operator `op` of BP_OP_LIST (default: name)."""
+    op = OP[op or name]
+
     def fn(a, b, out=None):
         if out is not None:
             return _C.binary_out(op, a, b, out)
@@ -566,22 +565,25 @@ def _binary_fn(op, name, doc):
     return fn
 
 
-add = _binary_fn(ADD, "add", "a + b.")
-subtract = _binary_fn(SUB, "subtract", "a - b.")
-multiply = _binary_fn(MUL, "multiply", "a * b.")
-divide = _binary_fn(DIV, "divide", "a / b (integers give float64).")
-power = _binary_fn(POW, "power", "a ** b.")
-maximum = _binary_fn(MAXIMUM, "maximum", "Elementwise larger of a and b.")
-minimum = _binary_fn(MINIMUM, "minimum", "Elementwise smaller of a and b.")
-equal = _binary_fn(EQ, "equal", "a == b (bool).")
-not_equal = _binary_fn(NE, "not_equal", "a != b (bool).")
-less = _binary_fn(LT, "less", "a < b (bool).")
-less_equal = _binary_fn(LE, "less_equal", "a <= b (bool).")
-greater = _binary_fn(GT, "greater", "a > b (bool).")
-greater_equal = _binary_fn(GE, "greater_equal", "a >= b (bool).")
+add = _binary_fn("add", "a + b.")
+subtract = _binary_fn("subtract", "a - b.", op="sub")
+multiply = _binary_fn("multiply", "a * b.", op="mul")
+divide = _binary_fn("divide", "a / b (integers give float64).", op="div")
+power = _binary_fn("power", "a ** b.", op="pow")
+maximum = _binary_fn("maximum", "Elementwise larger of a and b.")
+minimum = _binary_fn("minimum", "Elementwise smaller of a and b.")
+equal = _binary_fn("equal", "a == b (bool).", op="eq")
+not_equal = _binary_fn("not_equal", "a != b (bool).", op="ne")
+less = _binary_fn("less", "a < b (bool).", op="lt")
+less_equal = _binary_fn("less_equal", "a <= b (bool).", op="le")
+greater = _binary_fn("greater", "a > b (bool).", op="gt")
+greater_equal = _binary_fn("greater_equal", "a >= b (bool).", op="ge")
 
 
-def _unary_fn(op, name, doc):
+def _unary_fn(name, doc, op=None):
+    """The function `name` over operator `op` of BP_OP_LIST (default: name)."""
+    op = OP[op or name]
+
     def fn(x, out=None):
         if out is not None:
             return _C.unary_out(op, x, out)
@@ -591,14 +593,14 @@ def _unary_fn(op, name, doc):
     return fn
 
 
-negative = _unary_fn(NEG, "negative", "-x.")
-abs = _unary_fn(ABS, "abs", "|x|.")
-exp = _unary_fn(EXP, "exp", "e ** x (integers give float64).")
-log = _unary_fn(LOG, "log", "Natural logarithm.")
-sqrt = _unary_fn(SQRT, "sqrt", "Square root.")
-tanh = _unary_fn(TANH, "tanh", "Hyperbolic tangent.")
-sigmoid = _unary_fn(SIGMOID, "sigmoid", "1 / (1 + exp(-x)).")
-relu = _unary_fn(RELU, "relu", "max(x, 0).")
+negative = _unary_fn("negative", "-x.", op="neg")
+abs = _unary_fn("abs", "|x|.")
+exp = _unary_fn("exp", "e ** x (integers give float64).")
+log = _unary_fn("log", "Natural logarithm.")
+sqrt = _unary_fn("sqrt", "Square root.")
+tanh = _unary_fn("tanh", "Hyperbolic tangent.")
+sigmoid = _unary_fn("sigmoid", "1 / (1 + exp(-x)).")
+relu = _unary_fn("relu", "max(x, 0).")
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
@@ -612,23 +614,23 @@ def norm(x, axis=None, keepdims=False, out=None):
     along axis (an int or tuple)."""
     if axis is None and not keepdims:
         return _C.norm(x, out)
-    return _reduce(NORM, x, axis, keepdims, out)
+    return _reduce(OP["norm"], x, axis, keepdims, out)
 
 
 def sum(x, axis=None, keepdims=False, out=None):
-    return _reduce(SUM, x, axis, keepdims, out)
+    return _reduce(OP["sum"], x, axis, keepdims, out)
 
 
 def mean(x, axis=None, keepdims=False, out=None):
-    return _reduce(MEAN, x, axis, keepdims, out)
+    return _reduce(OP["mean"], x, axis, keepdims, out)
 
 
 def max(x, axis=None, keepdims=False, out=None):
-    return _reduce(MAX, x, axis, keepdims, out)
+    return _reduce(OP["max"], x, axis, keepdims, out)
 
 
 def min(x, axis=None, keepdims=False, out=None):
-    return _reduce(MIN, x, axis, keepdims, out)
+    return _reduce(OP["min"], x, axis, keepdims, out)
 
 
 def argmax(x, axis=None, keepdims=False, out=None):

@@ -5,7 +5,8 @@
  * libbackplane.so: backplane/_library.py finds the library (BACKPLANE_LIB,
  * next to the package, the build tree, the system search path) and calls
  * load(path), which dlopen()s it and resolves every bp_* function used here
- * into a table of pointers typed from the header's own declarations.
+ * into a table of pointers typed from the header's own declarations
+ * (BP_FUNCTIONS in extension.h).
  *
  * What lives here is what must be fast or must be C:
  *   - TensorBase: a Python object owning one bp_tensor reference (released in
@@ -15,64 +16,43 @@
  *   - one thin function per C API call, taking and returning plain ints,
  *     tuples and tensors; the Python layer (backplane/_tensor.py ...) holds
  *     the logic (devices, dtypes, indexing, reductions, repr).
- *   - DLPack export (capsule with a retained handle) and import (copy).
+ *   - the vocabulary of vocabulary.h as tuples (_C.statuses, _C.dtypes,
+ *     _C.op_families, _C.ops), from which the Python layer makes its
+ *     exception classes, dtype objects and operator numbers.
+ *   - DLPack export (capsule with a retained handle) and import (copy), in
+ *     dlpack.c.
  * Every failure becomes the exception made by the error factory registered
  * from Python (backplane/_errors.py) out of the C API's structured error.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "extension.h"
 
 #include <dlfcn.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "backplane/backplane.h"
+#include "dlpack.h"
 
 /* ---- the C API, resolved at load() -------------------------------------- */
 
-#define BP_FUNCTIONS(X)                                                                      \
-  X(bp_api_version) X(bp_init) X(bp_init_from_string) X(bp_config_count) X(bp_config_entry) \
-  X(bp_last_error) X(bp_last_error_status) X(bp_last_error_op) X(bp_last_error_input)       \
-  X(bp_last_error_device_count) X(bp_last_error_device) X(bp_status_name) X(bp_dtype_name)  \
-  X(bp_op_name) X(bp_dtype_size) X(bp_plugin_report_count) X(bp_plugin_report_get)          \
-  X(bp_devices) X(bp_device_get) X(bp_device_name) X(bp_device_info_get)                    \
-  X(bp_device_properties) X(bp_cpu) X(bp_gpu) X(bp_num_gpus) X(bp_try_gpu)                  \
-  X(bp_try_all_gpus) X(bp_default_device) X(bp_synchronize) X(bp_empty) X(bp_zeros)         \
-  X(bp_ones) X(bp_full) X(bp_arange) X(bp_random_uniform) X(bp_random_normal)               \
-  X(bp_from_host) X(bp_to_host) X(bp_tensor_host_address) X(bp_tensor_retain)               \
-  X(bp_tensor_release) X(bp_tensor_device) X(bp_tensor_dtype) X(bp_tensor_rank)             \
-  X(bp_tensor_shape) X(bp_tensor_strides) X(bp_tensor_numel) X(bp_tensor_is_contiguous)     \
-  X(bp_tensor_wait) X(bp_live_tensor_count) X(bp_reshape) X(bp_permute) X(bp_transpose)     \
-  X(bp_slice) X(bp_select) X(bp_contiguous) X(bp_copy_to) X(bp_to) X(bp_binary)             \
-  X(bp_binary_out) X(bp_binary_scalar) X(bp_binary_scalar_out) X(bp_unary) X(bp_unary_out)  \
-  X(bp_where) X(bp_where_out) X(bp_reduce) X(bp_reduce_out) X(bp_norm) X(bp_norm_out)       \
-  X(bp_matmul) X(bp_matmul_out) X(bp_cast) X(bp_assign) X(bp_trace_enable)                  \
-  X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)
+#define BP_DEFINE_POINTER(name) __typeof__(name) *p_##name;
+BP_FUNCTIONS(BP_DEFINE_POINTER)
+#undef BP_DEFINE_POINTER
 
-/* Same names as the C API with a p_ prefix; the types come from the header. */
-#define BP_DECLARE_POINTER(name) static __typeof__(name) *p_##name;
-BP_FUNCTIONS(BP_DECLARE_POINTER)
-#undef BP_DECLARE_POINTER
-
-static void *g_library;            /* dlopen handle, never closed */
+void *g_library;                   /* dlopen handle, never closed */
 static PyObject *g_library_path;   /* str */
 static PyTypeObject *g_tensor_cls; /* Python subclass results are made of */
 static PyObject *g_error_factory;  /* callable(status, message, op, input, devices) */
 
-static PyObject *not_loaded(void) {
+PyObject *not_loaded(void) {
   PyErr_SetString(PyExc_RuntimeError,
                   "backplane: libbackplane.so is not loaded (backplane._C.load was not called)");
   return NULL;
 }
-#define REQUIRE_LOADED() \
-  if (!g_library) return not_loaded()
 
 /* ---- errors ------------------------------------------------------------- */
 
-/* Raises the calling thread's last C API failure as a typed exception. */
-static PyObject *raise_status(bp_status status) {
+PyObject *raise_status(bp_status status) {
   const char *message = p_bp_last_error();
   const char *op = p_bp_last_error_op();
   int32_t input = p_bp_last_error_input();
@@ -102,27 +82,14 @@ static PyObject *raise_status(bp_status status) {
   return NULL;
 }
 
-#define CHECK(call)                        \
-  do {                                     \
-    bp_status st_ = (call);                \
-    if (st_ != BP_OK) return raise_status(st_); \
-  } while (0)
-
 /* ---- tensor objects ------------------------------------------------------ */
-
-typedef struct {
-  PyObject_HEAD
-  bp_tensor handle;
-} TensorObject;
 
 static PyTypeObject TensorBase_Type;
 
 #define IS_TENSOR(o) PyObject_TypeCheck((o), &TensorBase_Type)
-#define HANDLE(o) (((TensorObject *)(o))->handle)
 
-/* Wraps a handle the caller owns into a new tensor object (of the Python
- * subclass registered by set_hooks). Releases the handle on failure. */
-static PyObject *wrap(bp_tensor handle) {
+/* Tensors are made of the Python subclass registered by set_hooks. */
+PyObject *wrap(bp_tensor handle) {
   PyTypeObject *tp = g_tensor_cls ? g_tensor_cls : &TensorBase_Type;
   TensorObject *self = (TensorObject *)tp->tp_alloc(tp, 0);
   if (!self) {
@@ -283,10 +250,10 @@ static PyObject *tensor_is_contiguous(PyObject *self, PyObject *unused) {
   return PyBool_FromLong(c);
 }
 
-static PyObject *shape_tuple(const int64_t *v, int32_t rank) {
-  PyObject *t = PyTuple_New(rank);
+static PyObject *int_tuple(const int64_t *v, int32_t n) {
+  PyObject *t = PyTuple_New(n);
   if (!t) return NULL;
-  for (int32_t i = 0; i < rank; ++i) {
+  for (int32_t i = 0; i < n; ++i) {
     PyObject *x = PyLong_FromLongLong(v[i]);
     if (!x) {
       Py_DECREF(t);
@@ -297,169 +264,43 @@ static PyObject *shape_tuple(const int64_t *v, int32_t rank) {
   return t;
 }
 
+/* t.shape or t.strides: bp_tensor_shape and bp_tensor_strides share one
+ * signature. */
+typedef __typeof__(bp_tensor_shape) *extents_fn;
+static PyObject *extents(PyObject *self, extents_fn *fn) {
+  int32_t rank;
+  int64_t v[BP_MAX_RANK];
+  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
+  if (rank > BP_MAX_RANK) rank = BP_MAX_RANK;
+  CHECK((*fn)(HANDLE(self), v));
+  return int_tuple(v, rank);
+}
 static PyObject *get_shape(PyObject *self, void *closure) {
   (void)closure;
-  int32_t rank;
-  int64_t shape[BP_MAX_RANK];
-  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
-  if (rank > BP_MAX_RANK) rank = BP_MAX_RANK;
-  CHECK(p_bp_tensor_shape(HANDLE(self), shape));
-  return shape_tuple(shape, rank);
+  return extents(self, &p_bp_tensor_shape);
 }
-
 static PyObject *get_strides(PyObject *self, void *closure) {
   (void)closure;
-  int32_t rank;
-  int64_t strides[BP_MAX_RANK];
-  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
-  if (rank > BP_MAX_RANK) rank = BP_MAX_RANK;
-  CHECK(p_bp_tensor_strides(HANDLE(self), strides));
-  return shape_tuple(strides, rank);
+  return extents(self, &p_bp_tensor_strides);
 }
 
-static PyObject *get_ndim(PyObject *self, void *closure) {
-  (void)closure;
-  int32_t rank;
-  CHECK(p_bp_tensor_rank(HANDLE(self), &rank));
-  return PyLong_FromLong(rank);
-}
-
-static PyObject *get_size(PyObject *self, void *closure) {
-  (void)closure;
-  int64_t n;
-  CHECK(p_bp_tensor_numel(HANDLE(self), &n));
-  return PyLong_FromLongLong(n);
-}
-
-static PyObject *get_device_id(PyObject *self, void *closure) {
-  (void)closure;
-  bp_device d;
-  CHECK(p_bp_tensor_device(HANDLE(self), &d));
-  return PyLong_FromLong(d);
-}
-
-static PyObject *get_dtype_code(PyObject *self, void *closure) {
-  (void)closure;
-  int32_t d;
-  CHECK(p_bp_tensor_dtype(HANDLE(self), &d));
-  return PyLong_FromLong(d);
-}
+/* Getters of one number: get_<name> returns bp_tensor_<call>'s result. */
+#define INT_GETTER(name, type, call)                               \
+  static PyObject *get_##name(PyObject *self, void *closure) {     \
+    (void)closure;                                                 \
+    type v;                                                        \
+    CHECK(p_bp_tensor_##call(HANDLE(self), &v));                   \
+    return PyLong_FromLongLong((long long)v);                      \
+  }
+INT_GETTER(ndim, int32_t, rank)
+INT_GETTER(size, int64_t, numel)
+INT_GETTER(device_id, bp_device, device)
+INT_GETTER(dtype_code, int32_t, dtype)
+#undef INT_GETTER
 
 static PyObject *get_handle(PyObject *self, void *closure) {
   (void)closure;
   return PyLong_FromUnsignedLongLong(HANDLE(self));
-}
-
-/* ---- DLPack (https://dmlc.github.io/dlpack/latest/c_api.html, v0.8 ABI) -- */
-
-typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
-typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
-typedef struct {
-  void *data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t *shape;
-  int64_t *strides;
-  uint64_t byte_offset;
-} DLTensor;
-typedef struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void *manager_ctx;
-  void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
-enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 };
-enum { kDLCPU = 1 };
-
-typedef struct {
-  DLManagedTensor managed;
-  bp_tensor handle; /* one reference, released by the deleter */
-  int64_t shape[BP_MAX_RANK];
-  int64_t strides[BP_MAX_RANK];
-} ExportedTensor;
-
-static void exported_deleter(DLManagedTensor *managed) {
-  ExportedTensor *e = (ExportedTensor *)managed->manager_ctx;
-  if (g_library) p_bp_tensor_release(e->handle);
-  free(e);
-}
-
-static void dlpack_capsule_destructor(PyObject *capsule) {
-  /* Only a capsule nobody consumed still owns its tensor. */
-  if (!PyCapsule_IsValid(capsule, "dltensor")) return;
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
-  if (managed && managed->deleter) managed->deleter(managed);
-  PyErr_Restore(type, value, tb);
-}
-
-static int dl_dtype_of(int32_t dtype, DLDataType *out) {
-  switch (dtype) {
-    case BP_FLOAT32: *out = (DLDataType){kDLFloat, 32, 1}; return 1;
-    case BP_FLOAT64: *out = (DLDataType){kDLFloat, 64, 1}; return 1;
-    case BP_INT32: *out = (DLDataType){kDLInt, 32, 1}; return 1;
-    case BP_INT64: *out = (DLDataType){kDLInt, 64, 1}; return 1;
-    case BP_BOOL: *out = (DLDataType){kDLBool, 8, 1}; return 1;
-    default: return 0;
-  }
-}
-
-/* t.__dlpack__(): waits for the tensor, then hands out its host memory in a
- * "dltensor" capsule that holds a reference to the tensor. */
-static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
-  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOO:__dlpack__", kwlist, &stream,
-                                   &max_version, &dl_device, &copy))
-    return NULL;
-  if (stream != Py_None) {
-    PyErr_SetString(PyExc_BufferError,
-                    "__dlpack__: stream must be None for tensors in host memory");
-    return NULL;
-  }
-  if (copy == Py_True) {
-    PyErr_SetString(PyExc_BufferError, "__dlpack__: copy=True is not supported");
-    return NULL;
-  }
-  bp_tensor h = HANDLE(self);
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_tensor_wait(h);
-  Py_END_ALLOW_THREADS
-  if (st != BP_OK) return raise_status(st);
-  void *address;
-  CHECK(p_bp_tensor_host_address(h, &address));
-  int32_t dtype;
-  int32_t rank;
-  CHECK(p_bp_tensor_dtype(h, &dtype));
-  CHECK(p_bp_tensor_rank(h, &rank));
-  DLDataType dl;
-  if (!dl_dtype_of(dtype, &dl) || rank > BP_MAX_RANK) {
-    PyErr_SetString(PyExc_BufferError, "__dlpack__: dtype or rank not representable");
-    return NULL;
-  }
-  ExportedTensor *e = (ExportedTensor *)calloc(1, sizeof(ExportedTensor));
-  if (!e) return PyErr_NoMemory();
-  if ((st = p_bp_tensor_shape(h, e->shape)) != BP_OK ||
-      (st = p_bp_tensor_strides(h, e->strides)) != BP_OK ||
-      (st = p_bp_tensor_retain(h)) != BP_OK) {
-    free(e);
-    return raise_status(st);
-  }
-  e->handle = h;
-  DLTensor *t = &e->managed.dl_tensor;
-  t->data = address;
-  t->device = (DLDevice){kDLCPU, 0};
-  t->ndim = rank;
-  t->dtype = dl;
-  t->shape = e->shape;
-  t->strides = e->strides;
-  t->byte_offset = 0;
-  e->managed.manager_ctx = e;
-  e->managed.deleter = exported_deleter;
-  PyObject *capsule = PyCapsule_New(&e->managed, "dltensor", dlpack_capsule_destructor);
-  if (!capsule) exported_deleter(&e->managed);
-  return capsule;
 }
 
 static PyMethodDef tensor_methods[] = {
@@ -474,7 +315,7 @@ static PyMethodDef tensor_methods[] = {
      "Blocks until the work producing this tensor has finished; returns the tensor."},
     {"is_contiguous", tensor_is_contiguous, METH_NOARGS,
      "True when the elements are dense in C order."},
-    {"__dlpack__", (PyCFunction)(void (*)(void))tensor_dlpack, METH_VARARGS | METH_KEYWORDS,
+    {"__dlpack__", (PyCFunction)(void (*)(void))dlpack_export, METH_VARARGS | METH_KEYWORDS,
      "DLPack export of a tensor in host memory (cpu, reference); no copy."},
     {NULL, NULL, 0, NULL}};
 
@@ -505,8 +346,6 @@ static PyTypeObject TensorBase_Type = {
 
 /* ---- argument helpers ---------------------------------------------------- */
 
-#define MAX_SHAPE 64
-
 /* A sequence of ints into shape[]; returns the rank or -1 with an error. */
 static int get_shape_arg(PyObject *seq, int64_t *shape) {
   PyObject *fast = PySequence_Fast(seq, "shape must be a sequence of ints");
@@ -536,6 +375,12 @@ static int get_shape_arg(PyObject *seq, int64_t *shape) {
 }
 
 static int tensor_converter(PyObject *o, void *out) { return get_tensor(o, (bp_tensor *)out); }
+
+/* A Python int into *v; 0 with an error set when it is not one. */
+static int int_arg(PyObject *o, long *v) {
+  *v = PyLong_AsLong(o);
+  return !(*v == -1 && PyErr_Occurred());
+}
 
 /* ---- module functions ---------------------------------------------------- */
 
@@ -614,12 +459,98 @@ static PyObject *m_set_hooks(PyObject *mod, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-static PyObject *m_api_version(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
+/* ---- thin wrappers -----------------------------------------------------------
+ * Calls of one shape, each defined by one line: WRAP_x(f) defines m_f over
+ * p_bp_f. */
+
+/* f() -> int, for the calls that cannot fail. */
+#define WRAP_NUMBER(f)                                      \
+  static PyObject *m_##f(PyObject *mod, PyObject *unused) { \
+    (void)mod;                                              \
+    (void)unused;                                           \
+    REQUIRE_LOADED();                                       \
+    return PyLong_FromLongLong((long long)p_bp_##f());      \
+  }
+WRAP_NUMBER(api_version)
+WRAP_NUMBER(num_gpus)
+WRAP_NUMBER(live_tensor_count)
+
+/* f(number) -> str: the name the loaded library gives a status, dtype, op. */
+#define WRAP_NAME(f)                                     \
+  static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
+    (void)mod;                                           \
+    REQUIRE_LOADED();                                    \
+    long v;                                              \
+    if (!int_arg(arg, &v)) return NULL;                  \
+    return PyUnicode_FromString(p_bp_##f((int32_t)v));   \
+  }
+WRAP_NAME(status_name)
+WRAP_NAME(dtype_name)
+WRAP_NAME(op_name)
+
+/* f() -> device id. */
+#define WRAP_DEVICE(f)                                      \
+  static PyObject *m_##f(PyObject *mod, PyObject *unused) { \
+    (void)mod;                                              \
+    (void)unused;                                           \
+    REQUIRE_LOADED();                                       \
+    bp_device d;                                            \
+    CHECK(p_bp_##f(&d));                                    \
+    return PyLong_FromLong(d);                              \
+  }
+WRAP_DEVICE(cpu)
+WRAP_DEVICE(default_device)
+
+/* f(i) -> device id: the i-th GPU. */
+#define WRAP_GPU(f)                                      \
+  static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
+    (void)mod;                                           \
+    REQUIRE_LOADED();                                    \
+    long i;                                              \
+    bp_device d;                                         \
+    if (!int_arg(arg, &i)) return NULL;                  \
+    CHECK(p_bp_##f((int32_t)i, &d));                     \
+    return PyLong_FromLong(d);                           \
+  }
+WRAP_GPU(gpu)
+WRAP_GPU(try_gpu)
+
+/* f() -> tuple of device ids (the calls that fill a caller's array). */
+typedef __typeof__(bp_devices) *device_list_fn;
+static PyObject *device_list(device_list_fn *fn) {
   REQUIRE_LOADED();
-  return PyLong_FromUnsignedLong(p_bp_api_version());
+  int32_t n = 0;
+  CHECK((*fn)(NULL, 0, &n));
+  bp_device ids[256];
+  if (n > 256) n = 256;
+  CHECK((*fn)(ids, n, &n));
+  if (n > 256) n = 256;
+  int64_t wide[256];
+  for (int32_t i = 0; i < n; ++i) wide[i] = ids[i];
+  return int_tuple(wide, n);
 }
+#define WRAP_DEVICE_LIST(f)                                 \
+  static PyObject *m_##f(PyObject *mod, PyObject *unused) { \
+    (void)mod;                                              \
+    (void)unused;                                           \
+    return device_list(&p_bp_##f);                          \
+  }
+WRAP_DEVICE_LIST(devices)
+WRAP_DEVICE_LIST(try_all_gpus)
+
+/* f(t) -> tensor: the views and copies that take no other argument. */
+#define WRAP_TENSOR(f)                                   \
+  static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
+    (void)mod;                                           \
+    bp_tensor t, out;                                    \
+    if (!get_tensor(arg, &t)) return NULL;               \
+    CHECK(p_bp_##f(t, &out));                            \
+    return wrap(out);                                    \
+  }
+WRAP_TENSOR(transpose)
+WRAP_TENSOR(contiguous)
+
+/* ---- runtime ---------------------------------------------------------------- */
 
 static PyObject *m_init(PyObject *mod, PyObject *args) {
   (void)mod;
@@ -667,30 +598,6 @@ static PyObject *m_config_entries(PyObject *mod, PyObject *unused) {
   return list;
 }
 
-static PyObject *m_status_name(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  long v = PyLong_AsLong(arg);
-  if (v == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(p_bp_status_name((int32_t)v));
-}
-
-static PyObject *m_dtype_name(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  long v = PyLong_AsLong(arg);
-  if (v == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(p_bp_dtype_name((int32_t)v));
-}
-
-static PyObject *m_op_name(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  long v = PyLong_AsLong(arg);
-  if (v == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(p_bp_op_name((int32_t)v));
-}
-
 static PyObject *m_plugin_reports(PyObject *mod, PyObject *args) {
   (void)mod;
   REQUIRE_LOADED();
@@ -721,44 +628,6 @@ static PyObject *m_plugin_reports(PyObject *mod, PyObject *args) {
   return list;
 }
 
-static PyObject *device_tuple(const bp_device *ids, int32_t n) {
-  PyObject *t = PyTuple_New(n);
-  if (!t) return NULL;
-  for (int32_t i = 0; i < n; ++i) {
-    PyObject *x = PyLong_FromLong(ids[i]);
-    if (!x) {
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, i, x);
-  }
-  return t;
-}
-
-static PyObject *m_devices(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  REQUIRE_LOADED();
-  int32_t n = 0;
-  CHECK(p_bp_devices(NULL, 0, &n));
-  bp_device ids[256];
-  if (n > 256) n = 256;
-  CHECK(p_bp_devices(ids, n, &n));
-  return device_tuple(ids, n > 256 ? 256 : n);
-}
-
-static PyObject *m_try_all_gpus(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  REQUIRE_LOADED();
-  int32_t n = 0;
-  CHECK(p_bp_try_all_gpus(NULL, 0, &n));
-  bp_device ids[256];
-  if (n > 256) n = 256;
-  CHECK(p_bp_try_all_gpus(ids, n, &n));
-  return device_tuple(ids, n > 256 ? 256 : n);
-}
-
 static PyObject *m_device_get(PyObject *mod, PyObject *arg) {
   (void)mod;
   REQUIRE_LOADED();
@@ -772,8 +641,8 @@ static PyObject *m_device_get(PyObject *mod, PyObject *arg) {
 static PyObject *m_device_info(PyObject *mod, PyObject *arg) {
   (void)mod;
   REQUIRE_LOADED();
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
+  long id;
+  if (!int_arg(arg, &id)) return NULL;
   bp_device_info info;
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
@@ -791,8 +660,8 @@ static PyObject *m_device_info(PyObject *mod, PyObject *arg) {
 static PyObject *m_device_properties(PyObject *mod, PyObject *arg) {
   (void)mod;
   REQUIRE_LOADED();
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
+  long id;
+  if (!int_arg(arg, &id)) return NULL;
   int32_t n = 0;
   CHECK(p_bp_device_properties((bp_device)id, NULL, 0, &n));
   if (n <= 0) return PyList_New(0);
@@ -815,56 +684,11 @@ static PyObject *m_device_properties(PyObject *mod, PyObject *arg) {
   return list;
 }
 
-static PyObject *m_cpu(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  REQUIRE_LOADED();
-  bp_device d;
-  CHECK(p_bp_cpu(&d));
-  return PyLong_FromLong(d);
-}
-
-static PyObject *m_gpu(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  long i = PyLong_AsLong(arg);
-  if (i == -1 && PyErr_Occurred()) return NULL;
-  bp_device d;
-  CHECK(p_bp_gpu((int32_t)i, &d));
-  return PyLong_FromLong(d);
-}
-
-static PyObject *m_try_gpu(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  long i = PyLong_AsLong(arg);
-  if (i == -1 && PyErr_Occurred()) return NULL;
-  bp_device d;
-  CHECK(p_bp_try_gpu((int32_t)i, &d));
-  return PyLong_FromLong(d);
-}
-
-static PyObject *m_num_gpus(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  REQUIRE_LOADED();
-  return PyLong_FromLong(p_bp_num_gpus());
-}
-
-static PyObject *m_default_device(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  REQUIRE_LOADED();
-  bp_device d;
-  CHECK(p_bp_default_device(&d));
-  return PyLong_FromLong(d);
-}
-
 static PyObject *m_synchronize(PyObject *mod, PyObject *arg) {
   (void)mod;
   REQUIRE_LOADED();
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
+  long id;
+  if (!int_arg(arg, &id)) return NULL;
   bp_status st;
   Py_BEGIN_ALLOW_THREADS st = p_bp_synchronize((bp_device)id);
   Py_END_ALLOW_THREADS
@@ -887,18 +711,14 @@ static PyObject *creation(fill_fn *fn, PyObject *args, const char *fmt) {
   CHECK((*fn)(device, dtype, rank, shape, &out));
   return wrap(out);
 }
-static PyObject *m_empty(PyObject *mod, PyObject *args) {
-  (void)mod;
-  return creation(&p_bp_empty, args, "iiO:empty");
-}
-static PyObject *m_zeros(PyObject *mod, PyObject *args) {
-  (void)mod;
-  return creation(&p_bp_zeros, args, "iiO:zeros");
-}
-static PyObject *m_ones(PyObject *mod, PyObject *args) {
-  (void)mod;
-  return creation(&p_bp_ones, args, "iiO:ones");
-}
+#define WRAP_CREATION(f)                                  \
+  static PyObject *m_##f(PyObject *mod, PyObject *args) { \
+    (void)mod;                                            \
+    return creation(&p_bp_##f, args, "iiO:" #f);          \
+  }
+WRAP_CREATION(empty)
+WRAP_CREATION(zeros)
+WRAP_CREATION(ones)
 
 static PyObject *m_full(PyObject *mod, PyObject *args) {
   (void)mod;
@@ -926,7 +746,10 @@ static PyObject *m_arange(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-static PyObject *random_tensor(int normal, PyObject *args) {
+/* random_uniform/normal(device, dtype, shape, p0, p1, seed): the two calls
+ * share one signature. */
+typedef __typeof__(bp_random_uniform) *random_fn;
+static PyObject *random_tensor(random_fn *fn, PyObject *args) {
   REQUIRE_LOADED();
   int device, dtype;
   PyObject *shape_obj;
@@ -938,22 +761,18 @@ static PyObject *random_tensor(int normal, PyObject *args) {
   int rank = get_shape_arg(shape_obj, shape);
   if (rank < 0) return NULL;
   bp_tensor out;
-  if (normal)
-    CHECK(p_bp_random_normal(device, dtype, rank, shape, p0, p1, (uint64_t)seed, &out));
-  else
-    CHECK(p_bp_random_uniform(device, dtype, rank, shape, p0, p1, (uint64_t)seed, &out));
+  CHECK((*fn)(device, dtype, rank, shape, p0, p1, (uint64_t)seed, &out));
   return wrap(out);
 }
-static PyObject *m_random_uniform(PyObject *mod, PyObject *args) {
-  (void)mod;
-  return random_tensor(0, args);
-}
-static PyObject *m_random_normal(PyObject *mod, PyObject *args) {
-  (void)mod;
-  return random_tensor(1, args);
-}
+#define WRAP_RANDOM(f)                                    \
+  static PyObject *m_##f(PyObject *mod, PyObject *args) { \
+    (void)mod;                                            \
+    return random_tensor(&p_bp_##f, args);                \
+  }
+WRAP_RANDOM(random_uniform)
+WRAP_RANDOM(random_normal)
 
-static int64_t shape_numel(const int64_t *shape, int rank) {
+int64_t shape_numel(const int64_t *shape, int rank) {
   int64_t n = 1;
   for (int i = 0; i < rank; ++i) n *= shape[i];
   return n;
@@ -1015,13 +834,6 @@ static PyObject *m_host_address(PyObject *mod, PyObject *arg) {
   return PyLong_FromVoidPtr(address);
 }
 
-static PyObject *m_live_tensor_count(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  REQUIRE_LOADED();
-  return PyLong_FromLongLong(p_bp_live_tensor_count());
-}
-
 /* ---- views and transfers ------------------------------------------------ */
 
 static PyObject *m_reshape(PyObject *mod, PyObject *args) {
@@ -1058,22 +870,6 @@ static PyObject *m_permute(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-static PyObject *m_transpose(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  bp_tensor t, out;
-  if (!get_tensor(arg, &t)) return NULL;
-  CHECK(p_bp_transpose(t, &out));
-  return wrap(out);
-}
-
-static PyObject *m_contiguous(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  bp_tensor t, out;
-  if (!get_tensor(arg, &t)) return NULL;
-  CHECK(p_bp_contiguous(t, &out));
-  return wrap(out);
-}
-
 static PyObject *m_slice(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   if (nargs != 5) return PyErr_Format(PyExc_TypeError, "slice(t, axis, start, stop, step)");
@@ -1100,15 +896,17 @@ static PyObject *m_select(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   return wrap(out);
 }
 
-static PyObject *transfer(int always_copy, PyObject *const *args, Py_ssize_t nargs) {
+/* copy_to(t, device) always copies; to(t, device) returns t itself when it
+ * already lives there. The two calls share one signature. */
+typedef __typeof__(bp_copy_to) *transfer_fn;
+static PyObject *transfer(transfer_fn *fn, PyObject *const *args, Py_ssize_t nargs) {
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "expected (tensor, device id)");
   bp_tensor t, out;
   if (!get_tensor(args[0], &t)) return NULL;
-  long dev = PyLong_AsLong(args[1]);
-  if (dev == -1 && PyErr_Occurred()) return NULL;
+  long dev;
+  if (!int_arg(args[1], &dev)) return NULL;
   bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = always_copy ? p_bp_copy_to(t, (bp_device)dev, &out)
-                                          : p_bp_to(t, (bp_device)dev, &out);
+  Py_BEGIN_ALLOW_THREADS st = (*fn)(t, (bp_device)dev, &out);
   Py_END_ALLOW_THREADS
   CHECK(st);
   if (out == t) {
@@ -1119,30 +917,22 @@ static PyObject *transfer(int always_copy, PyObject *const *args, Py_ssize_t nar
   }
   return wrap(out);
 }
-static PyObject *m_copy_to(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  return transfer(1, args, nargs);
-}
-static PyObject *m_to(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  return transfer(0, args, nargs);
-}
+#define WRAP_TRANSFER(f)                                                             \
+  static PyObject *m_##f(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) { \
+    (void)mod;                                                                       \
+    return transfer(&p_bp_##f, args, nargs);                                         \
+  }
+WRAP_TRANSFER(copy_to)
+WRAP_TRANSFER(to)
 
 /* ---- operators ---------------------------------------------------------- */
-
-static int op_arg(PyObject *o, int *op) {
-  long v = PyLong_AsLong(o);
-  if (v == -1 && PyErr_Occurred()) return 0;
-  *op = (int)v;
-  return 1;
-}
 
 /* binary(op, a, b): tensors or scalars; TypeError when neither is a tensor. */
 static PyObject *m_binary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  int op;
+  long op;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "binary(op, a, b)");
-  if (!op_arg(args[0], &op)) return NULL;
+  if (!int_arg(args[0], &op)) return NULL;
   PyObject *r = binary((int32_t)op, args[1], args[2]);
   if (r == Py_NotImplemented) {
     Py_DECREF(r);
@@ -1158,11 +948,11 @@ static PyObject *m_binary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
 /* binary_out(op, a, b, out): a/b tensors or scalars (not both scalars). */
 static PyObject *m_binary_out(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  int op;
+  long op;
   bp_tensor out;
   double s;
   if (nargs != 4) return PyErr_Format(PyExc_TypeError, "binary_out(op, a, b, out)");
-  if (!op_arg(args[0], &op) || !get_tensor(args[3], &out)) return NULL;
+  if (!int_arg(args[0], &op) || !get_tensor(args[3], &out)) return NULL;
   PyObject *a = args[1], *b = args[2];
   if (IS_TENSOR(a) && IS_TENSOR(b))
     CHECK(p_bp_binary_out((int32_t)op, HANDLE(a), HANDLE(b), out));
@@ -1178,20 +968,20 @@ static PyObject *m_binary_out(PyObject *mod, PyObject *const *args, Py_ssize_t n
 
 static PyObject *m_unary(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  int op;
+  long op;
   bp_tensor a, out;
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "unary(op, a)");
-  if (!op_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
+  if (!int_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
   CHECK(p_bp_unary((int32_t)op, a, &out));
   return wrap(out);
 }
 
 static PyObject *m_unary_out(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  int op;
+  long op;
   bp_tensor a, out;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "unary_out(op, a, out)");
-  if (!op_arg(args[0], &op) || !get_tensor(args[1], &a) || !get_tensor(args[2], &out))
+  if (!int_arg(args[0], &op) || !get_tensor(args[1], &a) || !get_tensor(args[2], &out))
     return NULL;
   CHECK(p_bp_unary_out((int32_t)op, a, out));
   Py_INCREF(args[2]);
@@ -1216,13 +1006,13 @@ static PyObject *m_where(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 
 static PyObject *m_reduce(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  int op;
+  long op;
   bp_tensor a, out;
   if (nargs != 4 && nargs != 5)
     return PyErr_Format(PyExc_TypeError, "reduce(op, a, axis, keepdims[, out])");
-  if (!op_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
-  long axis = PyLong_AsLong(args[2]);
-  if (axis == -1 && PyErr_Occurred()) return NULL;
+  if (!int_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
+  long axis;
+  if (!int_arg(args[2], &axis)) return NULL;
   int keep = PyObject_IsTrue(args[3]);
   if (keep < 0) return NULL;
   if (nargs == 5 && args[4] != Py_None) {
@@ -1273,8 +1063,8 @@ static PyObject *m_cast(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   bp_tensor a, out;
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "cast(a, dtype)");
   if (!get_tensor(args[0], &a)) return NULL;
-  long dtype = PyLong_AsLong(args[1]);
-  if (dtype == -1 && PyErr_Occurred()) return NULL;
+  long dtype;
+  if (!int_arg(args[1], &dtype)) return NULL;
   CHECK(p_bp_cast(a, (int32_t)dtype, &out));
   return wrap(out);
 }
@@ -1286,96 +1076,6 @@ static PyObject *m_assign(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &src)) return NULL;
   CHECK(p_bp_assign(dst, src));
   Py_RETURN_NONE;
-}
-
-/* from_dlpack(obj_or_capsule, device): copies a host DLPack tensor into a new
- * tensor on device (the C API has no way to adopt foreign memory). */
-static PyObject *m_from_dlpack(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  REQUIRE_LOADED();
-  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "from_dlpack(x, device)");
-  long device = PyLong_AsLong(args[1]);
-  if (device == -1 && PyErr_Occurred()) return NULL;
-  PyObject *capsule;
-  if (PyCapsule_CheckExact(args[0])) {
-    capsule = args[0];
-    Py_INCREF(capsule);
-  } else {
-    capsule = PyObject_CallMethod(args[0], "__dlpack__", NULL);
-    if (!capsule) return NULL;
-  }
-  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
-  if (!managed) {
-    Py_DECREF(capsule);
-    return NULL;
-  }
-  DLTensor *t = &managed->dl_tensor;
-  PyObject *result = NULL;
-  int32_t dtype = BP_DTYPE_INVALID;
-  if (t->dtype.lanes == 1) {
-    if (t->dtype.code == kDLFloat && t->dtype.bits == 32) dtype = BP_FLOAT32;
-    else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) dtype = BP_FLOAT64;
-    else if (t->dtype.code == kDLInt && t->dtype.bits == 32) dtype = BP_INT32;
-    else if (t->dtype.code == kDLInt && t->dtype.bits == 64) dtype = BP_INT64;
-    else if (t->dtype.code == kDLBool && t->dtype.bits == 8) dtype = BP_BOOL;
-  }
-  if (t->device.device_type != kDLCPU) {
-    PyErr_Format(PyExc_BufferError,
-                 "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
-                 (int)t->device.device_type);
-  } else if (dtype == BP_DTYPE_INVALID) {
-    PyErr_Format(PyExc_TypeError,
-                 "from_dlpack: unsupported DLPack dtype (code %d, %d bits, %d lanes); "
-                 "backplane has float32, float64, int32, int64 and bool",
-                 (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
-  } else if (t->ndim < 0 || t->ndim > MAX_SHAPE) {
-    PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
-  } else {
-    const int nd = t->ndim;
-    const int64_t item = t->dtype.bits / 8;
-    const char *base = (const char *)t->data + t->byte_offset;
-    int64_t numel = shape_numel(t->shape, nd);
-    int contiguous = 1;
-    if (t->strides) {
-      int64_t expect = 1;
-      for (int i = nd - 1; i >= 0; --i) {
-        if (t->shape[i] != 1 && t->strides[i] != expect) contiguous = 0;
-        expect *= t->shape[i];
-      }
-    }
-    char *gathered = NULL;
-    if (!contiguous && numel > 0) {
-      gathered = (char *)malloc((size_t)(numel * item));
-      if (!gathered) {
-        PyErr_NoMemory();
-        goto done;
-      }
-      int64_t idx[MAX_SHAPE] = {0};
-      for (int64_t k = 0; k < numel; ++k) {
-        int64_t off = 0;
-        for (int i = 0; i < nd; ++i) off += idx[i] * t->strides[i];
-        memcpy(gathered + k * item, base + off * item, (size_t)item);
-        for (int i = nd - 1; i >= 0; --i) {
-          if (++idx[i] < t->shape[i]) break;
-          idx[i] = 0;
-        }
-      }
-    }
-    bp_tensor out;
-    bp_status st;
-    const void *src = gathered ? gathered : base;
-    Py_BEGIN_ALLOW_THREADS st = p_bp_from_host((bp_device)device, dtype, nd, t->shape, src, &out);
-    Py_END_ALLOW_THREADS
-    free(gathered);
-    if (st != BP_OK) raise_status(st);
-    else result = wrap(out);
-  }
-done:
-  /* Consumed: the producer's memory is no longer needed. */
-  if (PyCapsule_SetName(capsule, "used_dltensor") == 0 && managed->deleter)
-    managed->deleter(managed);
-  Py_DECREF(capsule);
-  return result;
 }
 
 /* ---- tracing and counters ------------------------------------------------ */
@@ -1438,8 +1138,8 @@ static PyObject *m__bench_core(PyObject *mod, PyObject *const *args, Py_ssize_t 
   bp_tensor a, b, out;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "_bench_core(a, b, n)");
   if (!get_tensor(args[0], &a) || !get_tensor(args[1], &b)) return NULL;
-  long n = PyLong_AsLong(args[2]);
-  if (n == -1 && PyErr_Occurred()) return NULL;
+  long n;
+  if (!int_arg(args[2], &n)) return NULL;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < n; ++i) {
@@ -1502,7 +1202,7 @@ static PyMethodDef module_methods[] = {
     FAST(matmul),
     FAST(cast),
     FAST(assign),
-    FAST(from_dlpack),
+    {"from_dlpack", (PyCFunction)(void (*)(void))dlpack_import, METH_FASTCALL, NULL},
     FAST(_bench_core),
     {"trace_enable", m_trace_enable, METH_O, NULL},
     {"trace_lines", m_trace_lines, METH_NOARGS, NULL},
@@ -1510,6 +1210,74 @@ static PyMethodDef module_methods[] = {
     {"backend_counters", m_backend_counters, METH_O, NULL},
     {NULL, NULL, 0, NULL}};
 #undef FAST
+
+/* ---- the vocabulary ------------------------------------------------------
+ * BP_STATUS_LIST, BP_DTYPE_LIST, BP_OP_FAMILY_LIST and BP_OP_LIST of
+ * vocabulary.h as module attributes, one tuple per entry, in list order:
+ *   statuses     (value, "BP_ERR_SHAPE", doc)
+ *   dtypes       (value, "float32", size in bytes, kind: a DTYPE_KIND_*)
+ *   op_families  (value, "binary", arity)
+ *   ops          (value, "add", family name)
+ * They are the header's lists as this module was built; the loaded library
+ * may know more (status_name() and friends ask it). */
+
+#define STATUS_ROW_(id, value, doc) Py_BuildValue("(iss)", value, "BP_" #id, doc),
+#define DTYPE_ROW_(id, value, name, size, kind) Py_BuildValue("(isii)", value, name, size, kind),
+#define FAMILY_ROW_(id, value, name, arity) Py_BuildValue("(isi)", value, name, arity),
+#define OP_ROW_(id, value, name, family, dtypes, out) \
+  Py_BuildValue("(iss)", value, name, bp_vocab_family_name(family)),
+
+/* Adds m.<name> = tuple(rows); steals the n rows, NULL where one could not
+ * be made. Returns -1 with an error set on failure. */
+static int add_rows(PyObject *m, const char *name, PyObject **rows, Py_ssize_t n) {
+  PyObject *t = PyTuple_New(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (t && rows[i]) {
+      PyTuple_SET_ITEM(t, i, rows[i]);
+    } else {
+      Py_XDECREF(rows[i]);
+      Py_CLEAR(t);
+    }
+  }
+  if (!t) return -1;
+  if (PyModule_AddObject(m, name, t) < 0) {
+    Py_DECREF(t);
+    return -1;
+  }
+  return 0;
+}
+#define ADD_ROWS(m, name, rows) add_rows(m, name, rows, (Py_ssize_t)(sizeof rows / sizeof *rows))
+
+static int add_vocabulary(PyObject *m) {
+  PyObject *statuses[] = {BP_STATUS_LIST(STATUS_ROW_)};
+  if (ADD_ROWS(m, "statuses", statuses) < 0) return -1;
+  PyObject *dtypes[] = {BP_DTYPE_LIST(DTYPE_ROW_)};
+  if (ADD_ROWS(m, "dtypes", dtypes) < 0) return -1;
+  PyObject *families[] = {BP_OP_FAMILY_LIST(FAMILY_ROW_)};
+  if (ADD_ROWS(m, "op_families", families) < 0) return -1;
+  PyObject *ops[] = {BP_OP_LIST(OP_ROW_)};
+  return ADD_ROWS(m, "ops", ops);
+}
+
+/* Integer constants: _C.AXIS_ALL is BP_AXIS_ALL, ... */
+#define CONSTANT(name) {#name, BP_##name}
+static const struct {
+  const char *name;
+  long value;
+} constants[] = {
+    CONSTANT(AXIS_ALL),
+    CONSTANT(MAX_RANK),
+    CONSTANT(API_VERSION_MAJOR),
+    CONSTANT(API_VERSION_MINOR),
+    CONSTANT(DTYPE_KIND_BOOL),
+    CONSTANT(DTYPE_KIND_SIGNED_INT),
+    CONSTANT(DTYPE_KIND_UNSIGNED_INT),
+    CONSTANT(DTYPE_KIND_FLOAT),
+    CONSTANT(DEVICE_CPU),
+    CONSTANT(DEVICE_GPU),
+    CONSTANT(DEVICE_ACCELERATOR),
+};
+#undef CONSTANT
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "backplane._C",
@@ -1521,11 +1289,18 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
   Py_INCREF(&TensorBase_Type);
-  if (PyModule_AddObject(m, "TensorBase", (PyObject *)&TensorBase_Type) < 0 ||
-      PyModule_AddIntConstant(m, "AXIS_ALL", BP_AXIS_ALL) < 0 ||
-      PyModule_AddIntConstant(m, "MAX_RANK", BP_MAX_RANK) < 0 ||
-      PyModule_AddIntConstant(m, "API_VERSION_MAJOR", BP_API_VERSION_MAJOR) < 0 ||
-      PyModule_AddIntConstant(m, "API_VERSION_MINOR", BP_API_VERSION_MINOR) < 0) {
+  if (PyModule_AddObject(m, "TensorBase", (PyObject *)&TensorBase_Type) < 0) {
+    Py_DECREF(&TensorBase_Type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  for (size_t i = 0; i < sizeof constants / sizeof *constants; ++i) {
+    if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) < 0) {
+      Py_DECREF(m);
+      return NULL;
+    }
+  }
+  if (add_vocabulary(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

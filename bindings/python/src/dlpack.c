@@ -1,0 +1,231 @@
+/*
+ * dlpack.c — DLPack (https://dmlc.github.io/dlpack/latest/c_api.html, the
+ * v0.8 ABI) for backplane._C: export of host tensors without a copy, import
+ * of host tensors by copy. The dtype mapping follows BP_DTYPE_LIST: a dtype's
+ * kind gives the DLPack type code and its size the bits.
+ */
+#include "dlpack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 };
+enum { kDLCPU = 1 };
+
+/* The DLPack type of a bp_dtype; 0 when it has none. */
+static int dl_dtype_of(int32_t dtype, DLDataType *out) {
+  int code;
+  switch (bp_vocab_dtype_kind(dtype)) {
+    case BP_DTYPE_KIND_FLOAT: code = kDLFloat; break;
+    case BP_DTYPE_KIND_SIGNED_INT: code = kDLInt; break;
+    case BP_DTYPE_KIND_UNSIGNED_INT: code = kDLUInt; break;
+    case BP_DTYPE_KIND_BOOL: code = kDLBool; break;
+    default: return 0;
+  }
+  *out = (DLDataType){(uint8_t)code, (uint8_t)(8 * bp_vocab_dtype_size(dtype)), 1};
+  return 1;
+}
+
+/* The bp_dtype of a DLPack type, or BP_DTYPE_INVALID. */
+static int32_t dtype_of_dl(DLDataType dl) {
+  DLDataType t;
+#define BP_MATCH_(id, value, name, size, kind)                                       \
+  if (dl_dtype_of(value, &t) && t.code == dl.code && t.bits == dl.bits && t.lanes == dl.lanes) \
+    return value;
+  BP_DTYPE_LIST(BP_MATCH_)
+#undef BP_MATCH_
+  return BP_DTYPE_INVALID;
+}
+
+/* ---- export -------------------------------------------------------------- */
+
+typedef struct {
+  DLManagedTensor managed;
+  bp_tensor handle; /* one reference, released by the deleter */
+  int64_t shape[BP_MAX_RANK];
+  int64_t strides[BP_MAX_RANK];
+} ExportedTensor;
+
+static void exported_deleter(DLManagedTensor *managed) {
+  ExportedTensor *e = (ExportedTensor *)managed->manager_ctx;
+  if (g_library) p_bp_tensor_release(e->handle);
+  free(e);
+}
+
+static void dlpack_capsule_destructor(PyObject *capsule) {
+  /* Only a capsule nobody consumed still owns its tensor. */
+  if (!PyCapsule_IsValid(capsule, "dltensor")) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+  if (managed && managed->deleter) managed->deleter(managed);
+  PyErr_Restore(type, value, tb);
+}
+
+PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOO:__dlpack__", kwlist, &stream,
+                                   &max_version, &dl_device, &copy))
+    return NULL;
+  if (stream != Py_None) {
+    PyErr_SetString(PyExc_BufferError,
+                    "__dlpack__: stream must be None for tensors in host memory");
+    return NULL;
+  }
+  if (copy == Py_True) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: copy=True is not supported");
+    return NULL;
+  }
+  bp_tensor h = HANDLE(self);
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_tensor_wait(h);
+  Py_END_ALLOW_THREADS
+  if (st != BP_OK) return raise_status(st);
+  void *address;
+  CHECK(p_bp_tensor_host_address(h, &address));
+  int32_t dtype;
+  int32_t rank;
+  CHECK(p_bp_tensor_dtype(h, &dtype));
+  CHECK(p_bp_tensor_rank(h, &rank));
+  DLDataType dl;
+  if (!dl_dtype_of(dtype, &dl) || rank > BP_MAX_RANK) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: dtype or rank not representable");
+    return NULL;
+  }
+  ExportedTensor *e = (ExportedTensor *)calloc(1, sizeof(ExportedTensor));
+  if (!e) return PyErr_NoMemory();
+  if ((st = p_bp_tensor_shape(h, e->shape)) != BP_OK ||
+      (st = p_bp_tensor_strides(h, e->strides)) != BP_OK ||
+      (st = p_bp_tensor_retain(h)) != BP_OK) {
+    free(e);
+    return raise_status(st);
+  }
+  e->handle = h;
+  DLTensor *t = &e->managed.dl_tensor;
+  t->data = address;
+  t->device = (DLDevice){kDLCPU, 0};
+  t->ndim = rank;
+  t->dtype = dl;
+  t->shape = e->shape;
+  t->strides = e->strides;
+  t->byte_offset = 0;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = exported_deleter;
+  PyObject *capsule = PyCapsule_New(&e->managed, "dltensor", dlpack_capsule_destructor);
+  if (!capsule) exported_deleter(&e->managed);
+  return capsule;
+}
+
+/* ---- import -------------------------------------------------------------- */
+
+/* A copy of t's elements in C order (t is strided); NULL with an error set
+ * when out of memory. */
+static char *gather(const DLTensor *t, const char *base, int64_t numel, int64_t item) {
+  const int nd = t->ndim;
+  char *gathered = (char *)malloc((size_t)(numel * item));
+  if (!gathered) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  int64_t idx[MAX_SHAPE] = {0};
+  for (int64_t k = 0; k < numel; ++k) {
+    int64_t off = 0;
+    for (int i = 0; i < nd; ++i) off += idx[i] * t->strides[i];
+    memcpy(gathered + k * item, base + off * item, (size_t)item);
+    for (int i = nd - 1; i >= 0; --i) {
+      if (++idx[i] < t->shape[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return gathered;
+}
+
+/* A new tensor on device holding a copy of t, whose dtype is `dtype`. */
+static PyObject *copy_in(const DLTensor *t, int32_t dtype, bp_device device) {
+  const int nd = t->ndim;
+  const int64_t item = t->dtype.bits / 8;
+  const char *base = (const char *)t->data + t->byte_offset;
+  int64_t numel = shape_numel(t->shape, nd);
+  int contiguous = 1;
+  if (t->strides) {
+    int64_t expect = 1;
+    for (int i = nd - 1; i >= 0; --i) {
+      if (t->shape[i] != 1 && t->strides[i] != expect) contiguous = 0;
+      expect *= t->shape[i];
+    }
+  }
+  char *gathered = NULL;
+  if (!contiguous && numel > 0 && !(gathered = gather(t, base, numel, item))) return NULL;
+  bp_tensor out;
+  bp_status st;
+  const void *src = gathered ? gathered : base;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_from_host(device, dtype, nd, t->shape, src, &out);
+  Py_END_ALLOW_THREADS
+  free(gathered);
+  CHECK(st);
+  return wrap(out);
+}
+
+/* The dtypes of BP_DTYPE_LIST, for messages: " float32 float64 ...". */
+#define BP_NAME_(id, value, name, size, kind) " " name
+#define DTYPE_NAMES BP_DTYPE_LIST(BP_NAME_)
+
+PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  REQUIRE_LOADED();
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "from_dlpack(x, device)");
+  long device = PyLong_AsLong(args[1]);
+  if (device == -1 && PyErr_Occurred()) return NULL;
+  PyObject *capsule;
+  if (PyCapsule_CheckExact(args[0])) {
+    capsule = args[0];
+    Py_INCREF(capsule);
+  } else {
+    capsule = PyObject_CallMethod(args[0], "__dlpack__", NULL);
+    if (!capsule) return NULL;
+  }
+  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+  if (!managed) {
+    Py_DECREF(capsule);
+    return NULL;
+  }
+  DLTensor *t = &managed->dl_tensor;
+  PyObject *result = NULL;
+  int32_t dtype = dtype_of_dl(t->dtype);
+  if (t->device.device_type != kDLCPU) {
+    PyErr_Format(PyExc_BufferError,
+                 "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
+                 (int)t->device.device_type);
+  } else if (dtype == BP_DTYPE_INVALID) {
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack: unsupported DLPack dtype (code %d, %d bits, %d lanes); "
+                 "backplane has" DTYPE_NAMES,
+                 (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
+  } else if (t->ndim < 0 || t->ndim > MAX_SHAPE) {
+    PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
+  } else {
+    result = copy_in(t, dtype, (bp_device)device);
+  }
+  /* Consumed: the producer's memory is no longer needed. */
+  if (PyCapsule_SetName(capsule, "used_dltensor") == 0 && managed->deleter)
+    managed->deleter(managed);
+  Py_DECREF(capsule);
+  return result;
+}

@@ -1,0 +1,18 @@
+/*
+ * dlpack.h — DLPack export and import of backplane._C (dlpack.c).
+ */
+#ifndef BP_PYTHON_DLPACK_H
+#define BP_PYTHON_DLPACK_H
+
+#include "extension.h"
+
+/* t.__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None):
+ * waits for the tensor, then hands out its host memory in a "dltensor"
+ * capsule that holds a reference to the tensor (no copy). */
+PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds);
+
+/* _C.from_dlpack(obj_or_capsule, device): copies a host DLPack tensor into a
+ * new tensor on device (the C API has no way to adopt foreign memory). */
+PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
+#endif /* BP_PYTHON_DLPACK_H */
