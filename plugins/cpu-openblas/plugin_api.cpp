@@ -171,8 +171,9 @@ const bp_plugin_api kApi = {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
-                                                                                         uint32_t host_abi_minor) {
+// No extern "C": plugin.h declares the entry point with C linkage, so this
+// definition exports the unmangled symbol, as docs/writing-a-plugin.md shows.
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor) {
   (void)host_abi_minor;  // any minor: the core reads no field past struct_size
   return host_abi_major == BP_PLUGIN_ABI_MAJOR ? &kApi : nullptr;
 }
