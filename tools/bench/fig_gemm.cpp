@@ -70,7 +70,7 @@ void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, 
 void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *direct,
                  const std::string &why_no_direct, int64_t n, int trials, double target) {
   const std::string dev = d.name();
-  ctx.progress("gemm: " + dev + " " + size_text("float32", n) + " (first call builds kernels)");
+  ctx.progress("gemm: " + dev + " " + size_text(bp_dtype_name(BP_FLOAT32), n) + " (first call builds kernels)");
   bp::Tensor a = bp::random_uniform({n, n}, -1, 1, 1, bp::f32, d);
   bp::Tensor b = bp::random_uniform({n, n}, -1, 1, 2, bp::f32, d);
   bp::Tensor c = bp::zeros({n, n}, bp::f32, d);
@@ -81,7 +81,7 @@ void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *d
   };
   Row r;
   r.figure = "gemm";
-  r.params = size_text("float32", n);
+  r.params = size_text(bp_dtype_name(BP_FLOAT32), n);
   r.device = dev;
   r.unit = "GFLOPS";
   r.baseline_name = "CLBlastSgemm (direct, own buffers, same device)";
