@@ -46,35 +46,25 @@ void JsonWriter::before_value() {
   }
 }
 
-JsonWriter &JsonWriter::begin_object() {
+JsonWriter &JsonWriter::open(char bracket) {
   before_value();
-  out_ += '{';
+  out_ += bracket;
   has_items_.push_back(false);
   return *this;
 }
 
-JsonWriter &JsonWriter::end_object() {
+JsonWriter &JsonWriter::close(char bracket) {
   bool items = has_items_.back();
   has_items_.pop_back();
   if (items) newline();
-  out_ += '}';
+  out_ += bracket;
   return *this;
 }
 
-JsonWriter &JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  has_items_.push_back(false);
-  return *this;
-}
-
-JsonWriter &JsonWriter::end_array() {
-  bool items = has_items_.back();
-  has_items_.pop_back();
-  if (items) newline();
-  out_ += ']';
-  return *this;
-}
+JsonWriter &JsonWriter::begin_object() { return open('{'); }
+JsonWriter &JsonWriter::end_object() { return close('}'); }
+JsonWriter &JsonWriter::begin_array() { return open('['); }
+JsonWriter &JsonWriter::end_array() { return close(']'); }
 
 JsonWriter &JsonWriter::key(const std::string &k) {
   before_value();
@@ -84,45 +74,26 @@ JsonWriter &JsonWriter::key(const std::string &k) {
   return *this;
 }
 
-JsonWriter &JsonWriter::value(const std::string &s) {
+JsonWriter &JsonWriter::raw(const std::string &text) {
   before_value();
-  out_ += escape(s);
+  out_ += text;
   return *this;
 }
+
+JsonWriter &JsonWriter::value(const std::string &s) { return raw(escape(s)); }
 
 JsonWriter &JsonWriter::value(const char *s) { return s ? value(std::string(s)) : null(); }
 
 JsonWriter &JsonWriter::value(double d) {
   if (!std::isfinite(d)) return null();
-  before_value();
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.6g", d);
-  out_ += buf;
-  return *this;
+  return raw(buf);
 }
 
-JsonWriter &JsonWriter::value(int64_t i) {
-  before_value();
-  out_ += std::to_string(i);
-  return *this;
-}
-
-JsonWriter &JsonWriter::value(uint64_t u) {
-  before_value();
-  out_ += std::to_string(u);
-  return *this;
-}
-
-JsonWriter &JsonWriter::boolean(bool b) {
-  before_value();
-  out_ += b ? "true" : "false";
-  return *this;
-}
-
-JsonWriter &JsonWriter::null() {
-  before_value();
-  out_ += "null";
-  return *this;
-}
+JsonWriter &JsonWriter::value(int64_t i) { return raw(std::to_string(i)); }
+JsonWriter &JsonWriter::value(uint64_t u) { return raw(std::to_string(u)); }
+JsonWriter &JsonWriter::boolean(bool b) { return raw(b ? "true" : "false"); }
+JsonWriter &JsonWriter::null() { return raw("null"); }
 
 }  // namespace bptool

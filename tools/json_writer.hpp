@@ -46,6 +46,12 @@ class JsonWriter {
  private:
   void before_value();
   void newline();
+  // A container's opening and closing bracket, with the comma and
+  // indentation bookkeeping the two kinds share.
+  JsonWriter &open(char bracket);
+  JsonWriter &close(char bracket);
+  // A value already written as JSON text.
+  JsonWriter &raw(const std::string &text);
   std::string out_;
   std::vector<bool> has_items_;  // one per open container
   bool after_key_ = false;

@@ -165,20 +165,20 @@ inline Device try_gpu(int32_t i = 0) {
   check(bp_try_gpu(i, &d));
   return Device(d);
 }
-inline std::vector<Device> try_all_gpus() {
+namespace detail {
+// A device list from a C function of the (out, capacity, count) kind: asked
+// once for the count, then for the ids; the second answer's count is the
+// one kept.
+inline std::vector<Device> device_list(bp_status (*list)(bp_device *, int32_t, int32_t *)) {
   int32_t n = 0;
-  check(bp_try_all_gpus(nullptr, 0, &n));
+  check(list(nullptr, 0, &n));
   std::vector<bp_device> ids(static_cast<size_t>(n));
-  check(bp_try_all_gpus(ids.data(), n, &n));
+  check(list(ids.data(), n, &n));
   return std::vector<Device>(ids.begin(), ids.begin() + n);
 }
-inline std::vector<Device> devices() {
-  int32_t n = 0;
-  check(bp_devices(nullptr, 0, &n));
-  std::vector<bp_device> ids(static_cast<size_t>(n));
-  check(bp_devices(ids.data(), n, &n));
-  return std::vector<Device>(ids.begin(), ids.begin() + n);
-}
+}  // namespace detail
+inline std::vector<Device> try_all_gpus() { return detail::device_list(bp_try_all_gpus); }
+inline std::vector<Device> devices() { return detail::device_list(bp_devices); }
 inline Device default_device() {
   bp_device d;
   check(bp_default_device(&d));

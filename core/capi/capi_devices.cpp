@@ -9,6 +9,23 @@
 
 using namespace bp::core;
 
+namespace {
+
+// The list convention of bp_devices and bp_try_all_gpus: *count gets how many
+// devices `which` names, and out the ids of the first `capacity` of them (out
+// may be NULL when capacity is 0). The arguments are checked before the
+// runtime is asked.
+void list_devices(const char *fn, std::vector<Device *> (Runtime::*which)(), bp_device *out,
+                  int32_t capacity, int32_t *count) {
+  int32_t &n = require(count, fn, "count");
+  if (capacity > 0 && !out) fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": out is NULL");
+  const std::vector<Device *> devices = (Runtime::get().*which)();
+  for (size_t k = 0; k < devices.size() && int32_t(k) < capacity; ++k) out[k] = devices[k]->id;
+  n = int32_t(devices.size());
+}
+
+}  // namespace
+
 extern "C" {
 
 int32_t bp_plugin_report_count(void) {
@@ -49,13 +66,7 @@ bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_repor
 }
 
 bp_status bp_devices(bp_device *out, int32_t capacity, int32_t *count) {
-  return guarded([&] {
-    int32_t &n = require(count, "bp_devices", "count");
-    if (capacity > 0 && !out) fail(BP_ERR_INVALID_ARGUMENT, "bp_devices: out is NULL");
-    auto all = Runtime::get().all_devices();
-    for (size_t k = 0; k < all.size() && int32_t(k) < capacity; ++k) out[k] = all[k]->id;
-    n = int32_t(all.size());
-  });
+  return guarded([&] { list_devices("bp_devices", &Runtime::all_devices, out, capacity, count); });
 }
 
 bp_status bp_device_get(const char *name, bp_device *out) {
@@ -141,13 +152,7 @@ bp_status bp_try_gpu(int32_t i, bp_device *out) {
 }
 
 bp_status bp_try_all_gpus(bp_device *out, int32_t capacity, int32_t *count) {
-  return guarded([&] {
-    int32_t &n = require(count, "bp_try_all_gpus", "count");
-    if (capacity > 0 && !out) fail(BP_ERR_INVALID_ARGUMENT, "bp_try_all_gpus: out is NULL");
-    auto acc = Runtime::get().accelerators();
-    for (size_t k = 0; k < acc.size() && int32_t(k) < capacity; ++k) out[k] = acc[k]->id;
-    n = int32_t(acc.size());
-  });
+  return guarded([&] { list_devices("bp_try_all_gpus", &Runtime::accelerators, out, capacity, count); });
 }
 
 bp_status bp_default_device(bp_device *out) {

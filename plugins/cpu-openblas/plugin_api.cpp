@@ -81,25 +81,29 @@ bp_status api_free(bp_buffer buffer) {
   });
 }
 
+// The checks write and read share, in their order: a live buffer, a span
+// inside it, and then, unless the span is empty, a host pointer. Returns
+// where the span starts, or nullptr when there is nothing to copy.
+char *host_copy_span(bp_buffer buffer, uint64_t offset, uint64_t bytes, const void *host, const char *what,
+                     const char *host_what) {
+  bp_buffer_s *b = check_buffer(buffer, what);
+  check_range(b, offset, bytes, what);
+  if (bytes == 0) return nullptr;
+  require_pointer(host, host_what);
+  return b->data() + offset;
+}
+
 bp_status api_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes) {
   return guarded([&] {
     require_started();
-    bp_buffer_s *b = check_buffer(dst, "write");
-    check_range(b, offset, bytes, "write");
-    if (bytes == 0) return;
-    require_pointer(src, "write: src");
-    std::memcpy(b->data() + offset, src, bytes);
+    if (char *at = host_copy_span(dst, offset, bytes, src, "write", "write: src")) std::memcpy(at, src, bytes);
   });
 }
 
 bp_status api_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
   return guarded([&] {
     require_started();
-    bp_buffer_s *b = check_buffer(src, "read");
-    check_range(b, offset, bytes, "read");
-    if (bytes == 0) return;
-    require_pointer(dst, "read: dst");
-    std::memcpy(dst, b->data() + offset, bytes);
+    if (char *at = host_copy_span(src, offset, bytes, dst, "read", "read: dst")) std::memcpy(dst, at, bytes);
   });
 }
 

@@ -289,6 +289,16 @@ static bp_tensor upload(bp_device dev, int32_t rank, const int64_t *shape, const
 
 static void release(bp_tensor t) { CHECK_OK(bp_tensor_release(t)); }
 
+/* A call that makes the tensor `out`: required to succeed, then its float32
+ * values checked and `out` released. (A call with a macro in it is written
+ * out instead, so that REQUIRE_OK's message shows the macro's name.) */
+#define CHECK_OP_F32(call, what, out, ...) \
+  do {                                     \
+    REQUIRE_OK(call);                      \
+    CHECK_F32(what, out, __VA_ARGS__);     \
+    release(out);                          \
+  } while (0)
+
 static void test_creation_and_metadata(void) {
   bp_tensor t = BP_NO_TENSOR;
   int64_t shape[BP_MAX_RANK], strides[BP_MAX_RANK], numel = 0;
@@ -330,15 +340,9 @@ static void test_creation_and_metadata(void) {
   release(t);
   CHECK_INT(bp_live_tensor_count(), live);
 
-  REQUIRE_OK(bp_ones(g_ref, BP_FLOAT32, 2, k23, &t));
-  CHECK_F32("ones", t, 1, 1, 1, 1, 1, 1);
-  release(t);
-  REQUIRE_OK(bp_full(g_ref, BP_FLOAT32, 2, k23, 2.5, &t));
-  CHECK_F32("full", t, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f);
-  release(t);
-  REQUIRE_OK(bp_arange(g_ref, BP_FLOAT32, 1, 3, 0.5, &t));
-  CHECK_F32("arange", t, 1, 1.5f, 2, 2.5f);
-  release(t);
+  CHECK_OP_F32(bp_ones(g_ref, BP_FLOAT32, 2, k23, &t), "ones", t, 1, 1, 1, 1, 1, 1);
+  CHECK_OP_F32(bp_full(g_ref, BP_FLOAT32, 2, k23, 2.5, &t), "full", t, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f);
+  CHECK_OP_F32(bp_arange(g_ref, BP_FLOAT32, 1, 3, 0.5, &t), "arange", t, 1, 1.5f, 2, 2.5f);
   REQUIRE_OK(bp_empty(g_ref, BP_FLOAT32, 0, NULL, &t));
   CHECK_OK(bp_tensor_numel(t, &numel));
   CHECK_INT(numel, 1);
@@ -387,35 +391,19 @@ static void test_operators(void) {
   int64_t shape[BP_MAX_RANK];
 
   /* binary, with the inline convenience forms of 1.0 */
-  REQUIRE_OK(bp_add(a, b, &c));
-  CHECK_F32("add", c, 11, 22, 33, 44, 55, 66);
-  release(c);
-  REQUIRE_OK(bp_sub(b, a, &c));
-  CHECK_F32("sub", c, 9, 18, 27, 36, 45, 54);
-  release(c);
-  REQUIRE_OK(bp_mul(a, b, &c));
-  CHECK_F32("mul", c, 10, 40, 90, 160, 250, 360);
-  release(c);
-  REQUIRE_OK(bp_div(b, a, &c));
-  CHECK_F32("div", c, 10, 10, 10, 10, 10, 10);
-  release(c);
-  REQUIRE_OK(bp_binary(BP_OP_POW, a, a, &c));
-  CHECK_F32("pow", c, 1, 4, 27, 256, 3125, 46656);
-  release(c);
-  REQUIRE_OK(bp_binary(BP_OP_MINIMUM, a, b, &c));
-  CHECK_F32("minimum", c, 1, 2, 3, 4, 5, 6);
-  release(c);
+  CHECK_OP_F32(bp_add(a, b, &c), "add", c, 11, 22, 33, 44, 55, 66);
+  CHECK_OP_F32(bp_sub(b, a, &c), "sub", c, 9, 18, 27, 36, 45, 54);
+  CHECK_OP_F32(bp_mul(a, b, &c), "mul", c, 10, 40, 90, 160, 250, 360);
+  CHECK_OP_F32(bp_div(b, a, &c), "div", c, 10, 10, 10, 10, 10, 10);
+  CHECK_OP_F32(bp_binary(BP_OP_POW, a, a, &c), "pow", c, 1, 4, 27, 256, 3125, 46656);
+  CHECK_OP_F32(bp_binary(BP_OP_MINIMUM, a, b, &c), "minimum", c, 1, 2, 3, 4, 5, 6);
   {
     /* broadcasting a row */
     const int64_t s3 = 3;
     const float row[3] = {100, 200, 300};
     bp_tensor r = upload(g_ref, 1, &s3, row);
-    REQUIRE_OK(bp_binary(BP_OP_MAXIMUM, a, r, &c));
-    CHECK_F32("maximum broadcast", c, 100, 200, 300, 100, 200, 300);
-    release(c);
-    REQUIRE_OK(bp_add(a, r, &c));
-    CHECK_F32("add broadcast", c, 101, 202, 303, 104, 205, 306);
-    release(c);
+    CHECK_OP_F32(bp_binary(BP_OP_MAXIMUM, a, r, &c), "maximum broadcast", c, 100, 200, 300, 100, 200, 300);
+    CHECK_OP_F32(bp_add(a, r, &c), "add broadcast", c, 101, 202, 303, 104, 205, 306);
     release(r);
   }
   /* comparisons give bool */
@@ -430,35 +418,21 @@ static void test_operators(void) {
   release(c);
 
   /* scalar operands, on either side */
-  REQUIRE_OK(bp_binary_scalar(BP_OP_MUL, a, 2.0, 0, &c));
-  CHECK_F32("mul scalar", c, 2, 4, 6, 8, 10, 12);
-  release(c);
-  REQUIRE_OK(bp_binary_scalar(BP_OP_SUB, a, 10.0, 1, &c));
-  CHECK_F32("scalar - a", c, 9, 8, 7, 6, 5, 4);
-  release(c);
+  CHECK_OP_F32(bp_binary_scalar(BP_OP_MUL, a, 2.0, 0, &c), "mul scalar", c, 2, 4, 6, 8, 10, 12);
+  CHECK_OP_F32(bp_binary_scalar(BP_OP_SUB, a, 10.0, 1, &c), "scalar - a", c, 9, 8, 7, 6, 5, 4);
 
   /* unary */
   REQUIRE_OK(bp_unary(BP_OP_NEG, a, &c));
   CHECK_F32("neg", c, -1, -2, -3, -4, -5, -6);
-  REQUIRE_OK(bp_unary(BP_OP_ABS, c, &out));
-  CHECK_F32("abs", out, 1, 2, 3, 4, 5, 6);
-  release(out);
-  REQUIRE_OK(bp_unary(BP_OP_RELU, c, &out));
-  CHECK_F32("relu", out, 0, 0, 0, 0, 0, 0);
-  release(out);
+  CHECK_OP_F32(bp_unary(BP_OP_ABS, c, &out), "abs", out, 1, 2, 3, 4, 5, 6);
+  CHECK_OP_F32(bp_unary(BP_OP_RELU, c, &out), "relu", out, 0, 0, 0, 0, 0, 0);
   release(c);
   REQUIRE_OK(bp_mul(a, a, &c));
-  REQUIRE_OK(bp_unary(BP_OP_SQRT, c, &out));
-  CHECK_F32("sqrt", out, 1, 2, 3, 4, 5, 6);
-  release(out);
+  CHECK_OP_F32(bp_unary(BP_OP_SQRT, c, &out), "sqrt", out, 1, 2, 3, 4, 5, 6);
   release(c);
   REQUIRE_OK(bp_zeros(g_ref, BP_FLOAT32, 2, k23, &c));
-  REQUIRE_OK(bp_exp(c, &out));
-  CHECK_F32("exp", out, 1, 1, 1, 1, 1, 1);
-  release(out);
-  REQUIRE_OK(bp_unary(BP_OP_SIGMOID, c, &out));
-  CHECK_F32("sigmoid", out, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f);
-  release(out);
+  CHECK_OP_F32(bp_exp(c, &out), "exp", out, 1, 1, 1, 1, 1, 1);
+  CHECK_OP_F32(bp_unary(BP_OP_SIGMOID, c, &out), "sigmoid", out, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f);
   release(c);
 
   /* reductions */
@@ -467,10 +441,8 @@ static void test_operators(void) {
   CHECK_OK(bp_tensor_rank(c, &rank));
   CHECK_INT(rank, 0);
   release(c);
-  REQUIRE_OK(bp_reduce(BP_OP_SUM, a, 1, 0, &c));
-  CHECK_F32("sum axis 1", c, 6, 15);
-  release(c);
-  REQUIRE_OK(bp_reduce(BP_OP_MEAN, a, BP_AXIS_ALL, 0, &c));
+  CHECK_OP_F32(bp_reduce(BP_OP_SUM, a, 1, 0, &c), "sum axis 1", c, 6, 15);
+  REQUIRE_OK(bp_reduce(BP_OP_MEAN, a, BP_AXIS_ALL, 0, &c)); /* REQUIRE_OK names BP_AXIS_ALL */
   CHECK_F32("mean", c, 3.5f);
   release(c);
   REQUIRE_OK(bp_reduce(BP_OP_MAX, a, 0, 1, &c));
@@ -478,9 +450,7 @@ static void test_operators(void) {
   CHECK(shape[0] == 1 && shape[1] == 3);
   CHECK_F32("max axis 0 keepdims", c, 4, 5, 6);
   release(c);
-  REQUIRE_OK(bp_reduce(BP_OP_MIN, a, -1, 0, &c));
-  CHECK_F32("min axis -1", c, 1, 4);
-  release(c);
+  CHECK_OP_F32(bp_reduce(BP_OP_MIN, a, -1, 0, &c), "min axis -1", c, 1, 4);
   REQUIRE_OK(bp_reduce(BP_OP_ARGMAX, a, 1, 0, &c));
   CHECK_OK(bp_tensor_dtype(c, &dtype));
   CHECK_INT(dtype, BP_INT64);
@@ -515,9 +485,7 @@ static void test_operators(void) {
   {
     bp_tensor cond = BP_NO_TENSOR;
     REQUIRE_OK(bp_binary_scalar(BP_OP_GT, a, 3.0, 0, &cond));
-    REQUIRE_OK(bp_where(cond, a, b, &c));
-    CHECK_F32("where", c, 10, 20, 30, 4, 5, 6);
-    release(c);
+    CHECK_OP_F32(bp_where(cond, a, b, &c), "where", c, 10, 20, 30, 4, 5, 6);
     CHECK_STATUS(bp_where(a, a, b, &c), BP_ERR_DTYPE); /* the condition is not bool */
     release(cond);
   }
@@ -629,9 +597,7 @@ static void test_views(void) {
   release(v);
   {
     const int32_t axes[2] = {1, 0};
-    REQUIRE_OK(bp_permute(a, axes, &v));
-    CHECK_F32("permute", v, 1, 4, 2, 5, 3, 6);
-    release(v);
+    CHECK_OP_F32(bp_permute(a, axes, &v), "permute", v, 1, 4, 2, 5, 3, 6);
   }
   {
     const int64_t k32[2] = {3, 2}, flat = -1;
@@ -649,15 +615,9 @@ static void test_views(void) {
       CHECK_STATUS(bp_reshape(a, 2, bad, &v), BP_ERR_SHAPE);
     }
   }
-  REQUIRE_OK(bp_slice(a, 1, 1, 3, 1, &v));
-  CHECK_F32("slice", v, 2, 3, 5, 6);
-  release(v);
-  REQUIRE_OK(bp_slice(a, 1, 0, 3, 2, &v));
-  CHECK_F32("slice step 2", v, 1, 3, 4, 6);
-  release(v);
-  REQUIRE_OK(bp_slice(a, 1, -1, 100, 1, &v));
-  CHECK_F32("slice from -1, clamped", v, 3, 6);
-  release(v);
+  CHECK_OP_F32(bp_slice(a, 1, 1, 3, 1, &v), "slice", v, 2, 3, 5, 6);
+  CHECK_OP_F32(bp_slice(a, 1, 0, 3, 2, &v), "slice step 2", v, 1, 3, 4, 6);
+  CHECK_OP_F32(bp_slice(a, 1, -1, 100, 1, &v), "slice from -1, clamped", v, 3, 6);
   REQUIRE_OK(bp_select(a, 0, 1, &v));
   CHECK_F32("select", v, 4, 5, 6);
   /* a view shares its base's storage: writing through it changes the base */

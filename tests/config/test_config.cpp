@@ -25,23 +25,21 @@ ConfigError error_of(std::string_view toml) {
   throw std::runtime_error("expected a ConfigError for:\n" + std::string(toml));
 }
 
-ConfigError env_error_of(const std::map<std::string, std::string> &vars, Config &c) {
-  try {
-    apply_environment(c, [&](const char *name) -> const char * {
-      auto it = vars.find(name);
-      return it == vars.end() ? nullptr : it->second.c_str();
-    });
-  } catch (const ConfigError &e) {
-    return e;
-  }
-  throw std::runtime_error("expected a ConfigError from the environment");
-}
-
+// apply_environment with `vars` standing in for the process environment.
 void apply(Config &c, const std::map<std::string, std::string> &vars) {
   apply_environment(c, [&](const char *name) -> const char * {
     auto it = vars.find(name);
     return it == vars.end() ? nullptr : it->second.c_str();
   });
+}
+
+ConfigError env_error_of(const std::map<std::string, std::string> &vars, Config &c) {
+  try {
+    apply(c, vars);
+  } catch (const ConfigError &e) {
+    return e;
+  }
+  throw std::runtime_error("expected a ConfigError from the environment");
 }
 
 const Entry &entry(const Config &c, const std::string &key) {

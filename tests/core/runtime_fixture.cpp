@@ -38,4 +38,20 @@ void start(const std::string &toml) {
   started = toml;
 }
 
+bp::Device each_host_device() {
+  start(kHostOnly);
+  return bp::Device(GENERATE(as<std::string>{}, "cpu:0", "reference:0"));
+}
+
+std::vector<bp_plugin_report> plugin_reports(int32_t count_devices) {
+  std::vector<bp_plugin_report> out;
+  for (int32_t i = 0; i < bp_plugin_report_count(); ++i) {
+    bp_plugin_report r{};
+    r.struct_size = sizeof r;
+    REQUIRE(bp_plugin_report_get(i, count_devices, &r) == BP_OK);
+    out.push_back(r);
+  }
+  return out;
+}
+
 }  // namespace bp_test

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "backplane.hpp"
 
@@ -16,5 +17,13 @@ std::string with_test_plugins();
 
 // Starts the runtime with this TOML, or checks it already runs with it.
 void start(const std::string &toml);
+
+// Starts the runtime with kHostOnly and runs the calling test case once for
+// each host backend's device (a Catch generator): cpu:0, then reference:0.
+bp::Device each_host_device();
+
+// Every plugin report, in order, each read (and REQUIREd to succeed) with
+// bp_plugin_report_get(i, count_devices, ...).
+std::vector<bp_plugin_report> plugin_reports(int32_t count_devices);
 
 }  // namespace bp_test

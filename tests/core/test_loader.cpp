@@ -11,10 +11,7 @@ using bp_test::start;
 namespace {
 std::map<std::string, bp_plugin_report> reports_by_file() {
   std::map<std::string, bp_plugin_report> out;
-  for (int32_t i = 0; i < bp_plugin_report_count(); ++i) {
-    bp_plugin_report r{};
-    r.struct_size = sizeof r;
-    REQUIRE(bp_plugin_report_get(i, 1, &r) == BP_OK);
+  for (const bp_plugin_report &r : bp_test::plugin_reports(1)) {
     std::string path = r.path;
     out[path.substr(path.rfind('/') + 1)] = r;
   }
@@ -71,10 +68,7 @@ TEST_CASE("a device of a backend that failed to start is unknown, with the reaso
 TEST_CASE("disabled plugins are reported and never loaded") {
   start(bp_test::kHostOnly);
   bool found = false;
-  for (int32_t i = 0; i < bp_plugin_report_count(); ++i) {
-    bp_plugin_report r{};
-    r.struct_size = sizeof r;
-    REQUIRE(bp_plugin_report_get(i, 0, &r) == BP_OK);
+  for (const bp_plugin_report &r : bp_test::plugin_reports(0)) {
     if (std::string(r.name) == "opencl") {
       found = true;
       CHECK(r.loaded == 0);

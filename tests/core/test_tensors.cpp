@@ -9,9 +9,7 @@ using bp_test::start;
 using Catch::Matchers::Equals;
 
 TEST_CASE("zeros, ones, full, arange and from_vector hold the right values") {
-  start(bp_test::kHostOnly);
-  auto name = GENERATE(as<std::string>{}, "cpu:0", "reference:0");
-  bp::Device d(name);
+  const bp::Device d = bp_test::each_host_device();
   CHECK_THAT(bp::zeros({2, 2}, bp::f32, d).to_vector<float>(), Equals(std::vector<float>{0, 0, 0, 0}));
   CHECK_THAT(bp::ones({3}, bp::i64, d).to_vector<int64_t>(), Equals(std::vector<int64_t>{1, 1, 1}));
   CHECK_THAT(bp::full({2}, 2.5, bp::f64, d).to_vector<double>(), Equals(std::vector<double>{2.5, 2.5}));
@@ -29,9 +27,7 @@ TEST_CASE("zeros, ones, full, arange and from_vector hold the right values") {
 }
 
 TEST_CASE("rank-0 and empty tensors") {
-  start(bp_test::kHostOnly);
-  auto name = GENERATE(as<std::string>{}, "cpu:0", "reference:0");
-  bp::Device d(name);
+  const bp::Device d = bp_test::each_host_device();
   bp::Tensor s = bp::full({}, 7, bp::i32, d);
   CHECK(s.rank() == 0);
   CHECK(s.numel() == 1);

@@ -86,9 +86,7 @@ TEST_CASE("a network's parameters live on a device and its output stays there") 
 }
 
 TEST_CASE("from_host_into writes host data into an existing tensor or view") {
-  start(bp_test::kHostOnly);
-  auto name = GENERATE(as<std::string>{}, "cpu:0", "reference:0");
-  bp::Device d(name);
+  const bp::Device d = bp_test::each_host_device();
   bp::Tensor t = bp::zeros({2, 3}, bp::i32, d);
   const int32_t data[6] = {1, 2, 3, 4, 5, 6};
   int64_t live = bp_live_tensor_count();

@@ -16,6 +16,18 @@ bp_op_attrs scalar_attrs(bp_scalar_mode mode, double scalar) {
   return attrs;
 }
 
+// EQ, NE, LT, LE, GT and GE of a with b, each checked against its row of
+// `expected` (in that order).
+template <class T>
+void check_comparisons(Reference &ref, const std::vector<T> &a, const std::vector<T> &b,
+                       const std::vector<uint8_t> (&expected)[6]) {
+  const int32_t ops[6] = {BP_OP_EQ, BP_OP_NE, BP_OP_LT, BP_OP_LE, BP_OP_GT, BP_OP_GE};
+  for (size_t i = 0; i < 6; ++i) {
+    INFO("op " << ops[i]);
+    check_values(ref.apply<uint8_t, T>(ops[i], {a, b}), expected[i]);
+  }
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("add, sub, mul, maximum, minimum", "[elementwise]", float, double, int32_t,
@@ -99,13 +111,7 @@ TEMPLATE_TEST_CASE("comparisons write bool", "[elementwise]", float, double, int
   using T = TestType;
   const std::vector<T> a = {1, 2, 3};
   const std::vector<T> b = {2, 2, 2};
-  using B = uint8_t;
-  check_values(ref.apply<B, T>(BP_OP_EQ, {a, b}), std::vector<B>{0, 1, 0});
-  check_values(ref.apply<B, T>(BP_OP_NE, {a, b}), std::vector<B>{1, 0, 1});
-  check_values(ref.apply<B, T>(BP_OP_LT, {a, b}), std::vector<B>{1, 0, 0});
-  check_values(ref.apply<B, T>(BP_OP_LE, {a, b}), std::vector<B>{1, 1, 0});
-  check_values(ref.apply<B, T>(BP_OP_GT, {a, b}), std::vector<B>{0, 0, 1});
-  check_values(ref.apply<B, T>(BP_OP_GE, {a, b}), std::vector<B>{0, 1, 1});
+  check_comparisons(ref, a, b, {{0, 1, 0}, {1, 0, 1}, {1, 0, 0}, {1, 1, 0}, {0, 0, 1}, {0, 1, 1}});
 }
 
 TEST_CASE("comparisons of bool", "[elementwise]") {
@@ -113,27 +119,17 @@ TEST_CASE("comparisons of bool", "[elementwise]") {
   using B = uint8_t;
   const std::vector<B> a = {0, 1, 1, 0};
   const std::vector<B> b = {0, 0, 1, 1};
-  check_values(ref.apply<B, B>(BP_OP_EQ, {a, b}), std::vector<B>{1, 0, 1, 0});
-  check_values(ref.apply<B, B>(BP_OP_NE, {a, b}), std::vector<B>{0, 1, 0, 1});
-  check_values(ref.apply<B, B>(BP_OP_LT, {a, b}), std::vector<B>{0, 0, 0, 1});
-  check_values(ref.apply<B, B>(BP_OP_LE, {a, b}), std::vector<B>{1, 0, 1, 1});
-  check_values(ref.apply<B, B>(BP_OP_GT, {a, b}), std::vector<B>{0, 1, 0, 0});
-  check_values(ref.apply<B, B>(BP_OP_GE, {a, b}), std::vector<B>{1, 1, 1, 0});
+  check_comparisons(ref, a, b,
+                    {{1, 0, 1, 0}, {0, 1, 0, 1}, {0, 0, 0, 1}, {1, 0, 1, 1}, {0, 1, 0, 0}, {1, 1, 1, 0}});
 }
 
 TEMPLATE_TEST_CASE("comparisons with NaN follow IEEE", "[elementwise]", float, double) {
   Reference ref;
   using T = TestType;
-  using B = uint8_t;
   const T nan = std::numeric_limits<T>::quiet_NaN();
   const std::vector<T> a = {nan, nan, 1};
   const std::vector<T> b = {nan, 1, nan};
-  check_values(ref.apply<B, T>(BP_OP_EQ, {a, b}), std::vector<B>{0, 0, 0});
-  check_values(ref.apply<B, T>(BP_OP_NE, {a, b}), std::vector<B>{1, 1, 1});
-  check_values(ref.apply<B, T>(BP_OP_LT, {a, b}), std::vector<B>{0, 0, 0});
-  check_values(ref.apply<B, T>(BP_OP_LE, {a, b}), std::vector<B>{0, 0, 0});
-  check_values(ref.apply<B, T>(BP_OP_GT, {a, b}), std::vector<B>{0, 0, 0});
-  check_values(ref.apply<B, T>(BP_OP_GE, {a, b}), std::vector<B>{0, 0, 0});
+  check_comparisons(ref, a, b, {{0, 0, 0}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}});
 }
 
 TEMPLATE_TEST_CASE("where selects by a bool condition", "[elementwise]", float, double, int32_t,

@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backplane.hpp"
@@ -47,6 +48,11 @@ struct Row {
   double baseline = kNaN;
   std::string baseline_name;  // "cblas_sgemm (OpenBLAS, direct)"
   std::string note;           // a remark, or why a value is missing
+
+  Row() = default;
+  // What every row names first: Row r{"gemm", "float32 n=512", "cpu:0", "GFLOPS"}.
+  Row(std::string figure_, std::string params_, std::string device_, std::string unit_)
+      : figure(std::move(figure_)), params(std::move(params_)), device(std::move(device_)), unit(std::move(unit_)) {}
 
   double ratio() const;
 };
@@ -98,6 +104,10 @@ Pair compare(const Work &a, const Work &b, int trials, double target_s);
 // Seconds per repetition of one workload (median of trials batches).
 double measure(const Work &w, int trials, double target_s);
 
+// A row's figures as times (lower is better) from a compare(): p's seconds
+// per repetition times `per_second` (1e3 for ms, 1e9 for ns/op).
+void set_times(Row &r, const Pair &p, double per_second);
+
 // ---- shared helpers ----------------------------------------------------------
 
 // Every device of a backend prefix ("opencl"), in index order.
@@ -106,6 +116,15 @@ std::vector<bp::Device> devices_with_prefix(const std::string &prefix);
 bool is_host_device(const bp::Device &d);
 // Host address of a cpu/reference tensor after waiting for it.
 void *host_address(const bp::Tensor &t);
+// bp_binary ADD of a and b into a new tensor, released at once; with `wait`,
+// only after waiting for it, so that the add itself is part of the work.
+// Inline: the figures time it in loops of nanosecond-scale calls.
+inline void add_into_new(bp_tensor a, bp_tensor b, bool wait) {
+  bp_tensor o = BP_NO_TENSOR;
+  bp::check(bp_binary(BP_OP_ADD, a, b, &o));
+  if (wait) bp::check(bp_tensor_wait(o));
+  bp::check(bp_tensor_release(o));
+}
 // Number of host threads the cpu-openblas backend uses (its "threads" property, else cores).
 int cpu_thread_count(const Context &ctx);
 

@@ -78,11 +78,7 @@ void Report::add(const Row &row) {
 void Report::skip(const std::string &figure, const std::string &params, const std::string &device,
                   const std::string &unit, const std::string &baseline_name,
                   const std::string &why) {
-  Row r;
-  r.figure = figure;
-  r.params = params;
-  r.device = device;
-  r.unit = unit;
+  Row r{figure, params, device, unit};
   r.baseline_name = baseline_name;
   r.note = "skipped: " + why;
   add(r);
@@ -158,6 +154,12 @@ double measure(const Work &w, int trials, double target_s) {
     t.push_back((now_seconds() - t0) / double(k));
   }
   return median(t);
+}
+
+void set_times(Row &r, const Pair &p, double per_second) {
+  r.higher_is_better = false;
+  r.backplane = p.a * per_second;
+  r.baseline = p.b * per_second;
 }
 
 // ---- helpers ----------------------------------------------------------------

@@ -94,12 +94,7 @@ void figure_elementwise(Context &ctx, Report &rep) {
   // add into a fresh output: the allocation is part of the work.
   ctx.progress("elementwise: add into a fresh output (" + count + ")");
   const Work add_new = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i) {
-      bp_tensor o = BP_NO_TENSOR;
-      bp::check(bp_binary(BP_OP_ADD, hx, hy, &o));
-      bp::check(bp_tensor_wait(o));
-      bp::check(bp_tensor_release(o));
-    }
+    for (int64_t i = 0; i < k; ++i) add_into_new(hx, hy, true);
   };
   const Work loop_new = [&](int64_t k) {
     for (int64_t i = 0; i < k; ++i) {

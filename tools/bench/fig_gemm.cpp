@@ -21,25 +21,34 @@ std::string size_text(const char *dtype, int64_t n) {
   return std::string(dtype) + " n=" + std::to_string(n);
 }
 
+// Backplane's side of a GEMM figure: n x n operands on one device.
+struct Operands {
+  Operands(int64_t n, bp_dtype dtype, const bp::Device &d)
+      : device(d.id()),
+        a(bp::random_uniform({n, n}, -1, 1, 1, dtype, d)),
+        b(bp::random_uniform({n, n}, -1, 1, 2, dtype, d)),
+        c(bp::zeros({n, n}, dtype, d)) {}
+
+  // k matmuls a @ b into c, then a synchronize of the device.
+  Work matmuls() const {
+    return [this](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
+      bp::check(bp_synchronize(device));
+    };
+  }
+
+  bp_device device;
+  bp::Tensor a, b, c;
+};
+
 void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, double target) {
   const char *dname = bp_dtype_name(dtype);
-  const bp::Device cpu = bp::cpu();
   ctx.progress("gemm: cpu:0 " + size_text(dname, n));
-  bp::Tensor a = bp::random_uniform({n, n}, -1, 1, 1, dtype, cpu);
-  bp::Tensor b = bp::random_uniform({n, n}, -1, 1, 2, dtype, cpu);
-  bp::Tensor c = bp::zeros({n, n}, dtype, cpu);
-  const bp_device id = cpu.id();
-  const Work through_bp = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
-    bp::check(bp_synchronize(id));
-  };
-  Row r;
-  r.figure = "gemm";
-  r.params = size_text(dname, n);
-  r.device = "cpu:0";
-  r.unit = "GFLOPS";
+  const Operands ops(n, dtype, bp::cpu());
+  const Work through_bp = ops.matmuls();
+  Row r{"gemm", size_text(dname, n), "cpu:0", "GFLOPS"};
 #ifdef BP_BENCH_HAVE_OPENBLAS
-  void *pa = host_address(a), *pb = host_address(b), *pc = host_address(c);
+  void *pa = host_address(ops.a), *pb = host_address(ops.b), *pc = host_address(ops.c);
   const int ni = int(n);
   const Work direct = [&](int64_t k) {
     for (int64_t i = 0; i < k; ++i) {
@@ -71,19 +80,9 @@ void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *d
                  const std::string &why_no_direct, int64_t n, int trials, double target) {
   const std::string dev = d.name();
   ctx.progress("gemm: " + dev + " " + size_text(bp_dtype_name(BP_FLOAT32), n) + " (first call builds kernels)");
-  bp::Tensor a = bp::random_uniform({n, n}, -1, 1, 1, bp::f32, d);
-  bp::Tensor b = bp::random_uniform({n, n}, -1, 1, 2, bp::f32, d);
-  bp::Tensor c = bp::zeros({n, n}, bp::f32, d);
-  const bp_device id = d.id();
-  const Work through_bp = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
-    bp::check(bp_synchronize(id));
-  };
-  Row r;
-  r.figure = "gemm";
-  r.params = size_text(bp_dtype_name(BP_FLOAT32), n);
-  r.device = dev;
-  r.unit = "GFLOPS";
+  const Operands ops(n, bp::f32, d);
+  const Work through_bp = ops.matmuls();
+  Row r{"gemm", size_text(bp_dtype_name(BP_FLOAT32), n), dev, "GFLOPS"};
   r.baseline_name = "CLBlastSgemm (direct, own buffers, same device)";
   if (direct) {
     direct->sgemm_setup(n);

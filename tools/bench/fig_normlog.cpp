@@ -70,15 +70,10 @@ void figure_normlog(Context &ctx, Report &rep) {
     for (size_t i = 0; i < each.size(); ++i)
       worst = std::max(worst, std::fabs(double(each[i]) - double(logged[i])) /
                                   std::max(1e-30, std::fabs(double(each[i]))));
-    Row r;
-    r.figure = "normlog";
-    r.params = std::to_string(steps) + " x (matmul 100x100 f32 + norm)";
-    if (steps != wanted) r.params += ", reduced from " + std::to_string(wanted) + " (slow device)";
-    r.device = dev;
-    r.unit = "ms";
-    r.higher_is_better = false;
-    r.backplane = p.a * 1e3;
-    r.baseline = p.b * 1e3;
+    std::string params = std::to_string(steps) + " x (matmul 100x100 f32 + norm)";
+    if (steps != wanted) params += ", reduced from " + std::to_string(wanted) + " (slow device)";
+    Row r{"normlog", params, dev, "ms"};
+    set_times(r, p, 1e3);
     r.baseline_name = "bp_norm + bp_to_host every step";
     char note[160];
     std::snprintf(note, sizeof note,

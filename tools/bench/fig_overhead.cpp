@@ -46,14 +46,8 @@ void figure_overhead(Context &ctx, Report &rep) {
       bp::check(bp_synchronize(id));
     };
     const Pair p = compare(add_out, loop, trials, target);
-    Row r;
-    r.figure = "overhead";
-    r.params = "add_out float32[1] into preallocated output";
-    r.device = dev;
-    r.unit = "ns/op";
-    r.higher_is_better = false;
-    r.backplane = p.a * 1e9;
-    r.baseline = p.b * 1e9;
+    Row r{"overhead", "add_out float32[1] into preallocated output", dev, "ns/op"};
+    set_times(r, p, 1e9);
     r.baseline_name = plain;
     r.note = "median of " + std::to_string(trials) + " batches, synchronize per batch";
     rep.add(r);
@@ -61,25 +55,16 @@ void figure_overhead(Context &ctx, Report &rep) {
 
     ctx.progress("overhead: bp_binary (allocating) on " + dev);
     const Work add_alloc = [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) {
-        bp_tensor o = BP_NO_TENSOR;
-        bp::check(bp_binary(BP_OP_ADD, ta, tb, &o));
-        bp::check(bp_tensor_release(o));
-      }
+      for (int64_t i = 0; i < k; ++i) add_into_new(ta, tb, false);
       bp::check(bp_synchronize(id));
     };
     const Pair q = compare(add_alloc, loop, trials, target);
     r.params = "add float32[1], new output then release";
-    r.backplane = q.a * 1e9;
-    r.baseline = q.b * 1e9;
+    set_times(r, q, 1e9);
     rep.add(r);
   }
 
-  Row t;
-  t.figure = "overhead";
-  t.params = "add_out float32[1] into preallocated output";
-  t.device = "cpu:0";
-  t.unit = "ns/op";
+  Row t{"overhead", "add_out float32[1] into preallocated output", "cpu:0", "ns/op"};
   t.higher_is_better = false;
   t.baseline_name = "libtorch at::add_out";
   t.backplane = cpu_ns;

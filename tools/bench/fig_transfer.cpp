@@ -180,14 +180,8 @@ void two_devices(Context &ctx, Report &rep) {
     }
   };
   const Pair p = compare(together, sequential, 3, 0.001);
-  Row r;
-  r.figure = "transfer";
-  r.params = "two devices: " + params;
-  r.device = devs;
-  r.unit = "ms";
-  r.higher_is_better = false;
-  r.backplane = p.a * 1e3;
-  r.baseline = p.b * 1e3;
+  Row r{"transfer", "two devices: " + params, devs, "ms"};
+  set_times(r, p, 1e3);
   r.baseline_name = "one device after the other";
   r.note = "backplane = two threads, one per device; ratio = speed-up";
   if (!bp::Device(pair[0]).info().is_accelerator || pair[0].info().kind == BP_DEVICE_CPU)

@@ -75,9 +75,15 @@ struct OpenclDirect::Impl {
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, size, nullptr, &err);
     check_cl(err, "clCreateBuffer");
-    if (init) check_cl(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, size, init, 0, nullptr, nullptr),
-                       "clEnqueueWriteBuffer");
+    if (init) write_blocking(m, size, init);
     return m;
+  }
+  // The first `size` bytes of m from host memory, or to it; done on return.
+  void write_blocking(cl_mem m, size_t size, const void *from) {
+    check_cl(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, size, from, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+  }
+  void read_blocking(cl_mem m, size_t size, void *to) {
+    check_cl(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, size, to, 0, nullptr, nullptr), "clEnqueueReadBuffer");
   }
 };
 
@@ -183,10 +189,7 @@ void OpenclDirect::transfer_setup(size_t bytes) {
 
 void OpenclDirect::write(int64_t repetitions) {
   Impl &m = *impl_;
-  for (int64_t r = 0; r < repetitions; ++r)
-    check_cl(clEnqueueWriteBuffer(m.queue, m.t, CL_TRUE, 0, m.bytes, m.host.data(), 0, nullptr,
-                                  nullptr),
-             "clEnqueueWriteBuffer");
+  for (int64_t r = 0; r < repetitions; ++r) m.write_blocking(m.t, m.bytes, m.host.data());
 }
 
 void OpenclDirect::write_new(int64_t repetitions) {
@@ -199,10 +202,7 @@ void OpenclDirect::write_new(int64_t repetitions) {
 
 void OpenclDirect::read(int64_t repetitions) {
   Impl &m = *impl_;
-  for (int64_t r = 0; r < repetitions; ++r)
-    check_cl(clEnqueueReadBuffer(m.queue, m.t, CL_TRUE, 0, m.bytes, m.host.data(), 0, nullptr,
-                                 nullptr),
-             "clEnqueueReadBuffer");
+  for (int64_t r = 0; r < repetitions; ++r) m.read_blocking(m.t, m.bytes, m.host.data());
 }
 
 #else  // no OpenCL: every baseline says why

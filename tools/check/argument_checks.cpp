@@ -12,11 +12,8 @@
 
 namespace bpcheck {
 
-void group_arguments(Context &ctx) {
+void group_arguments(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  Plugin &p = *plugin;
   const bp_plugin_api &api = p.api();
   const int32_t n = p.device_count();
 

@@ -9,11 +9,8 @@
 
 namespace bpcheck {
 
-void group_capabilities(Context &ctx) {
+void group_capabilities(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  Plugin &p = *plugin;
   for (int32_t d : ctx.devices(p, true)) {
     const std::string dn = p.device_name(d);
     // The same question gets the same answer, and unknown numbers get "no".

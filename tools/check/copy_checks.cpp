@@ -13,11 +13,8 @@
 
 namespace bpcheck {
 
-void group_copies(Context &ctx) {
+void group_copies(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  Plugin &p = *plugin;
   std::mt19937_64 rng(11);
   const std::vector<int32_t> devices = ctx.devices(p, true);
   auto dn = [&](int32_t d) { return p.device_name(d); };

@@ -20,11 +20,8 @@ bool info_of(Plugin &p, int32_t device, bp_plugin_device_info *info) {
 
 }  // namespace
 
-void group_devices(Context &ctx) {
+void group_devices(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  Plugin &p = *plugin;
   const bp_plugin_api &api = p.api();
 
   rec.begin("device_count twice");

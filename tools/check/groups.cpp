@@ -84,18 +84,28 @@ void Recorder::finish() {
   send('R', verdict);
 }
 
-std::unique_ptr<Plugin> Context::open_plugin() {
+namespace {
+
+// Plugin::open, or nullptr with the failure recorded as `failure` + why.
+std::unique_ptr<Plugin> load(Recorder &rec, const std::string &path, const std::string &failure) {
   std::string problem;
-  auto plugin = Plugin::open(options.plugin_path, &problem);
-  if (!plugin) {
-    rec.fail("the plugin does not load: " + problem);
-    return nullptr;
-  }
-  std::string init_problem = plugin->init();
-  if (!init_problem.empty()) {
-    rec.fail("init failed: " + init_problem);
-    return nullptr;
-  }
+  auto plugin = Plugin::open(path, &problem);
+  if (!plugin) rec.fail(failure + problem);
+  return plugin;
+}
+
+// Plugin::init; false with the failure recorded as `failure` + why.
+bool start(Recorder &rec, Plugin &plugin, const std::string &failure) {
+  std::string problem = plugin.init();
+  if (!problem.empty()) rec.fail(failure + problem);
+  return problem.empty();
+}
+
+}  // namespace
+
+std::unique_ptr<Plugin> Context::open_plugin() {
+  auto plugin = load(rec, options.plugin_path, "the plugin does not load: ");
+  if (!plugin || !start(rec, *plugin, "init failed: ")) return nullptr;
   return plugin;
 }
 
@@ -105,29 +115,15 @@ std::unique_ptr<Plugin> Context::open_reference() {
              "libbackplane-reference.so)");
     return nullptr;
   }
-  std::string problem;
-  auto ref = Plugin::open(options.reference_path, &problem);
-  if (!ref) {
-    rec.fail("the reference plugin " + options.reference_path + " does not load: " + problem);
-    return nullptr;
-  }
+  auto ref = load(rec, options.reference_path, "the reference plugin " + options.reference_path + " does not load: ");
+  if (!ref) return nullptr;
   if (std::string(ref->api().name) != "reference") {
     rec.fail("--reference " + options.reference_path + " is the backend '" + ref->api().name +
              "', not 'reference'");
     return nullptr;
   }
-  std::string init_problem = ref->init();
-  if (!init_problem.empty()) {
-    rec.fail("the reference plugin failed to start: " + init_problem);
-    return nullptr;
-  }
+  if (!start(rec, *ref, "the reference plugin failed to start: ")) return nullptr;
   return ref;
-}
-
-bool Context::open_with_reference(std::unique_ptr<Plugin> *plugin, std::unique_ptr<Plugin> *reference) {
-  *plugin = open_plugin();
-  if (*plugin) *reference = open_reference();
-  return *plugin && *reference;
 }
 
 std::vector<int32_t> Context::devices(Plugin &plugin, bool all_by_default) {
@@ -144,19 +140,38 @@ std::vector<int32_t> Context::devices(Plugin &plugin, bool all_by_default) {
   return out;
 }
 
+namespace {
+
+// GroupDef::run for the bodies that take the plugin, or the plugin and the
+// reference: opens them first, in that order, and skips the body when one
+// cannot be opened (open_plugin and open_reference record why).
+template <void (*body)(Context &, Plugin &)>
+void with_plugin(Context &ctx) {
+  if (auto plugin = ctx.open_plugin()) body(ctx, *plugin);
+}
+
+template <void (*body)(Context &, Plugin &, Plugin &)>
+void with_reference(Context &ctx) {
+  auto plugin = ctx.open_plugin();
+  if (!plugin) return;
+  if (auto ref = ctx.open_reference()) body(ctx, *plugin, *ref);
+}
+
+}  // namespace
+
 const std::vector<GroupDef> &all_groups() {
   static const std::vector<GroupDef> groups = {
       {"load", 0, "load and ABI", false, group_load},
-      {"arguments", 0, "invalid arguments", false, group_arguments},
-      {"devices", 1, "devices", true, group_devices},
-      {"memory", 1, "memory", true, group_memory},
-      {"oom", 1, "out of memory", true, group_out_of_memory},
-      {"numerics", 2, "numerics", true, group_numerics},
-      {"capabilities", 3, "capabilities", true, group_capabilities},
+      {"arguments", 0, "invalid arguments", false, with_plugin<group_arguments>},
+      {"devices", 1, "devices", true, with_plugin<group_devices>},
+      {"memory", 1, "memory", true, with_plugin<group_memory>},
+      {"oom", 1, "out of memory", true, with_plugin<group_out_of_memory>},
+      {"numerics", 2, "numerics", true, with_reference<group_numerics>},
+      {"capabilities", 3, "capabilities", true, with_plugin<group_capabilities>},
       {"core", 3, "through the core", true, group_core},
-      {"copies", 3, "copies", true, group_copies},
-      {"threads", 4, "threads", true, group_threads},
-      {"queues", 4, "queues", true, group_queues},
+      {"copies", 3, "copies", true, with_plugin<group_copies>},
+      {"threads", 4, "threads", true, with_reference<group_threads>},
+      {"queues", 4, "queues", true, with_reference<group_queues>},
   };
   return groups;
 }

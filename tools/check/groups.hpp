@@ -60,9 +60,6 @@ struct Context {
   std::unique_ptr<Plugin> open_plugin();
   // Opens and starts the reference plugin, or records why it cannot.
   std::unique_ptr<Plugin> open_reference();
-  // Both, for the groups that compare with the reference: false (with the
-  // failure recorded) unless both started.
-  bool open_with_reference(std::unique_ptr<Plugin> *plugin, std::unique_ptr<Plugin> *reference);
   // The devices a group checks: --device when given (if it exists), else
   // all of them when all_by_default, else device 0.
   std::vector<int32_t> devices(Plugin &plugin, bool all_by_default);
@@ -79,18 +76,20 @@ struct GroupDef {
 const std::vector<GroupDef> &all_groups();
 const GroupDef *find_group(const std::string &id);
 
-// Group bodies (one file per level).
+// Group bodies (one file per level). The plugin under test, and the
+// reference for the groups that compare with it, come opened and started:
+// when either cannot be, the failure is recorded and the body does not run.
 void group_load(Context &);
-void group_arguments(Context &);
-void group_devices(Context &);
-void group_memory(Context &);
-void group_out_of_memory(Context &);
-void group_numerics(Context &);
-void group_capabilities(Context &);
+void group_arguments(Context &, Plugin &p);
+void group_devices(Context &, Plugin &p);
+void group_memory(Context &, Plugin &p);
+void group_out_of_memory(Context &, Plugin &p);
+void group_numerics(Context &, Plugin &p, Plugin &ref);
+void group_capabilities(Context &, Plugin &p);
 void group_core(Context &);
-void group_copies(Context &);
-void group_threads(Context &);
-void group_queues(Context &);
+void group_copies(Context &, Plugin &p);
+void group_threads(Context &, Plugin &p, Plugin &ref);
+void group_queues(Context &, Plugin &p, Plugin &ref);
 
 // Runs one group in this (child) process: the hidden --run-group mode.
 int run_group_here(const std::string &id, const GroupOptions &options, int result_fd);

@@ -23,11 +23,22 @@ void string_array(JsonWriter &j, const std::vector<std::string> &values) {
   j.end_array();
 }
 
-// The document's first keys: its schema and the tool that wrote it.
-void begin_document(JsonWriter &j, const char *tool) {
+// What both documents begin with: the schema, the tool that wrote it and the
+// "plugins" array, one object per result that starts with its path and that
+// `rest` completes. The caller ends the document.
+template <class Result, class Rest>
+void begin_document(JsonWriter &j, const char *tool, const std::vector<Result> &all, Rest rest) {
   j.begin_object();
   j.field("schema", kJsonSchema);
   j.field("tool", tool);
+  j.key("plugins").begin_array();
+  for (const Result &r : all) {
+    j.begin_object();
+    j.field("path", r.path);
+    rest(r);
+    j.end_object();
+  }
+  j.end_array();
 }
 
 void group_json(JsonWriter &j, const GroupResult &r) {
@@ -56,20 +67,14 @@ void group_json(JsonWriter &j, const GroupResult &r) {
 
 std::string check_json(const std::vector<PluginResult> &all) {
   JsonWriter j(true);
-  begin_document(j, "bp check");
-  j.key("plugins").begin_array();
-  for (const PluginResult &p : all) {
-    j.begin_object();
-    j.field("path", p.path);
+  begin_document(j, "bp check", all, [&](const PluginResult &p) {
     if (!p.reference.empty()) j.field("reference", p.reference);
     j.key("info");
     string_object(j, p.info);
     j.key("groups").begin_array();
     for (const GroupResult &r : p.groups) group_json(j, r);
     j.end_array();
-    j.end_object();
-  }
-  j.end_array();
+  });
   const Counts c = count_groups(all);
   j.key("summary").begin_object();
   j.field("passed", int64_t(c.passed)).field("failed", int64_t(c.failed)).field("skipped", int64_t(c.skipped));
@@ -80,19 +85,13 @@ std::string check_json(const std::vector<PluginResult> &all) {
 
 std::string probe_json(const std::vector<ProbeResult> &all) {
   JsonWriter j(true);
-  begin_document(j, "bp check --probe");
-  j.key("plugins").begin_array();
-  for (const ProbeResult &r : all) {
-    j.begin_object();
-    j.field("path", r.path);
+  begin_document(j, "bp check --probe", all, [&](const ProbeResult &r) {
     j.key("loads").boolean(r.loads());
     if (!r.loads()) j.field("problem", r.load.summary);
     for (auto &kv : r.info) j.field(kv.first, kv.second);
     j.key("device_list");
     string_array(j, r.devices);
-    j.end_object();
-  }
-  j.end_array();
+  });
   j.end_object();
   return j.str() + "\n";
 }

@@ -10,11 +10,8 @@
 
 namespace bpcheck {
 
-void group_memory(Context &ctx) {
+void group_memory(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  Plugin &p = *plugin;
   std::mt19937_64 rng(42);
 
   for (int32_t d : ctx.devices(p, true)) {
@@ -116,11 +113,8 @@ void group_memory(Context &ctx) {
   }
 }
 
-void group_out_of_memory(Context &ctx) {
+void group_out_of_memory(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  auto plugin = ctx.open_plugin();
-  if (!plugin) return;
-  Plugin &p = *plugin;
   for (int32_t d : ctx.devices(p, true)) {
     const std::string dn = p.device_name(d);
     for (uint64_t bytes : {uint64_t(1) << 62, UINT64_MAX}) {

@@ -12,17 +12,14 @@
 
 namespace bpcheck {
 
-void group_queues(Context &ctx) {
+void group_queues(Context &ctx, Plugin &p, Plugin &ref) {
   Recorder &rec = ctx.rec;
-  std::unique_ptr<Plugin> plugin, ref;
-  if (!ctx.open_with_reference(&plugin, &ref)) return;
-  Plugin &p = *plugin;
   const std::vector<int32_t> devices = ctx.devices(p, true);
   if (devices.empty()) return;
   const int32_t d0 = devices[0];
   std::vector<Combo> declared;
   for (const Combo &c : declared_combos(p, d0))
-    if (ref->declares(0, c.op, c.dtype, c.out_dtype)) declared.push_back(c);
+    if (ref.declares(0, c.op, c.dtype, c.out_dtype)) declared.push_back(c);
   if (declared.empty()) {
     rec.skip("declares no operator that plugin.h defines: nothing to queue");
     return;
@@ -78,7 +75,7 @@ void group_queues(Context &ctx) {
     }
   };
   std::vector<Outcome> expected;
-  run_chain(*ref, {0}, &expected);
+  run_chain(ref, {0}, &expected);
   if (!expected[0].ok) {
     rec.fail("the reference failed on the chain: " + expected[0].failure);
     return;
@@ -148,7 +145,7 @@ void group_queues(Context &ctx) {
                                      .back()
                                      .storages[size_t(s_in)];
     changed.storages[size_t(s_in)] = fresh;
-    Outcome before = run_case(*ref, 0, c), after = run_case(*ref, 0, changed);
+    Outcome before = run_case(ref, 0, c), after = run_case(ref, 0, changed);
     {
       rec.begin(wname + ", then a write into its input, then a read");
       BoundCase bound(p, d0, c);
@@ -196,7 +193,7 @@ void group_queues(Context &ctx) {
     const std::string cname = combo_name(c0.op, c0.dtype, c0.out_dtype);
     std::vector<Case> cs = make_small_cases(c0.op, c0.dtype, c0.out_dtype, 37, {{64, 1000}});
     const Case &c = cs.front();
-    Outcome exp = run_case(*ref, 0, c);
+    Outcome exp = run_case(ref, 0, c);
     rec.begin(cname + ", then a write over its output, then a read");
     BoundCase bound(p, d0, c);
     bp_status s = bound.ok() ? bound.execute() : BP_ERR_INTERNAL;

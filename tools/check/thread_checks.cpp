@@ -36,16 +36,13 @@ std::vector<Combo> pick_combos(Plugin &p, Plugin &ref, int32_t device, size_t co
 
 }  // namespace
 
-void group_threads(Context &ctx) {
+void group_threads(Context &ctx, Plugin &p, Plugin &ref) {
   Recorder &rec = ctx.rec;
-  std::unique_ptr<Plugin> plugin, ref;
-  if (!ctx.open_with_reference(&plugin, &ref)) return;
-  Plugin &p = *plugin;
   const std::vector<int32_t> devices = ctx.devices(p, true);
   if (devices.empty()) return;
   if (!p.thread_safe()) rec.note("not BP_PLUGIN_THREAD_SAFE: calls are serialised, as the core does");
 
-  std::vector<Combo> combos = pick_combos(p, *ref, devices[0], 3);
+  std::vector<Combo> combos = pick_combos(p, ref, devices[0], 3);
   std::vector<Case> cases;
   std::vector<std::string> names;
   for (const Combo &c : combos)
@@ -55,7 +52,7 @@ void group_threads(Context &ctx) {
     }
   std::vector<Outcome> expected;
   for (const Case &c : cases) {
-    expected.push_back(run_case(*ref, 0, c));
+    expected.push_back(run_case(ref, 0, c));
     if (!expected.back().ok) {
       rec.fail("the reference failed on " + c.label + ": " + expected.back().failure);
       return;

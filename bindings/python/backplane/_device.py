@@ -9,6 +9,12 @@ _KINDS = {_C.DEVICE_CPU: "cpu", _C.DEVICE_GPU: "gpu", _C.DEVICE_ACCELERATOR: "ac
 _BY_ID = {}  # runtime device id -> Device (one object per device)
 
 
+def _info_field(key, doc=None):
+    """A read-only Device property: field `key` of the bp_device_info read
+    when the Device was made."""
+    return property(lambda self: self._info[key], doc=doc)
+
+
 class Device:
     """A device such as cpu:0 or opencl:1. There is one Device object per
     device, so `is`, == and hash agree; str() and repr() give its name.
@@ -46,29 +52,19 @@ class Device:
         """Backend prefix of the name, e.g. "opencl" (like torch.device.type)."""
         return self._name.partition(":")[0]
 
-    @property
-    def index(self):
-        """Index within its backend (the 1 of opencl:1)."""
-        return self._info["index"]
+    index = _info_field("index", "Index within its backend (the 1 of opencl:1).")
 
-    @property
-    def backend(self):
-        """Name of the plugin that owns the device."""
-        return self._info["backend"]
+    backend = _info_field("backend", "Name of the plugin that owns the device.")
 
     @property
     def kind(self):
         """"cpu", "gpu" or "accelerator", as the backend reports it."""
         return _KINDS.get(self._info["kind"], str(self._info["kind"]))
 
-    @property
-    def is_accelerator(self):
-        """True when counted by gpu(i) / num_gpus() ([devices] accelerator_kinds)."""
-        return self._info["is_accelerator"]
+    is_accelerator = _info_field(
+        "is_accelerator", "True when counted by gpu(i) / num_gpus() ([devices] accelerator_kinds).")
 
-    @property
-    def model(self):
-        return self._info["model"]
+    model = _info_field("model")
 
     def info(self):
         """Fresh bp_device_info as a dict (memory figures included)."""

@@ -617,20 +617,21 @@ def norm(x, axis=None, keepdims=False, out=None):
     return _reduce(OP["norm"], x, axis, keepdims, out)
 
 
-def sum(x, axis=None, keepdims=False, out=None):
-    return _reduce(OP["sum"], x, axis, keepdims, out)
+def _reduce_fn(name):
+    """The function `name` over reduction `name` of BP_OP_LIST: all elements
+    (axis=None), one axis, or a tuple of axes."""
+    op = OP[name]
+
+    def fn(x, axis=None, keepdims=False, out=None):
+        return _reduce(op, x, axis, keepdims, out)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def mean(x, axis=None, keepdims=False, out=None):
-    return _reduce(OP["mean"], x, axis, keepdims, out)
-
-
-def max(x, axis=None, keepdims=False, out=None):
-    return _reduce(OP["max"], x, axis, keepdims, out)
-
-
-def min(x, axis=None, keepdims=False, out=None):
-    return _reduce(OP["min"], x, axis, keepdims, out)
+sum = _reduce_fn("sum")
+mean = _reduce_fn("mean")
+max = _reduce_fn("max")
+min = _reduce_fn("min")
 
 
 def argmax(x, axis=None, keepdims=False, out=None):

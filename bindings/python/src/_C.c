@@ -382,6 +382,25 @@ static int int_arg(PyObject *o, long *v) {
   return !(*v == -1 && PyErr_Occurred());
 }
 
+/* ---- list helpers -------------------------------------------------------- */
+
+/* Appends item (a new reference, or NULL after a failed build) to list and
+ * drops the caller's reference to it. On failure the list is dropped too and
+ * NULL returned with the error set; otherwise the list. */
+static PyObject *append_or_drop(PyObject *list, PyObject *item) {
+  if (!item || PyList_Append(list, item) < 0) Py_CLEAR(list);
+  Py_XDECREF(item);
+  return list;
+}
+
+/* The list of item(0, ctx) .. item(n - 1, ctx), each a new reference or NULL
+ * with the error set (then the list is dropped and NULL returned). */
+static PyObject *list_of(int32_t n, PyObject *(*item)(int32_t i, void *ctx), void *ctx) {
+  PyObject *list = PyList_New(0);
+  for (int32_t i = 0; list && i < n; ++i) list = append_or_drop(list, item(i, ctx));
+  return list;
+}
+
 /* ---- module functions ---------------------------------------------------- */
 
 static PyObject *m_load(PyObject *mod, PyObject *arg) {
@@ -573,29 +592,26 @@ static PyObject *m_init_from_string(PyObject *mod, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+static PyObject *config_entry_item(int32_t i, void *unused) {
+  (void)unused;
+  const char *k, *v, *o;
+  CHECK(p_bp_config_entry(i, &k, &v, &o));
+  return Py_BuildValue("(sss)", k, v, o);
+}
+
 static PyObject *m_config_entries(PyObject *mod, PyObject *unused) {
   (void)mod;
   (void)unused;
   REQUIRE_LOADED();
-  int32_t n = p_bp_config_count();
-  PyObject *list = PyList_New(0);
-  if (!list) return NULL;
-  for (int32_t i = 0; i < n; ++i) {
-    const char *k, *v, *o;
-    bp_status st = p_bp_config_entry(i, &k, &v, &o);
-    if (st != BP_OK) {
-      Py_DECREF(list);
-      return raise_status(st);
-    }
-    PyObject *item = Py_BuildValue("(sss)", k, v, o);
-    if (!item || PyList_Append(list, item) < 0) {
-      Py_XDECREF(item);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(item);
-  }
-  return list;
+  return list_of(p_bp_config_count(), config_entry_item, NULL);
+}
+
+static PyObject *plugin_report_item(int32_t i, void *count_devices) {
+  bp_plugin_report r = {.struct_size = sizeof r};
+  CHECK(p_bp_plugin_report_get(i, *(int *)count_devices, &r));
+  return Py_BuildValue("(Nssssi)", PyBool_FromLong(r.loaded), r.path ? r.path : "",
+                       r.name ? r.name : "", r.version ? r.version : "", r.reason ? r.reason : "",
+                       (int)r.device_count);
 }
 
 static PyObject *m_plugin_reports(PyObject *mod, PyObject *args) {
@@ -603,29 +619,7 @@ static PyObject *m_plugin_reports(PyObject *mod, PyObject *args) {
   REQUIRE_LOADED();
   int count_devices = 0;
   if (!PyArg_ParseTuple(args, "|p:plugin_reports", &count_devices)) return NULL;
-  int32_t n = p_bp_plugin_report_count();
-  PyObject *list = PyList_New(0);
-  if (!list) return NULL;
-  for (int32_t i = 0; i < n; ++i) {
-    bp_plugin_report r;
-    memset(&r, 0, sizeof r);
-    r.struct_size = sizeof r;
-    bp_status st = p_bp_plugin_report_get(i, count_devices, &r);
-    if (st != BP_OK) {
-      Py_DECREF(list);
-      return raise_status(st);
-    }
-    PyObject *item = Py_BuildValue("(Nssssi)", PyBool_FromLong(r.loaded), r.path ? r.path : "",
-                                   r.name ? r.name : "", r.version ? r.version : "",
-                                   r.reason ? r.reason : "", (int)r.device_count);
-    if (!item || PyList_Append(list, item) < 0) {
-      Py_XDECREF(item);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(item);
-  }
-  return list;
+  return list_of(p_bp_plugin_report_count(), plugin_report_item, &count_devices);
 }
 
 static PyObject *m_device_get(PyObject *mod, PyObject *arg) {
@@ -643,9 +637,7 @@ static PyObject *m_device_info(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   long id;
   if (!int_arg(arg, &id)) return NULL;
-  bp_device_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  bp_device_info info = {.struct_size = sizeof info};
   CHECK(p_bp_device_info_get((bp_device)id, &info));
   return Py_BuildValue("{s:s,s:s,s:i,s:N,s:i,s:s,s:s,s:K,s:K,s:K}", "name", info.name,
                        "backend", info.backend, "kind", info.kind, "is_accelerator",
@@ -676,9 +668,7 @@ static PyObject *m_device_properties(PyObject *mod, PyObject *arg) {
   for (int32_t i = 0; list && i < n; ++i) {
     props[i].key[sizeof props[i].key - 1] = 0;
     props[i].value[sizeof props[i].value - 1] = 0;
-    PyObject *item = Py_BuildValue("(ss)", props[i].key, props[i].value);
-    if (!item || PyList_Append(list, item) < 0) Py_CLEAR(list);
-    Py_XDECREF(item);
+    list = append_or_drop(list, Py_BuildValue("(ss)", props[i].key, props[i].value));
   }
   free(props);
   return list;
@@ -836,15 +826,21 @@ static PyObject *m_host_address(PyObject *mod, PyObject *arg) {
 
 /* ---- views and transfers ------------------------------------------------ */
 
+/* The (t, ints) arguments of reshape and permute: the tensor into *t and the
+ * sequence into ints[]; returns how many ints, or -1 with an error. `format`
+ * is "O&O:<function name>". */
+static int tensor_and_ints(PyObject *args, const char *format, bp_tensor *t, int64_t *ints) {
+  PyObject *seq;
+  if (!PyArg_ParseTuple(args, format, tensor_converter, t, &seq)) return -1;
+  return get_shape_arg(seq, ints);
+}
+
 static PyObject *m_reshape(PyObject *mod, PyObject *args) {
   (void)mod;
-  bp_tensor t;
-  PyObject *shape_obj;
-  if (!PyArg_ParseTuple(args, "O&O:reshape", tensor_converter, &t, &shape_obj)) return NULL;
+  bp_tensor t, out;
   int64_t shape[MAX_SHAPE];
-  int rank = get_shape_arg(shape_obj, shape);
+  int rank = tensor_and_ints(args, "O&O:reshape", &t, shape);
   if (rank < 0) return NULL;
-  bp_tensor out;
   CHECK(p_bp_reshape(t, rank, shape, &out));
   return wrap(out);
 }
@@ -852,10 +848,8 @@ static PyObject *m_reshape(PyObject *mod, PyObject *args) {
 static PyObject *m_permute(PyObject *mod, PyObject *args) {
   (void)mod;
   bp_tensor t;
-  PyObject *axes_obj;
-  if (!PyArg_ParseTuple(args, "O&O:permute", tensor_converter, &t, &axes_obj)) return NULL;
   int64_t axes64[MAX_SHAPE];
-  int n = get_shape_arg(axes_obj, axes64);
+  int n = tensor_and_ints(args, "O&O:permute", &t, axes64);
   if (n < 0) return NULL;
   int32_t rank;
   CHECK(p_bp_tensor_rank(t, &rank));
@@ -870,17 +864,24 @@ static PyObject *m_permute(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
+/* The (t, axis, n ints) arguments of slice and select: 0 with an error unless
+ * t is a tensor and the rest are ints. */
+static int tensor_axis_ints(PyObject *const *args, bp_tensor *t, int32_t *axis, long long *ints,
+                            int n) {
+  if (!get_tensor(args[0], t)) return 0;
+  *axis = (int32_t)PyLong_AsLong(args[1]);
+  for (int i = 0; i < n; ++i) ints[i] = PyLong_AsLongLong(args[2 + i]);
+  return !PyErr_Occurred();
+}
+
 static PyObject *m_slice(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   if (nargs != 5) return PyErr_Format(PyExc_TypeError, "slice(t, axis, start, stop, step)");
   bp_tensor t, out;
-  if (!get_tensor(args[0], &t)) return NULL;
-  long axis = PyLong_AsLong(args[1]);
-  long long start = PyLong_AsLongLong(args[2]);
-  long long stop = PyLong_AsLongLong(args[3]);
-  long long step = PyLong_AsLongLong(args[4]);
-  if (PyErr_Occurred()) return NULL;
-  CHECK(p_bp_slice(t, (int32_t)axis, start, stop, step, &out));
+  int32_t axis;
+  long long range[3]; /* start, stop, step */
+  if (!tensor_axis_ints(args, &t, &axis, range, 3)) return NULL;
+  CHECK(p_bp_slice(t, axis, range[0], range[1], range[2], &out));
   return wrap(out);
 }
 
@@ -888,11 +889,10 @@ static PyObject *m_select(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   (void)mod;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "select(t, axis, index)");
   bp_tensor t, out;
-  if (!get_tensor(args[0], &t)) return NULL;
-  long axis = PyLong_AsLong(args[1]);
-  long long index = PyLong_AsLongLong(args[2]);
-  if (PyErr_Occurred()) return NULL;
-  CHECK(p_bp_select(t, (int32_t)axis, index, &out));
+  int32_t axis;
+  long long index;
+  if (!tensor_axis_ints(args, &t, &axis, &index, 1)) return NULL;
+  CHECK(p_bp_select(t, axis, index, &out));
   return wrap(out);
 }
 
@@ -1098,9 +1098,7 @@ static PyObject *m_trace_lines(PyObject *mod, PyObject *unused) {
   char buf[2048];
   for (int32_t i = 0; list && i < n; ++i) {
     if (p_bp_trace_line(i, buf, (int32_t)sizeof buf) != BP_OK) continue;
-    PyObject *s = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");
-    if (!s || PyList_Append(list, s) < 0) Py_CLEAR(list);
-    Py_XDECREF(s);
+    list = append_or_drop(list, PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace"));
   }
   return list;
 }
@@ -1118,9 +1116,7 @@ static PyObject *m_backend_counters(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   const char *name = PyUnicode_AsUTF8(arg);
   if (!name) return NULL;
-  bp_backend_counters c;
-  memset(&c, 0, sizeof c);
-  c.struct_size = sizeof c;
+  bp_backend_counters c = {.struct_size = sizeof c};
   CHECK(p_bp_backend_counters_get(name, &c));
   return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "ops", (unsigned long long)c.ops,
                        "allocations", (unsigned long long)c.allocations, "bytes_host_to_device",

@@ -93,6 +93,21 @@ class Reader {
            std::to_string(k.source().begin.column);
   }
 
+  // The list of strings at `node` into `field`, recorded for `bp config`
+  // with where the key stands.
+  void read_list(std::vector<std::string> &field, const toml::key &k, const toml::node &node,
+                 const std::string &key, Problem (*check)(std::string_view), Config &c) const {
+    field = string_list(node, key, check);
+    record(c, key, toml_array(field), origin(k));
+  }
+
+  // The boolean at `node` into `field`, recorded likewise.
+  void read_bool(bool &field, const toml::key &k, const toml::node &node, const std::string &key,
+                 Config &c) const {
+    field = bool_value(node, key);
+    record(c, key, toml_bool(field), origin(k));
+  }
+
   const toml::table &table(const toml::node &node, const std::string &key) const {
     if (!node.is_table()) fail(node.source(), key, "expected a table, found " + type_name(node));
     return *node.as_table();
@@ -136,11 +151,9 @@ class Reader {
         c.default_device = string_value(node, key, detail::check_device);
         record(c, key, toml_string(c.default_device), origin(k));
       } else if (k == "fallback") {
-        c.fallback = string_list(node, key, detail::check_name);
-        record(c, key, toml_array(c.fallback), origin(k));
+        read_list(c.fallback, k, node, key, detail::check_name, c);
       } else if (k == "accelerator_kinds") {
-        c.accelerator_kinds = string_list(node, key, detail::check_kind);
-        record(c, key, toml_array(c.accelerator_kinds), origin(k));
+        read_list(c.accelerator_kinds, k, node, key, detail::check_kind, c);
       } else {
         unknown(k, key, "default, fallback, accelerator_kinds");
       }
@@ -158,11 +171,9 @@ class Reader {
           c.plugin_paths.push_back(fs::absolute(dir_ / p).lexically_normal().string());
         record(c, key, toml_array(c.plugin_paths), origin(k));
       } else if (k == "disabled") {
-        c.plugins_disabled = string_list(node, key, detail::check_name);
-        record(c, key, toml_array(c.plugins_disabled), origin(k));
+        read_list(c.plugins_disabled, k, node, key, detail::check_name, c);
       } else if (k == "required") {
-        c.plugins_required = string_list(node, key, detail::check_name);
-        record(c, key, toml_array(c.plugins_required), origin(k));
+        read_list(c.plugins_required, k, node, key, detail::check_name, c);
       } else if (node.is_table()) {
         if (Problem p = detail::check_name(k.str())) fail(k.source(), key, *p);
         plugin(std::string(k.str()), *node.as_table(), c);
@@ -176,8 +187,7 @@ class Reader {
     for (auto &&[k, node] : t) {
       std::string key = dotted_key({"plugins", name, k.str()});
       if (k == "probe_in_subprocess") {
-        c.probe_in_subprocess[name] = bool_value(node, key);
-        record(c, key, toml_bool(c.probe_in_subprocess[name]), origin(k));
+        read_bool(c.probe_in_subprocess[name], k, node, key, c);
       } else {
         unknown(k, key, "probe_in_subprocess");
       }
@@ -188,11 +198,9 @@ class Reader {
     for (auto &&[k, node] : t) {
       std::string key = dotted_key({"dispatch", k.str()});
       if (k == "host_fallback") {
-        c.host_fallback = bool_value(node, key);
-        record(c, key, toml_bool(c.host_fallback), origin(k));
+        read_bool(c.host_fallback, k, node, key, c);
       } else if (k == "trace") {
-        c.trace = bool_value(node, key);
-        record(c, key, toml_bool(c.trace), origin(k));
+        read_bool(c.trace, k, node, key, c);
       } else {
         unknown(k, key, "host_fallback, trace");
       }

@@ -106,30 +106,24 @@ struct NormReducer {
   BP_HD static T finish(double a, int64_t) { return static_cast<T>(fmath::sqrt(a)); }
 };
 
-/* MAX/MIN propagate NaN: a NaN x replaces the accumulator, and a NaN
- * accumulator is never replaced (no comparison with it is true). */
-template <class T>
-struct MaxReducer {
+/* MAX (is_max) and MIN: the same fold, mirrored. Both propagate NaN: a NaN
+ * x replaces the accumulator, and a NaN accumulator is never replaced (no
+ * comparison with it is true). */
+template <class T, bool is_max>
+struct ExtremeReducer {
   using in_t = T;
   using acc_t = T;
   using out_t = T;
   static constexpr int lanes = 8;
-  BP_HD static T init() { return limits<T>::lowest(); }
-  BP_HD static T step(T a, T x, int64_t) { return (x > a || is_nan(x)) ? x : a; }
+  BP_HD static T init() { return is_max ? limits<T>::lowest() : limits<T>::highest(); }
+  BP_HD static T step(T a, T x, int64_t) { return ((is_max ? x > a : x < a) || is_nan(x)) ? x : a; }
   BP_HD static T merge(T a, T b) { return step(a, b, 0); }
   BP_HD static T finish(T a, int64_t) { return a; }
 };
 template <class T>
-struct MinReducer {
-  using in_t = T;
-  using acc_t = T;
-  using out_t = T;
-  static constexpr int lanes = 8;
-  BP_HD static T init() { return limits<T>::highest(); }
-  BP_HD static T step(T a, T x, int64_t) { return (x < a || is_nan(x)) ? x : a; }
-  BP_HD static T merge(T a, T b) { return step(a, b, 0); }
-  BP_HD static T finish(T a, int64_t) { return a; }
-};
+using MaxReducer = ExtremeReducer<T, true>;
+template <class T>
+using MinReducer = ExtremeReducer<T, false>;
 
 /* Best value so far and its position; index -1 means "nothing seen yet". */
 template <class T>
