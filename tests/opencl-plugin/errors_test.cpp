@@ -32,7 +32,7 @@ TEST_CASE("wrong operator, input count, attrs and scalar mode", "[errors]") {
   Operands t;
   const bp_op_attrs attrs = attrs_with();
   const bp_plugin_tensor out = t.view(2);
-  CHECK(run(999, &attrs, {t.view(0)}, &out).status == BP_ERR_INVALID_ARGUMENT);
+  CHECK(run(999, &attrs, {t.view(0)}, &out).status == BP_ERR_UNSUPPORTED);
   Outcome r = run(BP_OP_ADD, &attrs, {t.view(0)}, &out);
   CHECK(r.status == BP_ERR_INVALID_ARGUMENT);
   CHECK_THAT(r.message, Catch::Contains("add") && Catch::Contains("2 inputs"));
@@ -49,8 +49,7 @@ TEST_CASE("dtypes that do not fit the operator", "[errors]") {
   const bp_plugin_tensor out_i32 = t.view(2, BP_INT32);
   Outcome r = run(BP_OP_DIV, &attrs, {t.view(0, BP_INT32), t.view(1, BP_INT32)}, &out_i32);
   CHECK(r.status == BP_ERR_UNSUPPORTED);
-  CHECK_THAT(r.message, Catch::Contains("opencl:0") && Catch::Contains("div") &&
-                            Catch::Contains("int32"));
+  CHECK_THAT(r.message, Catch::Contains("div") && Catch::Contains("int32"));
   const bp_plugin_tensor out = t.view(2);
   CHECK(run(BP_OP_ADD, &attrs, {t.view(0), t.view(1, BP_INT32)}, &out).status == BP_ERR_DTYPE);
   CHECK(run(BP_OP_WHERE, &attrs, {t.view(0), t.view(1), t.view(1)}, &out).status == BP_ERR_DTYPE);
@@ -58,7 +57,7 @@ TEST_CASE("dtypes that do not fit the operator", "[errors]") {
   CHECK(run(BP_OP_ADD, &attrs, {t.view(0), t.view(1)}, &out_bool).status == BP_ERR_UNSUPPORTED);
   bp_plugin_tensor invalid = t.view(0);
   invalid.dtype = 42;
-  CHECK(run(BP_OP_NEG, &attrs, {invalid}, &out).status == BP_ERR_DTYPE);
+  CHECK(run(BP_OP_NEG, &attrs, {invalid}, &out).status == BP_ERR_INVALID_ARGUMENT);
 }
 
 TEST_CASE("shapes that do not fit the operator", "[errors]") {
@@ -98,7 +97,7 @@ TEST_CASE("views that reach outside their buffer or are misaligned", "[errors]")
   CHECK(run(BP_OP_NEG, &attrs, {no_buffer}, &out).status == BP_ERR_INVALID_ARGUMENT);
   bp_plugin_tensor negative = t.view(0);
   negative.strides[1] = -1;
-  CHECK(run(BP_OP_NEG, &attrs, {negative}, &out).status == BP_ERR_SHAPE);
+  CHECK(run(BP_OP_NEG, &attrs, {negative}, &out).status == BP_ERR_INVALID_ARGUMENT);
 }
 
 TEST_CASE("inputs on another device are a device mismatch naming both", "[errors]") {

@@ -77,6 +77,13 @@ bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *wha
   return *buffer;
 }
 
+int32_t live_buffer_bytes(void *, bp_buffer buffer, uint64_t *bytes) {
+  std::lock_guard<std::mutex> guard(g_registry_mutex);
+  if (!g_registry.count(buffer)) return 0;
+  *bytes = buffer->size;
+  return 1;
+}
+
 size_t live_buffer_count() {
   std::lock_guard<std::mutex> guard(g_registry_mutex);
   return g_registry.size();

@@ -27,6 +27,9 @@ namespace bp_ocl {
 // The live buffer behind `buffer`, or BP_ERR_INVALID_ARGUMENT naming `entry`
 // and `what` (NULL, freed, or never made by this plugin).
 bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what);
+// For the SDK's validation of execute(): 1 and the buffer's size when
+// `buffer` is a live buffer of this plugin (on any device), else 0.
+int32_t live_buffer_bytes(void *context, bp_buffer buffer, uint64_t *bytes);
 size_t live_buffer_count();
 
 // A cl_mem of `bytes` (> 0) on `device`, or BP_ERR_OUT_OF_MEMORY naming the

@@ -3,32 +3,6 @@
 
 namespace bp_ocl {
 
-bool dtype_valid(int32_t dtype) { return dtype >= BP_FLOAT32 && dtype <= BP_BOOL; }
-bool dtype_is_float(int32_t dtype) { return dtype == BP_FLOAT32 || dtype == BP_FLOAT64; }
-bool dtype_is_integer(int32_t dtype) { return dtype == BP_INT32 || dtype == BP_INT64; }
-
-size_t dtype_size(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT32: return 4;
-    case BP_FLOAT64: return 8;
-    case BP_INT32: return 4;
-    case BP_INT64: return 8;
-    case BP_BOOL: return 1;
-    default: return 0;
-  }
-}
-
-const char *dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT32: return "float32";
-    case BP_FLOAT64: return "float64";
-    case BP_INT32: return "int32";
-    case BP_INT64: return "int64";
-    case BP_BOOL: return "bool";
-    default: return "invalid";
-  }
-}
-
 const char *dtype_cl_type(int32_t dtype) {
   switch (dtype) {
     case BP_FLOAT32: return "float";

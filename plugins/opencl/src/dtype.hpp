@@ -1,4 +1,5 @@
-// dtype.hpp — the five element types as the host and the kernels see them.
+// dtype.hpp — element types as the host and the kernels see them; the facts
+// (validity, kind, size, name) are the vocabulary's.
 #pragma once
 
 #include <CL/cl.h>
@@ -6,15 +7,18 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backplane/types.h"
+#include "backplane/plugin_sdk.hpp"
 
 namespace bp_ocl {
 
-bool dtype_valid(int32_t dtype);      // one of the five element types
-bool dtype_is_float(int32_t dtype);   // float32, float64
-bool dtype_is_integer(int32_t dtype); // int32, int64 (not bool)
-size_t dtype_size(int32_t dtype);     // bytes per element; 0 when invalid
-const char *dtype_name(int32_t dtype);    // "float32", ... ("invalid")
+inline bool dtype_valid(int32_t dtype) { return bp_vocab_dtype_size(dtype) != 0; }
+inline bool dtype_is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
+inline bool dtype_is_integer(int32_t dtype) {  // signed or unsigned, not bool
+  const int32_t kind = bp_vocab_dtype_kind(dtype);
+  return kind == BP_DTYPE_KIND_SIGNED_INT || kind == BP_DTYPE_KIND_UNSIGNED_INT;
+}
+inline size_t dtype_size(int32_t dtype) { return size_t(bp_vocab_dtype_size(dtype)); }
+using bp_plugin::dtype_name;  // "float32", ...
 const char *dtype_cl_type(int32_t dtype); // OpenCL C type: "float", ..., "uchar" for bool
 
 // A value of some dtype, ready for clSetKernelArg (bytes + size).

@@ -1,9 +1,7 @@
-// errors.cpp — OpenCL status names and the thread-local last error.
+// errors.cpp — OpenCL status names.
 #include "errors.hpp"
 
 namespace bp_ocl {
-
-void fail(bp_status status, const std::string &message) { throw Error(status, message); }
 
 const char *cl_error_name(cl_int code) {
   switch (code) {
@@ -85,18 +83,5 @@ void check_cl(cl_int code, const char *call, const std::string &where) {
        std::string(call) + " failed on " + where + ": " + cl_error_name(code) + " (" +
            std::to_string(code) + ")");
 }
-
-namespace {
-thread_local std::string t_last_error = "no call has failed on this thread";
-}
-
-void set_last_error(const std::string &message) noexcept {
-  try {
-    t_last_error = message;
-  } catch (...) {  // no memory even for the message: say at least that
-    t_last_error.clear();
-  }
-}
-const char *last_error() { return t_last_error.c_str(); }
 
 }  // namespace bp_ocl

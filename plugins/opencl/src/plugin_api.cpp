@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <exception>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -24,31 +22,17 @@
 namespace bp_ocl {
 namespace {
 
+// The SDK's guard: every exception becomes a status and the thread's message.
 template <class F>
 bp_status guarded(F &&body) noexcept {
-  try {
-    body();
-    return BP_OK;
-  } catch (const Error &e) {
-    set_last_error(e.what());
-    return e.status();
-  } catch (const std::bad_alloc &) {
-    set_last_error("opencl: out of host memory");
-    return BP_ERR_OUT_OF_MEMORY;
-  } catch (const std::exception &e) {
-    set_last_error(std::string("opencl: internal error: ") + e.what());
-    return BP_ERR_INTERNAL;
-  } catch (...) {
-    set_last_error("opencl: internal error: unknown exception");
-    return BP_ERR_INTERNAL;
-  }
+  return bp_plugin::guarded("opencl", body);
 }
 
 void require(const void *pointer, const char *entry, const char *what) {
   if (!pointer) fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + what + " is NULL");
 }
 
-const char *api_last_error() { return last_error(); }
+const char *api_last_error() { return bp_plugin::last_error_message(); }
 
 bp_status api_init(const char *const *keys, const char *const *values, int32_t count) {
   return guarded([&] { init_backend(parse_options(keys, values, count)); });
@@ -64,21 +48,17 @@ bp_status api_device_count(int32_t *count, const char **why_none) {
   });
 }
 
-// True when `field` lies wholly inside the struct the core announced.
-#define BP_INFO_HAS(info, field) \
-  (offsetof(bp_plugin_device_info, field) + sizeof((info)->field) <= (info)->struct_size)
-
 bp_status api_device_info(int32_t index, bp_plugin_device_info *info) {
   return guarded([&] {
     Device &device = backend("device_info").device(index, "device_info");
     require(info, "device_info", "info");
     const DeviceInfo &d = device.info();
-    if (BP_INFO_HAS(info, kind)) info->kind = d.kind;
-    if (BP_INFO_HAS(info, model)) std::snprintf(info->model, sizeof info->model, "%s", d.model.c_str());
-    if (BP_INFO_HAS(info, memory_total)) info->memory_total = d.global_mem;
+    if (BP_SDK_FITS(info, kind)) info->kind = d.kind;
+    if (BP_SDK_FITS(info, model)) std::snprintf(info->model, sizeof info->model, "%s", d.model.c_str());
+    if (BP_SDK_FITS(info, memory_total)) info->memory_total = d.global_mem;
     // OpenCL cannot tell how much is free (other processes share the device).
-    if (BP_INFO_HAS(info, memory_free)) info->memory_free = 0;
-    if (BP_INFO_HAS(info, memory_in_use)) info->memory_in_use = device.bytes_in_use().load();
+    if (BP_SDK_FITS(info, memory_free)) info->memory_free = 0;
+    if (BP_SDK_FITS(info, memory_in_use)) info->memory_in_use = device.bytes_in_use().load();
   });
 }
 
@@ -191,8 +171,8 @@ const bp_plugin_api kApi = {
 }  // namespace
 }  // namespace bp_ocl
 
-extern "C" __attribute__((visibility("default"))) const bp_plugin_api *bp_plugin_get_api(
-    uint32_t host_abi_major, uint32_t host_abi_minor) {
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
+                                                        uint32_t host_abi_minor) {
   // Any minor works (each side reads only the fields both know); a different
   // major means some field changed meaning.
   (void)host_abi_minor;

@@ -6,11 +6,11 @@
 
 namespace bp_ocl {
 
-// How an operator uses its inputs (decides its checks and its kernels).
+// How an operator uses its inputs (its vocabulary family; picks its kernels).
 enum class OpKind { Unknown, Binary, Compare, Where, Unary, Reduce, Matmul, Copy, Create };
 
 OpKind op_kind(int32_t op);
-const char *op_name(int32_t op);  // "add", ... or "unknown"
+const char *op_name(int32_t op);  // "add", ... (the vocabulary's)
 
 // True when a device with (fp64 ? float64 : no float64) implements op for
 // (dtype, out_dtype) as plugin.h defines those for supports(); for WHERE,

@@ -1,4 +1,4 @@
-// view.cpp — checking views and laying them out for kernels.
+// view.cpp — views as the kernels see them, and their kernel layouts.
 #include "view.hpp"
 
 #include <string>
@@ -10,58 +10,22 @@
 
 namespace bp_ocl {
 
-View checked_view(const bp_plugin_tensor *tensor, const char *entry, const char *role,
-                  Device &device, bool is_output) {
-  const std::string where = std::string(entry) + ": " + role;
-  if (!tensor) fail(BP_ERR_INVALID_ARGUMENT, where + " is NULL");
+View device_view(const bp_plugin_tensor &tensor, const char *op, const char *role, Device &device) {
   View v;
-  v.dtype = tensor->dtype;
-  v.rank = tensor->rank;
-  if (!dtype_valid(v.dtype))
-    fail(BP_ERR_DTYPE, where + " has invalid dtype " + std::to_string(v.dtype));
-  if (v.rank < 0 || v.rank > BP_MAX_RANK)
-    fail(BP_ERR_SHAPE, where + " has rank " + std::to_string(v.rank) + " (0.." +
-                           std::to_string(BP_MAX_RANK) + " allowed)");
-  int64_t span = 0;  // offset of the last element reached, from the first
+  v.dtype = tensor.dtype;
+  v.rank = tensor.rank;
   for (int d = 0; d < v.rank; ++d) {
-    v.shape[d] = tensor->shape[d];
-    v.strides[d] = tensor->strides[d];
-    if (v.shape[d] < 0 || v.strides[d] < 0)
-      fail(BP_ERR_SHAPE, where + ": axis " + std::to_string(d) + " has extent " +
-                             std::to_string(v.shape[d]) + " and stride " +
-                             std::to_string(v.strides[d]) + " (both must be >= 0)");
-    if (v.shape[d] > 0 && v.numel > INT64_MAX / v.shape[d])
-      fail(BP_ERR_SHAPE, where + " has more than 2^63 elements");
+    v.shape[d] = tensor.shape[d];
+    v.strides[d] = tensor.strides[d];
     v.numel *= v.shape[d];
-    if (is_output && v.shape[d] > 1 && v.strides[d] == 0)
-      fail(BP_ERR_INVALID_ARGUMENT,
-           where + " has stride 0 on axis " + std::to_string(d) + ": an output cannot broadcast");
   }
   if (v.numel == 0) return v;
-  for (int d = 0; d < v.rank; ++d) {
-    if (v.strides[d] > 0 && v.shape[d] - 1 > (INT64_MAX - span) / v.strides[d])
-      fail(BP_ERR_SHAPE, where + " reaches past 2^63 elements");
-    span += (v.shape[d] - 1) * v.strides[d];
-  }
-
-  const bp_buffer_s &buffer = checked_buffer(tensor->buffer, entry, role);
+  const bp_buffer_s &buffer = *tensor.buffer;
   if (buffer.device != &device)
-    fail(BP_ERR_DEVICE_MISMATCH, where + " lives on " + buffer.device->name() +
-                                     ", but the operator runs on " + device.name());
-  const uint64_t size = dtype_size(v.dtype);
-  if (tensor->offset % size != 0)
-    fail(BP_ERR_INVALID_ARGUMENT, where + " starts at byte offset " +
-                                      std::to_string(tensor->offset) +
-                                      ", which is not a multiple of its element size " +
-                                      std::to_string(size));
-  v.offset = static_cast<int64_t>(tensor->offset / size);
-  const uint64_t elements = buffer.size / size;
-  if (tensor->offset / size >= elements ||
-      static_cast<uint64_t>(span) >= elements - static_cast<uint64_t>(v.offset))
-    fail(BP_ERR_INVALID_ARGUMENT,
-         where + " reaches element " + std::to_string(v.offset + span) +
-             " but its buffer holds " + std::to_string(elements) + " " + dtype_name(v.dtype) +
-             " elements");
+    fail(BP_ERR_DEVICE_MISMATCH, std::string(op) + ": " + role + " lives on " +
+                                     buffer.device->name() + ", but the operator runs on " +
+                                     device.name());
+  v.offset = static_cast<int64_t>(tensor.offset / dtype_size(v.dtype));
   v.mem = buffer.mem;
   return v;
 }

@@ -25,12 +25,11 @@ struct View {
   int64_t numel = 1;
 };
 
-// Checks a view the core passed: dtype, rank, extents, non-negative strides,
-// an element-aligned byte offset, a live buffer of `device` that holds every
-// element the view reaches; an output must not reach one element twice.
-// `role` ("input 1", "output") and `entry` name it in errors.
-View checked_view(const bp_plugin_tensor *tensor, const char *entry, const char *role,
-                  Device &device, bool is_output);
+// A view the SDK has validated (bp_plugin::check_execute: well-formed, inside
+// a live buffer of this plugin), as the kernels index it; a buffer of another
+// device is BP_ERR_DEVICE_MISMATCH. `role` ("input 1", "output") and `op`
+// name it in errors.
+View device_view(const bp_plugin_tensor &tensor, const char *op, const char *role, Device &device);
 
 // A dense C-order view of `mem` with the given shape.
 View dense_view(cl_mem mem, int32_t dtype, int32_t rank, const int64_t *shape);
