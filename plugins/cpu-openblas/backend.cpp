@@ -30,7 +30,7 @@ int parse_threads(const char *text) {
   errno = 0;
   const long n = std::strtol(text, &end, 10);
   if (errno || end == text || *end != '\0' || n < 0 || n > 4096)
-    fail(BP_ERR_INVALID_ARGUMENT, "cpu-openblas: option threads = \"%s\": expected a whole number 0..4096 (0 = all cores)",
+    fail(BP_ERR_CONFIG, "cpu-openblas: option threads = \"%s\": expected a whole number 0..4096 (0 = all cores)",
          text);
   return static_cast<int>(n);
 }
@@ -45,7 +45,7 @@ void start_backend(const char *const *keys, const char *const *values, int32_t c
   for (int32_t i = 0; i < count; ++i) {
     if (!keys[i] || !values[i]) fail(BP_ERR_INVALID_ARGUMENT, "cpu-openblas: init: option %d is NULL", i);
     if (std::strcmp(keys[i], "threads") != 0)
-      fail(BP_ERR_INVALID_ARGUMENT, "cpu-openblas: unknown option \"%s\" (known: threads)", keys[i]);
+      fail(BP_ERR_CONFIG, "cpu-openblas: unknown option \"%s\" (known: threads)", keys[i]);
     threads = parse_threads(values[i]);
     threads_given = true;
   }

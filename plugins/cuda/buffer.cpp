@@ -35,6 +35,14 @@ bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *wha
   return *buffer;
 }
 
+int32_t live_buffer_bytes(void *, bp_buffer buffer, uint64_t *bytes) {
+  LiveBuffers &live = live_buffers();
+  std::lock_guard<std::mutex> guard(live.mutex);
+  if (!live.set.count(buffer)) return 0;
+  *bytes = buffer->bytes;
+  return 1;
+}
+
 void check_range(const bp_buffer_s &buffer, uint64_t offset, uint64_t bytes, const char *entry, const char *what) {
   if (offset > buffer.bytes || bytes > buffer.bytes - offset)
     fail(BP_ERR_INVALID_ARGUMENT,

@@ -25,6 +25,10 @@ namespace bp_cuda {
 // `entry` and `what` (NULL, freed, or not made by this plugin).
 bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what);
 
+// For the SDK's validation of execute(): 1 and the buffer's size when
+// `buffer` is a live buffer of this plugin (on any device), else 0.
+int32_t live_buffer_bytes(void *context, bp_buffer buffer, uint64_t *bytes);
+
 // BP_ERR_INVALID_ARGUMENT unless [offset, offset + bytes) lies in the buffer.
 void check_range(const bp_buffer_s &buffer, uint64_t offset, uint64_t bytes, const char *entry, const char *what);
 

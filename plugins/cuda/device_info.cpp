@@ -47,22 +47,17 @@ bool free_memory(Device &device, uint64_t *free_bytes) {
 
 }  // namespace
 
-// True when `field` lies wholly inside the struct the core announced.
-#define BP_INFO_HAS(info, field) (offsetof(bp_plugin_device_info, field) + sizeof((info)->field) <= (info)->struct_size)
-
 void fill_device_info(Device &device, bp_plugin_device_info *info) {
   const DeviceFacts &facts = device.facts();
-  if (BP_INFO_HAS(info, kind)) info->kind = BP_DEVICE_GPU;
-  if (BP_INFO_HAS(info, model)) std::snprintf(info->model, sizeof info->model, "%s", facts.model.c_str());
-  if (BP_INFO_HAS(info, memory_total)) info->memory_total = facts.total_memory;
-  if (BP_INFO_HAS(info, memory_free)) {
+  if (BP_SDK_FITS(info, kind)) info->kind = BP_DEVICE_GPU;
+  if (BP_SDK_FITS(info, model)) std::snprintf(info->model, sizeof info->model, "%s", facts.model.c_str());
+  if (BP_SDK_FITS(info, memory_total)) info->memory_total = facts.total_memory;
+  if (BP_SDK_FITS(info, memory_free)) {
     uint64_t free_bytes = 0;
     info->memory_free = free_memory(device, &free_bytes) ? free_bytes : 0;
   }
-  if (BP_INFO_HAS(info, memory_in_use)) info->memory_in_use = device.bytes_in_use().load();
+  if (BP_SDK_FITS(info, memory_in_use)) info->memory_in_use = device.bytes_in_use().load();
 }
-
-#undef BP_INFO_HAS
 
 int32_t fill_device_properties(Device &device, bp_property *props, int32_t capacity) {
   const DeviceFacts &facts = device.facts();

@@ -13,7 +13,7 @@ namespace {
 bool parse_bool(const char *key, const char *text) {
   if (!std::strcmp(text, "true")) return true;
   if (!std::strcmp(text, "false")) return false;
-  fail(BP_ERR_INVALID_ARGUMENT, "cuda: option %s = \"%s\": expected \"true\" or \"false\"", key, text);
+  fail(BP_ERR_CONFIG, "cuda: option %s = \"%s\": expected \"true\" or \"false\"", key, text);
 }
 
 // Everything about device i that needs no context: properties, PCI
@@ -83,7 +83,7 @@ void start_backend(const char *const *keys, const char *const *values, int32_t c
   for (int32_t i = 0; i < count; ++i) {
     if (!keys[i] || !values[i]) fail(BP_ERR_INVALID_ARGUMENT, "cuda: init: option %d is NULL", i);
     if (std::strcmp(keys[i], "allow_tf32") != 0)
-      fail(BP_ERR_INVALID_ARGUMENT, "cuda: unknown option \"%s\" (known: allow_tf32)", keys[i]);
+      fail(BP_ERR_CONFIG, "cuda: unknown option \"%s\" (known: allow_tf32)", keys[i]);
     allow_tf32 = parse_bool(keys[i], values[i]);
   }
   Registry &r = registry();

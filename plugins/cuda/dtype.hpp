@@ -15,6 +15,6 @@ using bp_plugin::dtype_name;
 using bp_plugin::dtype_of;
 using bp_plugin::dtype_size;
 using bp_plugin::type_tag;
-inline bool is_float_dtype(int32_t dtype) { return dtype == BP_FLOAT32 || dtype == BP_FLOAT64; }
+inline bool is_float_dtype(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
 
 }  // namespace bp_cuda

@@ -147,8 +147,7 @@ const bp_plugin_api kApi = {
 }  // namespace
 }  // namespace bp_cuda
 
-extern "C" __attribute__((visibility("default"))) const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
-                                                                                         uint32_t host_abi_minor) {
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor) {
   // Any minor works (each side reads only the fields both know); a different
   // major means some field changed meaning.
   (void)host_abi_minor;

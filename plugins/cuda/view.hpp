@@ -23,12 +23,11 @@ struct View {
   uint64_t first_byte, end_byte;  // the bytes of the buffer the view can touch
 };
 
-// Checks a tensor argument: dtype, rank, extents and strides, a live buffer
-// of this plugin on `device`, an element-aligned offset, and that every
-// element it addresses lies inside the buffer; an output may not have
-// stride 0 on an axis of extent > 1 (its elements would overlap). `role`
-// names it in messages ("input 1", "output"); `op` is the operator's name.
-View check_view(const bp_plugin_tensor *tensor, const Device &device, const char *op, const char *role, bool is_output);
+// A tensor argument the SDK has validated (bp_plugin::check_execute:
+// well-formed, element-aligned, inside a live buffer of this plugin), as the
+// kernels see it; a buffer on another device is BP_ERR_DEVICE_MISMATCH.
+// `role` names it in messages ("input 1", "output"); `op` is the operator.
+View device_view(const bp_plugin_tensor &tensor, const Device &device, const char *op, const char *role);
 
 // Whether the two views may touch a common byte (same buffer, intersecting
 // byte ranges).

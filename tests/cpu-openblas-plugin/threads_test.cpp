@@ -106,7 +106,7 @@ TEST_CASE("bad threads options are refused with a message", "[threads]") {
            {"threads", "-1"}, {"threads", "two"}, {"threads", ""}, {"threads", "3x"}, {"thread", "2"}}) {
     const char *keys[] = {kv.first}, *values[] = {kv.second};
     INFO(kv.first << " = " << kv.second);
-    CHECK(cpu.api().init(keys, values, 1) == BP_ERR_INVALID_ARGUMENT);
+    CHECK(cpu.api().init(keys, values, 1) == BP_ERR_CONFIG);
     CHECK(std::string(cpu.api().last_error()).find(kv.first) != std::string::npos);
   }
 }

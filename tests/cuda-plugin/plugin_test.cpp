@@ -72,10 +72,10 @@ TEST_CASE("cuda: init takes allow_tf32 and rejects anything else", "[cuda][plugi
   const char *no[] = {"false"};
   CHECK(api.init(keys, no, 1) == BP_OK);
   const char *bad_value[] = {"yes"};
-  check_error(api, api.init(keys, bad_value, 1), BP_ERR_INVALID_ARGUMENT, {"allow_tf32", "yes"});
+  check_error(api, api.init(keys, bad_value, 1), BP_ERR_CONFIG, {"allow_tf32", "yes"});
   const char *other[] = {"threads"};
   const char *four[] = {"4"};
-  check_error(api, api.init(other, four, 1), BP_ERR_INVALID_ARGUMENT, {"threads"});
+  check_error(api, api.init(other, four, 1), BP_ERR_CONFIG, {"threads"});
   check_error(api, api.init(nullptr, nullptr, 1), BP_ERR_INVALID_ARGUMENT);
   CHECK(api.init(nullptr, nullptr, 0) == BP_OK);  // and it is started again
 }
