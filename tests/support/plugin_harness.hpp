@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "backplane/plugin_sdk.hpp"
 #include "skip.hpp"
 
 #include <algorithm>
@@ -38,15 +39,9 @@ using Bytes = std::vector<uint8_t>;
 
 // ---- the vocabulary -------------------------------------------------------
 
-inline int64_t dtype_size(int32_t dtype) { return bp_vocab_dtype_size(dtype); }
-inline const char *dtype_name(int32_t dtype) {
-  const char *name = bp_vocab_dtype_name(dtype);
-  return name ? name : "invalid";
-}
-inline const char *op_name(int32_t op) {
-  const char *name = bp_vocab_op_name(op);
-  return name ? name : "unknown op";
-}
+using bp_plugin::dtype_name;
+using bp_plugin::dtype_size;
+using bp_plugin::op_name;
 inline bool is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
 // Whether the ABI defines `op` for input dtype `dtype` (vocabulary.h's dtype set).
 inline bool defined_for(int32_t op, int32_t dtype) {
