@@ -9,7 +9,7 @@
 #include <system_error>
 
 #include "config/config.hpp"
-#include "plugins/api_validation.hpp"
+#include "plugin_validation.hpp"
 #include "plugins/plugin_probe.hpp"
 
 namespace fs = std::filesystem;
@@ -103,9 +103,9 @@ void load_one(PluginReport &report, const config::Config &config,
     report.abi_major = api->abi_major;
     report.abi_minor = api->abi_minor;
   }
-  std::string problem = validate_plugin_api(api);
+  std::string problem = plugin_validation::validate_plugin_api(api);
   if (!problem.empty()) {
-    if (api && valid_backend_name(api->name)) report.name = api->name;
+    if (api && plugin_validation::valid_backend_name(api->name)) report.name = api->name;
     report.reason = problem;
     return;
   }

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plugins/api_validation.hpp"
+#include "plugin_validation.hpp"
 
 namespace bp::core {
 
@@ -26,7 +26,7 @@ namespace {
   auto get = reinterpret_cast<const bp_plugin_api *(*)(uint32_t, uint32_t)>(
       dlsym(lib, BP_PLUGIN_ENTRY_SYMBOL));
   if (!get) report(std::string("missing entry symbol ") + BP_PLUGIN_ENTRY_SYMBOL, 3);
-  std::string problem = validate_plugin_api(get(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR));
+  std::string problem = plugin_validation::validate_plugin_api(get(BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR));
   if (!problem.empty()) report(problem, 4);
   _exit(0);
 }
