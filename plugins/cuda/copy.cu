@@ -11,7 +11,8 @@ namespace bp_cuda {
 
 void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, const IterShape &it, void *out,
                  const void *in) {
-  const std::string name = std::string("copy (") + dtype_name(in_dtype) + " -> " + dtype_name(out_dtype) + ")";
+  const std::string name = std::string(bp_plugin::op_name(BP_OP_COPY)) + " (" + dtype_name(in_dtype) + " -> " +
+                           dtype_name(out_dtype) + ")";
   dispatch<BP_ALL_TYPES>(out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
     dispatch<BP_ALL_TYPES>(in_dtype, [&](auto in_tag) {

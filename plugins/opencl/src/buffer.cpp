@@ -31,10 +31,10 @@ std::unordered_set<const bp_buffer_s *> g_registry;
 void check_range(const char *entry, const char *what, const bp_buffer_s &b, uint64_t offset,
                  uint64_t bytes) {
   if (offset > b.size || bytes > b.size - offset)
-    fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + std::to_string(bytes) +
-                                      " bytes at offset " + std::to_string(offset) +
-                                      " do not fit in " + what + ", which holds " +
-                                      std::to_string(b.size) + " bytes");
+    fail(BP_ERR_INVALID_ARGUMENT,
+         "%s: %llu bytes at offset %llu do not fit in %s, which holds %llu bytes", entry,
+         static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset), what,
+         static_cast<unsigned long long>(b.size));
 }
 
 // Owns one reference to an event.
@@ -68,12 +68,12 @@ void enqueue_copy(Device &device, const Device::Lock &lock, cl_mem src, uint64_t
 }  // namespace
 
 bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what) {
-  if (!buffer) fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + what + " is NULL");
+  if (!buffer) fail(BP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", entry, what);
   std::lock_guard<std::mutex> guard(g_registry_mutex);
   if (!g_registry.count(buffer))
-    fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + what +
-                                      " is not a live buffer of the opencl backend (freed, or "
-                                      "made by another plugin?)");
+    fail(BP_ERR_INVALID_ARGUMENT,
+         "%s: %s is not a live buffer of the opencl backend (freed, or made by another plugin?)",
+         entry, what);
   return *buffer;
 }
 
@@ -94,19 +94,19 @@ cl_mem create_memory(Device &device, uint64_t bytes, const char *entry) {
   const std::string what = std::string(entry) + ": cannot allocate " + std::to_string(bytes) +
                            " bytes on " + device.name() + ": ";
   if (bytes > info.max_alloc)
-    fail(BP_ERR_OUT_OF_MEMORY, what + "the largest single allocation is " +
-                                   std::to_string(info.max_alloc) +
-                                   " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+    fail(BP_ERR_OUT_OF_MEMORY,
+         "%sthe largest single allocation is %llu bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+         what.c_str(), static_cast<unsigned long long>(info.max_alloc));
   const uint64_t used = device.bytes_in_use().load();
   if (bytes > info.global_mem || used > info.global_mem - bytes)
-    fail(BP_ERR_OUT_OF_MEMORY, what + std::to_string(used) + " of its " +
-                                   std::to_string(info.global_mem) +
-                                   " bytes (CL_DEVICE_GLOBAL_MEM_SIZE) are in use");
+    fail(BP_ERR_OUT_OF_MEMORY, "%s%llu of its %llu bytes (CL_DEVICE_GLOBAL_MEM_SIZE) are in use",
+         what.c_str(), static_cast<unsigned long long>(used),
+         static_cast<unsigned long long>(info.global_mem));
   cl_int err = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(device.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
       err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
-    fail(BP_ERR_OUT_OF_MEMORY, what + "clCreateBuffer: " + cl_error_name(err));
+    fail(BP_ERR_OUT_OF_MEMORY, "%sclCreateBuffer: %s", what.c_str(), cl_error_name(err));
   check_cl(err, "clCreateBuffer", device.name());
   return mem;
 }
@@ -156,8 +156,8 @@ void buffer_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t byte
   // private copy of src, freed by the driver's completion callback.
   void *staging = std::malloc(bytes);
   if (!staging)
-    fail(BP_ERR_OUT_OF_MEMORY, "write: cannot allocate " + std::to_string(bytes) +
-                                   " bytes of host staging memory for " + device.name());
+    fail(BP_ERR_OUT_OF_MEMORY, "write: cannot allocate %llu bytes of host staging memory for %s",
+         static_cast<unsigned long long>(bytes), device.name().c_str());
   std::memcpy(staging, src, bytes);
   EventRef done;
   cl_int err =

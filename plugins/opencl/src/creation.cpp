@@ -7,16 +7,11 @@
 
 namespace bp_ocl {
 
-void run_create(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
-                const View &out) {
+void run_create(Device &device, const Device::Lock &lock, int32_t op,
+                const bp_plugin::Attrs &attrs, const View &out) {
   const ElementwiseLayout L = elementwise_layout(out, {});
   if (L.n == 0) return;
-  const std::string name = std::string(op == BP_OP_FILL             ? "fill"
-                                        : op == BP_OP_ARANGE         ? "arange"
-                                        : op == BP_OP_RANDOM_UNIFORM ? "uniform"
-                                                                     : "normal") +
-                           (L.one_d ? "_1d" : "_nd");
-  const Kernel &k = device.kernel(lock, Family::Create, out.dtype, name);
+  const Kernel &k = device.kernel(lock, Family::Create, out.dtype, L.kernel(kernel_stem(op)));
   const cl_long n = L.n;
   if (op == BP_OP_FILL) {
     const ScalarArg value = scalar_arg(out.dtype, attrs.scalar);

@@ -11,7 +11,6 @@
 
 namespace bp_ocl {
 
-inline bool dtype_valid(int32_t dtype) { return bp_vocab_dtype_size(dtype) != 0; }
 inline bool dtype_is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
 inline bool dtype_is_integer(int32_t dtype) {  // signed or unsigned, not bool
   const int32_t kind = bp_vocab_dtype_kind(dtype);

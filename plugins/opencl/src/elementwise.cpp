@@ -5,27 +5,18 @@
 
 #include "dtype.hpp"
 #include "ops.hpp"
-#include "supports.hpp"
 
 namespace bp_ocl {
 
-namespace {
-
-std::string variant(const std::string &stem, const ElementwiseLayout &layout) {
-  return stem + (layout.one_d ? "_1d" : "_nd");
-}
-
-}  // namespace
-
-void run_binary(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
-                const View &a, const View &b, const View &out) {
+void run_binary(Device &device, const Device::Lock &lock, int32_t op,
+                const bp_plugin::Attrs &attrs, const View &a, const View &b, const View &out) {
   // In a scalar mode `b` is `a` again (the kernel reads only one of them).
   const ElementwiseLayout L = elementwise_layout(out, {&a, &b});
   if (L.n == 0) return;
   const cl_int mode = attrs.scalar_mode;
   const ScalarArg s = scalar_arg(a.dtype, attrs.scalar);
   const Kernel &k =
-      device.kernel(lock, Family::Elementwise, a.dtype, variant(op_name(op), L));
+      device.kernel(lock, Family::Elementwise, a.dtype, L.kernel(kernel_stem(op)));
   device.launch_elements(lock, k, L.n,
                          {out.mem, a.mem, b.mem, L.layout, cl_long{L.n}, mode,
                           KernelArg(s.size, &s.value)});
@@ -36,7 +27,7 @@ void run_unary(Device &device, const Device::Lock &lock, int32_t op, const View 
   const ElementwiseLayout L = elementwise_layout(out, {&in});
   if (L.n == 0) return;
   const Kernel &k =
-      device.kernel(lock, Family::Elementwise, in.dtype, variant(op_name(op), L));
+      device.kernel(lock, Family::Elementwise, in.dtype, L.kernel(kernel_stem(op)));
   device.launch_elements(lock, k, L.n, {out.mem, in.mem, L.layout, cl_long{L.n}});
 }
 
@@ -44,15 +35,16 @@ void run_where(Device &device, const Device::Lock &lock, const View &cond, const
                const View &b, const View &out) {
   const ElementwiseLayout L = elementwise_layout(out, {&cond, &a, &b});
   if (L.n == 0) return;
-  const Kernel &k = device.kernel(lock, Family::Elementwise, out.dtype, variant("where", L));
+  const Kernel &k =
+      device.kernel(lock, Family::Elementwise, out.dtype, L.kernel(kernel_stem(BP_OP_WHERE)));
   device.launch_elements(lock, k, L.n, {out.mem, cond.mem, a.mem, b.mem, L.layout, cl_long{L.n}});
 }
 
 void run_copy(Device &device, const Device::Lock &lock, const View &in, const View &out) {
   const ElementwiseLayout L = elementwise_layout(out, {&in});
   if (L.n == 0) return;
-  const Kernel &k = device.kernel(lock, Family::Copy, in.dtype,
-                                  variant(std::string("copy_to_") + dtype_name(out.dtype), L));
+  const Kernel &k =
+      device.kernel(lock, Family::Copy, in.dtype, L.kernel(copy_stem(out.dtype)));
   device.launch_elements(lock, k, L.n, {out.mem, in.mem, L.layout, cl_long{L.n}});
 }
 

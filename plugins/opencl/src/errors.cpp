@@ -79,9 +79,8 @@ const char *cl_error_name(cl_int code) {
 void check_cl(cl_int code, const char *call, const std::string &where) {
   if (code == CL_SUCCESS) return;
   const bool memory = code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_HOST_MEMORY;
-  fail(memory ? BP_ERR_OUT_OF_MEMORY : BP_ERR_BACKEND,
-       std::string(call) + " failed on " + where + ": " + cl_error_name(code) + " (" +
-           std::to_string(code) + ")");
+  fail(memory ? BP_ERR_OUT_OF_MEMORY : BP_ERR_BACKEND, "%s failed on %s: %s (%d)", call,
+       where.c_str(), cl_error_name(code), static_cast<int>(code));
 }
 
 }  // namespace bp_ocl

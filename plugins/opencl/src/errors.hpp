@@ -13,11 +13,7 @@
 namespace bp_ocl {
 
 using bp_plugin::Error;
-
-// Throws Error(status, message).
-[[noreturn]] inline void fail(bp_status status, const std::string &message) {
-  throw Error(status, message);
-}
+using bp_plugin::fail;  // fail(status, printf-style message): throws Error
 
 // "CL_OUT_OF_RESOURCES" for -5; "unknown OpenCL error" for codes no header names.
 const char *cl_error_name(cl_int code);

@@ -2,10 +2,6 @@
 // runner. The core has checked all of this already; checking again (with the
 // SDK's validation) costs little and turns a core bug into an error message
 // instead of a kernel reading out of bounds.
-#include <algorithm>
-#include <cstring>
-#include <string>
-
 #include "buffer.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
@@ -22,34 +18,29 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
   // shapes, dtypes), checked by the SDK; then what this device implements.
   const bp_plugin::ExecuteInfo info =
       bp_plugin::check_execute(op, attrs_in, inputs, n_inputs, output, live_buffer_bytes, nullptr);
-  if (!implements(op, info.dtype, output->dtype, device.fp64()))
-    fail(BP_ERR_UNSUPPORTED, device.name() + " does not implement " + op_name(op) + " for " +
-                                 dtype_name(info.dtype) + " -> " + dtype_name(output->dtype));
+  require_implemented(device, op, info.dtype, output->dtype);
+  const char *name = bp_plugin::op_name(op);
   // Absent attribute fields (an older core's shorter struct) read as 0.
-  bp_op_attrs attrs;
-  std::memset(&attrs, 0, sizeof attrs);
-  std::memcpy(&attrs, attrs_in, std::min<size_t>(attrs_in->struct_size, sizeof attrs));
+  const bp_plugin::Attrs attrs = bp_plugin::read_attrs(attrs_in, name);
 
-  const char *name = op_name(op);
   const char *roles[3] = {"input 0", "input 1", "input 2"};
   View in[3];
   for (int i = 0; i < n_inputs; ++i) in[i] = device_view(inputs[i], name, roles[i], device);
   const View out = device_view(*output, name, "output", device);
 
   const Device::Lock lock = device.lock();
-  switch (op_kind(op)) {
-    case OpKind::Binary:
-    case OpKind::Compare:
-      run_binary(device, lock, op, attrs, in[0], n_inputs == 2 ? in[1] : in[0], out);
-      break;
-    case OpKind::Where: run_where(device, lock, in[0], in[1], in[2], out); break;
-    case OpKind::Unary: run_unary(device, lock, op, in[0], out); break;
-    case OpKind::Copy: run_copy(device, lock, in[0], out); break;
-    case OpKind::Reduce: run_reduce(device, lock, op, in[0], out); break;
-    case OpKind::Matmul: run_matmul(device, lock, in[0], in[1], out); break;
-    case OpKind::Create: run_create(device, lock, op, attrs, out); break;
-    case OpKind::Unknown: break;
+  switch (info.family) {
+    case BP_OP_FAMILY_BINARY:
+    case BP_OP_FAMILY_COMPARE:
+      return run_binary(device, lock, op, attrs, in[0], n_inputs == 2 ? in[1] : in[0], out);
+    case BP_OP_FAMILY_WHERE: return run_where(device, lock, in[0], in[1], in[2], out);
+    case BP_OP_FAMILY_UNARY: return run_unary(device, lock, op, in[0], out);
+    case BP_OP_FAMILY_COPY: return run_copy(device, lock, in[0], out);
+    case BP_OP_FAMILY_REDUCE: return run_reduce(device, lock, op, in[0], out);
+    case BP_OP_FAMILY_MATMUL: return run_matmul(device, lock, in[0], in[1], out);
+    case BP_OP_FAMILY_CREATE: return run_create(device, lock, op, attrs, out);
   }
+  fail(BP_ERR_INTERNAL, "opencl plugin: no runner for operator family %d", info.family);
 }
 
 }  // namespace bp_ocl

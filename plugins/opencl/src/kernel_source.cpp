@@ -448,11 +448,13 @@ class Source {
   std::ostringstream out_;
 };
 
-const int32_t kAllDtypes[] = {BP_FLOAT32, BP_FLOAT64, BP_INT32, BP_INT64, BP_BOOL};
-const int32_t kElementwiseOps[] = {
-    BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM, BP_OP_MINIMUM,
-    BP_OP_EQ,  BP_OP_NE,  BP_OP_LT,  BP_OP_LE,  BP_OP_GT,  BP_OP_GE,      BP_OP_NEG,
-    BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH, BP_OP_SIGMOID, BP_OP_RELU};
+// The vocabulary's dtypes and operators.
+#define BP_OCL_DTYPE_(id, value, name, size, kind) value,
+const int32_t kAllDtypes[] = {BP_DTYPE_LIST(BP_OCL_DTYPE_)};
+#undef BP_OCL_DTYPE_
+#define BP_OCL_OP_(id, value, name, family, dtypes, out) value,
+const int32_t kAllOps[] = {BP_OP_LIST(BP_OCL_OP_)};
+#undef BP_OCL_OP_
 
 std::string unsigned_type(int32_t dtype) {
   switch (dtype) {
@@ -467,40 +469,46 @@ std::string accumulator_type(int32_t dtype, bool fp64) {
   return "long";  // integer and bool sums are int64 (plugin.h)
 }
 
+// Every binary, comparison and unary operator the capability table declares
+// for `dtype`; one without an expression above gets no kernel (so execute
+// reports the missing kernel by name, and the rest of the program builds).
 void elementwise_family(Source &src, int32_t dtype, bool fp64) {
   if (dtype_is_integer(dtype)) src.raw(kIntPow);
-  for (int32_t op : kElementwiseOps) {
-    const OpKind kind = op_kind(op);
-    if (kind == OpKind::Unary) {
-      if (implements(op, dtype, dtype, fp64))
-        src.pair(kUnary, op_name(op), "(x)", unary_body(op, dtype));
-    } else {
-      const int32_t out = kind == OpKind::Compare ? BP_BOOL : dtype;
-      if (implements(op, dtype, out, fp64))
-        src.pair(kBinary, op_name(op), "(x, y)", binary_body(op, dtype),
-                 dtype_cl_type(out));
+  for (int32_t op : kAllOps) {
+    const int32_t family = bp_vocab_op_family(op);
+    if (family == BP_OP_FAMILY_UNARY) {
+      const std::string body = unary_body(op, dtype);
+      if (!body.empty() && implements(op, dtype, dtype, fp64))
+        src.pair(kUnary, kernel_stem(op), "(x)", body);
+    } else if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
+      const int32_t out = bp_vocab_out_dtype(op, dtype);
+      const std::string body = binary_body(op, dtype);
+      if (!body.empty() && implements(op, dtype, out, fp64))
+        src.pair(kBinary, kernel_stem(op), "(x, y)", body, dtype_cl_type(out));
     }
   }
-  if (implements(BP_OP_WHERE, dtype, dtype, fp64)) src.pair(kWhere, "where", "", "");
+  if (implements(BP_OP_WHERE, dtype, dtype, fp64))
+    src.pair(kWhere, kernel_stem(BP_OP_WHERE), "", "");
 }
 
 void copy_family(Source &src, int32_t dtype, bool fp64) {
   for (int32_t to : kAllDtypes)
     if (implements(BP_OP_COPY, dtype, to, fp64))
-      src.pair(kCopy, std::string("copy_to_") + dtype_name(to), "(x)", convert_body(to),
-               dtype_cl_type(to));
+      src.pair(kCopy, copy_stem(to), "(x)", convert_body(to), dtype_cl_type(to));
 }
 
 void create_family(Source &src, int32_t dtype, bool fp64) {
-  src.pair(kFill, "fill", "", "");  // FILL takes every dtype
+  if (implements(BP_OP_FILL, dtype, dtype, fp64)) src.pair(kFill, kernel_stem(BP_OP_FILL), "", "");
   if (implements(BP_OP_ARANGE, dtype, dtype, fp64))
-    src.pair(kArange, "arange", "(x)", convert_body(dtype));
-  if (implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, fp64)) {
+    src.pair(kArange, kernel_stem(BP_OP_ARANGE), "(x)", convert_body(dtype));
+  const bool uniform = implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, fp64);
+  const bool normal = implements(BP_OP_RANDOM_NORMAL, dtype, dtype, fp64);
+  if (uniform || normal) {
     src.raw(kRandomPrelude);
     src.raw(dtype == BP_FLOAT32 ? kUnitF32 : kUnitF64);
-    src.pair(kUniform, "uniform", "", "");
-    src.pair(kNormal, "normal", "", "");
   }
+  if (uniform) src.pair(kUniform, kernel_stem(BP_OP_RANDOM_UNIFORM), "", "");
+  if (normal) src.pair(kNormal, kernel_stem(BP_OP_RANDOM_NORMAL), "", "");
 }
 
 std::string lowest(int32_t dtype) {
@@ -541,29 +549,40 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
   const int32_t sum_out = dtype_is_float(dtype) ? dtype : BP_INT64;
   src.raw("#define TERM(x) ((ACC)(x))\n");
   src.raw(std::string("#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
-  src.kernel(kReduceSum, "reduce_sum", "", "", dtype_cl_type(sum_out));
+  src.kernel(kReduceSum, kernel_stem(BP_OP_SUM), "", "", dtype_cl_type(sum_out));
   if (implements(BP_OP_MEAN, dtype, dtype, fp64)) {
     src.raw("#undef FINISH\n#define FINISH(s, n) ((T)((s) / (ACC)(n)))\n");
-    src.kernel(kReduceSum, "reduce_mean", "", "");
+    src.kernel(kReduceSum, kernel_stem(BP_OP_MEAN), "", "");
+  }
+  if (implements(BP_OP_NORM, dtype, dtype, fp64)) {
     src.raw("#undef TERM\n#define TERM(x) ((ACC)(x) * (ACC)(x))\n");
     src.raw("#undef FINISH\n#define FINISH(s, n) ((T)sqrt(s))\n");
-    src.kernel(kReduceSum, "reduce_norm", "", "");
+    src.kernel(kReduceSum, kernel_stem(BP_OP_NORM), "", "");
   }
   if (!implements(BP_OP_MAX, dtype, dtype, fp64)) return;  // bool: SUM only
   // x replaces best only when strictly better, or a NaN replacing a number
   // (as in the reference: ties keep the earlier element).
   src.raw("#define IDENTITY " + lowest(dtype) + "\n");
-  src.kernel(kReduceExtreme, "reduce_max", "(best, x)",
+  src.kernel(kReduceExtreme, kernel_stem(BP_OP_MAX), "(best, x)",
              "(IS_NAN(best) ? (best) : (IS_NAN(x) || (x) > (best)) ? (x) : (best))");
   src.raw("#undef IDENTITY\n#define IDENTITY " + highest(dtype) + "\n");
-  src.kernel(kReduceExtreme, "reduce_min", "(best, x)",
+  src.kernel(kReduceExtreme, kernel_stem(BP_OP_MIN), "(best, x)",
              "(IS_NAN(best) ? (best) : (IS_NAN(x) || (x) < (best)) ? (x) : (best))");
-  src.kernel(kReduceArgmax, "reduce_argmax", "", "");
+  src.kernel(kReduceArgmax, kernel_stem(BP_OP_ARGMAX), "", "");
 }
 
-void matmul_family(Source &src) { src.kernel(kMatmul, "matmul", "", ""); }
+void matmul_family(Source &src) { src.kernel(kMatmul, kernel_stem(BP_OP_MATMUL), "", ""); }
 
 }  // namespace
+
+std::string kernel_stem(int32_t op) {
+  const char *name = bp_plugin::op_name(op);
+  return bp_vocab_op_family(op) == BP_OP_FAMILY_REDUCE ? std::string("reduce_") + name : name;
+}
+
+std::string copy_stem(int32_t out_dtype) {
+  return kernel_stem(BP_OP_COPY) + "_to_" + dtype_name(out_dtype);
+}
 
 const char *family_name(Family family) {
   switch (family) {

@@ -31,8 +31,13 @@ struct SourceOptions {
 // `dtype` that supports.cpp declares for a device with these options.
 std::string kernel_source(Family family, int32_t dtype, const SourceOptions &options);
 
-// Kernels are named after the operator (op_name: "add", "exp", ...), with
-// "reduce_" before reductions (so "max" stays clear of OpenCL C's builtin).
+// Kernels are named after the operator: kernel_stem(op) is its vocabulary
+// name ("add", "exp", ...), with "reduce_" before reductions (so "max" stays
+// clear of OpenCL C's builtin); COPY has one kernel per output dtype,
+// copy_stem(out_dtype) ("copy_to_float32", ...).
+std::string kernel_stem(int32_t op);
+std::string copy_stem(int32_t out_dtype);
+
 // Elementwise and creation kernels come as a pair: "<stem>_1d" takes one
 // stride per operand (any view that collapses to one axis: contiguous,
 // scalar-broadcast, evenly strided) and "<stem>_nd" walks up to 8 axes.

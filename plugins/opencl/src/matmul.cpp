@@ -34,7 +34,7 @@ void run_matmul(Device &device, const Device::Lock &lock, const View &a, const V
   L.offset[1] = a.offset;
   L.offset[2] = b.offset;
   const cl_long n = out.numel;
-  const Kernel &k = device.kernel(lock, Family::Matmul, out.dtype, "matmul");
+  const Kernel &k = device.kernel(lock, Family::Matmul, out.dtype, kernel_stem(BP_OP_MATMUL));
   device.launch_elements(lock, k, n, {out.mem, a.mem, b.mem, L, n});
 }
 

@@ -169,8 +169,7 @@ void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a_in
   const int r = out.rank;
   const int64_t M = out.shape[r - 2], N = out.shape[r - 1], K = a_in.shape[r - 1];
   if (K == 0) {  // an empty sum: zeros (CLBlast rejects k = 0)
-    bp_op_attrs zero{};
-    run_create(device, lock, BP_OP_FILL, zero, out);
+    run_create(device, lock, BP_OP_FILL, bp_plugin::Attrs{}, out);
     return;
   }
   auto matrix = [&](const View &v, int64_t rows, int64_t cols) {
@@ -218,10 +217,9 @@ void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a_in
     if (event) clReleaseEvent(event);
     const bool memory = status == StatusCode::kTempBufferAllocFailure ||
                         status == StatusCode::kOpenCLOutOfHostMemory;
-    fail(memory ? BP_ERR_OUT_OF_MEMORY : BP_ERR_BACKEND,
-         std::string("CLBlast ") + (out.dtype == BP_FLOAT32 ? "S" : "D") + "gemm failed on " +
-             device.name() + ": " + clblast_status_name(status) + " (" +
-             std::to_string(static_cast<int>(status)) + ")");
+    fail(memory ? BP_ERR_OUT_OF_MEMORY : BP_ERR_BACKEND, "CLBlast %sgemm failed on %s: %s (%d)",
+         out.dtype == BP_FLOAT32 ? "S" : "D", device.name().c_str(), clblast_status_name(status),
+         static_cast<int>(status));
   }
   device.enqueued(lock, event);
   if (!out_direct) run_copy(device, lock, c, out);

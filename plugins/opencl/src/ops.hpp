@@ -5,15 +5,15 @@
 
 #include <cstdint>
 
-#include "backplane/plugin.h"
+#include "backplane/plugin_sdk.hpp"
 #include "device.hpp"
 #include "view.hpp"
 
 namespace bp_ocl {
 
 // elementwise.cpp: ADD..GE (one input in a scalar mode), unary ops, WHERE, COPY.
-void run_binary(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
-                const View &a, const View &b, const View &out);
+void run_binary(Device &device, const Device::Lock &lock, int32_t op,
+                const bp_plugin::Attrs &attrs, const View &a, const View &b, const View &out);
 void run_unary(Device &device, const Device::Lock &lock, int32_t op, const View &in,
                const View &out);
 void run_where(Device &device, const Device::Lock &lock, const View &cond, const View &a,
@@ -25,8 +25,8 @@ void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View
                 const View &out);
 
 // creation.cpp: FILL, ARANGE, RANDOM_*.
-void run_create(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs &attrs,
-                const View &out);
+void run_create(Device &device, const Device::Lock &lock, int32_t op,
+                const bp_plugin::Attrs &attrs, const View &out);
 
 // matmul.cpp: MATMUL (integers by a kernel of ours, floats by CLBlast).
 void run_matmul(Device &device, const Device::Lock &lock, const View &a, const View &b,

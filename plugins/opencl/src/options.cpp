@@ -13,8 +13,9 @@ cl_device_type device_type_mask(const std::string &value) {
   if (value == "gpu") return CL_DEVICE_TYPE_GPU;
   if (value == "cpu") return CL_DEVICE_TYPE_CPU;
   if (value == "accelerator") return CL_DEVICE_TYPE_ACCELERATOR;
-  fail(BP_ERR_CONFIG, "init: option device_type = '" + value +
-                          "' is not one of \"all\", \"gpu\", \"cpu\", \"accelerator\"");
+  fail(BP_ERR_CONFIG,
+       "init: option device_type = '%s' is not one of \"all\", \"gpu\", \"cpu\", \"accelerator\"",
+       value.c_str());
 }
 
 }  // namespace
@@ -26,7 +27,7 @@ Options parse_options(const char *const *keys, const char *const *values, int32_
   Options options;
   for (int32_t i = 0; i < count; ++i) {
     if (keys[i] == nullptr || values[i] == nullptr)
-      fail(BP_ERR_INVALID_ARGUMENT, "init: option " + std::to_string(i) + " is NULL");
+      fail(BP_ERR_INVALID_ARGUMENT, "init: option %d is NULL", static_cast<int>(i));
     const std::string key = keys[i], value = values[i];
     if (key == "platform") {
       options.platform = value;
@@ -35,11 +36,12 @@ Options parse_options(const char *const *keys, const char *const *values, int32_
       options.device_type = value;
     } else if (key == "fp64") {
       if (value != "auto" && value != "off")
-        fail(BP_ERR_CONFIG, "init: option fp64 = '" + value + "' is not \"auto\" or \"off\"");
+        fail(BP_ERR_CONFIG, "init: option fp64 = '%s' is not \"auto\" or \"off\"", value.c_str());
       options.fp64 = value;
     } else {
-      fail(BP_ERR_CONFIG, "init: unknown option '" + key +
-                              "' for the opencl backend (known: platform, device_type, fp64)");
+      fail(BP_ERR_CONFIG,
+           "init: unknown option '%s' for the opencl backend (known: platform, device_type, fp64)",
+           key.c_str());
     }
   }
   return options;

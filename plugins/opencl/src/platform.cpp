@@ -109,9 +109,8 @@ Device &Backend::device(int32_t index, const char *entry) {
     std::string known = devices_.empty() ? "there are none"
                                          : "they are opencl:0..opencl:" +
                                                std::to_string(devices_.size() - 1);
-    fail(BP_ERR_UNKNOWN_DEVICE,
-         std::string(entry) + ": there is no device opencl:" + std::to_string(index) + " (" +
-             known + ")");
+    fail(BP_ERR_UNKNOWN_DEVICE, "%s: there is no device opencl:%d (%s)", entry,
+         static_cast<int>(index), known.c_str());
   }
   return *devices_[static_cast<size_t>(index)];
 }
@@ -128,8 +127,10 @@ void init_backend(const Options &options) {
   Backend *old = g_backend.load(std::memory_order_acquire);
   if (old && old->options() == options) return;
   if (old && live_buffer_count() > 0)
-    fail(BP_ERR_STATE, "init: the opencl backend is already running with other options and " +
-                           std::to_string(live_buffer_count()) + " buffers are alive");
+    fail(BP_ERR_STATE,
+         "init: the opencl backend is already running with other options and %zu buffers are "
+         "alive",
+         live_buffer_count());
   auto fresh = std::make_unique<Backend>(options);
   g_backend.store(fresh.release(), std::memory_order_release);
   delete old;
@@ -137,7 +138,7 @@ void init_backend(const Options &options) {
 
 Backend &backend(const char *entry) {
   Backend *b = g_backend.load(std::memory_order_acquire);
-  if (!b) fail(BP_ERR_STATE, std::string(entry) + ": the opencl backend was used before init");
+  if (!b) fail(BP_ERR_STATE, "%s: the opencl backend was used before init", entry);
   return *b;
 }
 

@@ -29,7 +29,7 @@ bp_status guarded(F &&body) noexcept {
 }
 
 void require(const void *pointer, const char *entry, const char *what) {
-  if (!pointer) fail(BP_ERR_INVALID_ARGUMENT, std::string(entry) + ": " + what + " is NULL");
+  if (!pointer) fail(BP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", entry, what);
 }
 
 const char *api_last_error() { return bp_plugin::last_error_message(); }

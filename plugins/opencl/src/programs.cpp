@@ -26,8 +26,8 @@ const Kernel &ProgramCache::kernel(cl_context context, cl_device_id device,
              .first;
   auto k = it->second.kernels.find(name);
   if (k == it->second.kernels.end())
-    fail(BP_ERR_INTERNAL, "opencl plugin: no kernel '" + name + "' in the " +
-                              family_name(family) + " program for " + dtype_name(dtype));
+    fail(BP_ERR_INTERNAL, "opencl plugin: no kernel '%s' in the %s program for %s", name.c_str(),
+         family_name(family), dtype_name(dtype));
   return k->second;
 }
 
@@ -61,9 +61,8 @@ ProgramCache::Program ProgramCache::build(cl_context context, cl_device_id devic
     // log is what tells anyone where.
     std::string log = build_log(program.handle, device);
     clReleaseProgram(program.handle);
-    fail(BP_ERR_BACKEND, "clBuildProgram (" + std::string(family_name(family)) + " kernels for " +
-                             dtype_name(dtype) + ") failed on " + where + ": " +
-                             cl_error_name(err) + "\n" + log);
+    fail(BP_ERR_BACKEND, "clBuildProgram (%s kernels for %s) failed on %s: %s\n%s",
+         family_name(family), dtype_name(dtype), where.c_str(), cl_error_name(err), log.c_str());
   }
   std::vector<cl_kernel> kernels;
   try {

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "ops.hpp"
-#include "supports.hpp"
 
 namespace bp_ocl {
 
@@ -53,8 +52,7 @@ void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View
                 const View &out) {
   const ClReduceLayout L = reduce_layout(in, out);
   if (L.n_out == 0) return;
-  const Kernel &k =
-      device.kernel(lock, Family::Reduce, in.dtype, std::string("reduce_") + op_name(op));
+  const Kernel &k = device.kernel(lock, Family::Reduce, in.dtype, kernel_stem(op));
   // Work-items per output: enough to share long reductions, few for short
   // ones; a power of two for the tree; only three sizes, since PoCL compiles
   // a work-group function per local size.

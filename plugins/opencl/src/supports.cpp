@@ -1,35 +1,43 @@
-// supports.cpp — the capability table, derived from the vocabulary.
+// supports.cpp — the capability tables, derived from the vocabulary.
 #include "supports.hpp"
 
 #include "backplane/plugin_sdk.hpp"
-#include "dtype.hpp"
+#include "device.hpp"
+#include "errors.hpp"
 
 namespace bp_ocl {
 
-OpKind op_kind(int32_t op) {
-  switch (bp_vocab_op_family(op)) {
-    case BP_OP_FAMILY_BINARY: return OpKind::Binary;
-    case BP_OP_FAMILY_COMPARE: return OpKind::Compare;
-    case BP_OP_FAMILY_WHERE: return OpKind::Where;
-    case BP_OP_FAMILY_UNARY: return OpKind::Unary;
-    case BP_OP_FAMILY_REDUCE: return OpKind::Reduce;
-    case BP_OP_FAMILY_MATMUL: return OpKind::Matmul;
-    case BP_OP_FAMILY_COPY: return OpKind::Copy;
-    case BP_OP_FAMILY_CREATE: return OpKind::Create;
-    default: return OpKind::Unknown;
-  }
+namespace {
+
+// The generated kernels cover every (dtype, out_dtype) pair the ABI defines.
+const bp_plugin::Capabilities kWithFp64 = bp_plugin::Capabilities::everything_except();
+// ARANGE is defined as a float64 computation: without float64 on the device
+// it could not give the values the other backends give.
+const bp_plugin::Capabilities kWithoutFp64 =
+    bp_plugin::Capabilities::everything_except({BP_OP_ARANGE});
+
+bool touches_fp64(int32_t dtype, int32_t out_dtype) {
+  return dtype == BP_FLOAT64 || out_dtype == BP_FLOAT64;
 }
 
-const char *op_name(int32_t op) { return bp_plugin::op_name(op); }
+}  // namespace
 
 bool implements(int32_t op, int32_t dtype, int32_t out_dtype, bool fp64) {
-  // The kernels cover every (dtype, out_dtype) pair the ABI defines...
-  if (!bp_vocab_allows(op, dtype, out_dtype)) return false;
-  // ...but nothing float64 runs on a device without it, conversions included,
-  if (!fp64 && (dtype == BP_FLOAT64 || out_dtype == BP_FLOAT64)) return false;
-  // and ARANGE is defined as a float64 computation: without float64 on the
-  // device it could not give the values the other backends give.
-  return op != BP_OP_ARANGE || fp64;
+  if (fp64) return kWithFp64.supports(op, dtype, out_dtype);
+  // Nothing float64 runs on a device without it, conversions included (a
+  // Capabilities table cannot drop an output dtype, hence the test here).
+  return !touches_fp64(dtype, out_dtype) && kWithoutFp64.supports(op, dtype, out_dtype);
+}
+
+void require_implemented(const Device &device, int32_t op, int32_t dtype, int32_t out_dtype) {
+  if (!device.fp64() && touches_fp64(dtype, out_dtype))
+    fail(BP_ERR_UNSUPPORTED,
+         "%s does not implement %s for %s -> %s: it has no float64 (cl_khr_fp64 missing, or "
+         "option fp64 = \"off\")",
+         device.name().c_str(), bp_plugin::op_name(op), bp_plugin::dtype_name(dtype),
+         bp_plugin::dtype_name(out_dtype));
+  (device.fp64() ? kWithFp64 : kWithoutFp64)
+      .require(device.name().c_str(), op, dtype, out_dtype);
 }
 
 }  // namespace bp_ocl

@@ -1,8 +1,6 @@
 // view.cpp — views as the kernels see them, and their kernel layouts.
 #include "view.hpp"
 
-#include <string>
-
 #include "buffer.hpp"
 #include "device.hpp"
 #include "dtype.hpp"
@@ -22,9 +20,8 @@ View device_view(const bp_plugin_tensor &tensor, const char *op, const char *rol
   if (v.numel == 0) return v;
   const bp_buffer_s &buffer = *tensor.buffer;
   if (buffer.device != &device)
-    fail(BP_ERR_DEVICE_MISMATCH, std::string(op) + ": " + role + " lives on " +
-                                     buffer.device->name() + ", but the operator runs on " +
-                                     device.name());
+    fail(BP_ERR_DEVICE_MISMATCH, "%s: %s lives on %s, but the operator runs on %s", op, role,
+         buffer.device->name().c_str(), device.name().c_str());
   v.offset = static_cast<int64_t>(tensor.offset / dtype_size(v.dtype));
   v.mem = buffer.mem;
   return v;

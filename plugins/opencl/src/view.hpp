@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 
 #include "backplane/plugin.h"
 #include "kernel_source.hpp"
@@ -42,6 +43,8 @@ struct ElementwiseLayout {
   ClLayout layout;
   int64_t n;    // elements
   bool one_d;   // rank <= 1 after merging: use the _1d kernel
+  // The kernel of the pair named `stem` (kernel_source.hpp) for this layout.
+  std::string kernel(const std::string &stem) const { return stem + (one_d ? "_1d" : "_nd"); }
 };
 ElementwiseLayout elementwise_layout(const View &out, std::initializer_list<const View *> inputs);
 
