@@ -5,7 +5,9 @@
  *
  * Header-only: every function is static inline, so nothing is exported from
  * the plugin and no library is linked. CMake: target backplane::plugin_sdk
- * (find_package(backplane CONFIG)).
+ * (find_package(backplane CONFIG)). C99 plus two things every compiler
+ * Backplane supports has: GCC/Clang's __builtin_*_overflow (the view checks)
+ * and a thread-local storage class (BP_SDK_THREAD_LOCAL).
  *
  * What it holds:
  * - BP_SDK_DEFINE_ERRORS(prefix): the calling thread's last-error message
@@ -90,8 +92,9 @@ extern "C" {
 /* 1 when the struct *s, as its producer built it (s->struct_size), reaches
  * the end of `field`: read bp_op_attrs fields and write bp_plugin_device_info
  * fields only when it is. */
-#define BP_SDK_FITS(s, field) \
-  ((size_t)(s)->struct_size >= offsetof(__typeof__(*(s)), field) + sizeof((s)->field))
+#define BP_SDK_FITS(s, field)                                                         \
+  ((size_t)(s)->struct_size >=                                                        \
+   (size_t)((const char *)&(s)->field - (const char *)(s)) + sizeof((s)->field))
 
 /* ---- execute() arguments ------------------------------------------------- */
 
