@@ -143,20 +143,45 @@ static inline const char *bp_sdk_shape_text(int32_t rank, const int64_t *shape, 
   return text;
 }
 
+/* 1 when no two elements of the view (no axis of extent 0, spans already
+ * checked for overflow) share an address: with its axes of extent > 1 sorted
+ * by stride, each stride exceeds the span of the axes before it. Sufficient
+ * (a one-to-one view it refuses would be exotic) and true of every view the
+ * core builds. Sets *axis to an axis at fault when it returns 0. */
+static inline int32_t bp_sdk_elements_distinct_(const bp_plugin_tensor *t, int32_t *axis) {
+  int32_t order[BP_MAX_RANK], n = 0, d, k;
+  uint64_t span = 0; /* largest offset, in elements, reached by the axes so far */
+  for (d = 0; d < t->rank; ++d) {
+    if (t->shape[d] <= 1) continue;
+    for (k = n; k > 0 && t->strides[order[k - 1]] > t->strides[d]; --k) order[k] = order[k - 1];
+    order[k] = d;
+    ++n;
+  }
+  for (k = 0; k < n; ++k) {
+    const int32_t a = order[k];
+    if ((uint64_t)t->strides[a] <= span) {
+      *axis = a;
+      return 0;
+    }
+    span += (uint64_t)(t->shape[a] - 1) * (uint64_t)t->strides[a];
+  }
+  return 1;
+}
+
 /* Checks one view: a known dtype, rank 0..BP_MAX_RANK, extents and strides
  * >= 0, and, when it addresses any element, a live buffer of this plugin
  * (bytes_of), an offset that is a multiple of the element size, and every
- * element inside the buffer. An output with elements may not have stride 0
- * on an axis of extent > 1 (its elements would overlap). Sets *numel. `role` names the
- * view in the message ("input 1", "output"). A negative extent or a rank
- * out of range is BP_ERR_SHAPE; anything else malformed is
- * BP_ERR_INVALID_ARGUMENT. */
+ * element inside the buffer. A view without elements passes whatever its
+ * strides and buffer. An output's elements must not overlap (see
+ * bp_sdk_elements_distinct_). Sets *numel. `role` names the view in the
+ * message ("input 1", "output"). A negative extent or a rank out of range is
+ * BP_ERR_SHAPE; anything else malformed is BP_ERR_INVALID_ARGUMENT. */
 static inline bp_status bp_sdk_check_view(const char *op, const char *role,
                                           const bp_plugin_tensor *t, int32_t is_output,
                                           bp_sdk_buffer_bytes_fn bytes_of, void *context,
                                           int64_t *numel, bp_sdk_check *c) {
   uint64_t count = 1, last = 0, size, end, bytes = 0;
-  int32_t d, overflow = 0;
+  int32_t d, overflow = 0, empty = 0, axis = 0;
   if (t == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, role);
   size = (uint64_t)bp_vocab_dtype_size(t->dtype);
   if (size == 0)
@@ -166,7 +191,6 @@ static inline bp_status bp_sdk_check_view(const char *op, const char *role,
     return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s has rank %d (0..%d allowed)", op, role,
                           (int)t->rank, BP_MAX_RANK);
   for (d = 0; d < t->rank; ++d) {
-    uint64_t span;
     if (t->shape[d] < 0)
       return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s has extent %lld on axis %d", op, role,
                             (long long)t->shape[d], (int)d);
@@ -174,23 +198,25 @@ static inline bp_status bp_sdk_check_view(const char *op, const char *role,
       return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                             "%s: %s has stride %lld on axis %d (strides are >= 0)", op, role,
                             (long long)t->strides[d], (int)d);
+    empty |= t->shape[d] == 0;
+  }
+  *numel = 0;
+  if (empty) return BP_OK; /* nothing addressed: any strides, no buffer needed */
+  for (d = 0; d < t->rank; ++d) {
+    uint64_t span;
     overflow |= __builtin_mul_overflow(count, (uint64_t)t->shape[d], &count);
-    if (t->shape[d] > 0) {
-      overflow |= __builtin_mul_overflow((uint64_t)t->shape[d] - 1, (uint64_t)t->strides[d], &span);
-      overflow |= __builtin_add_overflow(last, span, &last);
-    }
+    overflow |= __builtin_mul_overflow((uint64_t)t->shape[d] - 1, (uint64_t)t->strides[d], &span);
+    overflow |= __builtin_add_overflow(last, span, &last);
   }
   if (overflow || count > (uint64_t)INT64_MAX)
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                           "%s: %s addresses more elements than 64 bits count", op, role);
+  if (is_output && !bp_sdk_elements_distinct_(t, &axis))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: %s's elements overlap (stride %lld on axis %d of extent %lld)", op,
+                          role, (long long)t->strides[axis], (int)axis,
+                          (long long)t->shape[axis]);
   *numel = (int64_t)count;
-  if (count == 0) return BP_OK; /* nothing addressed: any strides, no buffer needed */
-  if (is_output)
-    for (d = 0; d < t->rank; ++d)
-      if (t->strides[d] == 0 && t->shape[d] > 1)
-        return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
-                              "%s: %s has stride 0 on axis %d of extent %lld (its elements overlap)",
-                              op, role, (int)d, (long long)t->shape[d]);
   if (t->buffer == NULL || !bytes_of(context, t->buffer, &bytes))
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
                           "%s: %s's buffer is %s", op, role,
