@@ -1,4 +1,5 @@
 // Plugin reports, device lookup and the seed chapter's device functions.
+#include <algorithm>
 #include <cstring>
 
 #include "backplane/backplane.h"
@@ -61,7 +62,7 @@ bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_repor
         r.reason = p.backend->start_error().c_str();
       }
     }
-    write_sized(caller, r);
+    write_sized(caller, r, {BP_PLUGIN_REPORT_SIZE_1_0, BP_PLUGIN_REPORT_SIZE_1_1});
   });
 }
 
@@ -105,7 +106,7 @@ bp_status bp_device_info_get(bp_device device, bp_device_info *info) {
     i.memory_total = p.memory_total;
     i.memory_free = p.memory_free;
     i.memory_in_use = p.memory_in_use;
-    write_sized(caller, i);
+    write_sized(caller, i, {BP_DEVICE_INFO_SIZE_1_0});
   });
 }
 
@@ -121,7 +122,9 @@ bp_status bp_device_properties(bp_device device, bp_property *props, int32_t cap
       auto lock = d.backend->call_lock();
       d.backend->check(fn(d.index, props, capacity, &written), "device_properties");
     }
-    n = written < 0 ? 0 : written;
+    // A 1.0 plugin may have reported its total rather than the number it
+    // wrote: the caller never reads past what its array holds.
+    n = std::clamp(written, 0, std::max(capacity, 0));
   });
 }
 

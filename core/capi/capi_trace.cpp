@@ -51,7 +51,7 @@ bp_status bp_backend_counters_get(const char *backend, bp_backend_counters *coun
     c.bytes_device_to_host = b->counters.bytes_device_to_host.load();
     c.bytes_device_to_device = b->counters.bytes_device_to_device.load();
     c.staged_copies = b->counters.staged_copies.load();
-    write_sized(caller, c);
+    write_sized(caller, c, {BP_BACKEND_COUNTERS_SIZE_1_0});
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "errors/error.hpp"
@@ -21,12 +22,16 @@ inline void check_struct_size(uint32_t size, size_t size_1_0, const char *fn) {
                                       "); set it to sizeof the struct");
 }
 
-// Copies `full` into `caller` up to the caller's struct_size (and never past
-// the struct this core knows), leaving struct_size as the caller set it.
+// Copies into `caller` the fields of the newest version whose size (one of
+// `version_sizes`, the struct's *_SIZE_<major>_<minor>, oldest first) fits in
+// the caller's struct_size: whole fields only, nothing past struct_size, and
+// struct_size left as the caller set it.
 template <class S>
-void write_sized(S &caller, const S &full) {
+void write_sized(S &caller, const S &full, std::initializer_list<size_t> version_sizes) {
   static_assert(offsetof(S, struct_size) == 0, "struct_size comes first");
-  const size_t size = caller.struct_size < sizeof(S) ? caller.struct_size : sizeof(S);
+  size_t size = 0;
+  for (size_t v : version_sizes)
+    if (v <= caller.struct_size) size = v;
   const size_t skip = sizeof caller.struct_size;
   if (size > skip)
     std::memcpy(reinterpret_cast<char *>(&caller) + skip,

@@ -25,10 +25,12 @@
  *   out-of-range number is an error, never undefined behaviour.
  * - Structs the caller fills in start with struct_size: set it to sizeof the
  *   struct as your header declares it. The library accepts any size from the
- *   struct's *_SIZE_1_0 up and writes only the fields that fit, so a program
- *   built against an older minor version keeps working (docs/abi-rules.md).
- * - "(since 1.x)" marks what each minor version added; bp_api_version() tells
- *   which version the loaded library implements.
+ *   struct's *_SIZE_1_0 up and writes the fields of the newest version whose
+ *   size fits (nothing past struct_size), so a program built against an
+ *   older minor version keeps working (docs/abi-rules.md).
+ * - "(since 1.x)" marks what each minor version added (everything unmarked
+ *   is 1.0); bp_api_version() tells which version the loaded library
+ *   implements. The headers need C99 or C++11 or later.
  */
 #ifndef BACKPLANE_H
 #define BACKPLANE_H
@@ -131,6 +133,7 @@ typedef struct bp_plugin_report {
   uint32_t abi_major;    /* plugin ABI version of the plugin's table; 0 when it gave none (since 1.1) */
   uint32_t abi_minor;    /* minor version the plugin was built against (since 1.1) */
 } bp_plugin_report;
+/* struct_size of a 1.0 and of a 1.1 report: through each version's last field (since 1.1). */
 #define BP_PLUGIN_REPORT_SIZE_1_0 (offsetof(bp_plugin_report, device_count) + sizeof(int32_t))
 #define BP_PLUGIN_REPORT_SIZE_1_1 (offsetof(bp_plugin_report, abi_minor) + sizeof(uint32_t))
 typedef char bp_plugin_report_size_check
@@ -162,6 +165,7 @@ typedef struct bp_device_info {
   uint64_t memory_free;    /* bytes the backend reports as available now, 0 if unknown (since 1.0) */
   uint64_t memory_in_use;  /* bytes in live buffers of the backend on this device (since 1.0) */
 } bp_device_info;
+/* struct_size of a 1.0 bp_device_info (since 1.1). */
 #define BP_DEVICE_INFO_SIZE_1_0 (offsetof(bp_device_info, memory_in_use) + sizeof(uint64_t))
 typedef char bp_device_info_size_check[sizeof(bp_device_info) == BP_DEVICE_INFO_SIZE_1_0 ? 1 : -1];
 
@@ -360,6 +364,7 @@ typedef struct bp_backend_counters {
   uint64_t bytes_device_to_device; /* copied inside the backend (since 1.0) */
   uint64_t staged_copies;          /* cross-backend copies through host memory (since 1.0) */
 } bp_backend_counters;
+/* struct_size of 1.0 bp_backend_counters (since 1.1). */
 #define BP_BACKEND_COUNTERS_SIZE_1_0 (offsetof(bp_backend_counters, staged_copies) + sizeof(uint64_t))
 typedef char bp_backend_counters_size_check
     [sizeof(bp_backend_counters) == BP_BACKEND_COUNTERS_SIZE_1_0 ? 1 : -1];

@@ -39,7 +39,8 @@ extern "C" {
 
 /* Put in front of the definition of bp_plugin_get_api (declared at the end
  * of this header) so that it is exported even when the plugin is built with
- * hidden visibility (since 1.1). */
+ * hidden visibility (since 1.1). The non-Windows form is the GCC/Clang
+ * attribute every supported compiler takes. */
 #if defined(_WIN32)
 #define BP_PLUGIN_EXPORT __declspec(dllexport)
 #else
@@ -85,6 +86,7 @@ typedef struct bp_op_attrs {
 #define BP_OP_ATTRS_SIZE_1_0 (offsetof(bp_op_attrs, seed) + sizeof(uint64_t))
 /* C99 has no static_assert: a negative array size stops the build instead. */
 typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_0 ? 1 : -1];
+/* Size of bp_plugin_tensor, frozen (since 1.1). */
 #define BP_PLUGIN_TENSOR_SIZE_1_0 (offsetof(bp_plugin_tensor, strides) + BP_MAX_RANK * sizeof(int64_t))
 typedef char bp_plugin_tensor_size_check
     [sizeof(bp_plugin_tensor) == BP_PLUGIN_TENSOR_SIZE_1_0 ? 1 : -1];
@@ -220,8 +222,8 @@ typedef struct bp_plugin_api {
 
   /* Writes up to `capacity` free-form properties into props and the number
    * it wrote (at most capacity, never the total it has) into *count; the
-   * core asks with a capacity of 64. props may be NULL when capacity is 0.
-   * (optional) (since 1.0) */
+   * core passes the caller's capacity through and never trusts a larger
+   * count. props may be NULL when capacity is 0. (optional) (since 1.0) */
   bp_status (*device_properties)(int32_t device, bp_property *props, int32_t capacity,
                                  int32_t *count);
 
@@ -281,9 +283,14 @@ typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZ
 /* The entry point, declared here so that a C++ plugin defining it gets C
  * linkage (an unmangled symbol) without writing extern "C" itself. Define it
  * as BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(...) { ... }
- * (declared since 1.1; the symbol is the 1.0 one). */
+ * (declared since 1.1; the symbol is the 1.0 one). A definition must match
+ * this declaration exactly (C++ refuses one that adds noexcept, say); a
+ * plugin whose own declaration differs defines
+ * BP_PLUGIN_NO_ENTRY_DECLARATION before including this header. */
+#ifndef BP_PLUGIN_NO_ENTRY_DECLARATION
 BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t host_abi_major,
                                                         uint32_t host_abi_minor);
+#endif
 
 #ifdef __cplusplus
 }

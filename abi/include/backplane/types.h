@@ -55,7 +55,7 @@ typedef struct bp_property {
   char key[64];     /* NUL-terminated, e.g. "openblas_core" */
   char value[192];  /* NUL-terminated, e.g. "Cooperlake" */
 } bp_property;
-#define BP_PROPERTY_SIZE_1_0 256
+#define BP_PROPERTY_SIZE_1_0 256 /* frozen (since 1.1) */
 typedef char bp_property_size_check[sizeof(bp_property) == BP_PROPERTY_SIZE_1_0 ? 1 : -1];
 
 /* Operators, numbered for the life of the ABI: BP_OP_LIST in vocabulary.h
@@ -71,7 +71,7 @@ typedef enum bp_op { BP_OP_LIST(BP_OP_ENUMERATOR_) } bp_op;
 #define BP_OP_LIMIT 84
 
 /* The limits above hold for every list entry, and every element size is a
- * power of two (checked at compile time). */
+ * power of two (checked at compile time; since 1.1). */
 #define BP_OP_BELOW_LIMIT_(id, value, name, family, dtypes, out) &&(value) < BP_OP_LIMIT
 #define BP_DTYPE_BELOW_COUNT_(id, value, name, size, kind) \
   &&(value) < BP_DTYPE_COUNT && ((size) & ((size)-1)) == 0
