@@ -103,13 +103,13 @@ bp_status bp_tensor_host_address(bp_tensor tensor, void **address) {
 
 bp_status bp_tensor_retain(bp_tensor tensor) {
   return guarded([&] {
-    if (!handles().retain(tensor)) view_or_throw(tensor, "bp_tensor_retain");
+    if (!handles().retain(tensor)) invalid_handle(tensor, "bp_tensor_retain");
   });
 }
 
 bp_status bp_tensor_release(bp_tensor tensor) {
   return guarded([&] {
-    if (!handles().release(tensor)) view_or_throw(tensor, "bp_tensor_release");
+    if (!handles().release(tensor)) invalid_handle(tensor, "bp_tensor_release");
   });
 }
 
@@ -207,7 +207,7 @@ bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out) {
     bp_tensor *o = out_arg(out, "bp_contiguous");
     View &v = view_or_throw(tensor, "bp_contiguous");
     if (v.contiguous()) {
-      handles().retain(tensor);
+      if (!handles().retain(tensor)) invalid_handle(tensor, "bp_contiguous");
       *o = tensor;
     } else {
       emit(contiguous_copy(v), o);
@@ -229,7 +229,7 @@ bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out) {
     View &v = view_or_throw(tensor, "bp_to");
     Device &d = device_or_throw(device);
     if (&v.device() == &d) {
-      handles().retain(tensor);
+      if (!handles().retain(tensor)) invalid_handle(tensor, "bp_to");
       *o = tensor;
     } else {
       emit(copy_to(v, d), o);

@@ -1,15 +1,21 @@
 #include "tensors/handle_table.hpp"
 
 #include "errors/error.hpp"
+#include "tensors/reclamation.hpp"
 
 namespace bp::core {
 
 HandleTable *const g_handle_table = new HandleTable();
 
+void reclamation::reclaim_pending() noexcept { handles().reclaim(); }
+
+HandleTable::Slot &HandleTable::slot_at(uint32_t slot) const {
+  return chunks_[slot / kChunk].load(std::memory_order_acquire)[slot % kChunk];
+}
+
 HandleTable::Slot *HandleTable::slot_of(bp_tensor h) const {
   if (!get(h)) return nullptr;
-  uint32_t slot = uint32_t(h) - 1;
-  return &chunks_[slot / kChunk].load(std::memory_order_acquire)[slot % kChunk];
+  return &slot_at(uint32_t(h) - 1);
 }
 
 bp_tensor HandleTable::insert(View &&view) {
@@ -20,10 +26,16 @@ bp_tensor HandleTable::insert(View &&view) {
     free_.pop_back();
   } else {
     if (next_ / kChunk >= kMaxChunks) fail(BP_ERR_OUT_OF_MEMORY, "too many live tensors");
-    if (next_ % kChunk == 0) chunks_[next_ / kChunk].store(new Slot[kChunk], std::memory_order_release);
+    if (next_ % kChunk == 0) {
+      // Room for every slot in both lists, so that release and reclaim, which
+      // must not fail, never allocate. retired_ is compacted at half full.
+      free_.reserve(next_ + kChunk);
+      retired_.reserve(2 * (size_t(next_) + kChunk));
+      chunks_[next_ / kChunk].store(new Slot[kChunk], std::memory_order_release);
+    }
     slot = next_++;
   }
-  Slot &s = chunks_[slot / kChunk].load(std::memory_order_relaxed)[slot % kChunk];
+  Slot &s = slot_at(slot);
   s.view = std::move(view);
   s.refs.store(1, std::memory_order_relaxed);
   uint32_t gen = s.gen.load(std::memory_order_relaxed) + 1;
@@ -35,32 +47,67 @@ bp_tensor HandleTable::insert(View &&view) {
 bool HandleTable::retain(bp_tensor h) {
   Slot *s = slot_of(h);
   if (!s) return false;
-  s->refs.fetch_add(1, std::memory_order_relaxed);
+  // The caller is pinned and saw the slot live, so it is not reused under
+  // us; it may be dying (no references left), which counts as released.
+  int64_t refs = s->refs.load(std::memory_order_relaxed);
+  do {
+    if (refs <= 0) return false;
+  } while (!s->refs.compare_exchange_weak(refs, refs + 1, std::memory_order_relaxed));
   return true;
 }
 
 bool HandleTable::release(bp_tensor h) {
   Slot *s = slot_of(h);
   if (!s) return false;
-  if (s->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return true;
-  View dying;
+  int64_t refs = s->refs.load(std::memory_order_relaxed);
+  do {
+    if (refs <= 0) return false;
+  } while (!s->refs.compare_exchange_weak(refs, refs - 1, std::memory_order_acq_rel));
+  if (refs != 1) return true;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    s->gen.fetch_add(1, std::memory_order_release);
-    dying = std::move(s->view);
-    free_.push_back(uint32_t(h) - 1);
+    s->gen.fetch_add(1, std::memory_order_release);  // lookups fail from here
+    retired_.push_back({uint32_t(h) - 1, reclamation::retire()});
   }
   live_.fetch_sub(1, std::memory_order_relaxed);
-  return true;  // `dying` frees the storage outside the lock
+  reclaim();
+  return true;
+}
+
+void HandleTable::reclaim() noexcept {
+  uint64_t before = reclamation::reclaimable_before(reclamation::t_record);
+  for (;;) {
+    View dying;  // destroyed outside the lock: freeing storage calls the plugin
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (retired_head_ == retired_.size()) {
+        retired_.clear();
+        retired_head_ = 0;
+        reclamation::g_reclaim_pending.store(false, std::memory_order_relaxed);
+        return;
+      }
+      Retired r = retired_[retired_head_];
+      if (r.epoch >= before) return;
+      if (++retired_head_ * 2 > retired_.size()) {
+        retired_.erase(retired_.begin(), retired_.begin() + ptrdiff_t(retired_head_));
+        retired_head_ = 0;
+      }
+      dying = std::move(slot_at(r.slot).view);
+      free_.push_back(r.slot);
+    }
+  }
+}
+
+void invalid_handle(bp_tensor h, const char *what) {
+  fail(BP_ERR_INVALID_HANDLE,
+       std::string(what) + ": " +
+           (h == 0 ? std::string("null tensor handle")
+                   : "handle " + std::to_string(h) + " is not a live tensor (released or never issued)"));
 }
 
 View &view_or_throw(bp_tensor h, const char *what) {
   View *v = handles().get(h);
-  if (!v)
-    fail(BP_ERR_INVALID_HANDLE,
-         std::string(what) + ": " +
-             (h == 0 ? std::string("null tensor handle")
-                     : "handle " + std::to_string(h) + " is not a live tensor (released or never issued)"));
+  if (!v) invalid_handle(h, what);
   return *v;
 }
 

@@ -1,7 +1,10 @@
 // Tensor handles: 64-bit values (generation << 32 | slot + 1) into a table of
 // slots that is never freed. A zero, released, stale or invented handle is
 // detected by a bounds and generation check, so using one is an error, not a
-// crash, and the check costs a few loads on every operator call.
+// crash, and the check costs a few loads on every operator call. A released
+// slot keeps its view until no thread inside the API can still be using it
+// (reclamation.hpp): get() is only valid on a pinned thread, which every C
+// API call is (capi/guard.hpp).
 #pragma once
 
 #include <atomic>
@@ -32,9 +35,12 @@ class HandleTable {
 
   // A new handle with one reference owning the view.
   bp_tensor insert(View &&view);
-  // False when h is not live.
+  // False when h is not live (also when another thread released it first).
   bool retain(bp_tensor h);
   bool release(bp_tensor h);
+  // Destroys the retired views no other thread can still see. Called with
+  // the calling thread holding no view (it may be pinned, in bp_release).
+  void reclaim() noexcept;
 
   int64_t live() const { return live_.load(std::memory_order_relaxed); }
 
@@ -47,12 +53,19 @@ class HandleTable {
     std::atomic<int64_t> refs{0};
     View view;
   };
+  struct Retired {
+    uint32_t slot;
+    uint64_t epoch;
+  };
   Slot *slot_of(bp_tensor h) const;
+  Slot &slot_at(uint32_t slot) const;
 
   std::mutex mutex_;
   std::atomic<Slot *> chunks_[kMaxChunks] = {};
   uint32_t next_ = 0;
   std::vector<uint32_t> free_;
+  std::vector<Retired> retired_;  // in epoch order, from retired_head_ on
+  size_t retired_head_ = 0;
   std::atomic<int64_t> live_{0};
 };
 
@@ -64,5 +77,6 @@ inline HandleTable &handles() { return *g_handle_table; }
 
 // The view behind a handle, or an Error(BP_ERR_INVALID_HANDLE) naming it.
 View &view_or_throw(bp_tensor h, const char *what = "tensor");
+[[noreturn]] void invalid_handle(bp_tensor h, const char *what);
 
 }  // namespace bp::core

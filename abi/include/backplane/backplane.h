@@ -15,6 +15,11 @@
  * - A bp_tensor is a reference-counted handle. Each handle a function gives
  *   you is yours: release it with bp_tensor_release(). Zero, released and
  *   never-issued handles are reported as BP_ERR_INVALID_HANDLE.
+ * - Every function may be called from any thread. A handle released on one
+ *   thread while another thread passes it to a call gives that call either
+ *   its normal result (the tensor is freed when the call is done with it) or
+ *   BP_ERR_INVALID_HANDLE; never a crash. Two calls that write into one
+ *   tensor at the same time leave its contents unspecified.
  * - Operators return as soon as the work is queued on the device; reading a
  *   tensor (bp_to_host) waits for the work that produces it.
  * - Functions ending in _out write into an existing tensor (device, shape and
