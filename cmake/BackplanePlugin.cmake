@@ -41,7 +41,7 @@ function(backplane_add_plugin name)
   # The ABI headers and the SDK's boundary code (plugin_sdk.h, .hpp).
   target_link_libraries(${target} PRIVATE backplane::plugin_sdk)
   target_link_options(${target} PRIVATE "LINKER:--version-script=${map}")
-  if(NOT BP_SANITIZE)  # sanitizer runtimes leave symbols for the host to resolve
+  if(NOT BP_SANITIZED)  # sanitizer runtimes leave symbols for the host to resolve
     target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   endif()
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})

@@ -3,7 +3,7 @@
 # comes from NVIDIA's installer at /usr/local/cuda and is used if found).
 set -euo pipefail
 packages=(
-  cmake ninja-build g++ pkg-config ccache
+  cmake ninja-build g++ pkg-config ccache clang-15
   libboost-dev libtomlplusplus-dev catch2 libopenblas-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo
   python3 python3-dev python3-numpy python3-pytest
