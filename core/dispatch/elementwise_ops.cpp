@@ -112,8 +112,9 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
   // "Integral" also means representable in the tensor's dtype: a scalar out
   // of its range computes in float64 rather than being cut down.
   bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar &&
-                  (a.dtype == BP_INT32 ? (scalar >= -2147483648.0 && scalar <= 2147483647.0)
-                                       : (scalar >= -9223372036854775808.0 && scalar < 9223372036854775808.0));
+                  (a.dtype == BP_INT32 || a.dtype == BP_BOOL  // bool computes in int32
+                       ? (scalar >= -2147483648.0 && scalar <= 2147483647.0)
+                       : (scalar >= -9223372036854775808.0 && scalar < 9223372036854775808.0));
   bp_op_attrs attrs = make_attrs();
   attrs.scalar_mode = scalar_is_lhs ? BP_SCALAR_LHS : BP_SCALAR_RHS;
   attrs.scalar = scalar;

@@ -9,6 +9,7 @@
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "plugins/backend.hpp"
+#include "tensors/overlap.hpp"
 #include "trace/trace.hpp"
 
 namespace bp::core {
@@ -131,10 +132,8 @@ void check_overlap(int32_t op, const View &out, const bp_plugin_tensor &out_t,
                    bool allow_identical) {
   int32_t index = 0;
   for (auto &[v, t] : inputs) {
-    if (v->storage.get() == out.storage.get() && v->numel() && out.numel()) {
-      uint64_t a0 = v->offset, a1 = v->offset + v->extent_bytes();
-      uint64_t b0 = out.offset, b1 = out.offset + out.extent_bytes();
-      if (a0 < b1 && b0 < a1) {
+    if (v->storage.get() == out.storage.get()) {
+      if (views_overlap(*v, out)) {
         bool identical = allow_identical && t->offset == out_t.offset && t->dtype == out_t.dtype &&
                          std::memcmp(t->strides, out_t.strides, sizeof t->strides) == 0;
         if (!identical) {

@@ -1,6 +1,7 @@
 // Moving data: host <-> device, and device -> device within a backend (the
 // backend's copy) or across backends (staged through host memory, or read or
 // written in place when one side's memory is host memory).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -43,6 +44,19 @@ void check_host_buffer(const char *fn, const View &v, const void *data, uint64_t
   if (need && !data) fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": data is NULL");
 }
 
+// Bool storage holds only 0 and 1 (plugin.h), so every backend reads, sums
+// and compares the same values: a caller's other nonzero bytes mean true and
+// are normalised here, once for every backend.
+const void *normalised(int32_t dtype, const void *data, uint64_t bytes,
+                       std::vector<uint8_t> &scratch) {
+  if (dtype != BP_BOOL || !data) return data;
+  const auto *p = static_cast<const uint8_t *>(data);
+  if (std::all_of(p, p + bytes, [](uint8_t b) { return b <= 1; })) return data;
+  scratch.resize(bytes);
+  std::transform(p, p + bytes, scratch.begin(), [](uint8_t b) { return uint8_t(b != 0); });
+  return scratch.data();
+}
+
 }  // namespace
 
 View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
@@ -50,14 +64,16 @@ View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape
   View v = allocate_view(device, dtype, rank, shape);
   uint64_t bytes = nbytes(v);
   if (bytes && !data) fail(BP_ERR_INVALID_ARGUMENT, "from_host: data is NULL");
-  write_dense(v, data, bytes);
+  std::vector<uint8_t> scratch;
+  write_dense(v, normalised(dtype, data, bytes, scratch), bytes);
   return v;
 }
 
 void from_host_into(const View &v, const void *data, uint64_t bytes) {
   check_host_buffer("from_host_into", v, data, bytes);
   if (v.contiguous()) {
-    write_dense(v, data, bytes);
+    std::vector<uint8_t> scratch;
+    write_dense(v, normalised(v.dtype, data, bytes, scratch), bytes);
   } else {
     View dense = from_host(v.device(), v.dtype, v.rank, v.shape, data);
     assign(v, dense);

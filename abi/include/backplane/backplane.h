@@ -309,8 +309,12 @@ BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
  * float functions (exp, log, sqrt, tanh, sigmoid) turn integer inputs into
  * float64; arithmetic on bool computes in int32; comparisons give bool;
  * SUM of integers gives int64, ARGMAX int64. A scalar operand takes the
- * tensor's dtype, except that a non-integral scalar with an integer tensor
- * computes in float64. */
+ * tensor's dtype, except that a scalar that is not an integer in the range
+ * of the computing integer dtype (int32 for bool) computes in float64
+ * (true + 1e10 is 1e10 + 1). Float to integer conversion (bp_cast, bp_full,
+ * bp_arange, bp_assign) truncates toward zero, saturates out of range
+ * (+-inf too) and maps NaN to 0, on every backend. Bool elements are 0 or
+ * 1: any other nonzero byte from the host is stored as 1. */
 
 /* op: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE. */
 BP_API bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out);

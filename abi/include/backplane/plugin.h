@@ -129,8 +129,12 @@ typedef char bp_plugin_device_info_size_check
  *   WHERE: input 0 is bool, inputs 1 and 2 and the output share one dtype.
  *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)).
  *   COPY converts input dtype to output dtype like a C cast, except that a
- *   bool output is (x != 0); float to integer of a value out of range is
- *   unspecified. An output may be the very same view as an input (in-place);
+ *   bool output is (x != 0) and float to integer saturates: it truncates
+ *   toward zero, a value beyond the integer type's range gives its minimum or
+ *   maximum (so -inf and +inf do), and NaN gives 0. A bool element is one
+ *   byte holding 0 or 1: the core writes no other value into bool storage
+ *   and every operator writes only those. An output may be the very same
+ *   view as an input (in-place);
  *   the core never passes partially overlapping views. A scalar operand
  *   (attrs.scalar) is first converted to the input dtype as by COPY from
  *   float64; the core never pairs a non-integral scalar with an integer dtype.
@@ -144,6 +148,17 @@ typedef char bp_plugin_device_info_size_check
  * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
  *   three of the same rank >= 2 and the same batch extents (broadcast batch
  *   axes have stride 0). Transposes arrive as swapped strides.
+ * - Accumulation (float SUM, MEAN, NORM, MATMUL): terms are added in any
+ *   order and grouping, in the output's dtype or wider, so results differ
+ *   between backends by rounding (bp check allows a few units of rounding
+ *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
+ *   largest finite value, a partial sum may overflow in one order and not in
+ *   another, and the result is unspecified: +-inf, NaN or finite.
+ * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
+ *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
+ *   RANDOM_UNIFORM give the same bits on every backend; EXP, LOG, TANH,
+ *   SIGMOID, POW and RANDOM_NORMAL use the backend's math library and may
+ *   differ in the last bits.
  * - Creation (FILL, ARANGE, RANDOM_*), no inputs; i below is an element's
  *   C-order position in the output:
  *     FILL: attrs.scalar converted as by COPY from float64.

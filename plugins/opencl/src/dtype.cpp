@@ -1,6 +1,8 @@
 // dtype.cpp — element type facts and scalar conversion.
 #include "dtype.hpp"
 
+#include "backplane_kernels/elementwise.hpp"
+
 namespace bp_ocl {
 
 const char *dtype_cl_type(int32_t dtype) {
@@ -20,15 +22,9 @@ ScalarArg scalar_arg(int32_t dtype, double x) {
   switch (dtype) {
     case BP_FLOAT32: s.value.f32 = static_cast<cl_float>(x); break;
     case BP_FLOAT64: s.value.f64 = x; break;
-    // Out of range is unspecified (plugin.h); avoid the host UB of the cast.
-    case BP_INT32:
-      s.value.i32 = (x > -2147483649.0 && x < 2147483648.0) ? static_cast<cl_int>(x) : 0;
-      break;
-    case BP_INT64:
-      s.value.i64 = (x >= -9223372036854775808.0 && x < 9223372036854775808.0)
-                        ? static_cast<cl_long>(x)
-                        : 0;
-      break;
+    // Saturating, NaN to 0, like every conversion (plugin.h).
+    case BP_INT32: s.value.i32 = bp_kernels::saturating_int<cl_int>(x); break;
+    case BP_INT64: s.value.i64 = bp_kernels::saturating_int<cl_long>(x); break;
     case BP_BOOL: s.value.b8 = x != 0.0; break;
     default: break;
   }

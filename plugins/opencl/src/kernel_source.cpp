@@ -378,10 +378,13 @@ std::string unary_body(int32_t op, int32_t dtype) {
   }
 }
 
-// COPY's conversion (a C cast, except that bool is x != 0) from a value of
-// the program's type to `to`.
-std::string convert_body(int32_t to) {
+// COPY's conversion (plugin.h: a C cast, except that bool is x != 0 and
+// float to integer saturates with NaN to 0, which is what OpenCL's _sat
+// conversions do) from a value of the program's type to `to`.
+std::string convert_body(bool from_float, int32_t to) {
   if (to == BP_BOOL) return "((uchar)((x) != 0))";
+  if (from_float && (to == BP_INT32 || to == BP_INT64))
+    return std::string("convert_") + dtype_cl_type(to) + "_sat_rtz(x)";
   return std::string("((") + dtype_cl_type(to) + ")(x))";
 }
 
@@ -494,13 +497,13 @@ void elementwise_family(Source &src, int32_t dtype, bool fp64) {
 void copy_family(Source &src, int32_t dtype, bool fp64) {
   for (int32_t to : kAllDtypes)
     if (implements(BP_OP_COPY, dtype, to, fp64))
-      src.pair(kCopy, copy_stem(to), "(x)", convert_body(to), dtype_cl_type(to));
+      src.pair(kCopy, copy_stem(to), "(x)", convert_body(dtype_is_float(dtype), to), dtype_cl_type(to));
 }
 
 void create_family(Source &src, int32_t dtype, bool fp64) {
   if (implements(BP_OP_FILL, dtype, dtype, fp64)) src.pair(kFill, kernel_stem(BP_OP_FILL), "", "");
   if (implements(BP_OP_ARANGE, dtype, dtype, fp64))
-    src.pair(kArange, kernel_stem(BP_OP_ARANGE), "(x)", convert_body(dtype));
+    src.pair(kArange, kernel_stem(BP_OP_ARANGE), "(x)", convert_body(true, dtype));  // x is start + i * step
   const bool uniform = implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, fp64);
   const bool normal = implements(BP_OP_RANDOM_NORMAL, dtype, dtype, fp64);
   if (uniform || normal) {

@@ -223,8 +223,23 @@ struct Relu {
 
 /* ---- conversion (COPY, FILL, ARANGE, scalar operands) -------------------- */
 
-/* Like a C cast, except that a bool result is (x != 0) and a bool source
- * reads as 0 or 1. Float to integer out of range is unspecified (plugin.h). */
+/* Float to int32/int64 as plugin.h defines it: truncation toward zero in
+ * range, saturation to the type's limits outside it, NaN to 0 (a C cast of
+ * an out-of-range value would be undefined behaviour). Compared in double,
+ * which holds every float32 and float64 value exactly. */
+template <class To, class From>
+BP_HD To saturating_int(From x) {
+  static_assert(sizeof(To) == 4 || sizeof(To) == 8, "int32 or int64");
+  const double d = static_cast<double>(x);
+  const double limit = sizeof(To) == 4 ? 2147483648.0 : 9223372036854775808.0; /* 2^31, 2^63 */
+  if (d != d) return To(0);
+  if (d >= limit) return sizeof(To) == 4 ? To(2147483647) : To(9223372036854775807LL);
+  if (d <= -limit) return sizeof(To) == 4 ? To(-2147483647 - 1) : To(-9223372036854775807LL - 1);
+  return static_cast<To>(d);
+}
+
+/* Like a C cast, except that a bool result is (x != 0), a bool source reads
+ * as 0 or 1, and float to integer saturates (saturating_int). */
 template <class To>
 struct Cast {
   template <class From>
@@ -233,6 +248,8 @@ struct Cast {
       return make_bool(x != From(0));
     } else if constexpr (std::is_same<From, boolean>::value) {
       return static_cast<To>(truth(x) ? 1 : 0);
+    } else if constexpr (std::is_floating_point<From>::value && std::is_integral<To>::value) {
+      return saturating_int<To>(x);
     } else {
       return static_cast<To>(x);
     }
