@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 
+#include <sys/stat.h>
+
 #include "config/config.hpp"
 
 namespace fs = std::filesystem;
@@ -353,9 +355,49 @@ TEST_CASE("an unreadable file names its path and the system's reason") {
     load_file(dir.string());
     FAIL("no error for a directory");
   } catch (const ConfigError &e) {
-    CHECK(std::string(e.what()) == dir.string() + ": cannot read: " + std::strerror(EISDIR));
+    CHECK(std::string(e.what()) == dir.string() + ": is a directory, not a file");
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("only regular files are read: a FIFO or /dev/zero is refused at once") {
+  fs::path dir = temp_dir();
+  const std::string fifo = (dir / "fifo.toml").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string &path : {fifo, std::string("/dev/zero")}) {
+    try {
+      load_file(path);
+      FAIL("no error for " + path);
+    } catch (const ConfigError &e) {
+      CHECK(std::string(e.what()) == path + ": is not a regular file");
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the input is bounded: size, key parts and nesting, each at its position") {
+  std::string deep_key = "a";
+  for (int i = 0; i < 100000; ++i) deep_key += ".a";
+  ConfigError e = error_of("[devices]\n" + deep_key + " = 1\n");
+  CHECK(e.line() == 2);
+  CHECK(e.column() == 64);
+  CHECK(e.reason() == "a key with more than 32 parts");
+  e = error_of("[" + deep_key + "]\n");
+  CHECK(e.line() == 1);
+  CHECK(e.reason() == "a key with more than 32 parts");
+  e = error_of("x = " + std::string(100000, '['));
+  CHECK(e.column() == 37);
+  CHECK(e.reason() == "arrays, tables or inline tables nested more than 32 deep");
+  e = error_of("x = " + std::string(100000, '{'));
+  CHECK(e.reason() == "arrays, tables or inline tables nested more than 32 deep");
+  e = error_of(std::string(2 << 20, ' '));
+  CHECK(e.reason() == "the file is 2097152 bytes; a configuration may have at most 1048576");
+  // Dots and brackets inside strings and comments are text, not structure.
+  std::string dots(200, '.');
+  Config c = load_string("# " + dots + std::string(100, '[') + "\n[devices]\ndefault = \"cpu\" # " + dots +
+                             "\n[plugins]\npaths = [\"/x" + dots + "\", \'\'\'/y" + dots + "\'\'\']\n",
+                         "t.toml");
+  CHECK(c.plugin_paths == std::vector<std::string>{"/x" + dots, "/y" + dots});
 }
 
 TEST_CASE("environment variables override single keys and say so") {

@@ -5,6 +5,11 @@
 #include <cstring>
 #include <memory>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input_bounds.hpp"
 #include "rules.hpp"
 
 namespace bp::config {
@@ -56,13 +61,24 @@ Config defaults() {
 }
 
 Config load_file(const std::string &path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> file(std::fopen(path.c_str(), "rb"),
-                                                        std::fclose);
-  if (!file) throw ConfigError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; only a regular
+  // file is read, and never more than the size limit (/dev/zero ends nowhere).
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw ConfigError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> file(::fdopen(fd, "rb"), std::fclose);
+  if (!file) {
+    ::close(fd);
+    throw ConfigError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw ConfigError(path, 0, 0, "", S_ISDIR(st.st_mode) ? "is a directory, not a file" : "is not a regular file");
   std::string text;
   char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, file.get())) text.append(buf, n);
-  // A directory opens fine and fails here (EISDIR).
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, file.get())) {
+    text.append(buf, n);
+    if (text.size() > detail::kMaxConfigBytes) break;  // load_string reports the size
+  }
   if (std::ferror(file.get()))
     throw ConfigError(path, 0, 0, "", std::string("cannot read: ") + std::strerror(errno));
   return load_string(text, path);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "config/config.hpp"
+#include "input_bounds.hpp"
 #include "rules.hpp"
 
 namespace bp::config {
@@ -243,6 +244,7 @@ class Reader {
 }  // namespace
 
 Config load_string(std::string_view toml, std::string_view source_name) {
+  detail::check_input_bounds(toml, source_name);
   toml::table root;
   try {
     root = toml::parse(toml, source_name);
