@@ -43,8 +43,14 @@ bool Backend::start() {
       check(api_->init(keys.data(), values.data(), int32_t(keys.size())), "init");
     }
     enumerate();
+  } catch (const Error &e) {
+    start_failed_ = true;
+    start_status_ = e.status();
+    start_error_ = e.what();
+    return false;
   } catch (const std::exception &e) {
     start_failed_ = true;
+    start_status_ = BP_ERR_PLUGIN;
     start_error_ = e.what();
     return false;
   }

@@ -57,6 +57,8 @@ class Backend {
   bool start();
   bool started() const { return started_.load(std::memory_order_acquire); }
   const std::string &start_error() const { return start_error_; }
+  // The status of the failed start (BP_ERR_CONFIG: init refused an option).
+  bp_status start_status() const { return start_status_; }
   const std::string &why_no_devices() const { return why_none_; }
   const std::vector<Device *> &devices() const { return devices_; }
 
@@ -101,6 +103,7 @@ class Backend {
   std::mutex start_mutex_;
   std::atomic<bool> started_{false};
   bool start_failed_ = false;
+  bp_status start_status_ = BP_OK;
   std::string start_error_, why_none_;
   std::vector<Device *> devices_;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 
 #include "dispatch/host_fallback.hpp"
 #include "errors/error.hpp"
@@ -47,6 +48,64 @@ Runtime::Runtime(config::Config config) : config_(std::move(config)), plugins_(c
     fail(BP_ERR_PLUGIN, "required plugin '" + required +
                             "' (config key plugins.required) could not be loaded: " + why);
   }
+  check_plugin_paths();
+  check_backend_options();
+  check_default_device();
+}
+
+const config::Entry *Runtime::entry(const std::string &key) const {
+  for (const auto &e : config_.entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+namespace {
+
+[[noreturn]] void invalid_setting(const config::Entry *e, const std::string &key, const std::string &why) {
+  fail(BP_ERR_CONFIG, (e ? e->origin : std::string("default")) + ": " + key + ": " + why);
+}
+
+}  // namespace
+
+void Runtime::check_plugin_paths() {
+  for (const auto &dir : config_.plugin_paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      invalid_setting(entry("plugins.paths"), "plugins.paths",
+                      "'" + dir + "' " + (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
+  }
+}
+
+// A backend given options by the file or the environment starts now, so that
+// an option its init refuses fails bp_init at the option's position rather
+// than the backend going missing from bp_devices later. Options for a backend
+// that is not installed here wait for it, unchecked.
+void Runtime::check_backend_options() {
+  for (const auto &[name, options] : config_.backend_options) {
+    std::vector<const config::Entry *> set;
+    for (const auto &option : options) {
+      const config::Entry *e = entry("backend." + name + "." + option.first);
+      if (e && e->origin != "default") set.push_back(e);
+    }
+    if (set.empty()) continue;
+    Backend *b = plugins_.find(name, true);
+    if (!b || b->name() != name || b->start() || b->start_status() != BP_ERR_CONFIG) continue;
+    const config::Entry *culprit = set.front();
+    for (const config::Entry *e : set) {
+      const std::string option = e->key.substr(e->key.rfind('.') + 1);
+      if (b->start_error().find(option) != std::string::npos) culprit = e;
+    }
+    invalid_setting(culprit, culprit->key, b->start_error());
+  }
+}
+
+void Runtime::check_default_device() {
+  if (config_.default_device == "auto") return;
+  try {
+    resolve(config_.default_device);
+  } catch (const Error &e) {
+    invalid_setting(entry("devices.default"), "devices.default", e.what());
+  }
 }
 
 void Runtime::install(config::Config config) {
@@ -61,9 +120,23 @@ Runtime &Runtime::get() {
   std::lock_guard<std::mutex> lock(g_start_mutex);
   rt = g_runtime.load(std::memory_order_acquire);
   if (rt) return *rt;
+  // A malformed BACKPLANE_* override fails the call that starts the runtime,
+  // naming the variable, once; later calls start without the overrides
+  // rather than failing for ever (an explicit bp_init reports it each time).
+  static bool environment_reported = false;
   try {
     const char *path = std::getenv("BACKPLANE_CONFIG");
-    install(configured(path && *path ? config::load_file(path) : config::defaults()));
+    config::Config c = path && *path ? config::load_file(path) : config::defaults();
+    try {
+      config::apply_environment(c, getenv_fn);  // leaves c as it was on a bad variable
+    } catch (const config::ConfigError &e) {
+      if (!environment_reported) {
+        environment_reported = true;
+        fail(BP_ERR_CONFIG, std::string(e.what()) +
+                                " (reported once: later calls start without the BACKPLANE_* overrides)");
+      }
+    }
+    install(std::move(c));
   } catch (const config::ConfigError &e) {
     config_failed(e);
   }

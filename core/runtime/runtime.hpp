@@ -44,6 +44,12 @@ class Runtime {
   // Backends in fallback order, then the rest in discovery order.
   std::vector<Backend *> backends_in_fallback_order();
   [[noreturn]] void unknown_device(const std::string &name, const std::string &why);
+  // bp_init's checks of what only a running runtime can check: each throws
+  // BP_ERR_CONFIG naming the key's origin (file:line:column or variable).
+  void check_plugin_paths();
+  void check_backend_options();
+  void check_default_device();
+  const config::Entry *entry(const std::string &key) const;
   std::string device_list();
 
   config::Config config_;
