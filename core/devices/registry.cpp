@@ -33,18 +33,25 @@ bool Registry::counts_as_accelerator(const std::string &prefix, int32_t kind) co
   return false;
 }
 
-Device *Registry::add_device(Backend *backend, int32_t index, int32_t kind,
-                             const std::string &model) {
+std::vector<Device *> Registry::add_devices(Backend *backend, const std::vector<NewDevice> &devices) {
   std::lock_guard<std::mutex> lock(mutex_);
-  int32_t id = count_.load(std::memory_order_relaxed);
-  if (id >= kMaxDevices)
-    fail(BP_ERR_PLUGIN, "more than " + std::to_string(kMaxDevices) + " devices");
-  auto *d = new Device{id,   backend->prefix() + ":" + std::to_string(index),
-                       backend, index, kind, model,
-                       counts_as_accelerator(backend->prefix(), kind)};
-  devices_[size_t(id)] = d;
-  count_.store(id + 1, std::memory_order_release);
-  return d;
+  int32_t first = count_.load(std::memory_order_relaxed);
+  if (devices.size() > size_t(kMaxDevices - first))
+    fail(BP_ERR_PLUGIN, "backend " + backend->name() + ": its " + std::to_string(devices.size()) +
+                            " devices do not fit: " + std::to_string(first) + " of the process's " +
+                            std::to_string(kMaxDevices) + " device ids are taken");
+  std::vector<Device *> added;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const int32_t id = first + int32_t(i);
+    auto *d = new Device{id,       backend->prefix() + ":" + std::to_string(i),
+                         backend,  int32_t(i),
+                         devices[i].kind, devices[i].model,
+                         counts_as_accelerator(backend->prefix(), devices[i].kind)};
+    devices_[size_t(id)] = d;
+    added.push_back(d);
+  }
+  count_.store(first + int32_t(devices.size()), std::memory_order_release);
+  return added;
 }
 
 Device &device_or_throw(bp_device id) {

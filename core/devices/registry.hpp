@@ -28,12 +28,21 @@ struct Device {
 class Registry {
  public:
   static constexpr int32_t kMaxDevices = 1024;
+  // One backend's share: a plugin that reports more is refused whole at its
+  // start (Backend::enumerate), so it cannot use up every other backend's ids.
+  static constexpr int32_t kMaxDevicesPerBackend = 256;
+
+  struct NewDevice {
+    int32_t kind;
+    std::string model;
+  };
 
   // Which kinds count as accelerators: "gpu", "accelerator", "cpu", or
   // "<prefix>:<kind>" for one backend's devices only. Set before any start.
   void set_accelerator_kinds(std::vector<std::string> kinds);
 
-  Device *add_device(Backend *backend, int32_t index, int32_t kind, const std::string &model);
+  // Registers a backend's devices, all of them or (throwing) none.
+  std::vector<Device *> add_devices(Backend *backend, const std::vector<NewDevice> &devices);
 
   Device *get(bp_device id) const {
     if (id < 0 || id >= count_.load(std::memory_order_acquire)) return nullptr;

@@ -5,12 +5,13 @@
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
+#include "plugins/plugin_strings.hpp"
 
 namespace bp::core {
 
 
 Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
-                 std::vector<std::pair<std::string, std::string>> options)
+                 std::vector<std::pair<std::string, std::string>> options, bool builtin)
     : path_(std::move(path)),
       name_(api->name),
       version_(api->version ? api->version : ""),
@@ -18,13 +19,19 @@ Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
       api_(api),
       api_size_(api_size),
       thread_safe_((api->flags & BP_PLUGIN_THREAD_SAFE) != 0),
+      builtin_(builtin),
       options_(std::move(options)) {}
 
 void Backend::check(bp_status s, const char *call) const {
   if (s == BP_OK) return;
-  const char *msg = api_->last_error ? api_->last_error() : nullptr;
-  fail(s, "backend " + name_ + ": " + call + " failed (" + status_name(s) +
-              "): " + (msg && *msg ? msg : "no message"));
+  const std::string msg = api_->last_error ? copy_plugin_string(api_->last_error()) : std::string();
+  // A code outside the enum is the plugin's bug; the caller gets a status it
+  // knows, and the raw code is kept in the message.
+  const bp_status status = bp_vocab_status_name(s) ? s : BP_ERR_BACKEND;
+  const std::string code = status == s ? std::string(status_name(s))
+                                        : std::string(status_name(status)) + ", its code " + std::to_string(s) +
+                                                               " is no bp_status";
+  fail(status, "backend " + name_ + ": " + call + " failed (" + code + "): " + (msg.empty() ? "no message" : msg));
 }
 
 bool Backend::start() {
@@ -66,7 +73,10 @@ void Backend::enumerate() {
     check(api_->device_count(&count, &why), "device_count");
   }
   if (count < 0) fail(BP_ERR_PLUGIN, "backend " + name_ + ": device_count returned a negative count");
-  if (count == 0) why_none_ = why ? why : "the backend reports no devices";
+  if (count == 0) why_none_ = why ? copy_plugin_string(why) : "the backend reports no devices";
+  if (count > Registry::kMaxDevicesPerBackend)
+    fail(BP_ERR_PLUGIN, "backend " + name_ + " reports " + std::to_string(count) +
+                            " devices; a backend may have at most " + std::to_string(Registry::kMaxDevicesPerBackend));
   caps_.reset(new std::atomic<uint8_t>[size_t(count) * kCapsPerDevice]());
   // Every device is described before any is registered: a backend whose
   // enumeration fails half-way must leave no device behind.
@@ -79,8 +89,9 @@ void Backend::enumerate() {
     check(api_->device_info(i, &info), "device_info");
     info.model[sizeof info.model - 1] = '\0';
   }
-  for (int32_t i = 0; i < count; ++i)
-    devices_.push_back(registry().add_device(this, i, infos[size_t(i)].kind, infos[size_t(i)].model));
+  std::vector<Registry::NewDevice> described;
+  for (const auto &info : infos) described.push_back({info.kind, info.model});
+  devices_ = registry().add_devices(this, described);
 }
 
 bool Backend::ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,

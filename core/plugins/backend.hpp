@@ -30,7 +30,7 @@ struct BackendCounters {
 class Backend {
  public:
   Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
-          std::vector<std::pair<std::string, std::string>> options);
+          std::vector<std::pair<std::string, std::string>> options, bool builtin);
   Backend(const Backend &) = delete;
   Backend &operator=(const Backend &) = delete;
 
@@ -38,6 +38,8 @@ class Backend {
   const std::string &name() const { return name_; }
   const std::string &version() const { return version_; }
   const std::string &prefix() const { return prefix_; }
+  // From the directory beside libbackplane.so (plugin_loader.hpp).
+  bool builtin() const { return builtin_; }
   const bp_plugin_api &api() const { return *api_; }
 
   // An optional entry, or nullptr when the plugin's table (built against an
@@ -98,6 +100,7 @@ class Backend {
   const bp_plugin_api *api_;
   uint32_t api_size_;
   bool thread_safe_;
+  bool builtin_;
   std::vector<std::pair<std::string, std::string>> options_;
 
   std::mutex start_mutex_;

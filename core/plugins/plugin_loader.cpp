@@ -10,6 +10,7 @@
 
 #include "config/config.hpp"
 #include "plugin_validation.hpp"
+#include "plugins/plugin_file.hpp"
 #include "plugins/plugin_probe.hpp"
 
 namespace fs = std::filesystem;
@@ -76,6 +77,10 @@ std::vector<std::pair<std::string, std::string>> options_for(const config::Confi
 void load_one(PluginReport &report, const config::Config &config,
               std::vector<std::unique_ptr<Backend>> &backends) {
   const std::string &path = report.path;
+  if (std::string problem = plugin_file_problem(path); !problem.empty()) {
+    report.reason = problem;
+    return;
+  }
   auto probe = config.probe_in_subprocess.find(report.name);
   if (probe != config.probe_in_subprocess.end() && probe->second) {
     std::string problem = probe_plugin(path);
@@ -103,32 +108,37 @@ void load_one(PluginReport &report, const config::Config &config,
     report.abi_major = api->abi_major;
     report.abi_minor = api->abi_minor;
   }
+  // Nothing in a table that failed validation is read: its pointers may be
+  // anything. The report keeps the name from the file's.
   std::string problem = plugin_validation::validate_plugin_api(api);
   if (!problem.empty()) {
-    if (api && plugin_validation::valid_backend_name(api->name)) report.name = api->name;
     report.reason = problem;
     return;
   }
   report.name = api->name;
   report.version = api->version ? api->version : "";
+  report.prefix = api->device_prefix;
   if (contains(config.plugins_disabled, report.name)) {
     report.reason = "disabled by the config key plugins.disabled";
     return;
   }
   for (auto &other : backends) {
+    const std::string precedence = other->builtin() && !report.builtin
+                                       ? " (a built-in plugin's; built-in plugins take precedence)"
+                                       : " (the earlier plugin in search order takes precedence)";
     if (other->name() == api->name) {
-      report.reason = "duplicate backend name '" + report.name + "' (already loaded from " +
-                      other->path() + ")";
+      report.reason = "duplicate backend name '" + report.name + "': already loaded from " + other->path() +
+                      precedence;
       return;
     }
     if (other->prefix() == api->device_prefix) {
-      report.reason = std::string("duplicate device prefix '") + api->device_prefix +
-                      "' (already used by backend " + other->name() + ")";
+      report.reason = std::string("duplicate device prefix '") + api->device_prefix + "': already used by backend " +
+                      other->name() + " from " + other->path() + precedence;
       return;
     }
   }
   auto backend = std::make_unique<Backend>(path, api, api->struct_size,
-                                           options_for(config, report.name));
+                                           options_for(config, report.name), report.builtin);
   report.loaded = true;
   report.backend = backend.get();
   backends.push_back(std::move(backend));
@@ -138,15 +148,16 @@ void load_one(PluginReport &report, const config::Config &config,
 
 std::vector<std::string> plugin_directories(const config::Config &config) {
   std::vector<std::string> dirs;
-  for (const auto &p : config.plugin_paths)
-    if (!p.empty()) dirs.push_back(p);
   std::string beside = directory_beside_library();
   if (!beside.empty()) dirs.push_back(beside);
+  for (const auto &p : config.plugin_paths)
+    if (!p.empty()) dirs.push_back(p);
   return dirs;
 }
 
 PluginSet::PluginSet(const config::Config &config) : config_(config) {
   std::vector<fs::path> seen_dirs;
+  const std::string builtin_dir = directory_beside_library();
   for (const auto &dir : plugin_directories(config)) {
     std::error_code ec;
     fs::path canonical = fs::canonical(dir, ec);
@@ -163,6 +174,7 @@ PluginSet::PluginSet(const config::Config &config) : config_(config) {
       PluginReport &r = reports_.emplace_back();
       r.path = file;
       r.name = name_from_file(fs::path(file).filename().string());
+      r.builtin = !builtin_dir.empty() && dir == builtin_dir;
       attempted_.push_back(false);
       if (contains(config.plugins_disabled, r.name)) {
         r.reason = "disabled by the config key plugins.disabled";
@@ -176,6 +188,12 @@ void PluginSet::load_locked(size_t i) {
   if (attempted_[i]) return;
   attempted_[i] = true;
   load_one(reports_[i], config_, backends_);
+}
+
+void PluginSet::load_in_order_locked(size_t i) {
+  if (!reports_[i].builtin)
+    for (size_t j = 0; j < i; ++j) load_locked(j);  // built-in ones come first in reports_
+  load_locked(i);
 }
 
 void PluginSet::load_all_locked() {
@@ -199,7 +217,7 @@ Backend *PluginSet::find(const std::string &name_or_prefix, bool by_name) {
     const std::string &file_name = reports_[i].name;
     if (!attempted_[i] && (file_name == name_or_prefix ||
                            file_name.rfind(name_or_prefix + "-", 0) == 0)) {
-      load_locked(i);
+      load_in_order_locked(i);
       if (Backend *b = loaded_locked(name_or_prefix, by_name)) return b;
     }
   }

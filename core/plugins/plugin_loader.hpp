@@ -20,21 +20,29 @@ struct PluginReport {
   std::string path;
   std::string name;
   std::string version;
+  std::string prefix;  // the device prefix its table declares, once validated
   uint32_t abi_major = 0, abi_minor = 0;  // of the table the plugin returned; 0 if none
   bool loaded = false;
+  bool builtin = false;  // found in the directory beside libbackplane.so
   std::string reason;
   Backend *backend = nullptr;  // when loaded
 };
 
-// The directories searched, in order: config paths (BACKPLANE_PLUGIN_PATH is
-// already appended to them by the config), then lib/backplane/plugins beside
-// libbackplane.so. Never the current directory.
+// The directories searched, in order of precedence: lib/backplane/plugins
+// beside libbackplane.so (the built-in plugins), then the config's paths
+// (BACKPLANE_PLUGIN_PATH is already appended to them). Never the current
+// directory.
 std::vector<std::string> plugin_directories(const config::Config &config);
 
 // Every libbackplane-<name>.so in those directories, opened on demand:
 // discovery only lists files, and a plugin is loaded (dlopen, ABI checks)
 // when its backend, one of its devices, or the full list is first needed. A
 // program that only uses cpu:0 never maps the CUDA libraries. Thread-safe.
+//
+// Two plugins with one backend name or device prefix: the one earlier in
+// precedence order is loaded, the other rejected with the reason, whatever
+// the order of calls. To make that so, a plugin from outside the built-in
+// directory is only loaded after every built-in one and every earlier one.
 class PluginSet {
  public:
   explicit PluginSet(const config::Config &config);  // keeps a reference
@@ -51,6 +59,8 @@ class PluginSet {
 
  private:
   void load_locked(size_t i);
+  // Loads candidate i and, first, every candidate it must not override.
+  void load_in_order_locked(size_t i);
   void load_all_locked();
   Backend *loaded_locked(const std::string &name_or_prefix, bool by_name) const;
 

@@ -242,7 +242,7 @@ Device &Runtime::resolve(const std::string &name) {
   if (!b) {
     std::string why = "no loaded backend has device prefix '" + prefix + "'";
     for (const auto &r : plugins_.reports())
-      if (!r.loaded && (r.name == prefix))
+      if (!r.loaded && (r.name == prefix || r.prefix == prefix))
         why += " (plugin " + r.path + " was rejected: " + r.reason + ")";
     unknown_device(name, why);
   }

@@ -1,8 +1,11 @@
 #include "tensors/storage.hpp"
 
+#include <cstdio>
+
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
 #include "plugins/backend.hpp"
+#include "plugins/plugin_strings.hpp"
 
 namespace bp::core {
 
@@ -16,6 +19,19 @@ Storage *Storage::allocate(Device &device, uint64_t bytes) {
     auto host_address =
         b.optional(&bp_plugin_api::host_address);
     if (host_address && host_address(buffer, &host) != BP_OK) host = nullptr;
+  }
+  // The core writes through a host address (copies across backends, the
+  // host fallback, bp_tensor_host_address): one from a plugin that is not
+  // built in is checked before it is trusted.
+  if (host && !b.builtin() && !memory_accessible(host, bytes, true)) {
+    {
+      auto lock = b.call_lock();
+      b.api().free(buffer);
+    }
+    char address[32];
+    std::snprintf(address, sizeof address, "%p", host);
+    fail(BP_ERR_BACKEND, "backend " + b.name() + ": host_address gave " + address + " for a " +
+                             std::to_string(bytes) + "-byte buffer, memory this process cannot write");
   }
   b.counters.allocations.fetch_add(1, std::memory_order_relaxed);
   try {

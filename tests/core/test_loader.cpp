@@ -38,8 +38,7 @@ TEST_CASE("every broken test plugin is rejected with its reason") {
   CHECK(r["libbackplane-refuses-host.so"].loaded == 0);
   CHECK(reason("libbackplane-refuses-host.so").find("returned NULL") != std::string::npos);
   CHECK(r["libbackplane-not-elf.so"].loaded == 0);
-  CHECK(reason("libbackplane-not-elf.so").find("cannot load: ") == 0);
-  CHECK(reason("libbackplane-not-elf.so").find("libbackplane-not-elf.so") != std::string::npos);
+  CHECK(reason("libbackplane-not-elf.so") == "not an ELF file (21 bytes)");
   // A NULL version loaded in 1.0 and still does (bp check fails it).
   CHECK(r["libbackplane-null-version.so"].loaded == 1);
   CHECK(std::string(r["libbackplane-null-version.so"].version).empty());

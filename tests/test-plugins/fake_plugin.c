@@ -36,6 +36,10 @@
 #ifdef FAKE_HANGS
 #include <unistd.h>
 #endif
+#ifdef FAKE_UNTERMINATED_ERROR
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #ifndef FAKE_ABI_MAJOR
 #define FAKE_ABI_MAJOR BP_PLUGIN_ABI_MAJOR
@@ -45,6 +49,12 @@
 #endif
 #ifndef FAKE_STRUCT_SIZE
 #define FAKE_STRUCT_SIZE sizeof(bp_plugin_api)
+#endif
+#ifndef FAKE_DEVICE_COUNT
+#define FAKE_DEVICE_COUNT 1
+#endif
+#ifndef FAKE_NAME_POINTER
+#define FAKE_NAME_POINTER FAKE_NAME
 #endif
 
 #define FAKE_MAGIC 0x46414b4542554631ull /* "FAKEBUF1" */
@@ -65,7 +75,33 @@ static uint64_t g_in_use = 0; /* bytes in live buffers (calls are serialised: no
 __attribute__((constructor)) static void abort_on_load(void) { abort(); }
 #endif
 
+#if defined(FAKE_UNTERMINATED_ERROR)
+/* 100 bytes before an unreadable page, and no NUL anywhere. */
+static const char *fake_last_error(void) {
+  static char *text = NULL;
+  if (!text) {
+    long page = sysconf(_SC_PAGESIZE);
+    char *p = (char *)mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memset(p, 'x', (size_t)page);
+    mprotect(p + page, (size_t)page, PROT_NONE);
+    text = p + page - 100;
+  }
+  return text;
+}
+#elif defined(FAKE_HUGE_ERROR)
+/* A 64 MiB message. */
+static const char *fake_last_error(void) {
+  static char *text = NULL;
+  if (!text) {
+    text = (char *)malloc((size_t)64 << 20);
+    memset(text, 'y', ((size_t)64 << 20) - 1);
+    text[((size_t)64 << 20) - 1] = '\0';
+  }
+  return text;
+}
+#else
 static const char *fake_last_error(void) { return g_error; }
+#endif
 
 static bp_status fail(bp_status s, const char *msg) {
   snprintf(g_error, sizeof g_error, "%s", msg);
@@ -99,8 +135,10 @@ static bp_status fake_init(const char *const *k, const char *const *v, int32_t n
   (void)k;
   (void)v;
   (void)n;
-#ifdef FAKE_FAIL_INIT
+#if defined(FAKE_FAIL_INIT)
   return fail(BP_ERR_BACKEND, "the fake device refused to start");
+#elif defined(FAKE_UNTERMINATED_ERROR) || defined(FAKE_HUGE_ERROR)
+  return BP_ERR_BACKEND;
 #else
   return BP_OK;
 #endif
@@ -108,7 +146,7 @@ static bp_status fake_init(const char *const *k, const char *const *v, int32_t n
 
 static bp_status fake_device_count(int32_t *count, const char **why) {
   if (count == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "device_count: count is NULL");
-  *count = 1;
+  *count = FAKE_DEVICE_COUNT;
   if (why) *why = NULL;
   return BP_OK;
 }
@@ -116,7 +154,7 @@ static bp_status fake_device_count(int32_t *count, const char **why) {
 #define INFO_HAS(info, field) (offsetof(bp_plugin_device_info, field) + sizeof((info)->field) <= (info)->struct_size)
 
 static bp_status fake_device_info(int32_t device, bp_plugin_device_info *info) {
-  if (device != 0) return fail_device("device_info", device);
+  if (device < 0 || device >= FAKE_DEVICE_COUNT) return fail_device("device_info", device);
   if (info == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "device_info: info is NULL");
   if (INFO_HAS(info, kind)) info->kind = BP_DEVICE_ACCELERATOR;
   if (INFO_HAS(info, model)) snprintf(info->model, sizeof info->model, "%s", "fake accelerator");
@@ -128,6 +166,9 @@ static bp_status fake_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
   bp_buffer b;
   if (device != 0) return fail_device("alloc", device);
   if (out == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "alloc: out is NULL");
+#ifdef FAKE_ALLOC_STATUS
+  return fail((bp_status)(FAKE_ALLOC_STATUS), "alloc: a status from nowhere");
+#endif
   if (bytes > ((uint64_t)1 << 40)) {
     snprintf(g_error, sizeof g_error, FAKE_PREFIX ":0 cannot hold %llu bytes", (unsigned long long)bytes);
     return BP_ERR_OUT_OF_MEMORY;
@@ -308,12 +349,16 @@ static bp_status fake_host_address(bp_buffer b, void **address) {
   bp_status s = check_buffer("host_address", b);
   if (s != BP_OK) return s;
   if (address == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "host_address: address is NULL");
+#ifdef FAKE_BAD_HOST_ADDRESS
+  *address = (void *)0x1000;
+#else
   *address = b->data;
+#endif
   return BP_OK;
 }
 
 static const bp_plugin_api g_api = {
-    FAKE_STRUCT_SIZE, FAKE_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, 0, FAKE_NAME, FAKE_VERSION, FAKE_PREFIX,
+    FAKE_STRUCT_SIZE, FAKE_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, 0, FAKE_NAME_POINTER, FAKE_VERSION, FAKE_PREFIX,
     fake_last_error, fake_init, fake_device_count, fake_device_info, NULL, fake_alloc,
     fake_free, fake_write, fake_read, NULL, fake_supports,
 #ifdef FAKE_NULL_EXECUTE

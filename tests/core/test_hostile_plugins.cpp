@@ -1,0 +1,174 @@
+// Plugins dropped into a plugin directory that try to take the host down or
+// to push a built-in backend aside (tests/test-plugins/hostile and files made
+// here): each ends in a rejection naming the file or in an error, and every
+// other backend keeps working, whatever the order of calls.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "runtime_fixture.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHostile = BP_TEST_FAKE_PLUGIN_DIR "/hostile";
+
+std::string config_with(const std::string &dir) {
+  return "[devices]\nfallback = [\"cpu\", \"reference\"]\n[plugins]\ndisabled = [\"opencl\", \"cuda\"]\npaths = [\"" +
+         dir + "\"]\n[backend.cpu-openblas]\nthreads = 1\n";
+}
+
+std::map<std::string, bp_plugin_report> reports_by_file() {
+  std::map<std::string, bp_plugin_report> out;
+  for (const bp_plugin_report &r : bp_test::plugin_reports(1)) out[fs::path(r.path).filename().string()] = r;
+  return out;
+}
+
+// The host backends still work after whatever a hostile plugin did.
+void host_backends_work() {
+  for (const char *name : {"cpu:0", "reference:0"}) {
+    INFO(name);
+    CHECK((bp::ones({3}, bp::f32, bp::Device(name)) * 2.0).to_vector<float>() == std::vector<float>{2, 2, 2});
+  }
+}
+
+fs::path scratch_dir(const std::string &name) {
+  fs::path dir = fs::temp_directory_path() / ("bp-hostile-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("a FIFO and a truncated ELF file in a plugin directory are refused without being mapped") {
+  fs::path dir = scratch_dir("files");
+  REQUIRE(mkfifo((dir / "libbackplane-fifo.so").c_str(), 0600) == 0);
+  // The reference plugin cut in half: dlopen would map segments past its end.
+  const fs::path whole = fs::path(BP_TEST_PLUGIN_DIR) / "libbackplane-reference.so";
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir / "libbackplane-truncated.so", std::ios::binary).write(bytes.data(), std::streamsize(bytes.size() / 2));
+  fs::create_directory(dir / "libbackplane-directory.so");
+  bp_test::start(config_with(dir.string()));
+  auto r = reports_by_file();
+  CHECK(r["libbackplane-fifo.so"].loaded == 0);
+  CHECK(std::string(r["libbackplane-fifo.so"].reason) == "only regular files are loaded; this is a FIFO");
+  CHECK(r["libbackplane-truncated.so"].loaded == 0);
+  CHECK(std::string(r["libbackplane-truncated.so"].reason).rfind("truncated: ", 0) == 0);
+  CHECK(std::string(r["libbackplane-directory.so"].reason) == "only regular files are loaded; this is a directory");
+  host_backends_work();
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a table that fails validation is not read any further") {
+  bp_test::start(config_with(kHostile));
+  auto r = reports_by_file();
+  CHECK(r["libbackplane-garbage-table.so"].loaded == 0);
+  CHECK(std::string(r["libbackplane-garbage-table.so"].name) == "garbage-table");  // from the file, not the table
+  CHECK(std::string(r["libbackplane-garbage-table.so"].reason).find("struct_size 8") != std::string::npos);
+  host_backends_work();
+}
+
+TEST_CASE("a plugin's error strings are copied with a bound: unterminated or 64 MiB") {
+  bp_test::start(config_with(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("unterminated:0", &d) == BP_ERR_UNKNOWN_DEVICE);
+  std::string unterminated = bp_last_error();
+  CHECK(unterminated.find(std::string(100, 'x') + " [... unreadable]") != std::string::npos);
+  CHECK(unterminated.size() < 6000);
+  REQUIRE(bp_device_get("huge:0", &d) == BP_ERR_UNKNOWN_DEVICE);
+  std::string huge = bp_last_error();
+  CHECK(huge.find(std::string(4096, 'y') + " [... truncated]") != std::string::npos);
+  CHECK(huge.size() < 12000);
+  host_backends_work();
+}
+
+TEST_CASE("a plugin status outside the enum reaches the caller as BP_ERR_BACKEND with the raw code") {
+  bp_test::start(config_with(kHostile));
+  for (auto [device, code] : {std::pair<const char *, const char *>{"oddstatus:0", "12345"}, {"negstatus:0", "-7"}}) {
+    INFO(device);
+    bp_device d = -1;
+    REQUIRE(bp_device_get(device, &d) == BP_OK);
+    const int64_t shape[] = {4};
+    bp_tensor t = 0;
+    CHECK(bp_zeros(d, BP_FLOAT32, 1, shape, &t) == BP_ERR_BACKEND);
+    CHECK(bp_last_error_status() == BP_ERR_BACKEND);
+    CHECK(std::string(bp_last_error()).find(std::string("BP_ERR_BACKEND, its code ") + code + " is no bp_status") !=
+          std::string::npos);
+  }
+  host_backends_work();
+}
+
+TEST_CASE("a plugin reporting 2000 devices is refused whole and leaves every other backend its devices") {
+  bp_test::start(config_with(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("many:0", &d) == BP_ERR_UNKNOWN_DEVICE);
+  CHECK(std::string(bp_last_error()).find("reports 2000 devices; a backend may have at most 256") != std::string::npos);
+  int32_t count = 0;
+  bp_device ids[64];
+  REQUIRE(bp_devices(ids, 64, &count) == BP_OK);
+  for (int32_t i = 0; i < count && i < 64; ++i)
+    CHECK(std::string(bp_device_name(ids[i])).rfind("many:", 0) != 0);
+  host_backends_work();
+}
+
+TEST_CASE("a host address a plugin invents is checked before anything is written through it") {
+  bp_test::start(config_with(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("badhost:0", &d) == BP_OK);
+  const int64_t shape[] = {4};
+  bp_tensor t = 0;
+  CHECK(bp_zeros(d, BP_FLOAT32, 1, shape, &t) == BP_ERR_BACKEND);
+  CHECK(std::string(bp_last_error()).find("host_address gave 0x1000") != std::string::npos);
+  // The copy that used to write through 0x1000.
+  bp::Tensor src = bp::ones({4}, bp::f32, bp::cpu());
+  bp_tensor out = 0;
+  CHECK(bp_copy_to(src.handle(), d, &out) == BP_ERR_BACKEND);
+  host_backends_work();
+}
+
+// Both hostile plugins that claim the cpu backend's name or prefix are
+// rejected, each saying that the built-in plugin takes precedence.
+static void impostors_rejected() {
+  int32_t rejected = 0;
+  for (const bp_plugin_report &r : bp_test::plugin_reports(1)) {
+    const std::string path = r.path, file = fs::path(path).filename().string();
+    if (path.find("/hostile/") != std::string::npos &&
+        (file == "libbackplane-cpu-openblas.so" || file == "libbackplane-takes-cpu.so")) {
+      INFO(file);
+      CHECK(r.loaded == 0);
+      CHECK(std::string(r.reason).find("built-in plugins take precedence") != std::string::npos);
+      ++rejected;
+    }
+  }
+  CHECK(rejected == 2);
+}
+
+TEST_CASE("a plugin outside the built-in directory never displaces a built-in backend (devices first)") {
+  bp_test::start(config_with(kHostile));
+  bp::Tensor t = bp::ones({2}, bp::f32, bp::cpu());
+  bp_backend_counters c{};
+  c.struct_size = sizeof c;
+  REQUIRE(bp_backend_counters_get("cpu-openblas", &c) == BP_OK);
+  CHECK(c.allocations >= 1);
+  CHECK(std::string(bp::cpu().name()) == "cpu:0");
+  impostors_rejected();
+  host_backends_work();
+}
+
+TEST_CASE("a plugin outside the built-in directory never displaces a built-in backend (reports first)") {
+  bp_test::start(config_with(kHostile));
+  impostors_rejected();
+  bp_device d = -1;
+  CHECK(bp_device_get("impostor:0", &d) == BP_ERR_UNKNOWN_DEVICE);
+  CHECK(std::string(bp_last_error()).find("was rejected: duplicate backend name 'cpu-openblas'") != std::string::npos);
+  host_backends_work();
+}
