@@ -12,6 +12,7 @@
 #include "plugin_validation.hpp"
 #include "plugins/plugin_file.hpp"
 #include "plugins/plugin_probe.hpp"
+#include "plugins/plugin_probe_cache.hpp"
 
 namespace fs = std::filesystem;
 
@@ -81,11 +82,19 @@ void load_one(PluginReport &report, const config::Config &config,
     report.reason = problem;
     return;
   }
-  auto probe = config.probe_in_subprocess.find(report.name);
-  if (probe != config.probe_in_subprocess.end() && probe->second) {
-    std::string problem = probe_plugin(path);
-    if (!problem.empty()) {
-      report.reason = problem;
+  // A plugin from outside the built-in directory is started in a child
+  // process first, unless [plugins.<name>] probe_in_subprocess says not to
+  // (<name> is the file's: libbackplane-<name>.so).
+  auto wanted = config.probe_in_subprocess.find(report.name);
+  if (wanted != config.probe_in_subprocess.end() ? wanted->second : !report.builtin) {
+    const PluginOptions options = options_for(config, report.name);
+    std::optional<std::string> verdict = cached_probe(path, options);
+    if (!verdict) {
+      verdict = probe_plugin(path, options);
+      if (!is_transient_probe_failure(*verdict)) store_probe(path, options, *verdict);
+    }
+    if (!verdict->empty()) {
+      report.reason = *verdict;
       return;
     }
   }

@@ -5,7 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -171,4 +175,71 @@ TEST_CASE("a plugin outside the built-in directory never displaces a built-in ba
   CHECK(bp_device_get("impostor:0", &d) == BP_ERR_UNKNOWN_DEVICE);
   CHECK(std::string(bp_last_error()).find("was rejected: duplicate backend name 'cpu-openblas'") != std::string::npos);
   host_backends_work();
+}
+
+TEST_CASE("a plugin from outside the built-in directory that crashes, exits or hangs while starting is rejected") {
+  fs::path cache = scratch_dir("cache");
+  setenv("BACKPLANE_CACHE_DIR", cache.c_str(), 1);
+  bp_test::start(config_with(BP_TEST_FAKE_PLUGIN_DIR "/hostile-start"));
+  auto r = reports_by_file();
+  const std::map<std::string, std::string> expected = {
+      {"libbackplane-init-aborts.so", "crashed while loading or starting in a probe process (signal 6, SIGABRT)"},
+      {"libbackplane-enumeration-crashes.so", "crashed while loading or starting in a probe process (signal 11, SIGSEGV)"},
+      {"libbackplane-init-exits.so", "ended the probe process (exit status 0) while loading or starting"},
+      {"libbackplane-init-hangs.so", "did not finish loading and starting within 5 s in a probe process"},
+  };
+  for (const auto &[file, why] : expected) {
+    INFO(file);
+    CHECK(r[file].loaded == 0);
+    CHECK(std::string(r[file].reason).find(why) != std::string::npos);
+  }
+  CHECK(r["libbackplane-counts-inits.so"].loaded == 1);
+  host_backends_work();
+  // Each verdict is on disk, for the next process.
+  int entries = 0;
+  for (const auto &e : fs::directory_iterator(cache)) entries += e.path().filename().string().rfind("probe-", 0) == 0;
+  CHECK(entries == 5);
+  fs::remove_all(cache);
+}
+
+TEST_CASE("a probe verdict is cached by file identity: the next process does not probe again") {
+  fs::path dir = scratch_dir("cached");
+  fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/hostile-start/libbackplane-counts-inits.so", dir / "libbackplane-counts-inits.so");
+  setenv("BACKPLANE_CACHE_DIR", (dir / "cache").c_str(), 1);
+  const std::string log = (dir / "inits.log").string();
+  setenv("BP_FAKE_INIT_LOG", log.c_str(), 1);
+  // Two processes start the plugin: the first probes it (one init in the
+  // probe, one in the process), the second finds the verdict (one init).
+  for (int run = 0; run < 2; ++run) {
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const std::string toml = config_with(dir.string());
+      bp_device d = -1;
+      _exit(bp_init_from_string(toml.c_str(), "t.toml") == BP_OK && bp_device_get("counted:0", &d) == BP_OK ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+  }
+  std::ifstream in(log);
+  int inits = 0;
+  for (std::string line; std::getline(in, line);) inits += line == "init";
+  CHECK(inits == 3);
+  // A new build of the plugin (another modification time) is probed again.
+  fs::last_write_time(dir / "libbackplane-counts-inits.so", fs::file_time_type::clock::now() + std::chrono::hours(1));
+  pid_t pid = fork();
+  if (pid == 0) {
+    const std::string toml = config_with(dir.string());
+    bp_device d = -1;
+    _exit(bp_init_from_string(toml.c_str(), "t.toml") == BP_OK && bp_device_get("counted:0", &d) == BP_OK ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  std::ifstream again(log);
+  inits = 0;
+  for (std::string line; std::getline(again, line);) inits += line == "init";
+  CHECK(inits == 5);
+  fs::remove_all(dir);
 }

@@ -112,6 +112,6 @@ probe_in_subprocess = true
   REQUIRE(r.count("libbackplane-aborts-on-load.so") == 1);
   CHECK(r["libbackplane-aborts-on-load.so"].loaded == 0);
   CHECK(std::string(r["libbackplane-aborts-on-load.so"].reason) ==
-        "the plugin crashed while loading in a probe process (signal 6, SIGABRT)");
+        "the plugin crashed while loading or starting in a probe process (signal 6, SIGABRT)");
   CHECK(bp::cpu().name() == "cpu:0");  // this process is still here
 }

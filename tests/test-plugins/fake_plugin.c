@@ -33,7 +33,7 @@
 
 #include "backplane/plugin.h"
 
-#ifdef FAKE_HANGS
+#if defined(FAKE_HANGS) || defined(FAKE_INIT_HANGS) || defined(FAKE_INIT_EXITS)
 #include <unistd.h>
 #endif
 #ifdef FAKE_UNTERMINATED_ERROR
@@ -135,7 +135,24 @@ static bp_status fake_init(const char *const *k, const char *const *v, int32_t n
   (void)k;
   (void)v;
   (void)n;
-#if defined(FAKE_FAIL_INIT)
+#if defined(FAKE_INIT_ABORTS)
+  abort();
+#elif defined(FAKE_INIT_EXITS)
+  _exit(0);
+#elif defined(FAKE_INIT_HANGS)
+  for (;;) pause();
+#elif defined(FAKE_INIT_LOG)
+  {
+    /* One line per init, so a test can count the processes that ran it. */
+    const char *log = getenv("BP_FAKE_INIT_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+      fputs("init\n", f);
+      fclose(f);
+    }
+  }
+  return BP_OK;
+#elif defined(FAKE_FAIL_INIT)
   return fail(BP_ERR_BACKEND, "the fake device refused to start");
 #elif defined(FAKE_UNTERMINATED_ERROR) || defined(FAKE_HUGE_ERROR)
   return BP_ERR_BACKEND;
@@ -154,6 +171,10 @@ static bp_status fake_device_count(int32_t *count, const char **why) {
 #define INFO_HAS(info, field) (offsetof(bp_plugin_device_info, field) + sizeof((info)->field) <= (info)->struct_size)
 
 static bp_status fake_device_info(int32_t device, bp_plugin_device_info *info) {
+#ifdef FAKE_ENUM_CRASHES
+  *(volatile int *)info = 0;
+  *(volatile int *)16 = 1;
+#endif
   if (device < 0 || device >= FAKE_DEVICE_COUNT) return fail_device("device_info", device);
   if (info == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "device_info: info is NULL");
   if (INFO_HAS(info, kind)) info->kind = BP_DEVICE_ACCELERATOR;
