@@ -26,6 +26,8 @@ const Figure kFigures[] = {
      bench::figure_normlog},
     {"transfer", "seed exercise: host<->device bandwidth, and matmuls on two devices at once",
      bench::figure_transfer},
+    {"startup", "process start with a third-party plugin: probed, verdict cached, probe off",
+     bench::figure_startup},
 };
 
 std::string figure_list() {

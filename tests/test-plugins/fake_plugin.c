@@ -36,6 +36,10 @@
 #if defined(FAKE_HANGS) || defined(FAKE_INIT_HANGS) || defined(FAKE_INIT_EXITS)
 #include <unistd.h>
 #endif
+#ifdef FAKE_THREAD_CRASHES
+#include <pthread.h>
+#include <time.h>
+#endif
 #ifdef FAKE_UNTERMINATED_ERROR
 #include <sys/mman.h>
 #include <unistd.h>
@@ -131,11 +135,32 @@ static bp_status check_range(const char *entry, bp_buffer b, uint64_t offset, ui
   return BP_OK;
 }
 
+#ifdef FAKE_THREAD_CRASHES
+/* Started by init: faults 200 ms later, long after init has returned. */
+static void *crash_later(void *unused) {
+  struct timespec t = {0, 200 * 1000 * 1000};
+  (void)unused;
+  nanosleep(&t, NULL);
+  *(volatile int *)16 = 1;
+  return NULL;
+}
+#endif
+
 static bp_status fake_init(const char *const *k, const char *const *v, int32_t n) {
   (void)k;
   (void)v;
   (void)n;
-#if defined(FAKE_INIT_ABORTS)
+#if defined(FAKE_THREAD_CRASHES)
+  {
+    static int started = 0;
+    pthread_t thread;
+    if (!started && pthread_create(&thread, NULL, crash_later, NULL) == 0) {
+      started = 1;
+      pthread_detach(thread);
+    }
+  }
+  return BP_OK;
+#elif defined(FAKE_INIT_ABORTS)
   abort();
 #elif defined(FAKE_INIT_EXITS)
   _exit(0);

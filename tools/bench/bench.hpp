@@ -144,5 +144,6 @@ void figure_gemm(Context &, Report &);
 void figure_elementwise(Context &, Report &);
 void figure_normlog(Context &, Report &);
 void figure_transfer(Context &, Report &);
+void figure_startup(Context &, Report &);
 
 }  // namespace bptool::bench

@@ -4,7 +4,9 @@
 // device is.
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "elf_exports.hpp"
 #include "groups.hpp"
@@ -14,6 +16,13 @@
 #include "vocab.hpp"
 
 namespace bpcheck {
+
+namespace {
+
+// How long the load group watches a started plugin before it ends.
+constexpr int kWatchAfterInitMs = 1500;
+
+}  // namespace
 
 void group_load(Context &ctx) {
   Recorder &rec = ctx.rec;
@@ -142,6 +151,11 @@ void group_load(Context &ctx) {
     if (info.memory_total) text += format("  %.1f GiB", double(info.memory_total) / double(1u << 30));
     rec.info("device", text);
   }
+  // A thread the plugin started in init that faults a little later takes
+  // its host down as surely as a crash in init: give it the time to.
+  rec.begin(format("watching the plugin for %d ms after init", kWatchAfterInitMs));
+  std::this_thread::sleep_for(std::chrono::milliseconds(kWatchAfterInitMs));
+  rec.pass(format("still running %d ms after init", kWatchAfterInitMs));
 }
 
 }  // namespace bpcheck
