@@ -41,8 +41,7 @@ bp_status bp_plugin_report_get(int32_t i, int32_t count_devices, bp_plugin_repor
     check_struct_size(caller.struct_size, BP_PLUGIN_REPORT_SIZE_1_0, "bp_plugin_report_get");
     const auto &reports = Runtime::get().reports();
     if (i < 0 || size_t(i) >= reports.size())
-      fail(BP_ERR_INVALID_ARGUMENT, "bp_plugin_report_get: index " + std::to_string(i) +
-                                        " is outside 0.." + std::to_string(reports.size()));
+      fail(BP_ERR_INVALID_ARGUMENT, "bp_plugin_report_get: " + index_range("index", i, reports.size()));
     const PluginReport &p = reports[size_t(i)];
     bp_plugin_report r{};
     r.loaded = p.loaded;

@@ -133,14 +133,16 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
 bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out) {
   const int32_t op = BP_OP_COPY;
   return guarded([&] {
-    if (!out) fail(BP_ERR_INVALID_ARGUMENT, "cast: out is NULL");
-    emit(cast(input(a, op, 0), dtype), out, op);
+    as_function("bp_cast", {"copy"}, [&] {
+      if (!out) fail(BP_ERR_INVALID_ARGUMENT, "out is NULL");
+      emit(cast(input(a, op, 0), dtype), out, op);
+    });
   });
 }
 
 bp_status bp_assign(bp_tensor dst, bp_tensor src) {
   const int32_t op = BP_OP_COPY;
-  return guarded([&] { assign(output(dst, op), input(src, op, 0)); });
+  return guarded([&] { as_function("bp_assign", {"copy", "assign"}, [&] { assign(output(dst, op), input(src, op, 0)); }); });
 }
 
 }  // extern "C"

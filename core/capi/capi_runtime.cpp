@@ -26,13 +26,15 @@ int32_t bp_config_count(void) {
 
 bp_status bp_config_entry(int32_t i, const char **key, const char **value, const char **origin) {
   return guarded([&] {
+    const char *&k = require(key, "bp_config_entry", "key");
+    const char *&v = require(value, "bp_config_entry", "value");
+    const char *&o = require(origin, "bp_config_entry", "origin");
     const auto &entries = Runtime::get().config().entries;
     if (i < 0 || size_t(i) >= entries.size())
-      fail(BP_ERR_INVALID_ARGUMENT, "bp_config_entry: index " + std::to_string(i) +
-                                        " is outside 0.." + std::to_string(entries.size()));
-    if (key) *key = entries[size_t(i)].key.c_str();
-    if (value) *value = entries[size_t(i)].value.c_str();
-    if (origin) *origin = entries[size_t(i)].origin.c_str();
+      fail(BP_ERR_INVALID_ARGUMENT, "bp_config_entry: " + index_range("index", i, entries.size()));
+    k = entries[size_t(i)].key.c_str();
+    v = entries[size_t(i)].value.c_str();
+    o = entries[size_t(i)].origin.c_str();
   });
 }
 

@@ -20,6 +20,15 @@ int32_t checked_dtype(int32_t dtype, const char *fn) {
   return dtype;
 }
 
+// bp_full, bp_zeros and bp_ones, each naming itself in its errors.
+void full_as(const char *fn, bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+             double value, bp_tensor *out) {
+  as_function(fn, {}, [&] {
+    bp_tensor *o = out_arg(out, fn);
+    emit(fill(device_or_throw(device), checked_dtype(dtype, fn), rank, shape, value), o);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -27,58 +36,65 @@ extern "C" {
 bp_status bp_empty(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                    bp_tensor *out) {
   return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_empty");
-    emit(allocate_view(device_or_throw(device), checked_dtype(dtype, "bp_empty"), rank, shape), o);
+    as_function("bp_empty", {}, [&] {
+      bp_tensor *o = out_arg(out, "bp_empty");
+      emit(allocate_view(device_or_throw(device), checked_dtype(dtype, "bp_empty"), rank, shape), o);
+    });
   });
 }
 
 bp_status bp_full(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                   double value, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_full");
-    emit(fill(device_or_throw(device), checked_dtype(dtype, "bp_full"), rank, shape, value), o);
-  });
+  return guarded([&] { full_as("bp_full", device, dtype, rank, shape, value, out); });
 }
 
 bp_status bp_zeros(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                    bp_tensor *out) {
-  return bp_full(device, dtype, rank, shape, 0.0, out);
+  return guarded([&] { full_as("bp_zeros", device, dtype, rank, shape, 0.0, out); });
 }
 
 bp_status bp_ones(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                   bp_tensor *out) {
-  return bp_full(device, dtype, rank, shape, 1.0, out);
+  return guarded([&] { full_as("bp_ones", device, dtype, rank, shape, 1.0, out); });
 }
 
 bp_status bp_arange(bp_device device, int32_t dtype, double start, double stop, double step,
                     bp_tensor *out) {
   return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_arange");
-    emit(arange(device_or_throw(device), checked_dtype(dtype, "bp_arange"), start, stop, step), o);
+    as_function("bp_arange", {}, [&] {
+      bp_tensor *o = out_arg(out, "bp_arange");
+      emit(arange(device_or_throw(device), checked_dtype(dtype, "bp_arange"), start, stop, step), o);
+    });
   });
 }
 
 bp_status bp_random_uniform(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                             double low, double high, uint64_t seed, bp_tensor *out) {
   return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_random_uniform");
-    emit(random(device_or_throw(device), BP_OP_RANDOM_UNIFORM, dtype, rank, shape, low, high, seed), o);
+    as_function("bp_random_uniform", {}, [&] {
+      bp_tensor *o = out_arg(out, "bp_random_uniform");
+      emit(random(device_or_throw(device), BP_OP_RANDOM_UNIFORM, dtype, rank, shape, low, high, seed), o);
+    });
   });
 }
 
 bp_status bp_random_normal(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                            double mean, double stddev, uint64_t seed, bp_tensor *out) {
   return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_random_normal");
-    emit(random(device_or_throw(device), BP_OP_RANDOM_NORMAL, dtype, rank, shape, mean, stddev, seed), o);
+    as_function("bp_random_normal", {}, [&] {
+      bp_tensor *o = out_arg(out, "bp_random_normal");
+      emit(random(device_or_throw(device), BP_OP_RANDOM_NORMAL, dtype, rank, shape, mean, stddev, seed), o);
+    });
   });
 }
 
 bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                        const void *data, bp_tensor *out) {
   return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_from_host");
-    emit(from_host(device_or_throw(device), checked_dtype(dtype, "bp_from_host"), rank, shape, data), o);
+    as_function("bp_from_host", {}, [&] {
+      bp_tensor *o = out_arg(out, "bp_from_host");
+      emit(from_host(device_or_throw(device), checked_dtype(dtype, "bp_from_host"), rank, shape, data), o);
+    });
   });
 }
 

@@ -5,7 +5,9 @@
 // whatever other threads release meanwhile.
 #pragma once
 
+#include <initializer_list>
 #include <new>
+#include <string>
 
 #include "errors/error.hpp"
 #include "tensors/reclamation.hpp"
@@ -20,6 +22,34 @@ bp_status guarded(Body &&body) noexcept {
     return BP_OK;
   } catch (...) {
     return record_current_exception();
+  }
+}
+
+// Runs body as the C function `fn`: an error's message then starts with
+// "fn: ", replacing the internal name ("copy: ", "bp_full: ") the code that
+// raised it used, so the message names the function the caller called.
+template <class Body>
+void as_function(const char *fn, std::initializer_list<const char *> internal_names, Body &&body) {
+  try {
+    body();
+  } catch (const Error &e) {
+    std::string m = e.what();
+    const std::string own = std::string(fn) + ": ";
+    if (m.compare(0, own.size(), own) != 0) {
+      for (const char *name : internal_names) {
+        const std::string prefix = std::string(name) + ": ";
+        if (m.compare(0, prefix.size(), prefix) == 0) {
+          m.erase(0, prefix.size());
+          break;
+        }
+      }
+      m = own + m;
+    }
+    Error renamed(e.status(), m);
+    renamed.op = e.op;
+    renamed.input = e.input;
+    renamed.devices = e.devices;
+    throw renamed;
   }
 }
 

@@ -174,7 +174,7 @@ void assign(const View &dst, const View &src) {
 }
 
 View cast(const View &a, int32_t dtype) {
-  if (!valid_dtype(dtype)) fail(BP_ERR_DTYPE, "cast: invalid dtype " + std::to_string(dtype));
+  if (!valid_dtype(dtype)) fail(BP_ERR_DTYPE, "invalid dtype " + std::to_string(dtype));
   return cast_view(a, dtype);
 }
 

@@ -41,8 +41,17 @@ namespace {
   }
   Error e(BP_ERR_DEVICE_MISMATCH, msg);
   e.op = op_name(op);
+  // The first input off input 0's device; -1 when only the output is.
+  int32_t index = 0;
+  for (const View *v : inputs) {
+    if (&v->device() != &(*inputs.begin())->device()) {
+      e.input = index;
+      break;
+    }
+    ++index;
+  }
   e.devices = std::move(devices);
-  if (out) e.devices.push_back(out->device().id);
+  if (out) e.devices.push_back(out->device().id);  // last, as backplane.h says
   throw e;
 }
 

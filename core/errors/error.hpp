@@ -27,6 +27,13 @@ class Error : public std::runtime_error {
   bp_status status_;
 };
 
+// A caller's string as it appears in a message: at most 64 bytes of it, so
+// that a message never grows with what it echoes.
+std::string echo(const std::string &user_text);
+
+// "index 11 is outside 0..10" (or "there are none" for an empty range).
+std::string index_range(const std::string &what, int64_t index, size_t count);
+
 [[noreturn]] inline void fail(bp_status status, const std::string &message) {
   throw Error(status, message);
 }

@@ -25,11 +25,14 @@ config::Config configured(config::Config c) {
 
 [[noreturn]] void config_failed(const config::ConfigError &e) { fail(BP_ERR_CONFIG, e.what()); }
 
+// A device index as written in a name: decimal digits without a leading
+// zero ("0", "12"; not "00", "+1", "-1"). An index beyond int32 is a valid
+// spelling of a device that does not exist: `out` is then INT32_MAX.
 bool parse_index(const std::string &s, int32_t &out) {
-  if (s.empty() || s.size() > 9) return false;
+  if (s.empty() || (s.size() > 1 && s[0] == '0')) return false;
   for (char c : s)
     if (c < '0' || c > '9') return false;
-  out = int32_t(std::stol(s));
+  out = s.size() > 10 ? INT32_MAX : int32_t(std::min<long long>(std::stoll(s), INT32_MAX));
   return true;
 }
 
@@ -204,7 +207,7 @@ std::string Runtime::device_list() {
 
 void Runtime::unknown_device(const std::string &name, const std::string &why) {
   fail(BP_ERR_UNKNOWN_DEVICE,
-       "unknown device '" + name + "': " + why + "; available devices: " + device_list());
+       "unknown device '" + echo(name) + "': " + why + "; available devices: " + device_list());
 }
 
 Device &Runtime::cpu() { return resolve("cpu:0"); }
@@ -232,7 +235,7 @@ Device &Runtime::resolve(const std::string &name) {
   std::string prefix = name.substr(0, colon);
   int32_t index = 0;
   if (colon != std::string::npos && !parse_index(name.substr(colon + 1), index))
-    unknown_device(name, "the index must be a non-negative integer");
+    unknown_device(name, "the index must be a decimal number without a sign or leading zeros");
   if (prefix == "gpu") {
     auto acc = accelerators();
     if (size_t(index) < acc.size()) return *acc[size_t(index)];
@@ -240,7 +243,7 @@ Device &Runtime::resolve(const std::string &name) {
   }
   Backend *b = plugins_.find(prefix, false);
   if (!b) {
-    std::string why = "no loaded backend has device prefix '" + prefix + "'";
+    std::string why = "no loaded backend has device prefix '" + echo(prefix) + "'";
     for (const auto &r : plugins_.reports())
       if (!r.loaded && (r.name == prefix || r.prefix == prefix))
         why += " (plugin " + r.path + " was rejected: " + r.reason + ")";

@@ -52,8 +52,8 @@ int64_t checked_numel(int32_t rank, const int64_t *shape) {
     if (shape[d] < 0)
       fail(BP_ERR_SHAPE, "negative extent " + std::to_string(shape[d]) + " in shape " +
                              shape_string(rank, shape));
-    if (shape[d] != 0 && n > (int64_t(1) << 56) / shape[d])
-      fail(BP_ERR_OUT_OF_MEMORY, "shape " + shape_string(rank, shape) + " has too many elements");
+    if (shape[d] != 0 && n > kMaxElements / shape[d])
+      fail(BP_ERR_SHAPE, "shape " + shape_string(rank, shape) + " has more than 2^56 elements");
     n *= shape[d];
   }
   return n;

@@ -29,6 +29,10 @@ struct View {
   void to_plugin(bp_plugin_tensor &t) const;
 };
 
+// The most elements a tensor may have (so that its bytes fit in int64 for
+// every dtype); a shape with more is BP_ERR_SHAPE, wherever it is given.
+constexpr int64_t kMaxElements = int64_t(1) << 56;
+
 // Validates rank and extents; returns the element count.
 int64_t checked_numel(int32_t rank, const int64_t *shape);
 

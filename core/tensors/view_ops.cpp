@@ -33,8 +33,8 @@ void resolve_reshape(const View &v, int32_t rank, const int64_t *shape, int64_t 
     } else if (shape[d] < 0) {
       fail(BP_ERR_SHAPE, "reshape: negative extent in " + shape_string(rank, shape));
     } else {
-      if (shape[d] != 0 && known > (int64_t(1) << 56) / shape[d])
-        fail(BP_ERR_SHAPE, "reshape: shape " + shape_string(rank, shape) + " has too many elements");
+      if (shape[d] != 0 && known > kMaxElements / shape[d])
+        fail(BP_ERR_SHAPE, "reshape: shape " + shape_string(rank, shape) + " has more than 2^56 elements");
       known *= shape[d];
     }
     resolved[d] = shape[d];

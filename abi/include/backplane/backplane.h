@@ -87,7 +87,8 @@ BP_API int32_t bp_config_count(void);
 
 /* Entry i: dotted key ("devices.default"), value as TOML text, and where it
  * came from ("default", "file.toml:3:1", "env BACKPLANE_TRACE"). Strings live
- * as long as the process. */
+ * as long as the process. Like every out-pointer, none of the three may be
+ * NULL (BP_ERR_INVALID_ARGUMENT). */
 BP_API bp_status bp_config_entry(int32_t i, const char **key, const char **value,
                                  const char **origin);
 
@@ -103,11 +104,14 @@ BP_API bp_status bp_last_error_status(void);
 /* Operator name of that failure ("add", "matmul"), or "" if not an operator. */
 BP_API const char *bp_last_error_op(void);
 
-/* Index of the offending input of that failure, or -1. */
+/* Index of the offending input of that failure, or -1 (for a device
+ * mismatch: the first input not on input 0's device; -1 when only an _out
+ * call's output is elsewhere). */
 BP_API int32_t bp_last_error_input(void);
 
-/* Number of input devices recorded with that failure (device mismatch: one
- * per tensor input), and each of them. */
+/* Number of devices recorded with that failure, and each of them. For a
+ * device mismatch: one per tensor input in order, then, for an _out call,
+ * the output's device last (so the count is the number of inputs plus one). */
 BP_API int32_t bp_last_error_device_count(void);
 BP_API bp_device bp_last_error_device(int32_t i);
 
@@ -212,7 +216,9 @@ BP_API bp_status bp_synchronize(bp_device device);
 
 /* ---- tensors: creation and data ----------------------------------------- */
 
-/* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0). */
+/* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0,
+ * at most 2^56 elements: a larger shape is BP_ERR_SHAPE here as in
+ * bp_reshape; BP_ERR_OUT_OF_MEMORY is an allocation the device refused). */
 BP_API bp_status bp_empty(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                           bp_tensor *out);
 BP_API bp_status bp_zeros(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
