@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "text.hpp"
 #include "values.hpp"
@@ -105,7 +106,7 @@ void binary_cases(Builder &b) {
   scalar("scalar rhs", {5, 7}, BP_SCALAR_RHS, sv.first);
   scalar("scalar lhs", {5, 7}, BP_SCALAR_LHS, sv.second);
   scalar("scalar rhs large", kLargeish, BP_SCALAR_RHS, sv.first);
-  if (specials_apply(b.op, b.dtype, b.out_dtype)) {
+  if (specials_apply(b.op, b.dtype)) {
     const std::vector<Val> sp = specials_for(b.op, b.dtype);
     const int64_t n = int64_t(sp.size());
     Case &c = b.start(label("special values", {n, n}));
@@ -184,7 +185,7 @@ void unary_cases(Builder &b) {
     c.output = x;
   }
   one("large", kLarge, dense(), dense());
-  if (specials_apply(b.op, b.dtype, b.out_dtype)) {
+  if (specials_apply(b.op, b.dtype)) {
     const std::vector<Val> sp = specials_for(b.op, b.dtype);
     const int64_t n = int64_t(sp.size());
     Case &c = b.start(label("special values", {n}));
@@ -219,7 +220,7 @@ void reduce_cases(Builder &b) {
   red("large", {300000}, {1}, dense());
   red("large", kLargeish, {400, 1}, dense());
   red("large", kLargeish, {1, 250}, dense());
-  if (specials_apply(b.op, b.dtype, b.out_dtype)) {
+  if (specials_apply(b.op, b.dtype)) {
     const std::vector<Val> sp = specials_for(b.op, b.dtype);
     const int64_t n = int64_t(sp.size());
     // Each special alone among ordinary values, so a NaN or an extreme value
@@ -238,6 +239,24 @@ void reduce_cases(Builder &b) {
     fill(d, y, [&](const int64_t *, int64_t i) { return sp[size_t(i)]; });
     d.inputs.push_back(y);
     d.output = add_view(d, b.out_dtype, {1}, dense(), true);
+  }
+  if (is_float(b.dtype) && (b.op == BP_OP_ARGMAX || b.op == BP_OP_MAX || b.op == BP_OP_MIN)) {
+    // Two or three NaNs in one reduced set: ARGMAX gives the first (plugin.h),
+    // in rows and in columns.
+    const Domain dom = domain_for(b.op, 0, b.dtype, b.out_dtype);
+    const Val nan{std::numeric_limits<double>::quiet_NaN(), 0};
+    for (int axis = 0; axis < 2; ++axis) {
+      const Shape out = axis == 1 ? Shape{4, 1} : Shape{1, 9};
+      Case &c = b.start(label("several NaNs", {4, 9}) + " -> " + shape_text(2, out.data()));
+      ViewDesc x = add_view(c, b.dtype, {4, 9}, dense(), false);
+      fill(c, x, [&](const int64_t *idx, int64_t) {
+        const int64_t r = idx[0], k = idx[1];
+        const bool is_nan = axis == 1 ? (k == 1 + r || k == 5 + r % 4 || k == 8) : (r == 1 || r == 3 || (k % 3 == 0 && r == 2));
+        return is_nan ? nan : draw(b.rng, b.dtype, dom);
+      });
+      c.inputs.push_back(x);
+      c.output = add_view(c, b.out_dtype, out, dense(), true);
+    }
   }
 }
 

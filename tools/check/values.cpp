@@ -164,7 +164,7 @@ std::vector<Val> specials(int32_t dtype) {
 
 }  // namespace
 
-bool specials_apply(int32_t op, int32_t dtype, int32_t out_dtype) {
+bool specials_apply(int32_t op, int32_t dtype) {
   const bool f = is_float(dtype);
   switch (op) {
     case BP_OP_ADD: case BP_OP_SUB: case BP_OP_MUL: case BP_OP_MAXIMUM: case BP_OP_MINIMUM: return !is_bool(dtype);
@@ -175,7 +175,7 @@ bool specials_apply(int32_t op, int32_t dtype, int32_t out_dtype) {
     case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH: case BP_OP_SIGMOID: return f;
     case BP_OP_SUM: case BP_OP_MEAN: return f;
     case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARGMAX: return !is_bool(dtype);
-    case BP_OP_COPY: return !(f && is_integer(out_dtype));  // float to int of NaN/inf is unspecified
+    case BP_OP_COPY: return true;  // float to int of NaN, inf and beyond the range saturates (plugin.h)
     default:
       // Comparisons and WHERE are defined for every value.
       return op_family(op) == BP_OP_FAMILY_COMPARE || op_family(op) == BP_OP_FAMILY_WHERE;

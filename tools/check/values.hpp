@@ -37,7 +37,7 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype);
 
 // Whether the special values have a defined result for this op and dtype,
 // and those values.
-bool specials_apply(int32_t op, int32_t dtype, int32_t out_dtype);
+bool specials_apply(int32_t op, int32_t dtype);
 std::vector<Val> specials_for(int32_t op, int32_t dtype);
 
 // Every element of view v of c set to value_of(index, i).

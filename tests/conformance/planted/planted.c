@@ -1,0 +1,138 @@
+/*
+ * planted.c — the reference plugin with one bug planted (PLANT_<bug>): a
+ * wrapper that loads the real reference plugin (REFERENCE_PATH), copies its
+ * table, and replaces one entry. Each variant is a case `bp check` once
+ * passed and must now fail (tests/conformance/CMakeLists.txt).
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "backplane/plugin.h"
+
+static bp_plugin_api g_api;
+static const bp_plugin_api *g_real;
+
+/* Address of element idx of a view whose buffer is host memory. */
+static unsigned char *element(const bp_plugin_tensor *t, const int64_t *idx) {
+  void *base = NULL;
+  int64_t at = 0;
+  int32_t d;
+  g_real->host_address(t->buffer, &base);
+  for (d = 0; d < t->rank; ++d) at += idx[d] * t->strides[d];
+  return (unsigned char *)base + t->offset + at * bp_vocab_dtype_size(t->dtype);
+}
+
+/* Steps idx through shape in C order; 0 after the last index. */
+static int next_index(int64_t *idx, const int64_t *shape, int32_t rank) {
+  int32_t d;
+  for (d = rank - 1; d >= 0; --d) {
+    if (++idx[d] < shape[d]) return 1;
+    idx[d] = 0;
+  }
+  return 0;
+}
+
+static double load(const unsigned char *p, int32_t dtype) {
+  if (dtype == BP_FLOAT32) {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+  } else {
+    double v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+}
+
+static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
+                                 int32_t n_in, const bp_plugin_tensor *out) {
+  bp_status s;
+#ifdef PLANT_EXECUTE_UNKNOWN_INVALID
+  if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;
+#endif
+  s = g_real->execute(device, op, attrs, in, n_in, out);
+  if (s != BP_OK || !out) return s;
+  g_real->synchronize(device);
+#ifdef PLANT_ARGMAX_LAST_NAN
+  /* The last NaN of each reduced set instead of the first. */
+  if (op == BP_OP_ARGMAX && n_in == 1 && (in[0].dtype == BP_FLOAT32 || in[0].dtype == BP_FLOAT64)) {
+    int64_t idx[BP_MAX_RANK] = {0}, oidx[BP_MAX_RANK];
+    int32_t d;
+    int64_t numel = 1;
+    for (d = 0; d < in[0].rank; ++d) numel *= in[0].shape[d];
+    if (numel == 0) return s;
+    do {
+      int64_t pos = 0;
+      for (d = 0; d < in[0].rank; ++d) {
+        const int reduced = out->shape[d] == 1;
+        oidx[d] = reduced ? 0 : idx[d];
+        if (reduced) pos = pos * in[0].shape[d] + idx[d];
+      }
+      if (isnan(load(element(&in[0], idx), in[0].dtype))) memcpy(element(out, oidx), &pos, 8);
+    } while (next_index(idx, in[0].shape, in[0].rank));
+  }
+#endif
+#ifdef PLANT_RANDOM_OFF_BY_ONE_ULP
+  /* 42 of every 100 float32 values one ulp up. */
+  if (op == BP_OP_RANDOM_UNIFORM && out->dtype == BP_FLOAT32) {
+    int64_t idx[BP_MAX_RANK] = {0}, k = 0, numel = 1;
+    int32_t d;
+    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
+    if (numel == 0) return s;
+    do {
+      if (k++ % 100 < 42) {
+        float f;
+        memcpy(&f, element(out, idx), 4);
+        f = nextafterf(f, INFINITY);
+        memcpy(element(out, idx), &f, 4);
+      }
+    } while (next_index(idx, out->shape, out->rank));
+  }
+#endif
+  return s;
+}
+
+#ifdef PLANT_SUPPORTS_ERROR
+static bp_status planted_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t *answer) {
+  if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;
+  return g_real->supports(device, op, dtype, out_dtype, answer);
+}
+#endif
+
+#ifdef PLANT_ZERO_ALLOC
+/* 0 bytes: a NULL buffer, which free then refuses. */
+static bp_status planted_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
+  if (bytes == 0 && out) {
+    *out = NULL;
+    return BP_OK;
+  }
+  return g_real->alloc(device, bytes, out);
+}
+static bp_status planted_free(bp_buffer b) {
+  if (!b) return BP_ERR_INVALID_ARGUMENT;
+  return g_real->free(b);
+}
+#endif
+
+BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t minor) {
+  if (!g_real) {
+    void *lib = dlopen(REFERENCE_PATH, RTLD_NOW | RTLD_LOCAL);
+    const bp_plugin_api *(*get)(uint32_t, uint32_t) =
+        lib ? (const bp_plugin_api *(*)(uint32_t, uint32_t))dlsym(lib, BP_PLUGIN_ENTRY_SYMBOL) : NULL;
+    if (!get || !(g_real = get(major, minor))) return NULL;
+    memcpy(&g_api, g_real, sizeof g_api < g_real->struct_size ? sizeof g_api : g_real->struct_size);
+    g_api.name = PLANTED_NAME;
+    g_api.device_prefix = PLANTED_PREFIX;
+    g_api.execute = planted_execute;
+#ifdef PLANT_SUPPORTS_ERROR
+    g_api.supports = planted_supports;
+#endif
+#ifdef PLANT_ZERO_ALLOC
+    g_api.alloc = planted_alloc;
+    g_api.free = planted_free;
+#endif
+  }
+  return &g_api;
+}
