@@ -2,7 +2,7 @@
 # check either, not both).
 #
 #   cmake -DCOMMAND=a@@b@@c      the command, arguments separated by @@
-#         -DEXPECT_EXIT=0|nonzero
+#         -DEXPECT_EXIT=0|nonzero|<status>
 #         [-DMATCH=re1@@re2]      regular expressions the output must match
 #         [-DNO_MATCH=re1@@re2]   regular expressions it must not match
 #         [-DJUNIT=file -DJUNIT_MATCH=re1@@re2]  a file the command writes, and what it must contain
@@ -21,6 +21,8 @@ if(EXPECT_EXIT STREQUAL "0" AND NOT rc STREQUAL "0")
   message(FATAL_ERROR "expected exit status 0, got ${rc}")
 elseif(EXPECT_EXIT STREQUAL "nonzero" AND (rc STREQUAL "0" OR NOT rc MATCHES "^[0-9]+$"))
   message(FATAL_ERROR "expected a non-zero exit status, got '${rc}'")
+elseif(EXPECT_EXIT MATCHES "^[1-9][0-9]*$" AND NOT rc STREQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "expected exit status ${EXPECT_EXIT}, got '${rc}'")
 endif()
 # Fails unless `text` matches each regular expression of the @@-separated
 # `patterns` (should_match TRUE) or none of them (FALSE); the message is

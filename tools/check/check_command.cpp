@@ -39,7 +39,8 @@ const char kUsage[] =
     "  --level N         run levels 0..N (default 4)\n"
     "  --all             check every plugin the core discovers\n"
     "  --probe           only load the plugin (in a child process) and say what it is\n"
-    "  --device I        check only device I (default: numerics on device 0, the rest on all)\n"
+    "  --device I        check only device I (default: numerics on device 0, the rest on all);\n"
+    "                    past the plugin's last device: a usage error (exit 2)\n"
     "  --reference PATH  the reference plugin for L2/L4 (default: libbackplane-reference.so\n"
     "                    in the core's plugin directory, else beside the checked plugin)\n"
     "  --timeout S       seconds each group may take (default 300)\n"
@@ -158,6 +159,11 @@ int bp_check_main(int argc, char **argv) {
   for (size_t i = 0; i < opt.plugins.size(); ++i) {
     if (i && !opt.json) std::printf("\n");
     results.push_back(check_plugin(opt.plugins[i], opt));
+    if (!results.back().usage_error.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "bp check: %s\n", results.back().usage_error.c_str());
+      return 2;
+    }
   }
   const Counts counts = count_groups(results);
   if (opt.json)

@@ -1,3 +1,5 @@
+#include <cstdlib>
+
 #include "plugin_check.hpp"
 
 #include <cstdio>
@@ -53,6 +55,13 @@ PluginResult check_plugin(const std::string &path_in, const Options &opt) {
       else if (p.info["devices"] == "0")
         no_devices = "no devices (" + (p.info.count("why_none") ? p.info["why_none"] : std::string("no reason given")) + ")";
       if (!opt.json && !plugin_title(p).empty()) std::printf("  %s\n", plugin_title(p).c_str());
+      const int devices = p.info.count("devices") ? std::atoi(p.info["devices"].c_str()) : 0;
+      if (r.status == "passed" && opt.device >= devices) {
+        p.usage_error = "--device " + std::to_string(opt.device) + ": " + p.path + " has " +
+                        std::to_string(devices) + " device(s)" +
+                        (devices ? " (0.." + std::to_string(devices - 1) + ")" : "");
+        return p;
+      }
     }
     p.groups.push_back(r);
     if (!opt.json) print_group(r, opt.verbose);

@@ -37,6 +37,9 @@ struct PluginResult {
   std::map<std::string, std::string> info;  // from L0 load
   std::vector<GroupResult> groups;
   std::string reference;
+  // Why the command line does not fit this plugin (--device past its last
+  // device): a usage error, not a failure of the plugin.
+  std::string usage_error;
 };
 
 // What --probe learned about one plugin.
