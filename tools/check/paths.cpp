@@ -1,5 +1,8 @@
 #include "paths.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -22,9 +25,19 @@ std::string real_path(const std::string &path) {
   return path;
 }
 
-bool file_exists(const std::string &path) {
+bool file_exists(const std::string &path) { return file_problem(path).empty(); }
+
+std::string file_problem(const std::string &path) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return "no such file";
+    if (errno == ELOOP) return "a loop of symbolic links";
+    return std::strerror(errno);
+  }
+  if (S_ISREG(st.st_mode)) return {};
+  if (S_ISDIR(st.st_mode)) return "a directory, not a plugin file";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO, not a plugin file";
+  return "not a regular file";
 }
 
 std::string dir_of(const std::string &path) {

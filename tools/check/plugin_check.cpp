@@ -17,7 +17,7 @@ namespace {
 GroupResult load_group(const std::string &path, const Options &opt) {
   const GroupDef &load = *find_group("load");
   return file_exists(path) ? run_group(load, path, opt, "")
-                           : not_run(load, "failed", "cannot load: " + path + ": no such file");
+                           : not_run(load, "failed", "cannot load: " + path + ": " + file_problem(path));
 }
 
 }  // namespace
