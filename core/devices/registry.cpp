@@ -54,6 +54,11 @@ std::vector<Device *> Registry::add_devices(Backend *backend, const std::vector<
   return added;
 }
 
+void Registry::forget_since(int32_t count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (count < count_.load(std::memory_order_relaxed)) count_.store(count, std::memory_order_release);
+}
+
 Device &device_or_throw(bp_device id) {
   Device *d = registry().get(id);
   if (!d) fail(BP_ERR_INVALID_HANDLE, "invalid device id " + std::to_string(id));

@@ -44,6 +44,11 @@ class Registry {
   // Registers a backend's devices, all of them or (throwing) none.
   std::vector<Device *> add_devices(Backend *backend, const std::vector<NewDevice> &devices);
 
+  // Forgets the devices registered since count() was `count` (a runtime
+  // whose start failed half-way registered them). The Device objects are
+  // left allocated: another thread may still hold one.
+  void forget_since(int32_t count);
+
   Device *get(bp_device id) const {
     if (id < 0 || id >= count_.load(std::memory_order_acquire)) return nullptr;
     return devices_[size_t(id)];

@@ -51,7 +51,8 @@ fs::path entry_file(const std::string &dir, const std::string &id) {
 std::optional<std::string> cached_probe(const std::string &path, const PluginOptions &options) {
   const std::string dir = cache_dir(), id = identity(path, options);
   if (dir.empty() || id.empty()) return std::nullopt;
-  std::ifstream in(entry_file(dir, id));
+  const fs::path file = entry_file(dir, id);
+  std::ifstream in(file);
   std::string stored_id, verdict;
   // Line 1 the identity (a hash collision reads as "never probed"), line 2
   // "passed" or "rejected", then the reason.
@@ -59,7 +60,10 @@ std::optional<std::string> cached_probe(const std::string &path, const PluginOpt
   if (verdict == "passed") return std::string();
   if (verdict != "rejected") return std::nullopt;
   std::string reason((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return reason.empty() ? std::nullopt : std::optional<std::string>(reason);
+  if (reason.empty()) return std::nullopt;
+  // A hang may have been the host's (a lock held across fork): say how to
+  // have the plugin probed again.
+  return reason + " (a cached verdict: delete " + file.string() + " to probe again)";
 }
 
 void store_probe(const std::string &path, const PluginOptions &options, const std::string &verdict) {

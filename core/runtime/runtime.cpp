@@ -112,8 +112,17 @@ void Runtime::check_default_device() {
 }
 
 void Runtime::install(config::Config config) {
-  // Called with g_start_mutex held.
-  auto *rt = new Runtime(std::move(config));  // lives until exit: plugin objects may outlive main
+  // Called with g_start_mutex held. A start that fails after backends
+  // registered devices (bp_init's checks start backends) must leave no
+  // device behind whose backend is gone.
+  const int32_t devices_before = registry().count();
+  Runtime *rt = nullptr;
+  try {
+    rt = new Runtime(std::move(config));  // lives until exit: plugin objects may outlive main
+  } catch (...) {
+    registry().forget_since(devices_before);
+    throw;
+  }
   g_runtime.store(rt, std::memory_order_release);
 }
 

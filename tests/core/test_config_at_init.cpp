@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "backplane/backplane.h"
+#include "backplane.hpp"
 #include "skip.hpp"
 
 namespace {
@@ -60,6 +62,18 @@ TEST_CASE("an unknown default device fails bp_init at its position") {
   CHECK(message.rfind("opts.toml:4:1: devices.default: unknown device 'tpu:0'", 0) == 0);
   REQUIRE(init(kHost + "[devices]\ndefault = \"cpu:7\"\n", message) == BP_ERR_CONFIG);
   CHECK(message.find("devices.default: unknown device 'cpu:7'") != std::string::npos);
+  // The failed starts started backends; none of their devices is left over.
+  REQUIRE(init(kHost + "[devices]\ndefault = \"cpu:0\"\n", message) == BP_OK);
+  int32_t count = 0;
+  bp_device ids[16];
+  REQUIRE(bp_devices(ids, 16, &count) == BP_OK);
+  std::set<std::string> names;
+  for (int32_t i = 0; i < count; ++i) names.insert(bp_device_name(ids[i]));
+  CHECK(names.size() == size_t(count));  // no device listed twice
+  for (int32_t i = 0; i < count; ++i) {
+    bp::Tensor t = bp::ones({2}, bp::f32, bp::Device(bp_device_name(ids[i])));
+    CHECK(t.sum().item() == 2);
+  }
 }
 
 TEST_CASE("a plugin directory that does not exist fails bp_init at its position") {
