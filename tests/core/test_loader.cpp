@@ -111,7 +111,8 @@ probe_in_subprocess = true
   auto r = reports_by_file();
   REQUIRE(r.count("libbackplane-aborts-on-load.so") == 1);
   CHECK(r["libbackplane-aborts-on-load.so"].loaded == 0);
-  CHECK(std::string(r["libbackplane-aborts-on-load.so"].reason) ==
-        "the plugin crashed while loading or starting in a probe process (signal 6, SIGABRT)");
+  // Fresh, or read back from the verdict cache of an earlier run.
+  CHECK(std::string(r["libbackplane-aborts-on-load.so"].reason)
+            .rfind("the plugin crashed while loading or starting in a probe process (signal 6, SIGABRT)", 0) == 0);
   CHECK(bp::cpu().name() == "cpu:0");  // this process is still here
 }
