@@ -1,5 +1,7 @@
 #include "case_runner.hpp"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "text.hpp"
@@ -65,10 +67,17 @@ bp_status BoundCase::execute_raw(const bp_op_attrs *attrs) {
 }
 
 std::string BoundCase::read_storage(int storage, std::vector<uint8_t> *out) {
-  out->assign(case_.storages[size_t(storage)].size(), 0);
+  // Each byte starts as the complement of what the kit wrote there, so a
+  // read that writes nothing is told apart from one that brings back bytes
+  // an operator changed (which judge() would take for stray writes).
+  const std::vector<uint8_t> &written = case_.storages[size_t(storage)];
+  out->resize(written.size());
   if (out->empty()) return {};
+  std::transform(written.begin(), written.end(), out->begin(), [](uint8_t b) { return uint8_t(~b); });
   bp_status s = plugin_.read(buffers_[size_t(storage)], 0, out->data(), out->size());
   if (s != BP_OK) return format("read of %zu bytes failed: ", out->size()) + plugin_.describe(s);
+  if (std::equal(out->begin(), out->end(), written.begin(), [](uint8_t got, uint8_t w) { return got == uint8_t(~w); }))
+    return format("read of %zu bytes returned BP_OK but wrote nothing into the host buffer", out->size());
   return {};
 }
 

@@ -101,6 +101,17 @@ static bp_status planted_supports(int32_t device, int32_t op, int32_t dtype, int
 }
 #endif
 
+#ifdef PLANT_READ_NOTHING
+/* Says it read, copies nothing. */
+static bp_status planted_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
+  (void)src;
+  (void)offset;
+  (void)dst;
+  (void)bytes;
+  return BP_OK;
+}
+#endif
+
 #ifdef PLANT_ZERO_ALLOC
 /* 0 bytes: a NULL buffer, which free then refuses. */
 static bp_status planted_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
@@ -128,6 +139,9 @@ BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t
     g_api.execute = planted_execute;
 #ifdef PLANT_SUPPORTS_ERROR
     g_api.supports = planted_supports;
+#endif
+#ifdef PLANT_READ_NOTHING
+    g_api.read = planted_read;
 #endif
 #ifdef PLANT_ZERO_ALLOC
     g_api.alloc = planted_alloc;
