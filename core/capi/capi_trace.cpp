@@ -43,7 +43,7 @@ bp_status bp_backend_counters_get(const char *backend, bp_backend_counters *coun
     bp_backend_counters &caller = require(counters, "bp_backend_counters_get", "counters");
     check_struct_size(caller.struct_size, BP_BACKEND_COUNTERS_SIZE_1_0, "bp_backend_counters_get");
     Backend *b = Runtime::get().find_backend(name);
-    if (!b) fail(BP_ERR_INVALID_ARGUMENT, std::string("bp_backend_counters_get: no backend named '") + name + "'");
+    if (!b) fail(BP_ERR_INVALID_ARGUMENT, "bp_backend_counters_get: no backend named '" + echo(name) + "'");
     bp_backend_counters c{};
     c.ops = b->counters.ops.load();
     c.allocations = b->counters.allocations.load();

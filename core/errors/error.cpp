@@ -47,12 +47,6 @@ bp_status record_current_exception() noexcept {
   }
 }
 
-std::string echo(const std::string &user_text) {
-  constexpr size_t kMax = 64;
-  if (user_text.size() <= kMax) return user_text;
-  return user_text.substr(0, kMax) + "... (" + std::to_string(user_text.size()) + " bytes)";
-}
-
 std::string index_range(const std::string &what, int64_t index, size_t count) {
   if (count == 0) return what + " " + std::to_string(index) + " is out of range: there are none";
   return what + " " + std::to_string(index) + " is outside 0.." + std::to_string(count - 1);

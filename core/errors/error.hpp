@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backplane/backplane.h"
+#include "errors/echo.hpp"
 
 namespace bp::core {
 
@@ -26,10 +27,6 @@ class Error : public std::runtime_error {
  private:
   bp_status status_;
 };
-
-// A caller's string as it appears in a message: at most 64 bytes of it, so
-// that a message never grows with what it echoes.
-std::string echo(const std::string &user_text);
 
 // "index 11 is outside 0..10" (or "there are none" for an empty range).
 std::string index_range(const std::string &what, int64_t index, size_t count);

@@ -48,7 +48,7 @@ Runtime::Runtime(config::Config config) : config_(std::move(config)), plugins_(c
     std::string why = "not found in any plugin directory";
     for (const auto &r : plugins_.reports())
       if (r.name == required && !r.loaded) why = r.path + ": " + r.reason;
-    fail(BP_ERR_PLUGIN, "required plugin '" + required +
+    fail(BP_ERR_PLUGIN, "required plugin '" + echo(required) +
                             "' (config key plugins.required) could not be loaded: " + why);
   }
   check_plugin_paths();
@@ -65,7 +65,7 @@ const config::Entry *Runtime::entry(const std::string &key) const {
 namespace {
 
 [[noreturn]] void invalid_setting(const config::Entry *e, const std::string &key, const std::string &why) {
-  fail(BP_ERR_CONFIG, (e ? e->origin : std::string("default")) + ": " + key + ": " + why);
+  fail(BP_ERR_CONFIG, echo(e ? e->origin : "default", kEchoPathBytes) + ": " + echo(key) + ": " + why);
 }
 
 }  // namespace
@@ -75,20 +75,29 @@ void Runtime::check_plugin_paths() {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
       invalid_setting(entry("plugins.paths"), "plugins.paths",
-                      "'" + dir + "' " + (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
+                      "'" + echo(dir, kEchoPathBytes) + "' " +
+                          (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
   }
 }
 
 // A backend given options by the file or the environment starts now, so that
 // an option its init refuses fails bp_init at the option's position rather
 // than the backend going missing from bp_devices later. Options for a backend
-// that is not installed here wait for it, unchecked.
+// that is not installed here wait for it, unchecked. An option at its
+// documented default is known good and starts nothing: config/backplane.toml
+// copied as it is must not start CUDA (200-300 ms) in every bp_init.
 void Runtime::check_backend_options() {
+  const config::Config documented = config::defaults();
+  auto is_default = [&](const config::Entry &e) {
+    for (const auto &d : documented.entries)
+      if (d.key == e.key) return d.value == e.value;
+    return false;
+  };
   for (const auto &[name, options] : config_.backend_options) {
     std::vector<const config::Entry *> set;
     for (const auto &option : options) {
       const config::Entry *e = entry("backend." + name + "." + option.first);
-      if (e && e->origin != "default") set.push_back(e);
+      if (e && !is_default(*e)) set.push_back(e);
     }
     if (set.empty()) continue;
     Backend *b = plugins_.find(name, true);

@@ -93,6 +93,8 @@ TEST_CASE("defaults") {
   CHECK(c.backend_options.at("cpu-openblas").at("threads") == "0");
   CHECK(c.backend_options.at("opencl").at("platform") == "");
   CHECK(c.backend_options.at("opencl").at("device_type") == "all");
+  CHECK(c.backend_options.at("opencl").at("fp64") == "auto");
+  CHECK(c.backend_options.at("cuda").at("allow_tf32") == "false");
 
   std::vector<std::string> keys;
   for (const Entry &e : c.entries) {
@@ -100,8 +102,8 @@ TEST_CASE("defaults") {
     CHECK(e.origin == "default");
   }
   CHECK(keys == std::vector<std::string>{
-                    "backend.cpu-openblas.threads", "backend.opencl.device_type",
-                    "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
+                    "backend.cpu-openblas.threads", "backend.cuda.allow_tf32", "backend.opencl.device_type",
+                    "backend.opencl.fp64", "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
                     "devices.fallback", "dispatch.host_fallback", "dispatch.trace",
                     "plugins.disabled", "plugins.paths", "plugins.required"});
   CHECK(entry(c, "devices.default").value == "\"auto\"");
@@ -178,6 +180,8 @@ verbose = false
             {"mode", "strict"}, {"scale", "0.5"}, {"verbose", "false"}, {"weird key", "1.0"}});
   // Options of a backend the file leaves out keep their defaults.
   CHECK(c.backend_options.at("opencl").at("device_type") == "all");
+  CHECK(c.backend_options.at("opencl").at("fp64") == "auto");
+  CHECK(c.backend_options.at("cuda").at("allow_tf32") == "false");
 
   CHECK(entry(c, "devices.default").origin == "all.toml:2:1");
   CHECK(entry(c, "devices.default").value == "\"opencl:1\"");
@@ -398,6 +402,43 @@ TEST_CASE("the input is bounded: size, key parts and nesting, each at its positi
                              "\n[plugins]\npaths = [\"/x" + dots + "\", \'\'\'/y" + dots + "\'\'\']\n",
                          "t.toml");
   CHECK(c.plugin_paths == std::vector<std::string>{"/x" + dots, "/y" + dots});
+}
+
+TEST_CASE("a message shows at most 64 bytes of a value or key, and a source up to PATH_MAX") {
+  const std::string big(100000, 'q');
+  for (const std::string &value : {"default = \"" + big + ":x\"", "fallback = [\"" + big + "!\"]",
+                                   "fallback = [\"" + big + "\", \"" + big + "\"]",
+                                   "accelerator_kinds = [\"" + big + "\"]"}) {
+    INFO(value.substr(0, 30));
+    ConfigError e = error_of("[devices]\n" + value + "\n");
+    CHECK(std::string(e.what()).size() < 400);
+    CHECK(e.reason().rfind("\"" + std::string(64, 'q') + "... (10000", 0) == 0);
+  }
+  ConfigError e = error_of("[devices]\n" + big + " = 1\n");
+  CHECK(e.key() == "devices." + big);  // the field keeps it whole
+  const std::string key_shown = "devices." + std::string(56, 'q') + "... (100008 bytes)";
+  CHECK(std::string(e.what()).rfind("dir/t.toml:2:1: " + key_shown + ": unknown key", 0) == 0);
+  Config c = defaults();
+  for (const char *var : {"BACKPLANE_TRACE", "BACKPLANE_FALLBACK"}) {
+    INFO(var);
+    e = env_error_of({{var, big + "!"}}, c);
+    CHECK(std::string(e.what()).size() < 400);
+  }
+  // Cut before a character, never inside one: "a" then 2-byte characters.
+  std::string accents = "a";
+  for (int i = 0; i < 100; ++i) accents += "\xc3\xa9";
+  e = error_of("[devices]\nfallback = [\"" + accents + "!\"]\n");
+  std::string first = "a";
+  for (int i = 0; i < 31; ++i) first += "\xc3\xa9";
+  CHECK(e.reason().rfind("\"" + first + "... (202 bytes)\" is not a name", 0) == 0);
+  // A path is shown whole up to PATH_MAX, the longest the system opens.
+  try {
+    load_string("x", "/" + big);
+    FAIL("no error");
+  } catch (const ConfigError &error) {
+    CHECK(error.source() == "/" + big);
+    CHECK(std::string(error.what()).rfind("/" + std::string(4095, 'q') + "... (100001 bytes):1:", 0) == 0);
+  }
 }
 
 TEST_CASE("environment variables override single keys and say so") {

@@ -92,3 +92,19 @@ TEST_CASE("a malformed environment override is reported once and then left out")
   CHECK(bp_cpu(&cpu) == BP_OK);
   CHECK(bp_cpu(&cpu) == BP_OK);
 }
+
+TEST_CASE("an option at its documented default starts nothing at bp_init") {
+  std::string message;
+  REQUIRE(init(kHost + "[backend.cpu-openblas]\nthreads = 0\n", message) == BP_OK);
+  auto cpu_devices = [] {
+    bp_plugin_report r{};
+    r.struct_size = sizeof r;
+    for (int32_t i = 0; i < bp_plugin_report_count(); ++i)
+      if (bp_plugin_report_get(i, 0, &r) == BP_OK && std::string(r.name) == "cpu-openblas") return r.device_count;
+    return -2;
+  };
+  CHECK(cpu_devices() == -1);  // not started yet
+  bp_device cpu = -1;
+  REQUIRE(bp_cpu(&cpu) == BP_OK);
+  CHECK(cpu_devices() == 1);
+}

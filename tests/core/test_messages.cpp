@@ -107,3 +107,23 @@ TEST_CASE("a message echoes at most 64 bytes of the caller's text") {
   CHECK(message().size() < 1000);
   CHECK(message().find(std::string(64, 'q') + "... (100000 bytes)") != std::string::npos);
 }
+
+TEST_CASE("bp_init's own checks and bp_backend_counters_get echo as much as any message") {
+  const std::string big(100000, 'q'), shown = std::string(64, 'q') + "... (100000 bytes)";
+  REQUIRE(bp_init_from_string(("[plugins]\nrequired = [\"" + big + "\"]\n").c_str(), "t.toml") == BP_ERR_PLUGIN);
+  CHECK(message().rfind("required plugin '" + shown + "' ", 0) == 0);
+  CHECK(message().size() < 300);
+  // A path is shown whole up to PATH_MAX, the longest the system opens.
+  REQUIRE(bp_init_from_string(("[plugins]\npaths = [\"/" + big + "\"]\n").c_str(), "t.toml") == BP_ERR_CONFIG);
+  CHECK(message() == "t.toml:2:1: plugins.paths: '/" + std::string(4095, 'q') + "... (100001 bytes)' does not exist");
+  REQUIRE(bp_init_from_string(("[backend.cpu-openblas]\n" + big + " = 1\n").c_str(), "t.toml") == BP_ERR_CONFIG);
+  CHECK(message().rfind("t.toml:2:1: backend.cpu-openblas." + std::string(43, 'q') + "... (100021 bytes): ", 0) == 0);
+  const std::string source(5000, 's');  // its position goes with it: "<source>:2:1"
+  REQUIRE(bp_init_from_string("[devices]\ndefault = \"tpu:0\"\n", source.c_str()) == BP_ERR_CONFIG);
+  CHECK(message().rfind(std::string(4096, 's') + "... (5004 bytes): devices.default: unknown device 'tpu:0'", 0) == 0);
+  bp_test::start(bp_test::kHostOnly);
+  bp_backend_counters counters{};
+  counters.struct_size = sizeof counters;
+  REQUIRE(bp_backend_counters_get(big.c_str(), &counters) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(message() == "bp_backend_counters_get: no backend named '" + shown + "'");
+}

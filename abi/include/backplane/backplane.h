@@ -76,7 +76,12 @@ BP_API uint32_t bp_api_version(void);
 /* Starts the runtime with the TOML file at config_path; NULL means the file
  * named by BACKPLANE_CONFIG, or else built-in defaults. Optional: the first
  * call of any other function does bp_init(NULL). BP_ERR_STATE when already
- * started; BP_ERR_CONFIG with file, line and column when the file is bad. */
+ * started; BP_ERR_CONFIG with file, line, column and key when the file (or a
+ * BACKPLANE_* variable, named) is bad: also for a file that is not regular or
+ * exceeds the bounds of config/backplane.toml, a plugin directory that does
+ * not exist, a default device that does not, and backend options the
+ * backend's init refuses. After a failed bp_init the runtime is not
+ * running: bp_init may be called again. */
 BP_API bp_status bp_init(const char *config_path);
 
 /* Like bp_init, from TOML text; source_name appears in error messages. */
@@ -95,7 +100,9 @@ BP_API bp_status bp_config_entry(int32_t i, const char **key, const char **value
 /* ---- errors ------------------------------------------------------------- */
 
 /* Message of the calling thread's last failure ("" if none). Valid until the
- * next failing call on this thread. */
+ * next failing call on this thread. Text the caller passed (a name, a value,
+ * a key) appears as at most 64 bytes of it, a path at most 4096, followed by
+ * "... (N bytes)" when cut. */
 BP_API const char *bp_last_error(void);
 
 /* Status of that failure (BP_OK if none). */

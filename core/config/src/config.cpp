@@ -9,17 +9,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errors/echo.hpp"
 #include "input_bounds.hpp"
 #include "rules.hpp"
 
 namespace bp::config {
 namespace {
 
+// The source and the key are the caller's text too: bounded like values.
 std::string compose(const std::string &source, int line, int column, const std::string &key,
                     const std::string &reason) {
-  std::string out = source;
+  std::string out = core::echo(source, core::kEchoPathBytes);
   if (line > 0) out += ':' + std::to_string(line) + ':' + std::to_string(column);
-  if (!key.empty()) out += ": " + key;
+  if (!key.empty()) out += ": " + core::echo(key);
   return out + ": " + reason;
 }
 
@@ -57,6 +59,8 @@ Config defaults() {
   option("cpu-openblas", "threads", "0", "0");
   option("opencl", "platform", "", "\"\"");
   option("opencl", "device_type", "all", "\"all\"");
+  option("opencl", "fp64", "auto", "\"auto\"");
+  option("cuda", "allow_tf32", "false", "false");
   return c;
 }
 

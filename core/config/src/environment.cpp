@@ -51,7 +51,7 @@ class Environment {
     if (auto p = detail::check_list(items, check))
       fail(var, key,
            p->reason + " (item " + std::to_string(p->index + 1) + " of " +
-               detail::toml_string(*raw) + ")");
+               detail::quoted(*raw) + ")");
     field = std::move(items);
     set(var, key, detail::toml_array(field));
   }
@@ -64,7 +64,7 @@ class Environment {
     } else if (*raw == "0" || equals_ignoring_case(*raw, "false")) {
       field = false;
     } else {
-      fail(var, key, "expected 1, 0, true or false, found " + detail::toml_string(*raw));
+      fail(var, key, "expected 1, 0, true or false, found " + detail::quoted(*raw));
     }
     set(var, key, detail::toml_bool(field));
   }

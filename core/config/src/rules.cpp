@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstdio>
 
+#include "errors/echo.hpp"
+
 namespace bp::config::detail {
 namespace {
 
@@ -22,7 +24,7 @@ Problem check_name(std::string_view name) {
   if (name.empty()) return "empty name";
   bool letter_first = (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z');
   if (!letter_first || !std::all_of(name.begin(), name.end(), is_bare_key_char))
-    return toml_string(name) +
+    return quoted(name) +
            " is not a name (letters, digits, '-' and '_', starting with a letter)";
   return std::nullopt;
 }
@@ -40,7 +42,7 @@ Problem check_device(std::string_view device) {
     ok = is_digits(index) && (index.size() < 10 || (index.size() == 10 && index <= "2147483647"));
   }
   if (ok) return std::nullopt;
-  return toml_string(device) +
+  return quoted(device) +
          " is not a device: expected \"auto\", \"cpu\", \"gpu\", \"<prefix>\" or "
          "\"<prefix>:<index>\" with a non-negative integer index";
 }
@@ -51,7 +53,7 @@ Problem check_kind(std::string_view kind) {
   bool ok = base == "gpu" || base == "accelerator" || base == "cpu";
   if (ok && colon != std::string_view::npos) ok = !check_name(kind.substr(0, colon));
   if (ok) return std::nullopt;
-  return toml_string(kind) +
+  return quoted(kind) +
          " is not a device kind: expected \"gpu\", \"accelerator\", \"cpu\" or \"<prefix>:<kind>\"";
 }
 
@@ -65,7 +67,7 @@ std::optional<ListProblem> check_list(const std::vector<std::string> &items,
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (Problem p = check(items[i])) return ListProblem{i, *p};
     if (std::find(items.begin(), items.begin() + i, items[i]) != items.begin() + i)
-      return ListProblem{i, toml_string(items[i]) + " appears twice"};
+      return ListProblem{i, quoted(items[i]) + " appears twice"};
   }
   return std::nullopt;
 }
@@ -107,6 +109,8 @@ std::string toml_string(std::string_view s) {
   }
   return out + '"';
 }
+
+std::string quoted(std::string_view s) { return toml_string(core::echo(s)); }
 
 std::string toml_array(const std::vector<std::string> &items) {
   std::string out = "[";

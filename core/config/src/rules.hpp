@@ -32,6 +32,8 @@ std::optional<ListProblem> check_list(const std::vector<std::string> &items,
 
 // Values and keys as TOML text, for Entry.
 std::string toml_string(std::string_view s);
+// A caller's value in a reason: TOML-quoted, at most core::echo's bound.
+std::string quoted(std::string_view s);
 std::string toml_array(const std::vector<std::string> &items);
 std::string toml_bool(bool b);
 std::string dotted_key(std::initializer_list<std::string_view> parts);
