@@ -56,7 +56,10 @@ std::vector<Device *> Registry::add_devices(Backend *backend, const std::vector<
 
 void Registry::forget_since(int32_t count) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (count < count_.load(std::memory_order_relaxed)) count_.store(count, std::memory_order_release);
+  const int32_t now = count_.load(std::memory_order_relaxed);
+  if (count >= now) return;
+  count_.store(count, std::memory_order_release);
+  for (int32_t id = count; id < now; ++id) forgotten_.push_back(devices_[size_t(id)]);
 }
 
 Device &device_or_throw(bp_device id) {

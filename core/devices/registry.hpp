@@ -61,6 +61,7 @@ class Registry {
   std::mutex mutex_;
   std::vector<std::string> accelerator_kinds_{"gpu", "accelerator"};
   std::array<Device *, kMaxDevices> devices_{};
+  std::vector<Device *> forgotten_;  // kept alive: see forget_since
   std::atomic<int32_t> count_{0};
 };
 
