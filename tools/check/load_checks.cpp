@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "builtin_plugins.hpp"
 #include "elf_exports.hpp"
 #include "groups.hpp"
 #include "paths.hpp"
@@ -95,6 +96,18 @@ void group_load(Context &ctx) {
   const std::string expected_file = std::string("libbackplane-") + api->name + ".so";
   if (file != expected_file)
     rec.note("backend '" + std::string(api->name) + "' is in " + file + "; by convention the file is " + expected_file);
+
+  rec.begin("backend name and device prefix against the built-in plugins");
+  bool reuses = false;
+  for (const BuiltinBackend &b : builtin_backends(path)) {
+    const bool name = b.name == api->name, prefix = b.prefix == api->device_prefix;
+    if (!name && !prefix) continue;
+    reuses = true;
+    rec.fail(std::string(name ? "backend name '" + b.name + "'" : "device prefix '" + b.prefix + "'") +
+             " is the built-in plugin's " + b.path +
+             ": the core loads the built-in one and rejects this plugin; choose another name and prefix");
+  }
+  if (!reuses) rec.pass("reuses no built-in plugin's backend name or device prefix");
 
   rec.begin(format("bp_plugin_get_api(%d, 0) from a host of another ABI major", BP_PLUGIN_ABI_MAJOR + 1));
   const bp_plugin_api *other = get(BP_PLUGIN_ABI_MAJOR + 1, 0);
