@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "backplane/backplane.h"
 
@@ -23,18 +24,22 @@ constexpr size_t kMaxMessage = 4096;
   std::abort();
 }
 
-// The host backends only (cpu-openblas and reference), from the build tree.
-inline void start_host_runtime() {
-  const char *config = R"(
-[devices]
-fallback = ["cpu", "reference"]
+// What every fuzz runtime shares: the host backends only (cpu-openblas and
+// reference), from the build tree, with the same backend options (a
+// restarted runtime cannot change them: backplane/testing.h).
+constexpr const char *kHostPlugins = R"(
 [plugins]
 disabled = ["opencl", "cuda"]
 [backend.cpu-openblas]
 threads = 1
 )";
-  if (bp_init_from_string(config, "fuzz-runtime.toml") != BP_OK)
+
+inline void start_runtime(const char *devices_table) {
+  const std::string config = std::string(devices_table) + kHostPlugins;
+  if (bp_init_from_string(config.c_str(), "fuzz-runtime.toml") != BP_OK)
     fail("the runtime did not start: %s", bp_last_error());
 }
+
+inline void start_host_runtime() { start_runtime("[devices]\nfallback = [\"cpu\", \"reference\"]\n"); }
 
 }  // namespace bp_fuzz

@@ -1,5 +1,6 @@
 // bp_init, configuration entries, errors and constant names.
 #include "backplane/backplane.h"
+#include "backplane/testing.h"
 #include "capi/guard.hpp"
 #include "errors/names.hpp"
 #include "runtime/runtime.hpp"
@@ -16,6 +17,10 @@ bp_status bp_init(const char *config_path) {
 
 bp_status bp_init_from_string(const char *toml_text, const char *source_name) {
   return guarded([&] { Runtime::start_from_string(toml_text, source_name); });
+}
+
+bp_status bp_testing_restart(void) {
+  return guarded([&] { Runtime::restart_for_testing(); });
 }
 
 int32_t bp_config_count(void) {

@@ -1,5 +1,7 @@
 #include "devices/registry.hpp"
 
+#include <algorithm>
+
 #include "errors/error.hpp"
 #include "plugins/backend.hpp"
 
@@ -43,10 +45,24 @@ std::vector<Device *> Registry::add_devices(Backend *backend, const std::vector<
   std::vector<Device *> added;
   for (size_t i = 0; i < devices.size(); ++i) {
     const int32_t id = first + int32_t(i);
-    auto *d = new Device{id,       backend->prefix() + ":" + std::to_string(i),
-                         backend,  int32_t(i),
-                         devices[i].kind, devices[i].model,
-                         counts_as_accelerator(backend->prefix(), devices[i].kind)};
+    const bool accelerator = counts_as_accelerator(backend->prefix(), devices[i].kind);
+    // A backend listed again after a restart (backplane/testing.h) gets its
+    // device objects back under their new ids: storages still waiting to be
+    // reclaimed point at them, and the process keeps no more than one each.
+    auto again = std::find_if(forgotten_.begin(), forgotten_.end(),
+                              [&](Device *d) { return d->backend == backend && d->index == int32_t(i); });
+    Device *d = nullptr;
+    if (again != forgotten_.end()) {
+      d = *again;
+      forgotten_.erase(again);
+      d->id = id;
+      d->kind = devices[i].kind;
+      d->model = devices[i].model;
+      d->is_accelerator = accelerator;
+    } else {
+      d = new Device{id, backend->prefix() + ":" + std::to_string(i), backend, int32_t(i), devices[i].kind,
+                     devices[i].model, accelerator};
+    }
     devices_[size_t(id)] = d;
     added.push_back(d);
   }

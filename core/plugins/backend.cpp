@@ -1,6 +1,7 @@
 #include "plugins/backend.hpp"
 
 #include <cstring>
+#include <map>
 
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
@@ -9,9 +10,51 @@
 
 namespace bp::core {
 
+namespace {
 
-Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
-                 std::vector<std::pair<std::string, std::string>> options, bool builtin)
+using InitFn = decltype(bp_plugin_api::init);
+
+struct BackendStore {
+  std::mutex mutex;
+  std::map<InitFn, std::unique_ptr<Backend>> by_init;
+};
+
+BackendStore &store() {
+  static auto *s = new BackendStore();  // never destroyed: devices and storages point into it
+  return *s;
+}
+
+}  // namespace
+
+Backend *Backend::adopt(std::string path, const bp_plugin_api *api, uint32_t api_size, BackendOptions options,
+                        bool builtin) {
+  BackendStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.by_init.find(api->init);
+  if (it == s.by_init.end()) {
+    std::unique_ptr<Backend> b(new Backend(std::move(path), api, api_size, std::move(options), builtin));
+    return s.by_init.emplace(api->init, std::move(b)).first->second.get();
+  }
+  Backend &b = *it->second;
+  std::lock_guard<std::mutex> start_lock(b.start_mutex_);
+  b.options_ = std::move(options);
+  b.start_failed_ = false;  // the new runtime's start is its own
+  return &b;
+}
+
+void Backend::unlist_all() {
+  BackendStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (auto &entry : s.by_init) {
+    Backend &b = *entry.second;
+    std::lock_guard<std::mutex> start_lock(b.start_mutex_);
+    b.started_.store(false, std::memory_order_release);
+    b.devices_.clear();
+  }
+}
+
+Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size, BackendOptions options,
+                 bool builtin)
     : path_(std::move(path)),
       name_(api->name),
       version_(api->version ? api->version : ""),
@@ -45,9 +88,14 @@ bool Backend::start() {
       keys.push_back(kv.first.c_str());
       values.push_back(kv.second.c_str());
     }
-    {
+    if (!initialised_) {
       auto lock = call_lock();
       check(api_->init(keys.data(), values.data(), int32_t(keys.size())), "init");
+      initialised_ = true;
+      init_options_ = options_;
+    } else if (options_ != init_options_) {
+      fail(BP_ERR_CONFIG, "backend " + name_ + ": already started in this process with other [backend." + name_ +
+                              "] options; a plugin starts once per process (restart the process to change them)");
     }
     enumerate();
   } catch (const Error &e) {

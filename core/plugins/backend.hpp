@@ -27,12 +27,26 @@ struct BackendCounters {
   std::atomic<uint64_t> staged_copies{0};
 };
 
+using BackendOptions = std::vector<std::pair<std::string, std::string>>;
+
 class Backend {
  public:
-  Backend(std::string path, const bp_plugin_api *api, uint32_t api_size,
-          std::vector<std::pair<std::string, std::string>> options, bool builtin);
   Backend(const Backend &) = delete;
   Backend &operator=(const Backend &) = delete;
+
+  // The one Backend of the plugin whose table this is, made on first use and
+  // kept for the life of the process: plugins have no shutdown (ABI 1.x), so
+  // a plugin's init runs at most once per process, whichever runtime asks.
+  // A runtime restarted for tests (backplane/testing.h) gets the same object
+  // back, with its own options: start() fails with BP_ERR_CONFIG when they
+  // are not those init ran with. Keyed by the table's init function, the
+  // code that holds the plugin's state.
+  static Backend *adopt(std::string path, const bp_plugin_api *api, uint32_t api_size, BackendOptions options,
+                        bool builtin);
+  // When a runtime stops (a restart, or a start that failed), the registry
+  // forgets every device: each backend's next start() lists them again,
+  // without a second init.
+  static void unlist_all();
 
   const std::string &path() const { return path_; }
   const std::string &name() const { return name_; }
@@ -91,6 +105,8 @@ class Backend {
  private:
   static constexpr size_t kCapsPerDevice = size_t(BP_OP_LIMIT) * BP_DTYPE_COUNT * BP_DTYPE_COUNT;
 
+  Backend(std::string path, const bp_plugin_api *api, uint32_t api_size, BackendOptions options, bool builtin);
+
   void enumerate();
   // Asks the plugin once and caches the answer.
   [[gnu::noinline]] bool ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,
@@ -101,10 +117,12 @@ class Backend {
   uint32_t api_size_;
   bool thread_safe_;
   bool builtin_;
-  std::vector<std::pair<std::string, std::string>> options_;
+  BackendOptions options_;
 
   std::mutex start_mutex_;
   std::atomic<bool> started_{false};
+  bool initialised_ = false;  // init succeeded (once per process)...
+  BackendOptions init_options_;  // ...with these options
   bool start_failed_ = false;
   bp_status start_status_ = BP_OK;
   std::string start_error_, why_none_;

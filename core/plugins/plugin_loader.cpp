@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <boost/dll/shared_library.hpp>
 #include <filesystem>
 #include <system_error>
@@ -56,10 +57,18 @@ std::string dl_reason(const std::system_error &e) {
 
 // Every library ever loaded stays open for the life of the process (with
 // RTLD_NODELETE its code stays mapped anyway): objects a plugin made may
-// outlive any owner. A deque keeps the handles' addresses stable.
-std::deque<boost::dll::shared_library> &loaded_libraries() {
-  static auto *libraries = new std::deque<boost::dll::shared_library>();
-  return *libraries;
+// outlive any owner. Each path is opened once, however many runtimes load it
+// (backplane/testing.h restarts them). Called with the PluginSet's lock held;
+// the lock here covers two runtimes' sets.
+boost::dll::shared_library &load_library(const std::string &path) {
+  static std::mutex mutex;
+  static auto *libraries = new std::map<std::string, boost::dll::shared_library>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = libraries->find(path);
+  if (it != libraries->end()) return it->second;
+  namespace mode = boost::dll::load_mode;
+  boost::dll::shared_library lib(path, mode::rtld_now | mode::rtld_local | static_cast<mode::type>(RTLD_NODELETE));
+  return libraries->emplace(path, std::move(lib)).first->second;
 }
 
 bool contains(const std::vector<std::string> &list, const std::string &s) {
@@ -76,7 +85,7 @@ std::vector<std::pair<std::string, std::string>> options_for(const config::Confi
 // Loads one candidate: a Backend, or the reason it was rejected, both
 // recorded in its report.
 void load_one(PluginReport &report, const config::Config &config,
-              std::vector<std::unique_ptr<Backend>> &backends) {
+              std::vector<Backend *> &backends) {
   const std::string &path = report.path;
   if (std::string problem = plugin_file_problem(path); !problem.empty()) {
     report.reason = problem;
@@ -100,9 +109,7 @@ void load_one(PluginReport &report, const config::Config &config,
   }
   boost::dll::shared_library *lib = nullptr;
   try {
-    namespace mode = boost::dll::load_mode;
-    lib = &loaded_libraries().emplace_back(
-        path, mode::rtld_now | mode::rtld_local | static_cast<mode::type>(RTLD_NODELETE));
+    lib = &load_library(path);
   } catch (const std::system_error &e) {
     report.reason = "cannot load: " + dl_reason(e);
     return;
@@ -146,11 +153,10 @@ void load_one(PluginReport &report, const config::Config &config,
       return;
     }
   }
-  auto backend = std::make_unique<Backend>(path, api, api->struct_size,
-                                           options_for(config, report.name), report.builtin);
+  Backend *backend = Backend::adopt(path, api, api->struct_size, options_for(config, report.name), report.builtin);
   report.loaded = true;
-  report.backend = backend.get();
-  backends.push_back(std::move(backend));
+  report.backend = backend;
+  backends.push_back(backend);
 }
 
 }  // namespace
@@ -212,8 +218,8 @@ void PluginSet::load_all_locked() {
 }
 
 Backend *PluginSet::loaded_locked(const std::string &name_or_prefix, bool by_name) const {
-  for (const auto &b : backends_)
-    if (b->prefix() == name_or_prefix || (by_name && b->name() == name_or_prefix)) return b.get();
+  for (Backend *b : backends_)
+    if (b->prefix() == name_or_prefix || (by_name && b->name() == name_or_prefix)) return b;
   return nullptr;
 }
 

@@ -68,7 +68,7 @@ class PluginSet {
   std::mutex mutex_;
   std::deque<PluginReport> reports_;  // stable addresses: C API hands out their strings
   std::vector<bool> attempted_;
-  std::vector<std::unique_ptr<Backend>> backends_;
+  std::vector<Backend *> backends_;  // owned by Backend's process-wide store
   bool all_loaded_ = false;
 };
 

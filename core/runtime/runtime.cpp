@@ -7,6 +7,7 @@
 
 #include "dispatch/host_fallback.hpp"
 #include "errors/error.hpp"
+#include "tensors/handle_table.hpp"
 #include "trace/trace.hpp"
 
 namespace bp::core {
@@ -15,6 +16,9 @@ namespace {
 
 std::atomic<Runtime *> g_runtime{nullptr};
 std::mutex g_start_mutex;
+// Whether the running runtime's start reported a malformed BACKPLANE_*
+// variable (Runtime::get); guarded by g_start_mutex.
+bool g_environment_reported = false;
 
 const char *getenv_fn(const char *name) { return std::getenv(name); }
 
@@ -121,15 +125,15 @@ void Runtime::check_default_device() {
 }
 
 void Runtime::install(config::Config config) {
-  // Called with g_start_mutex held. A start that fails after backends
-  // registered devices (bp_init's checks start backends) must leave no
-  // device behind whose backend is gone.
-  const int32_t devices_before = registry().count();
+  // Called with g_start_mutex held, when no runtime runs and so no device is
+  // listed. A start that fails after backends registered devices (bp_init's
+  // checks start backends) must leave none listed.
   Runtime *rt = nullptr;
   try {
     rt = new Runtime(std::move(config));  // lives until exit: plugin objects may outlive main
   } catch (...) {
-    registry().forget_since(devices_before);
+    Backend::unlist_all();
+    registry().forget_since(0);
     throw;
   }
   g_runtime.store(rt, std::memory_order_release);
@@ -144,15 +148,14 @@ Runtime &Runtime::get() {
   // A malformed BACKPLANE_* override fails the call that starts the runtime,
   // naming the variable, once; later calls start without the overrides
   // rather than failing for ever (an explicit bp_init reports it each time).
-  static bool environment_reported = false;
   try {
     const char *path = std::getenv("BACKPLANE_CONFIG");
     config::Config c = path && *path ? config::load_file(path) : config::defaults();
     try {
       config::apply_environment(c, getenv_fn);  // leaves c as it was on a bad variable
     } catch (const config::ConfigError &e) {
-      if (!environment_reported) {
-        environment_reported = true;
+      if (!g_environment_reported) {
+        g_environment_reported = true;
         fail(BP_ERR_CONFIG, std::string(e.what()) +
                                 " (reported once: later calls start without the BACKPLANE_* overrides)");
       }
@@ -188,6 +191,22 @@ void Runtime::start_from_string(const char *toml, const char *source_name) {
   } catch (const config::ConfigError &e) {
     config_failed(e);
   }
+}
+
+void Runtime::restart_for_testing() {
+  std::lock_guard<std::mutex> lock(g_start_mutex);
+  if (const int64_t live = handles().live(); live > 0)
+    fail(BP_ERR_STATE, "bp_testing_restart: " + std::to_string(live) +
+                           " tensor(s) are still live; release every tensor first");
+  Runtime *old = g_runtime.exchange(nullptr, std::memory_order_acq_rel);
+  if (!old) return;
+  // Its backends and devices live on (Backend::adopt, Registry::add_devices)
+  // for the next runtime; the rest goes, so a fuzzer may restart for ever.
+  delete old;
+  Backend::unlist_all();
+  registry().forget_since(0);
+  g_environment_reported = false;
+  trace::clear();
 }
 
 std::vector<Backend *> Runtime::backends_in_fallback_order() {

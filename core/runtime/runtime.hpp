@@ -22,6 +22,9 @@ class Runtime {
   // Starts explicitly; BP_ERR_STATE when already running.
   static void start_from_file(const char *path);
   static void start_from_string(const char *toml, const char *source_name);
+  // bp_testing_restart (backplane/testing.h): the next call or bp_init
+  // starts a new runtime. BP_ERR_STATE while tensors are live.
+  static void restart_for_testing();
 
   const config::Config &config() const { return config_; }
   // Every candidate's report (loads every plugin first).

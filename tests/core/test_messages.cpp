@@ -119,7 +119,10 @@ TEST_CASE("bp_init's own checks and bp_backend_counters_get echo as much as any 
   REQUIRE(bp_init_from_string(("[backend.cpu-openblas]\n" + big + " = 1\n").c_str(), "t.toml") == BP_ERR_CONFIG);
   CHECK(message().rfind("t.toml:2:1: backend.cpu-openblas." + std::string(43, 'q') + "... (100021 bytes): ", 0) == 0);
   const std::string source(5000, 's');  // its position goes with it: "<source>:2:1"
-  REQUIRE(bp_init_from_string("[devices]\ndefault = \"tpu:0\"\n", source.c_str()) == BP_ERR_CONFIG);
+  // Naming the devices there are starts every backend, with the options
+  // bp_test::start gives below (a backend starts once per process).
+  REQUIRE(bp_init_from_string("[devices]\ndefault = \"tpu:0\"\n[backend.cpu-openblas]\nthreads = 1\n", source.c_str()) ==
+          BP_ERR_CONFIG);
   CHECK(message().rfind(std::string(4096, 's') + "... (5004 bytes): devices.default: unknown device 'tpu:0'", 0) == 0);
   bp_test::start(bp_test::kHostOnly);
   bp_backend_counters counters{};

@@ -81,7 +81,10 @@ BP_API uint32_t bp_api_version(void);
  * exceeds the bounds of config/backplane.toml, a plugin directory that does
  * not exist, a default device that does not, and backend options the
  * backend's init refuses. After a failed bp_init the runtime is not
- * running: bp_init may be called again. */
+ * running: bp_init may be called again. A backend is started once per
+ * process (plugin.h): one that a failed bp_init started keeps the options it
+ * started with, and a later configuration giving it others fails with
+ * BP_ERR_CONFIG. */
 BP_API bp_status bp_init(const char *config_path);
 
 /* Like bp_init, from TOML text; source_name appears in error messages. */
