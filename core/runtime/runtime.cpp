@@ -130,7 +130,7 @@ void Runtime::install(config::Config config) {
   // checks start backends) must leave none listed.
   Runtime *rt = nullptr;
   try {
-    rt = new Runtime(std::move(config));  // lives until exit: plugin objects may outlive main
+    rt = new Runtime(std::move(config));  // lives until exit, or a test restarts it (testing.h)
   } catch (...) {
     Backend::unlist_all();
     registry().forget_since(0);
