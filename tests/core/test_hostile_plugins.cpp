@@ -204,6 +204,33 @@ TEST_CASE("a plugin from outside the built-in directory that crashes, exits or h
   fs::remove_all(cache);
 }
 
+namespace {
+
+// A child process starts the runtime on the plugins of dir and asks for
+// counted:0; its wait status (exit 0 when both succeeded).
+int start_counted_plugin_in_child(const fs::path &dir) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string toml = config_with(dir.string());
+    bp_device d = -1;
+    _exit(bp_init_from_string(toml.c_str(), "t.toml") == BP_OK && bp_device_get("counted:0", &d) == BP_OK ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return status;
+}
+
+// How many times the counts-inits plugin's init ran, from its log.
+int lines_saying_init(const std::string &log) {
+  std::ifstream in(log);
+  int inits = 0;
+  for (std::string line; std::getline(in, line);) inits += line == "init";
+  return inits;
+}
+
+}  // namespace
+
 TEST_CASE("a probe verdict is cached by file identity: the next process does not probe again") {
   fs::path dir = scratch_dir("cached");
   fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/hostile-start/libbackplane-counts-inits.so", dir / "libbackplane-counts-inits.so");
@@ -213,35 +240,14 @@ TEST_CASE("a probe verdict is cached by file identity: the next process does not
   // Two processes start the plugin: the first probes it (one init in the
   // probe, one in the process), the second finds the verdict (one init).
   for (int run = 0; run < 2; ++run) {
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      const std::string toml = config_with(dir.string());
-      bp_device d = -1;
-      _exit(bp_init_from_string(toml.c_str(), "t.toml") == BP_OK && bp_device_get("counted:0", &d) == BP_OK ? 0 : 1);
-    }
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
+    const int status = start_counted_plugin_in_child(dir);
     REQUIRE(WIFEXITED(status));
     REQUIRE(WEXITSTATUS(status) == 0);
   }
-  std::ifstream in(log);
-  int inits = 0;
-  for (std::string line; std::getline(in, line);) inits += line == "init";
-  CHECK(inits == 3);
+  CHECK(lines_saying_init(log) == 3);
   // A new build of the plugin (another modification time) is probed again.
   fs::last_write_time(dir / "libbackplane-counts-inits.so", fs::file_time_type::clock::now() + std::chrono::hours(1));
-  pid_t pid = fork();
-  if (pid == 0) {
-    const std::string toml = config_with(dir.string());
-    bp_device d = -1;
-    _exit(bp_init_from_string(toml.c_str(), "t.toml") == BP_OK && bp_device_get("counted:0", &d) == BP_OK ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  std::ifstream again(log);
-  inits = 0;
-  for (std::string line; std::getline(again, line);) inits += line == "init";
-  CHECK(inits == 5);
+  start_counted_plugin_in_child(dir);
+  CHECK(lines_saying_init(log) == 5);
   fs::remove_all(dir);
 }
