@@ -20,12 +20,14 @@ int32_t checked_dtype(int32_t dtype, const char *fn) {
   return dtype;
 }
 
-// bp_full, bp_zeros and bp_ones, each naming itself in its errors.
-void full_as(const char *fn, bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
-             double value, bp_tensor *out) {
-  as_function(fn, {}, [&] {
-    bp_tensor *o = out_arg(out, fn);
-    emit(fill(device_or_throw(device), checked_dtype(dtype, fn), rank, shape, value), o);
+// A creation function: checks `out`, then makes the tensor; errors name fn.
+template <class Make>
+bp_status create(const char *fn, bp_tensor *out, Make &&make) {
+  return guarded([&] {
+    as_function(fn, {}, [&] {
+      bp_tensor *o = out_arg(out, fn);
+      emit(make(), o);
+    });
   });
 }
 
@@ -35,66 +37,57 @@ extern "C" {
 
 bp_status bp_empty(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                    bp_tensor *out) {
-  return guarded([&] {
-    as_function("bp_empty", {}, [&] {
-      bp_tensor *o = out_arg(out, "bp_empty");
-      emit(allocate_view(device_or_throw(device), checked_dtype(dtype, "bp_empty"), rank, shape), o);
-    });
+  return create("bp_empty", out, [&] {
+    return allocate_view(device_or_throw(device), checked_dtype(dtype, "bp_empty"), rank, shape);
   });
 }
 
 bp_status bp_full(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                   double value, bp_tensor *out) {
-  return guarded([&] { full_as("bp_full", device, dtype, rank, shape, value, out); });
+  return create("bp_full", out, [&] {
+    return fill(device_or_throw(device), checked_dtype(dtype, "bp_full"), rank, shape, value);
+  });
 }
 
 bp_status bp_zeros(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                    bp_tensor *out) {
-  return guarded([&] { full_as("bp_zeros", device, dtype, rank, shape, 0.0, out); });
+  return create("bp_zeros", out, [&] {
+    return fill(device_or_throw(device), checked_dtype(dtype, "bp_zeros"), rank, shape, 0.0);
+  });
 }
 
 bp_status bp_ones(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                   bp_tensor *out) {
-  return guarded([&] { full_as("bp_ones", device, dtype, rank, shape, 1.0, out); });
+  return create("bp_ones", out, [&] {
+    return fill(device_or_throw(device), checked_dtype(dtype, "bp_ones"), rank, shape, 1.0);
+  });
 }
 
 bp_status bp_arange(bp_device device, int32_t dtype, double start, double stop, double step,
                     bp_tensor *out) {
-  return guarded([&] {
-    as_function("bp_arange", {}, [&] {
-      bp_tensor *o = out_arg(out, "bp_arange");
-      emit(arange(device_or_throw(device), checked_dtype(dtype, "bp_arange"), start, stop, step), o);
-    });
+  return create("bp_arange", out, [&] {
+    return arange(device_or_throw(device), checked_dtype(dtype, "bp_arange"), start, stop, step);
   });
 }
 
 bp_status bp_random_uniform(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                             double low, double high, uint64_t seed, bp_tensor *out) {
-  return guarded([&] {
-    as_function("bp_random_uniform", {}, [&] {
-      bp_tensor *o = out_arg(out, "bp_random_uniform");
-      emit(random(device_or_throw(device), BP_OP_RANDOM_UNIFORM, dtype, rank, shape, low, high, seed), o);
-    });
+  return create("bp_random_uniform", out, [&] {
+    return random(device_or_throw(device), BP_OP_RANDOM_UNIFORM, dtype, rank, shape, low, high, seed);
   });
 }
 
 bp_status bp_random_normal(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                            double mean, double stddev, uint64_t seed, bp_tensor *out) {
-  return guarded([&] {
-    as_function("bp_random_normal", {}, [&] {
-      bp_tensor *o = out_arg(out, "bp_random_normal");
-      emit(random(device_or_throw(device), BP_OP_RANDOM_NORMAL, dtype, rank, shape, mean, stddev, seed), o);
-    });
+  return create("bp_random_normal", out, [&] {
+    return random(device_or_throw(device), BP_OP_RANDOM_NORMAL, dtype, rank, shape, mean, stddev, seed);
   });
 }
 
 bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                        const void *data, bp_tensor *out) {
-  return guarded([&] {
-    as_function("bp_from_host", {}, [&] {
-      bp_tensor *o = out_arg(out, "bp_from_host");
-      emit(from_host(device_or_throw(device), checked_dtype(dtype, "bp_from_host"), rank, shape, data), o);
-    });
+  return create("bp_from_host", out, [&] {
+    return from_host(device_or_throw(device), checked_dtype(dtype, "bp_from_host"), rank, shape, data);
   });
 }
 
