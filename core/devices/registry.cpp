@@ -70,12 +70,11 @@ std::vector<Device *> Registry::add_devices(Backend *backend, const std::vector<
   return added;
 }
 
-void Registry::forget_since(int32_t count) {
+void Registry::forget_all() {
   std::lock_guard<std::mutex> lock(mutex_);
   const int32_t now = count_.load(std::memory_order_relaxed);
-  if (count >= now) return;
-  count_.store(count, std::memory_order_release);
-  for (int32_t id = count; id < now; ++id) forgotten_.push_back(devices_[size_t(id)]);
+  count_.store(0, std::memory_order_release);
+  for (int32_t id = 0; id < now; ++id) forgotten_.push_back(devices_[size_t(id)]);
 }
 
 Device &device_or_throw(bp_device id) {

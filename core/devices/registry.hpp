@@ -1,6 +1,6 @@
 // Every device of every started backend, addressed by a dense process-wide id.
 // Lookups by id are lock-free (they are on every operator's path); devices
-// are only ever added, when a backend starts.
+// are added when a backend starts, and forgotten only when a runtime stops.
 #pragma once
 
 #include <array>
@@ -44,10 +44,11 @@ class Registry {
   // Registers a backend's devices, all of them or (throwing) none.
   std::vector<Device *> add_devices(Backend *backend, const std::vector<NewDevice> &devices);
 
-  // Forgets the devices registered since count() was `count` (a runtime
-  // whose start failed half-way registered them). The Device objects are
-  // left allocated: another thread may still hold one.
-  void forget_since(int32_t count);
+  // Forgets every device: the runtime that listed them stopped (a failed
+  // start, or a test's restart). The Device objects are left allocated
+  // (another thread or a storage awaiting reclamation may still hold one)
+  // and handed back by add_devices when their backend is listed again.
+  void forget_all();
 
   Device *get(bp_device id) const {
     if (id < 0 || id >= count_.load(std::memory_order_acquire)) return nullptr;
@@ -61,7 +62,7 @@ class Registry {
   std::mutex mutex_;
   std::vector<std::string> accelerator_kinds_{"gpu", "accelerator"};
   std::array<Device *, kMaxDevices> devices_{};
-  std::vector<Device *> forgotten_;  // kept alive: see forget_since
+  std::vector<Device *> forgotten_;  // kept alive: see forget_all
   std::atomic<int32_t> count_{0};
 };
 

@@ -27,6 +27,13 @@ config::Config configured(config::Config c) {
   return c;
 }
 
+// A runtime stopped: no device stays listed, and each backend lists its own
+// again when the next runtime starts it.
+void forget_devices() {
+  Backend::unlist_all();
+  registry().forget_all();
+}
+
 [[noreturn]] void config_failed(const config::ConfigError &e) { fail(BP_ERR_CONFIG, e.what()); }
 
 // A device index as written in a name: decimal digits without a leading
@@ -132,8 +139,7 @@ void Runtime::install(config::Config config) {
   try {
     rt = new Runtime(std::move(config));  // lives until exit, or a test restarts it (testing.h)
   } catch (...) {
-    Backend::unlist_all();
-    registry().forget_since(0);
+    forget_devices();
     throw;
   }
   g_runtime.store(rt, std::memory_order_release);
@@ -203,8 +209,7 @@ void Runtime::restart_for_testing() {
   // Its backends and devices live on (Backend::adopt, Registry::add_devices)
   // for the next runtime; the rest goes, so a fuzzer may restart for ever.
   delete old;
-  Backend::unlist_all();
-  registry().forget_since(0);
+  forget_devices();
   g_environment_reported = false;
   trace::clear();
 }
