@@ -7,10 +7,23 @@
 // Handles are reference counted: copying a Tensor adds a reference, and the
 // last one going away releases it. Failures throw bp::Error or one of its
 // subclasses, carrying the C API's structured fields.
+//
+// Comparisons are elementwise, as in PyTorch and NumPy: `a == b` is a bool
+// Tensor, and its truth value (`if (a == b)`, `!t`, `t && u`) is that of its
+// single element; a tensor of any other size throws ShapeError (ask all() or
+// any()). Whether a Tensor holds a handle at all is defined().
+//
+// Installed as <backplane.hpp> beside <backplane/backplane.h>; the CMake
+// target backplane::cpp (C++17) and pkg-config's backplane both find it.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -36,6 +49,14 @@ template <> constexpr bp_dtype dtype_of<double>() { return BP_FLOAT64; }
 template <> constexpr bp_dtype dtype_of<int32_t>() { return BP_INT32; }
 template <> constexpr bp_dtype dtype_of<int64_t>() { return BP_INT64; }
 template <> constexpr bp_dtype dtype_of<bool>() { return BP_BOOL; }
+
+namespace detail {
+// The element types dtype_of knows: the T of item<T>() and to_vector<T>().
+template <class T>
+inline constexpr bool is_element_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                     std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                                     std::is_same_v<T, bool>;
+}  // namespace detail
 
 // ---- errors --------------------------------------------------------------
 
@@ -209,7 +230,16 @@ class Tensor {
   }
 
   bp_tensor handle() const { return h_; }
-  explicit operator bool() const { return h_ != BP_NO_TENSOR; }
+  // Whether this Tensor holds a handle: false when default-constructed or
+  // moved from. (since 1.1; before, operator bool tested this)
+  bool defined() const noexcept { return h_ != BP_NO_TENSOR; }
+  // The truth value of the single element, as bool(x) is in C++ (nonzero is
+  // true, NaN too), so `if (a == b)` asks whether two one-element tensors are
+  // equal. Waits for pending work and reads the element to the host. Throws
+  // ShapeError for any other number of elements (all() or any() reduce a
+  // comparison to one) and InvalidHandleError when !defined().
+  // (changed in 1.1: it tested the handle, and `if (a == b)` was always true)
+  explicit operator bool() const;
   // Same handle (bp_to returns the tensor itself when it is already there).
   bool is(const Tensor &o) const { return h_ == o.h_; }
 
@@ -260,12 +290,23 @@ class Tensor {
     check(bp_to_host(h_, host.data(), host.size() * sizeof(Stored)));
     return std::vector<T>(host.begin(), host.end());
   }
-  // The single element of a one-element tensor, as double.
-  double item() const {
-    Tensor d = astype(BP_FLOAT64);
-    std::vector<double> v = d.to_vector<double>();
-    if (v.size() != 1) throw ShapeError(BP_ERR_SHAPE, "item: the tensor has " + std::to_string(v.size()) + " elements", "", -1, {});
-    return v[0];
+  // The single element of a one-element tensor of any shape ({}, {1},
+  // {1, 1}, ...) as T, one of float, double, int32_t, int64_t, bool; another
+  // dtype converts as astype() does. Waits for pending work. Throws
+  // ShapeError, naming the count and shape, for any other number of elements.
+  // (item() as double since 1.0, item<T>() since 1.1)
+  template <class T = double>
+  T item() const {
+    static_assert(detail::is_element_v<T>, "item<T>: T must be float, double, int32_t, int64_t or bool");
+    const int64_t n = numel();
+    if (n != 1) {
+      std::string shape;
+      for (int64_t s : this->shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(s);
+      throw ShapeError(BP_ERR_SHAPE, "item: the tensor has " + std::to_string(n) + " elements (shape [" + shape +
+                                         "]); item() needs exactly one", "", -1, {});
+    }
+    const Tensor same = dtype() == dtype_of<T>() ? *this : astype(dtype_of<T>());
+    return same.to_vector<T>()[0];
   }
 
   Tensor copy_to(Device d) const { return wrap([&](bp_tensor *o) { return bp_copy_to(h_, d.id(), o); }); }
@@ -302,6 +343,10 @@ class Tensor {
   Tensor min(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_MIN, axis, keepdims); }
   Tensor argmax(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMAX, axis, keepdims); }
   Tensor norm() const { return reduce(BP_OP_NORM); }
+  // Whether every element (all) or some element (any) is nonzero, along one
+  // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
+  Tensor all(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const;
+  Tensor any(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const;
 
   // Writes src (broadcast, converted) into this tensor or view.
   void assign(const Tensor &src) const { check(bp_assign(h_, src.h_)); }
@@ -399,5 +444,175 @@ inline void matmul_out(const Tensor &a, const Tensor &b, const Tensor &out) {
   check(bp_matmul_out(a.handle(), b.handle(), 0, 0, out.handle()));
 }
 inline void norm_out(const Tensor &a, const Tensor &out) { check(bp_norm_out(a.handle(), out.handle())); }
+
+// ---- truth values --------------------------------------------------------
+
+inline Tensor Tensor::all(int32_t axis, bool keepdims) const { return (*this != 0.0).min(axis, keepdims).astype(BP_BOOL); }
+inline Tensor Tensor::any(int32_t axis, bool keepdims) const { return (*this != 0.0).max(axis, keepdims).astype(BP_BOOL); }
+
+inline Tensor::operator bool() const {
+  if (!defined())
+    throw InvalidHandleError(BP_ERR_INVALID_HANDLE,
+                             "the truth value of an undefined bp::Tensor (default-constructed or moved from); "
+                             "defined() tests whether a Tensor holds a handle",
+                             "", -1, {});
+  const int64_t n = numel();
+  if (n != 1)
+    throw ShapeError(BP_ERR_SHAPE,
+                     "the truth value of a tensor with " + std::to_string(n) +
+                         " elements is ambiguous; use all() or any()",
+                     "", -1, {});
+  return item<double>() != 0;
+}
+
+// ---- printing ------------------------------------------------------------
+
+namespace detail {
+
+// NumPy's threshold and edge items: above this many elements, each axis
+// longer than twice the edge shows its first and last edge rows only.
+inline constexpr int64_t print_threshold = 1000;
+inline constexpr int64_t print_edge = 3;
+
+// The shortest "%.*<conv>" form (up to 8 digits after the point) that reads
+// back as x, NumPy's "unique" mode in its float32 and float64 flavours alike.
+template <class T>
+int shortest_digits(T x, char conv) {
+  char buf[64];
+  for (int d = 0; d < 8; ++d) {
+    std::snprintf(buf, sizeof buf, conv == 'e' ? "%.*e" : "%.*f", d, double(x));
+    if (T(std::strtod(buf, nullptr)) == x) return d;
+  }
+  return 8;
+}
+
+// Each value as NumPy prints it in an array: True/False, integers, floats in
+// positional form with a point ("1.", "0.25", fractions padded with spaces
+// to a common width) or, when the finite nonzero magnitudes reach 1e8, go
+// below 1e-4 or span more than 1e3, in scientific form with a common number
+// of digits. Returned right-aligned to one width.
+template <class T>
+std::vector<std::string> format_elements(const std::vector<T> &v) {
+  std::vector<std::string> out;
+  out.reserve(v.size());
+  if constexpr (std::is_same_v<T, bool>) {
+    for (bool b : v) out.push_back(b ? "True" : "False");
+  } else if constexpr (std::is_integral_v<T>) {
+    for (T x : v) out.push_back(std::to_string(x));
+  } else {
+    double lo = HUGE_VAL, hi = 0;
+    for (T x : v)
+      if (std::isfinite(x) && x != 0) {
+        lo = std::min(lo, std::fabs(double(x)));
+        hi = std::max(hi, std::fabs(double(x)));
+      }
+    const bool scientific = hi > 0 && (hi >= 1e8 || lo < 1e-4 || hi / lo > 1e3);
+    int digits = 0;
+    if (scientific)
+      for (T x : v)
+        if (std::isfinite(x)) digits = std::max(digits, shortest_digits(x, 'e'));
+    size_t frac_width = 0;
+    char buf[64];
+    for (T x : v) {
+      if (std::isnan(x)) {
+        out.push_back("nan");
+      } else if (std::isinf(x)) {
+        out.push_back(x < 0 ? "-inf" : "inf");
+      } else if (scientific) {
+        std::snprintf(buf, sizeof buf, "%.*e", digits, double(x));
+        std::string s = buf;
+        if (digits == 0) s.insert(s.find('e'), ".");
+        out.push_back(s);
+      } else {
+        std::snprintf(buf, sizeof buf, "%.*f", shortest_digits(x, 'f'), double(x));
+        std::string s = buf;
+        if (s.find('.') == std::string::npos) s += '.';
+        frac_width = std::max(frac_width, s.size() - s.find('.'));
+        out.push_back(s);
+      }
+    }
+    if (!scientific)
+      for (std::string &s : out)
+        if (s.find('.') != std::string::npos) s.append(frac_width - (s.size() - s.find('.')), ' ');
+  }
+  size_t width = 0;
+  for (const std::string &s : out) width = std::max(width, s.size());
+  for (std::string &s : out) s.insert(0, width - s.size(), ' ');
+  return out;
+}
+
+// The nested brackets of the elements from flat index `first` on, along
+// axis `axis` and those after it; `indent` is the column of the outermost
+// bracket.
+inline void print_axis(std::ostream &os, const std::vector<std::string> &elements, const Shape &shape,
+                       size_t axis, int64_t first, bool summarize, size_t indent) {
+  int64_t stride = 1;
+  for (size_t a = axis + 1; a < shape.size(); ++a) stride *= shape[a];
+  const int64_t n = shape[axis];
+  const bool last_axis = axis + 1 == shape.size();
+  // Between rows: ", " on the last axis, else a comma and one line per axis
+  // below, the rows lined up under the first.
+  const std::string sep = last_axis ? ", " : "," + std::string(shape.size() - axis - 1, '\n') +
+                                                  std::string(indent + axis + 1, ' ');
+  os << '[';
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) os << sep;
+    if (summarize && n > 2 * print_edge && i == print_edge) {
+      os << "..." << sep;
+      i = n - print_edge;
+    }
+    if (last_axis)
+      os << elements[size_t(first + i)];
+    else
+      print_axis(os, elements, shape, axis + 1, first + i * stride, summarize, indent);
+  }
+  os << ']';
+}
+
+}  // namespace detail
+
+// Writes t as the Python binding's repr does: its values, then the device,
+// then the dtype unless float32, int64 or bool, e.g.
+//   tensor([[1., 1.],
+//           [1., 1.]], device='cpu:0')
+//   tensor([1, 2], device='opencl:0', dtype=int32)
+// Beyond 1000 elements each long axis shows its first and last 3 rows around
+// "...". Waits for pending work and copies the values to the host. An
+// undefined Tensor prints as tensor(undefined). Throws what shape(), dtype()
+// and to_vector() throw. (since 1.1)
+inline std::ostream &operator<<(std::ostream &os, const Tensor &t) {
+  if (!t.defined()) return os << "tensor(undefined)";
+  const Shape shape = t.shape();
+  const bp_dtype dtype = t.dtype();
+  std::vector<std::string> elements;
+  switch (dtype) {
+    case BP_FLOAT32: elements = detail::format_elements(t.to_vector<float>()); break;
+    case BP_FLOAT64: elements = detail::format_elements(t.to_vector<double>()); break;
+    case BP_INT32: elements = detail::format_elements(t.to_vector<int32_t>()); break;
+    case BP_INT64: elements = detail::format_elements(t.to_vector<int64_t>()); break;
+    case BP_BOOL: elements = detail::format_elements(t.to_vector<bool>()); break;
+    default:
+      throw DtypeError(BP_ERR_DTYPE, std::string("operator<<: cannot print a tensor of dtype ") + bp_dtype_name(dtype),
+                       "", -1, {});
+  }
+  const std::string prefix = "tensor(";
+  os << prefix;
+  if (shape.empty()) {
+    os << elements.at(0);
+  } else if (elements.empty()) {
+    os << "[]";
+  } else {
+    detail::print_axis(os, elements, shape, 0, 0, int64_t(elements.size()) > detail::print_threshold,
+                       prefix.size());
+  }
+  if (elements.empty() && shape.size() != 1) {
+    os << ", size=(";
+    for (size_t a = 0; a < shape.size(); ++a) os << (a ? ", " : "") << shape[a];
+    os << ")";
+  }
+  os << ", device='" << t.device().name() << "'";
+  if (dtype != BP_FLOAT32 && dtype != BP_INT64 && dtype != BP_BOOL) os << ", dtype=" << bp_dtype_name(dtype);
+  return os << ')';
+}
 
 }  // namespace bp
