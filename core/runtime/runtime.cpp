@@ -123,11 +123,14 @@ void Runtime::check_backend_options() {
 }
 
 void Runtime::check_default_device() {
-  if (config_.default_device == "auto") return;
+  // Resolving starts a backend: only a default someone wrote is worth that at
+  // bp_init ("auto" always resolves while any device exists).
+  const config::Entry *e = entry("devices.default");
+  if (config_.default_device == "auto" || !e || e->origin == "default") return;
   try {
     resolve(config_.default_device);
-  } catch (const Error &e) {
-    invalid_setting(entry("devices.default"), "devices.default", e.what());
+  } catch (const Error &err) {
+    invalid_setting(e, "devices.default", err.what());
   }
 }
 
@@ -262,7 +265,10 @@ Device *Runtime::try_gpu(int32_t i) {
 
 Device &Runtime::default_device() {
   const std::string &want = config_.default_device;
-  if (want != "auto") return resolve(want);
+  return want == "auto" ? auto_device() : resolve(want);
+}
+
+Device &Runtime::auto_device() {
   if (Device *g = try_gpu(0)) return *g;
   if (Backend *b = find_backend("cpu"); b && b->start() && !b->devices().empty())
     return *b->devices().front();
@@ -272,7 +278,8 @@ Device &Runtime::default_device() {
 }
 
 Device &Runtime::resolve(const std::string &name) {
-  if (name == "auto" || name == "default") return default_device();
+  if (name == "default") return default_device();
+  if (name == "auto") return auto_device();
   size_t colon = name.find(':');
   std::string prefix = name.substr(0, colon);
   int32_t index = 0;

@@ -39,7 +39,11 @@ class Runtime {
   Device &resolve(const std::string &name);
   Device &cpu();
   Device *try_gpu(int32_t i);
+  // [devices] default resolved ("auto" there means auto_device()).
   Device &default_device();
+  // The device "auto" names: the first accelerator in fallback order, else
+  // cpu:0, else the first device of any backend in fallback order.
+  Device &auto_device();
 
  private:
   explicit Runtime(config::Config config);

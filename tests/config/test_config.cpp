@@ -81,7 +81,7 @@ fs::path temp_dir() {
 
 TEST_CASE("defaults") {
   Config c = defaults();
-  CHECK(c.default_device == "auto");
+  CHECK(c.default_device == "cpu");
   CHECK(c.fallback == std::vector<std::string>{"cuda", "opencl", "cpu"});
   CHECK(c.accelerator_kinds == std::vector<std::string>{"gpu", "accelerator"});
   CHECK(c.plugin_paths.empty());
@@ -106,7 +106,7 @@ TEST_CASE("defaults") {
                     "backend.opencl.fp64", "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
                     "devices.fallback", "dispatch.host_fallback", "dispatch.trace",
                     "plugins.disabled", "plugins.paths", "plugins.required"});
-  CHECK(entry(c, "devices.default").value == "\"auto\"");
+  CHECK(entry(c, "devices.default").value == "\"cpu\"");
   CHECK(entry(c, "devices.fallback").value == "[\"cuda\", \"opencl\", \"cpu\"]");
   CHECK(entry(c, "plugins.paths").value == "[]");
   CHECK(entry(c, "dispatch.trace").value == "false");

@@ -61,6 +61,7 @@ TEST_CASE("cuda:10 is an unknown device naming what exists") {
 TEST_CASE("an accelerator-kind device is gpu(0) in fallback order") {
   start(R"(
 [devices]
+default = "auto"
 fallback = ["fake", "cpu"]
 [plugins]
 paths = [")" BP_TEST_FAKE_PLUGIN_DIR R"("]

@@ -193,8 +193,11 @@ typedef char bp_device_info_size_check[sizeof(bp_device_info) == BP_DEVICE_INFO_
 BP_API bp_status bp_devices(bp_device *out, int32_t capacity, int32_t *count);
 
 /* Resolves a name: "cpu" (= "cpu:0"), "<prefix>:<i>", "gpu" / "gpu:<i>" (the
- * i-th accelerator in fallback order), "default" / "auto" (the configured
- * default). Unknown names give BP_ERR_UNKNOWN_DEVICE listing the devices. */
+ * i-th accelerator in fallback order), "default" (the configured default,
+ * [devices] default), "auto" (the first accelerator in fallback order, else
+ * cpu:0, else the first device of any backend; since 1.1: before, "auto"
+ * was the configured default too). Unknown names give BP_ERR_UNKNOWN_DEVICE
+ * listing the devices. */
 BP_API bp_status bp_device_get(const char *name, bp_device *out);
 
 /* Canonical name ("cpu:0"), or NULL (with an error set) for a bad id. */
@@ -218,7 +221,8 @@ BP_API int32_t bp_num_gpus(void);
 BP_API bp_status bp_try_gpu(int32_t i, bp_device *out);
 BP_API bp_status bp_try_all_gpus(bp_device *out, int32_t capacity, int32_t *count);
 
-/* Device new tensors go to when none is named ([devices] default). */
+/* Device new tensors go to when none is named ([devices] default: "cpu"
+ * unless configured, since 1.1; "auto" before). */
 BP_API bp_status bp_default_device(bp_device *out);
 
 /* Blocks until every operation queued on the device has finished. */

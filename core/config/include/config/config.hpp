@@ -21,7 +21,7 @@ struct Entry {
 
 struct Config {
   // [devices] default: "auto", "cpu", "gpu", "<prefix>" or "<prefix>:<index>".
-  std::string default_device = "auto";
+  std::string default_device = "cpu";
   // [devices] fallback: backend names or device prefixes; the order for "auto" and gpu(i).
   std::vector<std::string> fallback{"cuda", "opencl", "cpu"};
   // [devices] accelerator_kinds: "gpu" | "accelerator" | "cpu", or "<prefix>:<kind>"
