@@ -55,7 +55,9 @@ def test_device_info():
     info = bp.cpu().info()
     assert info["name"] == "cpu:0"
     assert info["backend"]
-    assert isinstance(bp.cpu().properties(), list)
+    props = bp.cpu().properties()
+    assert isinstance(props, list) and props, "cpu:0 reports its model and cores"
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in props)
 
 
 def test_unknown_device_lists_the_devices():
@@ -115,7 +117,7 @@ def test_default_device_scope(dev):
         assert d is dev
         assert bp.current_device() is dev
         for t in (bp.ones(2), bp.zeros(2), bp.empty(2), bp.full(2, 3.0), bp.arange(3),
-                  bp.tensor([1, 2]), bp.random.uniform(2), bp.random.normal(2)):
+                  bp.tensor([1, 2]), bp.random.uniform(size=2), bp.random.normal(size=2)):
             assert t.device is dev
     assert bp.current_device() is outer
 

@@ -47,7 +47,7 @@ def test_dtype_error():
         bp.where(x, x, x)
     assert e.value.op == "where" and "bool" in str(e.value)
     with pytest.raises(bp.DtypeError):
-        bp.random.uniform(2, dtype="int32", device="cpu")
+        bp.random.uniform(size=2, dtype="int32", device="cpu")
 
 
 def test_out_of_memory():

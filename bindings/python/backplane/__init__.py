@@ -28,7 +28,7 @@ from ._errors import make_error as _make_error  # noqa: E402
 from ._dtype import *  # noqa: E402,F401,F403
 from ._device import (  # noqa: E402
     Device, cpu, current_device, default_device, device, device_of as _device_of, devices,
-    gpu, num_gpus, synchronize, try_all_gpus, try_gpu)
+    gpu, num_gpus, set_default_device, synchronize, try_all_gpus, try_gpu)
 from ._tensor import (  # noqa: E402
     Tensor, abs, add, arange, argmax, array, copyto, divide, empty, equal, exp, from_dlpack,
     from_numpy, full, full_like, greater, greater_equal, less, less_equal, live_tensor_count,
@@ -36,6 +36,7 @@ from ._tensor import (  # noqa: E402
     ones_like, power, relu, reshape, sigmoid, sqrt, subtract, sum, tanh, tensor, to, transpose,
     where, zeros, zeros_like)
 from . import random  # noqa: E402
+from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
@@ -49,12 +50,13 @@ __version__ = "0.1.0"
 __all__ = [
     # devices
     "Device", "cpu", "gpu", "num_gpus", "try_gpu", "try_all_gpus", "devices", "device",
-    "default_device", "current_device", "get_default_device", "synchronize",
+    "default_device", "current_device", "get_default_device", "set_default_device",
+    "synchronize",
     # dtypes: DType, as_dtype, float32, float64, int32, int64, bool_
     *_dtype.__all__,
     # tensors
     "Tensor", "tensor", "array", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
-    "zeros_like", "ones_like", "full_like", "arange", "random",
+    "zeros_like", "ones_like", "full_like", "arange", "random", "manual_seed",
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "negative", "exp",
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:

@@ -83,18 +83,21 @@ class Device:
 
     __str__ = __repr__
 
+    # Equal to its canonical name too, as a dtype is to "float32"; the hash is
+    # the name's so that a dict keyed by names finds a Device and back.
     def __eq__(self, other):
         if isinstance(other, Device):
             return self._id == other._id
+        if isinstance(other, str):
+            return other == self._name
         return NotImplemented
 
     def __ne__(self, other):
-        if isinstance(other, Device):
-            return self._id != other._id
-        return NotImplemented
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
 
     def __hash__(self):
-        return hash((Device, self._id))
+        return hash(self._name)
 
     def __reduce__(self):
         return (device, (self._name,))
@@ -188,20 +191,33 @@ def _pop(dev):
     stack.pop()
 
 
+_process_default = [None]  # set_default_device(); None: the configured default
+
+
+def set_default_device(dev):
+    """Makes dev (a Device or name) the device new tensors go to in this
+    process when no default_device() scope is active, like
+    torch.set_default_device; None goes back to the configured default
+    ([devices] default: "cpu" unless configured; "auto" picks an accelerator)."""
+    _process_default[0] = None if dev is None else device(dev)
+
+
 def current_device():
     """The device new tensors go to here: the innermost default_device() scope
-    of this thread, else the configured default ([devices] default)."""
+    of this thread, else set_default_device()'s, else the configured default
+    ([devices] default)."""
     stack = getattr(_state, "stack", None)
     if stack:
         return stack[-1]
-    return device_of(_C.default_device())
+    return _process_default[0] or device_of(_C.default_device())
 
 
 def current_device_id():
     stack = getattr(_state, "stack", None)
     if stack:
         return stack[-1]._id
-    return _C.default_device()
+    d = _process_default[0]
+    return d._id if d is not None else _C.default_device()
 
 
 class default_device:

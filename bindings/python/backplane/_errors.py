@@ -7,6 +7,8 @@ ValueError, an OutOfMemoryError a MemoryError, ...).
 The class of status BP_ERR_<WORDS> is <Words>Error: BP_ERR_SHAPE gives
 ShapeError, BP_ERR_OUT_OF_MEMORY OutOfMemoryError. A status number this module
 does not know (one a newer library added) raises BackplaneError itself."""
+import re
+
 from . import _C
 
 
@@ -40,6 +42,12 @@ _BUILTIN = {
     "BP_ERR_SHAPE": ValueError,
     "BP_ERR_DTYPE": TypeError,
     "BP_ERR_OUT_OF_MEMORY": MemoryError,
+    "BP_ERR_DEVICE_MISMATCH": RuntimeError,
+    "BP_ERR_CONFIG": RuntimeError,
+    "BP_ERR_PLUGIN": RuntimeError,
+    "BP_ERR_BACKEND": RuntimeError,
+    "BP_ERR_STATE": RuntimeError,
+    "BP_ERR_INTERNAL": RuntimeError,
 }
 
 # What the docstrings add to the status's own description.
@@ -97,6 +105,26 @@ def _status_name(code):
         return "BP_ERR_{}".format(code)
 
 
+# The core's hints name C calls; a Python caller reads the Python spelling.
+_PYTHON_SPELLINGS = (
+    ("move the inputs with bp_to", "move the inputs with `.to(device)`"),
+    ("move one with bp_to", "move one with `.to(device)`"),
+    ("bp_binary_scalar(BP_OP_NE, c, 0, ...)", "`c != 0`"),
+)
+_C_NAME = re.compile(r"\bbp_([a-z][a-z0-9_]*)")
+
+
+def python_spelling(message):
+    """The core's message with the C calls it names in their Python spelling:
+    the hints of _PYTHON_SPELLINGS, and bp_<name> as bp.<name> where the
+    package has that function."""
+    import backplane
+    for c, py in _PYTHON_SPELLINGS:
+        message = message.replace(c, py)
+    return _C_NAME.sub(lambda m: "bp." + m.group(1) if callable(getattr(backplane, m.group(1), None))
+                       else m.group(0), message)
+
+
 def make_error(code, message, op, input, device_ids, device_of):
     """The exception for one C API failure (called by backplane._C)."""
     devices = []
@@ -105,5 +133,5 @@ def make_error(code, message, op, input, device_ids, device_of):
             devices.append(device_of(i))
         except Exception:  # a bad id in an error report must not hide the error
             pass
-    return error_class(code)(message, status=_status_name(code), code=code, op=op or None,
+    return error_class(code)(python_spelling(message), status=_status_name(code), code=code, op=op or None,
                              input=None if input < 0 else input, devices=devices)

@@ -9,8 +9,8 @@ import sys
 
 from . import _C
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
-from ._dtype import ALL as _DTYPES, BY_CODE, as_dtype, bool_, float32, float64, int64
-from ._errors import UnsupportedError
+from ._dtype import ALL as _DTYPES, BY_CODE, DType, as_dtype, bool_, float32, float64, int32, int64
+from ._errors import DtypeError, UnsupportedError
 
 OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
 AXIS_ALL = _C.AXIS_ALL
@@ -48,9 +48,6 @@ class Tensor(_C.TensorBase):
     for pending work and copies it to host memory."""
 
     __slots__ = ()
-    # NumPy defers mixed ndarray/tensor operators and ufuncs to us (and we
-    # refuse them): data never moves between host and device silently.
-    __array_ufunc__ = None
 
     # ---- metadata -----------------------------------------------------------
 
@@ -75,6 +72,25 @@ class Tensor(_C.TensorBase):
     @property
     def nbytes(self):
         return self.size * BY_CODE[self._dtype_code].itemsize
+
+    @property
+    def size(self):
+        """The number of elements (NumPy); called, the shape (PyTorch): t.size()
+        is t.shape and t.size(d) is t.shape[d]."""
+        return _Size(_C.TensorBase.size.__get__(self), self)
+
+    def numel(self):
+        """The number of elements (PyTorch)."""
+        return _C.TensorBase.size.__get__(self)
+
+    def dim(self):
+        """The number of axes (PyTorch; .ndim)."""
+        return self.ndim
+
+    def stride(self, dim=None):
+        """Element strides (PyTorch): the tuple, or the stride of axis dim."""
+        strides = self.strides
+        return strides if dim is None else strides[_axis(dim, len(strides))]
 
     @property
     def T(self):
@@ -105,10 +121,20 @@ class Tensor(_C.TensorBase):
 
     copy_to = copyto
 
-    def to(self, device=None, dtype=None):
-        """This tensor on `device`: self (the same object) when it already lives
-        there, else a copy (PyTorch .to, MXNet .as_in_ctx). With dtype, also
-        converts (a new tensor unless the dtype already matches)."""
+    def to(self, *args, device=None, dtype=None):
+        """This tensor on a device and/or in a dtype, as PyTorch's .to:
+        t.to(dev), t.to(bp.float64), t.to("float64"), t.to("opencl:0",
+        "float64"), t.to(other) (other's device and dtype), or by keyword.
+        Returns self (the same object) when nothing changes, else a new
+        tensor: a copy on the other device (MXNet .as_in_ctx), converted."""
+        for a in args:
+            is_dtype = _is_dtype_spec(a)
+            if isinstance(a, Tensor):
+                device, dtype = _set_once("device", device, a.device), _set_once("dtype", dtype, a.dtype)
+            elif is_dtype:
+                dtype = _set_once("dtype", dtype, a)
+            else:
+                device = _set_once("device", device, a)
         t = self
         if device is not None:
             dev = _resolve_device(device)
@@ -130,6 +156,39 @@ class Tensor(_C.TensorBase):
         """to(bp.cpu())."""
         return self.to(device_of(_C.cpu()))
 
+    def gpu(self, i=0):
+        """to(bp.gpu(i)): the i-th accelerator, whatever its backend (raises
+        bp.UnknownDeviceError when there is none)."""
+        return self.to(device_of(_C.gpu(operator.index(i))))
+
+    def cuda(self, device=None):
+        """to("cuda:<i>") (PyTorch): device is an index or a name; raises
+        bp.UnknownDeviceError without the CUDA backend. .gpu(i) takes any
+        accelerator."""
+        if device is None or isinstance(device, int):
+            device = "cuda:{}".format(device or 0)
+        return self.to(device)
+
+    def float(self):
+        """to(bp.float32)."""
+        return self.to(float32)
+
+    def double(self):
+        """to(bp.float64)."""
+        return self.to(float64)
+
+    def int(self):
+        """to(bp.int32)."""
+        return self.to(int32)
+
+    def long(self):
+        """to(bp.int64)."""
+        return self.to(int64)
+
+    def bool(self):
+        """to(bp.bool)."""
+        return self.to(bool_)
+
     # ---- host data -----------------------------------------------------------
 
     def numpy(self):
@@ -143,8 +202,18 @@ class Tensor(_C.TensorBase):
     asnumpy = numpy
 
     def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("np.asarray(t, copy=False): a backplane tensor always becomes a NumPy "
+                             "array by a copy (t.numpy()); np.from_dlpack(t) shares the memory of "
+                             "a tensor in host memory (cpu, reference)")
         a = self.numpy()  # always a fresh host copy
         return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs on tensors run here, on the tensors' device, and give a
+        tensor: np.exp(t) is bp.exp(t). An ndarray operand is refused: its data
+        would have to move to the device silently."""
+        return _numpy_ufunc(ufunc, method, inputs, kwargs)
 
     def __copy__(self):
         return _C.copy_to(self, self._device_id)
@@ -242,13 +311,7 @@ class Tensor(_C.TensorBase):
 
     def __setitem__(self, key, value):
         view = self[key]
-        if isinstance(value, Tensor):
-            src = value
-        elif isinstance(value, (int, float)) or _is_numpy_scalar(value):
-            src = _C.full(view._device_id, view._dtype_code, (), float(value))
-        else:
-            src = tensor(value, dtype=BY_CODE[view._dtype_code], device=view.device)
-        _C.assign(view, src)
+        _C.assign(view, value if isinstance(value, Tensor) else _scalar_or_data(value, view))
 
     # ---- shape ----------------------------------------------------------------
 
@@ -277,7 +340,49 @@ class Tensor(_C.TensorBase):
         return _C.cast(self, as_dtype(dtype).code)
 
     def copy(self):
+        """A new tensor with the same elements on the same device."""
         return _C.copy_to(self, self._device_id)
+
+    clone = copy  # PyTorch
+
+    def detach(self):
+        """A new tensor object sharing this one's storage (PyTorch): writes
+        through either show in both."""
+        return _C.reshape(self, self.shape)
+
+    # ---- in place (PyTorch): write into this tensor and return it -------------
+
+    def add_(self, other):
+        """self += other, in this tensor's storage (the result dtype must be self's)."""
+        return _C.binary_out(OP["add"], self, other, self)
+
+    def sub_(self, other):
+        return _C.binary_out(OP["sub"], self, other, self)
+
+    def mul_(self, other):
+        return _C.binary_out(OP["mul"], self, other, self)
+
+    def div_(self, other):
+        return _C.binary_out(OP["div"], self, other, self)
+
+    def copy_(self, src):
+        """Copies src's elements into this tensor (broadcast to its shape). A
+        tensor on another device is copied across: the call asks for it."""
+        if not isinstance(src, Tensor):
+            src = _scalar_or_data(src, self)
+        elif src._device_id != self._device_id:
+            src = _C.copy_to(src, self._device_id)
+        _C.assign(self, src)
+        return self
+
+    def fill_(self, value):
+        """Sets every element to value."""
+        _C.assign(self, _C.full(self._device_id, self._dtype_code, (), float(value)))
+        return self
+
+    def zero_(self):
+        """Sets every element to zero."""
+        return self.fill_(0)
 
     # ---- reductions ------------------------------------------------------------
 
@@ -309,10 +414,12 @@ class Tensor(_C.TensorBase):
         return norm(self, axis, keepdims, out)
 
     def all(self, axis=None, keepdims=False):
-        return _reduce(OP["min"], self != 0, axis, keepdims, None)
+        """True where every element (along axis) is nonzero: a bool tensor."""
+        return _as_bool(_reduce(OP["min"], self != 0, axis, keepdims, None))
 
     def any(self, axis=None, keepdims=False):
-        return _reduce(OP["max"], self != 0, axis, keepdims, None)
+        """True where some element (along axis) is nonzero: a bool tensor."""
+        return _as_bool(_reduce(OP["max"], self != 0, axis, keepdims, None))
 
     # ---- NumPy-style functions as methods --------------------------------------
 
@@ -327,6 +434,56 @@ class Tensor(_C.TensorBase):
 
 
 Tensor.__module__ = "backplane"
+
+
+class _Size(int):
+    """Tensor.size: an int, the number of elements, as NumPy's .size; called
+    as PyTorch's .size(), the shape, and .size(d), one extent."""
+
+    def __new__(cls, numel, t):
+        self = super().__new__(cls, numel)
+        self._shape = t.shape
+        return self
+
+    def __call__(self, dim=None):
+        return self._shape if dim is None else self._shape[_axis(dim, len(self._shape))]
+
+
+def _axis(dim, ndim):
+    d = operator.index(dim)
+    if not -ndim <= d < ndim:
+        raise IndexError("dimension {} is out of range for a tensor of dimension {}".format(dim, ndim))
+    return d % ndim
+
+
+def _as_bool(t):
+    return t if t._dtype_code == bool_.code else _C.cast(t, bool_.code)
+
+
+def _is_dtype_spec(x):
+    """Whether an argument of .to() names a dtype rather than a device."""
+    if isinstance(x, (DType, type)):
+        return True
+    if isinstance(x, Device):
+        return False
+    try:
+        as_dtype(x)
+        return True
+    except DtypeError:
+        return False
+
+
+def _set_once(what, current, value):
+    if current is not None:
+        raise TypeError("to(): {} given twice".format(what))
+    return value
+
+
+def _scalar_or_data(value, like):
+    """A tensor on like's device and in its dtype for a number or host data."""
+    if isinstance(value, (int, float)) or _is_numpy_scalar(value):
+        return _C.full(like._device_id, like._dtype_code, (), float(value))
+    return tensor(value, dtype=BY_CODE[like._dtype_code], device=like.device)
 
 
 def _rebuild(data, device_name):
@@ -681,3 +838,41 @@ def live_tensor_count():
     return _C.live_tensor_count()
 
 
+
+
+# ---- NumPy ufuncs on tensors ------------------------------------------------------
+
+# NumPy's ufunc name -> the function here computing it on a tensor's device.
+_UFUNCS = {
+    "add": add, "subtract": subtract, "multiply": multiply, "true_divide": divide,
+    "divide": divide, "power": power, "maximum": maximum, "minimum": minimum,
+    "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
+    "greater": greater, "greater_equal": greater_equal, "negative": negative,
+    "absolute": abs, "exp": exp, "log": log, "sqrt": sqrt, "tanh": tanh, "matmul": matmul,
+}
+
+
+def _mixed_error(inputs):
+    dev = next(x.device for x in inputs if isinstance(x, Tensor))
+    return TypeError(
+        "a NumPy array and a backplane tensor on {dev} in one operation: data does not move "
+        "between host and device silently. Make the array a tensor first: "
+        "bp.tensor(array, device='{dev}') (or bring the tensor to NumPy with t.numpy())"
+        .format(dev=dev))
+
+
+def _numpy_ufunc(ufunc, method, inputs, kwargs):
+    np = _numpy()
+    out = kwargs.pop("out", None)
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if _builtins.any(isinstance(x, np.ndarray) for x in inputs + (out,)):
+        raise _mixed_error(inputs + (out,))
+    fn = _UFUNCS.get(ufunc.__name__)
+    if method != "__call__" or fn is None or kwargs:
+        what = "np.{}{}".format(ufunc.__name__, "" if method == "__call__" else "." + method)
+        if kwargs:
+            what += " with " + ", ".join(k + "=" for k in kwargs)
+        raise TypeError("{} is not supported on backplane tensors; the ufuncs that are: {}".format(
+            what, ", ".join(sorted(_UFUNCS))))
+    args = [x.item() if _is_numpy_scalar(x) else x for x in inputs]
+    return fn(*args) if out is None else fn(*args, out=out)

@@ -1,13 +1,19 @@
-"""Random tensors: bp.random.uniform, bp.random.normal, bp.random.seed.
+"""Random tensors: bp.random.uniform, normal, rand, randn, randint, seed.
 
 The generator is counter-based (bp_random_*): the same seed gives the same
 values on every backend and device. Without seed=, each call takes the next
-seed of a module-wide sequence, which bp.random.seed(n) restarts (it starts
-from 0 in every process, so runs are reproducible)."""
+seed of a module-wide sequence, which bp.random.seed(n) (also bp.manual_seed)
+restarts; it starts from 0 in every process, so runs are reproducible.
+
+Spellings: NumPy's and MXNet's parameter order, uniform(low, high, size) and
+normal(loc, scale, size) (PyTorch's normal(mean, std, size) is the same
+order), with size= or shape=; a shape given first, uniform((2, 3)) or
+normal((2, 3), mean, std), is the shape (this package's own spelling).
+Keyword synonyms: loc/mean, scale/std."""
 from . import _C
 from ._device import resolve as _resolve
-from ._dtype import as_dtype, float32
-from ._tensor import _shape_arg
+from ._dtype import as_dtype, float32, float64, int64
+from ._tensor import OP, _shape_arg
 
 _MASK = (1 << 64) - 1
 _counter = [0, 0]  # [base seed, calls made]
@@ -28,26 +34,91 @@ def _next_seed():
     return z ^ (z >> 31)
 
 
-def uniform(shape=(), low=0.0, high=1.0, *, dtype=None, device=None, seed=None):
-    """Samples from [low, high): bp.random.uniform((2, 3), device=bp.try_gpu(1)).
-    float32 by default; on device, else the current default device."""
-    s = _next_seed() if seed is None else int(seed) & _MASK
-    return _C.random_uniform(_resolve(device), (as_dtype(dtype) or float32).code,
-                             _shape_arg((shape,)), float(low), float(high), s)
+def _seed_of(seed):
+    return _next_seed() if seed is None else int(seed) & _MASK
 
 
-def normal(shape=(), mean=0.0, std=1.0, *, dtype=None, device=None, seed=None):
-    """Samples from N(mean, std**2); float32 by default."""
-    s = _next_seed() if seed is None else int(seed) & _MASK
-    return _C.random_normal(_resolve(device), (as_dtype(dtype) or float32).code,
-                            _shape_arg((shape,)), float(mean), float(std), s)
+def _parameters(fn, args, kwargs, names, defaults, synonyms):
+    """(shape, p1, p2) from the two spellings: a shape first, then the two
+    parameters; or NumPy's (p1, p2, size). kwargs may name the parameters by
+    names or their synonyms, and the shape by size= or shape=."""
+    for synonym, name in synonyms.items():
+        if synonym in kwargs:
+            if name in kwargs:
+                raise TypeError("{}() got both {}= and {}=".format(fn, name, synonym))
+            kwargs[name] = kwargs.pop(synonym)
+    shape_first = bool(args) and isinstance(args[0], (tuple, list))
+    order = ("shape",) + names if shape_first else names + ("shape",)
+    if len(args) > 3:
+        raise TypeError("{}() takes at most 3 positional arguments ({} given)".format(fn, len(args)))
+    values = dict(zip(order, args))
+    if "size" in kwargs:
+        kwargs["shape"] = kwargs.pop("size")
+    for key, value in kwargs.items():
+        if key not in order:
+            raise TypeError("{}() got an unexpected keyword argument '{}'".format(fn, key))
+        if key in values:
+            raise TypeError("{}() got multiple values for argument '{}'".format(fn, key))
+        values[key] = value
+    shape = values.get("shape")
+    shape = () if shape is None else _shape_arg((shape,))
+    return shape, values.get(names[0], defaults[0]), values.get(names[1], defaults[1])
+
+
+def uniform(*args, dtype=None, device=None, seed=None, **kwargs):
+    """Samples from [low, high), float32 unless dtype says otherwise, on device
+    (else the current default device):
+
+        bp.random.uniform(size=(2, 3), device=bp.try_gpu(1))   # NumPy / MXNet
+        bp.random.uniform(-1, 1, (2, 3))                       # low, high, size
+        bp.random.uniform((2, 3), device=bp.try_gpu(1))        # shape first
+    """
+    shape, low, high = _parameters("uniform", args, kwargs, ("low", "high"), (0.0, 1.0), {})
+    return _C.random_uniform(_resolve(device), (as_dtype(dtype) or float32).code, shape,
+                             float(low), float(high), _seed_of(seed))
+
+
+def normal(*args, dtype=None, device=None, seed=None, **kwargs):
+    """Samples from N(loc, scale**2), float32 unless dtype says otherwise:
+
+        bp.random.normal(0, 1, size=(3, 4))          # NumPy / MXNet: loc, scale, size
+        bp.random.normal(mean=2, std=3, size=(3,))   # PyTorch's names
+        bp.random.normal((3, 4), 0, 0.01)            # shape first
+    """
+    shape, loc, scale = _parameters("normal", args, kwargs, ("loc", "scale"), (0.0, 1.0),
+                                    {"mean": "loc", "std": "scale"})
+    return _C.random_normal(_resolve(device), (as_dtype(dtype) or float32).code, shape,
+                            float(loc), float(scale), _seed_of(seed))
 
 
 def rand(*shape, dtype=None, device=None, seed=None):
-    """uniform(shape) in [0, 1), PyTorch style: bp.random.rand(2, 3)."""
-    return uniform(_shape_arg(shape), dtype=dtype, device=device, seed=seed)
+    """uniform in [0, 1), PyTorch style: bp.random.rand(2, 3)."""
+    return uniform(size=_shape_arg(shape), dtype=dtype, device=device, seed=seed)
 
 
 def randn(*shape, dtype=None, device=None, seed=None):
-    """normal(shape), PyTorch style: bp.random.randn(2, 3)."""
-    return normal(_shape_arg(shape), dtype=dtype, device=device, seed=seed)
+    """normal(0, 1), PyTorch style: bp.random.randn(2, 3)."""
+    return normal(size=_shape_arg(shape), dtype=dtype, device=device, seed=seed)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, seed=None):
+    """Integers drawn uniformly from [low, high) (from [0, low) when high is
+    None), int64 unless dtype says otherwise: NumPy's randint(low, high, size).
+    Made from the float64 uniform stream, so every backend draws the same."""
+    if high is None:
+        low, high = 0, low
+    low, high = int(low), int(high)
+    if high <= low:
+        raise ValueError("randint: low ({}) must be below high ({})".format(low, high))
+    if high - low > 1 << 53:
+        raise ValueError("randint: the range [low, high) holds more than 2**53 integers")
+    dt = as_dtype(dtype) or int64
+    shape = () if size is None else _shape_arg((size,))
+    u = _C.random_uniform(_resolve(device), float64.code, shape, 0.0, float(high - low),
+                          _seed_of(seed))
+    # Truncation is floor for these non-negative values; the minimum keeps a
+    # draw that rounded up to high - low inside the range.
+    k = _C.cast(u, int64.code)
+    k = _C.binary(OP["minimum"], k, high - low - 1)
+    k = k + low if low else k
+    return k if dt is int64 else _C.cast(k, dt.code)

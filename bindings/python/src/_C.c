@@ -654,15 +654,25 @@ static PyObject *m_device_properties(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   long id;
   if (!int_arg(arg, &id)) return NULL;
-  int32_t n = 0;
-  CHECK(p_bp_device_properties((bp_device)id, NULL, 0, &n));
-  if (n <= 0) return PyList_New(0);
-  bp_property *props = (bp_property *)calloc((size_t)n, sizeof(bp_property));
-  if (!props) return PyErr_NoMemory();
-  bp_status st = p_bp_device_properties((bp_device)id, props, n, &n);
-  if (st != BP_OK) {
-    free(props);
-    return raise_status(st);
+  /* The count written never exceeds the capacity, so a full array may mean
+   * more: ask again with twice the room. */
+  int32_t capacity = 32, n = 0;
+  bp_property *props = NULL;
+  for (;;) {
+    bp_property *grown = (bp_property *)realloc(props, (size_t)capacity * sizeof(bp_property));
+    if (!grown) {
+      free(props);
+      return PyErr_NoMemory();
+    }
+    props = grown;
+    memset(props, 0, (size_t)capacity * sizeof(bp_property));
+    bp_status st = p_bp_device_properties((bp_device)id, props, capacity, &n);
+    if (st != BP_OK) {
+      free(props);
+      return raise_status(st);
+    }
+    if (n < capacity || capacity >= 4096) break;
+    capacity *= 2;
   }
   PyObject *list = PyList_New(0);
   for (int32_t i = 0; list && i < n; ++i) {
