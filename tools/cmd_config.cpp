@@ -5,12 +5,20 @@
 #include <string>
 
 #include "commands.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "options.hpp"
 #include "runtime_info.hpp"
 #include "table.hpp"
 
 namespace bptool {
+
+namespace {
+
+// The bp-config document (docs/json-output.md).
+constexpr const char kSchema[] = "bp-config";
+constexpr int kSchemaVersion = 1;
+
+}  // namespace
 
 int cmd_config(int argc, char **argv) {
   Options opts("bp config",
@@ -39,29 +47,15 @@ int cmd_config(int argc, char **argv) {
   const std::string file = env && *env ? env : "";
 
   if (opts.has("json")) {
-    JsonWriter j(true);
-    j.begin_object();
-    j.key("config_file");
-    if (file.empty()) j.null();
-    else j.value(file);
-    j.key("entries").begin_array();
-    for (const auto &e : entries) {
-      j.begin_object();
-      j.field("key", e.key).field("value", e.value).field("origin", e.origin);
-      j.end_object();
-    }
-    j.end_array();
-    j.key("default_device").begin_object();
-    j.field("setting", choice.setting).field("device", choice.device).field("reason", choice.reason);
-    j.end_object();
-    j.key("accelerators").begin_array();
-    for (const bp::Device &d : bp::try_all_gpus()) j.value(d.name());
-    j.end_array();
-    j.key("accelerator_notes").begin_array();
-    for (const auto &l : accel) j.value(l);
-    j.end_array();
-    j.end_object();
-    std::printf("%s\n", j.str().c_str());
+    Json doc = json_document(kSchema, kSchemaVersion);
+    doc["config_file"] = file.empty() ? Json(nullptr) : Json(file);
+    doc["entries"] = Json::array();
+    for (const auto &e : entries) doc["entries"].push_back({{"key", e.key}, {"value", e.value}, {"origin", e.origin}});
+    doc["default_device"] = {{"setting", choice.setting}, {"device", choice.device}, {"reason", choice.reason}};
+    doc["accelerators"] = Json::array();
+    for (const bp::Device &d : bp::try_all_gpus()) doc["accelerators"].push_back(d.name());
+    doc["accelerator_notes"] = accel;
+    std::fputs(json_text(doc, true).c_str(), stdout);
     return kExitOk;
   }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "options.hpp"
 #include "runtime_info.hpp"
 #include "table.hpp"
@@ -26,56 +26,51 @@ bool used_known(const bp_device_info &i) {
 }
 uint64_t used_bytes(const bp_device_info &i) { return used_known(i) ? i.memory_total - i.memory_free : 0; }
 
+// The bp-devices document (docs/json-output.md); a change to its keys or
+// types that a reader of the current version would trip on is a new version.
+constexpr const char kSchema[] = "bp-devices";
+constexpr int kSchemaVersion = 2;
+
 void print_json(const std::vector<DeviceSummary> &devices,
                 const std::vector<bp_plugin_report> &reports) {
-  JsonWriter j(true);
-  j.begin_object();
-  // The schema name and version (docs/json-output.md): always the first key.
-  j.field("schema", "bp-devices/1");
-  j.field("api_version", std::to_string(bp_api_version() >> 16) + "." +
-                             std::to_string(bp_api_version() & 0xffffu));
-  j.field("default_device", default_device_name());
-  j.field("num_gpus", bp::num_gpus());
-  j.key("devices").begin_array();
+  Json doc = json_document(kSchema, kSchemaVersion);
+  doc["api_version"] = std::to_string(bp_api_version() >> 16) + "." + std::to_string(bp_api_version() & 0xffffu);
+  doc["default_device"] = default_device_name();
+  doc["num_gpus"] = bp::num_gpus();
+  doc["devices"] = Json::array();
   for (const auto &d : devices) {
     const bp_device_info &i = d.info;
-    j.begin_object();
-    j.field("name", i.name);
-    j.field("backend", i.backend);
-    j.field("index", i.index);
-    j.field("kind", kind_name(i.kind));
-    j.key("accelerator").boolean(i.is_accelerator != 0);
-    j.field("model", i.model);
-    j.field("memory_total", i.memory_total);
-    j.field("memory_free", i.memory_free);
-    j.key("memory_used");
-    if (used_known(i)) j.value(used_bytes(i));
-    else j.null();
-    j.field("memory_in_use", i.memory_in_use);
-    j.field("plugin_path", i.plugin_path);
-    j.field("plugin_version", d.plugin_version);
-    j.field("plugin_abi", d.plugin_abi);
-    j.key("properties").begin_object();
-    for (const auto &p : d.properties) j.field(p.key, p.value);
-    j.end_object();
-    j.end_object();
+    Json properties = Json::object();
+    for (const auto &p : d.properties) properties[std::string(p.key)] = typed_value(p.value);
+    doc["devices"].push_back({
+        {"name", i.name},
+        {"backend", i.backend},
+        {"index", i.index},
+        {"kind", kind_name(i.kind)},
+        {"accelerator", i.is_accelerator != 0},
+        {"model", i.model},
+        {"memory_total", i.memory_total},
+        {"memory_free", i.memory_free},
+        {"memory_used", used_known(i) ? Json(used_bytes(i)) : Json(nullptr)},
+        {"memory_in_use", i.memory_in_use},
+        {"plugin_path", i.plugin_path},
+        {"plugin_version", d.plugin_version},
+        {"plugin_abi", d.plugin_abi},
+        {"properties", std::move(properties)},
+    });
   }
-  j.end_array();
-  j.key("plugins").begin_array();
-  for (const auto &r : reports) {
-    j.begin_object();
-    j.field("path", r.path);
-    j.field("name", r.name);
-    j.field("version", r.version);
-    j.field("abi", plugin_abi_text(r));
-    j.key("loaded").boolean(r.loaded != 0);
-    j.field("device_count", r.device_count);
-    j.field("reason", r.reason);
-    j.end_object();
-  }
-  j.end_array();
-  j.end_object();
-  std::printf("%s\n", j.str().c_str());
+  doc["plugins"] = Json::array();
+  for (const auto &r : reports)
+    doc["plugins"].push_back({
+        {"path", r.path},
+        {"name", r.name},
+        {"version", r.version},
+        {"abi", plugin_abi_text(r)},
+        {"loaded", r.loaded != 0},
+        {"device_count", r.device_count},
+        {"reason", r.reason},
+    });
+  std::fputs(json_text(doc, true).c_str(), stdout);
 }
 
 void print_text(const std::vector<DeviceSummary> &devices,

@@ -6,8 +6,8 @@
 #         [-DMATCH=re1@@re2]      regular expressions the output must match
 #         [-DNO_MATCH=re1@@re2]   regular expressions it must not match
 #         [-DJUNIT=file -DJUNIT_MATCH=re1@@re2]  a file the command writes, and what it must contain
-#         [-DJSON=1]              the output is one JSON document whose first key is
-#                                 "schema": "bp-check/1"; for a check run (not --probe),
+#         [-DJSON=1]              the output is one JSON document whose first keys are
+#                                 "schema": "bp-check/2", "schema_version": 2; for a check run (not --probe),
 #                                 with summary.failed == 0 and at least one group
 #         -P run_check.cmake
 string(REPLACE "@@" ";" command "${COMMAND}")
@@ -59,8 +59,8 @@ if(JSON)
     message(FATAL_ERROR "the output is not the expected JSON document: ${json_error}")
   endif()
   # CMake's JSON reader sorts keys: the order is checked on the text.
-  if(NOT out MATCHES "^{[ \n]*\"schema\": \"bp-check/1\"")
-    message(FATAL_ERROR "JSON: the first key is not \"schema\": \"bp-check/1\" (schema: '${doc_schema}')")
+  if(NOT out MATCHES "^{[ \n]*\"schema\": \"bp-check/2\",[ \n]*\"schema_version\": 2,")
+    message(FATAL_ERROR "JSON: the first keys are not \"schema\": \"bp-check/2\", \"schema_version\": 2 (schema: '${doc_schema}')")
   endif()
   string(JSON tool GET "${out}" tool)
   string(JSON nplugins LENGTH "${out}" plugins)

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "bench.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "runtime_info.hpp"
 #include "table.hpp"
 
@@ -58,20 +58,25 @@ void Report::add(const Row &row) {
     rows_.push_back(row);
     return;
   }
-  JsonWriter j;
-  j.begin_object();
-  j.field("figure", row.figure).field("params", row.params).field("device", row.device);
-  j.field("unit", row.unit);
-  j.field("backplane", row.backplane).field("baseline", row.baseline);
-  j.field("baseline_name", row.baseline_name).field("ratio", row.ratio());
-  j.key("higher_is_better").boolean(row.higher_is_better);
-  j.field("note", row.note);
-  j.field("openblas_core", ctx_.openblas_core).field("openblas_threads", ctx_.openblas_threads);
-  j.field("cpu_threads", ctx_.cpu_threads).field("load", ctx_.load);
-  j.key("quick").boolean(ctx_.quick);
-  j.end_object();
+  const Json line = {
+      {"figure", row.figure},
+      {"params", row.params},
+      {"device", row.device},
+      {"unit", row.unit},
+      {"backplane", row.backplane},
+      {"baseline", row.baseline},
+      {"baseline_name", row.baseline_name},
+      {"ratio", row.ratio()},
+      {"higher_is_better", row.higher_is_better},
+      {"note", row.note},
+      {"openblas_core", ctx_.openblas_core},
+      {"openblas_threads", ctx_.openblas_threads},
+      {"cpu_threads", ctx_.cpu_threads},
+      {"load", ctx_.load},
+      {"quick", ctx_.quick},
+  };
   ctx_.progress_done();
-  std::printf("%s\n", j.str().c_str());
+  std::printf("%s\n", json_text(line, false).c_str());
   std::fflush(stdout);
 }
 

@@ -1,99 +1,89 @@
-// --json: the bp-check/1 documents (docs/json-output.md), built with the
-// JSON writer `bp devices --json` uses.
+// --json: the bp-check/2 documents (docs/json-output.md), built with the
+// JSON helpers `bp devices --json` uses.
+#include <cmath>
 #include <map>
+#include <set>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "reports.hpp"
 
 namespace bpcheck {
 
 namespace {
 
-using bptool::JsonWriter;
+using bptool::Json;
 
-void string_object(JsonWriter &j, const std::map<std::string, std::string> &values) {
-  j.begin_object();
-  for (auto &kv : values) j.field(kv.first, kv.second);
-  j.end_object();
+// The info keys whose values are counts or yes/no: typed by
+// bptool::typed_value. Every other key holds text (a version "1.0", a
+// name) that must stay a string whatever it looks like.
+Json info_value(const std::string &key, const std::string &text) {
+  static const std::set<std::string> typed = {"struct_size", "devices", "thread_safe", "declared", "cases"};
+  return typed.count(key) ? bptool::typed_value(text) : Json(text);
 }
 
-void string_array(JsonWriter &j, const std::vector<std::string> &values) {
-  j.begin_array();
-  for (const std::string &v : values) j.value(v);
-  j.end_array();
+Json info_object(const std::map<std::string, std::string> &values) {
+  Json o = Json::object();
+  for (auto &kv : values) o[kv.first] = info_value(kv.first, kv.second);
+  return o;
 }
 
 // What both documents begin with: the schema, the tool that wrote it and the
 // "plugins" array, one object per result that starts with its path and that
-// `rest` completes. The caller ends the document.
+// `rest` completes.
 template <class Result, class Rest>
-void begin_document(JsonWriter &j, const char *tool, const std::vector<Result> &all, Rest rest) {
-  j.begin_object();
-  j.field("schema", kJsonSchema);
-  j.field("tool", tool);
-  j.key("plugins").begin_array();
+Json document(const char *tool, const std::vector<Result> &all, Rest rest) {
+  Json doc = bptool::json_document(kJsonSchema, kJsonSchemaVersion);
+  doc["tool"] = tool;
+  doc["plugins"] = Json::array();
   for (const Result &r : all) {
-    j.begin_object();
-    j.field("path", r.path);
-    rest(r);
-    j.end_object();
+    Json entry = {{"path", r.path}};
+    rest(r, entry);
+    doc["plugins"].push_back(std::move(entry));
   }
-  j.end_array();
+  return doc;
 }
 
-void group_json(JsonWriter &j, const GroupResult &r) {
-  j.begin_object();
-  j.field("level", int64_t(r.def->level));
-  j.field("group", r.def->title);
-  j.field("id", r.def->id);
-  j.field("result", r.status);
-  j.field("summary", r.summary);
-  j.field("checks_passed", int64_t(r.checks_passed));
-  j.field("checks_failed", int64_t(r.checks_failed));
-  j.field("seconds", r.seconds);
+Json group_json(const GroupResult &r) {
   // A key recorded more than once has its values joined with "; ".
   std::map<std::string, std::string> infos;
   for (auto &kv : r.infos) infos[kv.first] += (infos[kv.first].empty() ? "" : "; ") + kv.second;
-  j.key("info");
-  string_object(j, infos);
-  j.key("failures");
-  string_array(j, r.failures);
-  j.key("notes");
-  string_array(j, r.notes);
-  j.end_object();
+  return {
+      {"level", r.def->level},
+      {"group", r.def->title},
+      {"id", r.def->id},
+      {"result", r.status},
+      {"summary", r.summary},
+      {"checks_passed", r.checks_passed},
+      {"checks_failed", r.checks_failed},
+      // Microseconds are as fine as a child process's wall time means anything.
+      {"seconds", std::round(r.seconds * 1e6) / 1e6},
+      {"info", info_object(infos)},
+      {"failures", r.failures},
+      {"notes", r.notes},
+  };
 }
 
 }  // namespace
 
 std::string check_json(const std::vector<PluginResult> &all) {
-  JsonWriter j(true);
-  begin_document(j, "bp check", all, [&](const PluginResult &p) {
-    if (!p.reference.empty()) j.field("reference", p.reference);
-    j.key("info");
-    string_object(j, p.info);
-    j.key("groups").begin_array();
-    for (const GroupResult &r : p.groups) group_json(j, r);
-    j.end_array();
+  Json doc = document("bp check", all, [](const PluginResult &p, Json &entry) {
+    if (!p.reference.empty()) entry["reference"] = p.reference;
+    entry["info"] = info_object(p.info);
+    entry["groups"] = Json::array();
+    for (const GroupResult &r : p.groups) entry["groups"].push_back(group_json(r));
   });
   const Counts c = count_groups(all);
-  j.key("summary").begin_object();
-  j.field("passed", int64_t(c.passed)).field("failed", int64_t(c.failed)).field("skipped", int64_t(c.skipped));
-  j.end_object();
-  j.end_object();
-  return j.str() + "\n";
+  doc["summary"] = {{"passed", c.passed}, {"failed", c.failed}, {"skipped", c.skipped}};
+  return bptool::json_text(doc, true);
 }
 
 std::string probe_json(const std::vector<ProbeResult> &all) {
-  JsonWriter j(true);
-  begin_document(j, "bp check --probe", all, [&](const ProbeResult &r) {
-    j.key("loads").boolean(r.loads());
-    if (!r.loads()) j.field("problem", r.load.summary);
-    for (auto &kv : r.info) j.field(kv.first, kv.second);
-    j.key("device_list");
-    string_array(j, r.devices);
-  });
-  j.end_object();
-  return j.str() + "\n";
+  return bptool::json_text(document("bp check --probe", all, [](const ProbeResult &r, Json &entry) {
+    entry["loads"] = r.loads();
+    if (!r.loads()) entry["problem"] = r.load.summary;
+    for (auto &kv : r.info) entry[kv.first] = info_value(kv.first, kv.second);
+    entry["device_list"] = r.devices;
+  }), true);
 }
 
 }  // namespace bpcheck

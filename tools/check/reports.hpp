@@ -1,5 +1,5 @@
 // The three ways `bp check` reports: a table for people (printed as the
-// groups finish), one JSON document (--json, schema bp-check/1, see
+// groups finish), one JSON document (--json, schema bp-check/2, see
 // docs/json-output.md) and JUnit XML (--junit FILE).
 #pragma once
 
@@ -10,8 +10,10 @@
 
 namespace bpcheck {
 
-// The version of the JSON layout, the first key of every --json document.
-constexpr const char kJsonSchema[] = "bp-check/1";
+// The name and version of the JSON layout, the first keys of every --json
+// document; a change a reader of this version would trip on is a new version.
+constexpr const char kJsonSchema[] = "bp-check";
+constexpr int kJsonSchemaVersion = 2;
 
 // Text: "bp check PATH", the plugin's one-line title, one row per group
 // (with its failures and notes), the final counts, and --probe's report.
