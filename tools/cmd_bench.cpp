@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/bench.hpp"
+#include "bench/progress.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "runtime_info.hpp"
@@ -42,7 +43,8 @@ int cmd_bench(int argc, char **argv) {
   Options opts("bp bench",
                "Measure Backplane next to its baseline (the same work done by a direct library\n"
                "call or a plain loop), in the same run, and print both with their ratio\n"
-               "(Backplane's speed over the baseline's: >1 means Backplane is faster).");
+               "(Backplane's speed over the baseline's: above 1 Backplane is faster, below 1\n"
+               "slower). Progress goes to standard error.");
   opts.flag("json", "one JSON object per line on stdout (progress stays on stderr)");
   opts.flag("quick", "every figure at reduced size (well under a minute in all)");
   opts.value("figure", "NAME", "run only this figure");
@@ -74,12 +76,11 @@ int cmd_bench(int argc, char **argv) {
     ctx.cpu_threads = property(props, "threads");
   }
   bench::Report report(ctx, opts.has("json"));
-  if (!opts.has("json"))
-    std::printf("bp bench%s: ratio = Backplane's speed / the baseline's (>1: Backplane faster)\n",
-                ctx.quick ? " --quick" : "");
-
+  if (!opts.has("json")) std::printf("bp bench%s: %s\n", ctx.quick ? " --quick" : "", bench::kRatioReads);
   const double t0 = bench::now_seconds();
   int rc = kExitOk;
+  // For the whole run: no step stays silent for more than a second.
+  const bench::progress::Session progress;
   for (const Figure &f : kFigures) {
     if (!only.empty() && only != f.name) continue;
     ctx.load = load_average();
@@ -100,7 +101,7 @@ int cmd_bench(int argc, char **argv) {
     }
     report.end_figure();
   }
-  ctx.progress_done();
+  bench::progress::clear();
   if (!opts.has("json"))
     std::printf("\n%zu rows in %.1f s\n", report.rows_printed(), bench::now_seconds() - t0);
   return rc;

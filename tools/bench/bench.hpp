@@ -8,20 +8,16 @@
 // Figures only print: timings are never asserted anywhere.
 #pragma once
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <functional>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backplane.hpp"
+#include "timing.hpp"
 
 namespace bptool::bench {
-
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Context {
   bool quick = false;
@@ -30,14 +26,16 @@ struct Context {
   std::string cpu_threads;       // cpu:0 property threads (the plugin's own pool)
   std::string load;              // /proc/loadavg, refreshed before each figure
 
-  // One progress line on stderr (overwritten in place on a terminal).
+  // A new step on the progress line (progress.hpp), and its end before a row
+  // is printed.
   void progress(const std::string &what) const;
   void progress_done() const;
 };
 
 // One measurement: Backplane's figure and its baseline. units where more is
 // better (GFLOPS, GB/s) give ratio = backplane / baseline; time units (ns/op,
-// ms) give ratio = baseline / backplane; either way >1 means Backplane faster.
+// ms) give ratio = baseline / backplane; either way the ratio is Backplane's
+// speed over the baseline's, and >1 means Backplane faster (kRatioReads).
 struct Row {
   std::string figure;         // "gemm"
   std::string params;         // "float32 n=512"
@@ -48,6 +46,7 @@ struct Row {
   double baseline = kNaN;
   std::string baseline_name;  // "cblas_sgemm (OpenBLAS, direct)"
   std::string note;           // a remark, or why a value is missing
+  double spread = kNaN;       // Pair::spread() of the measurement, when it was a compare()
 
   Row() = default;
   // What every row names first: Row r{"gemm", "float32 n=512", "cpu:0", "GFLOPS"}.
@@ -55,7 +54,18 @@ struct Row {
       : figure(std::move(figure_)), params(std::move(params_)), device(std::move(device_)), unit(std::move(unit_)) {}
 
   double ratio() const;
+  // note, and a remark that the ratio may be noise when spread > kNoisySpread.
+  std::string full_note() const;
 };
+
+// A batch spread above which a row says its ratio may be noise: a side
+// whose batches differ by half is not measured to better than that.
+inline constexpr double kNoisySpread = 1.5;
+
+// How the ratio column reads, printed with every table.
+inline constexpr const char kRatioReads[] =
+    "ratio = Backplane's speed / the baseline's (times: baseline / Backplane; GFLOPS, GB/s: "
+    "Backplane / baseline): above 1 Backplane is faster, below 1 slower";
 
 // Collects rows; prints them as a table per figure or as JSON lines.
 class Report {
@@ -78,35 +88,12 @@ class Report {
   size_t printed_ = 0;
 };
 
-// ---- timing ----------------------------------------------------------------
-
-inline double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v);
-
-// A workload: run(k) performs k repetitions and returns when they are done
-// (it synchronises the device itself).
-using Work = std::function<void(int64_t k)>;
-
-// Repetitions of w that take about target_s (at least 1).
-int64_t calibrate(const Work &w, double target_s);
-
-// Seconds per repetition for a and b, each the median of `trials` timed
-// batches; the batches of a and b alternate so both see the same machine.
-// Each is calibrated to about target_s per batch after a warm-up run.
-struct Pair {
-  double a = kNaN, b = kNaN;
-};
-Pair compare(const Work &a, const Work &b, int trials, double target_s);
-
-// Seconds per repetition of one workload (median of trials batches).
-double measure(const Work &w, int trials, double target_s);
+// ---- timing (the rest is in timing.hpp) ------------------------------------
 
 // A row's figures as times (lower is better) from a compare(): p's seconds
 // per repetition times `per_second` (1e3 for ms, 1e9 for ns/op).
 void set_times(Row &r, const Pair &p, double per_second);
+
 
 // ---- shared helpers ----------------------------------------------------------
 

@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +5,7 @@
 
 #include "bench.hpp"
 #include "json_output.hpp"
+#include "progress.hpp"
 #include "runtime_info.hpp"
 #include "table.hpp"
 
@@ -14,20 +13,18 @@ namespace bptool::bench {
 
 // ---- context ---------------------------------------------------------------
 
-void Context::progress(const std::string &what) const {
-  static const bool tty = isatty(STDERR_FILENO) != 0;
-  if (tty) std::fprintf(stderr, "\r\033[Kbp bench: %s", what.c_str());
-  else std::fprintf(stderr, "bp bench: %s\n", what.c_str());
-  std::fflush(stderr);
-}
+void Context::progress(const std::string &what) const { progress::step(what); }
 
-void Context::progress_done() const {
-  static const bool tty = isatty(STDERR_FILENO) != 0;
-  if (tty) std::fprintf(stderr, "\r\033[K");
-  std::fflush(stderr);
-}
+void Context::progress_done() const { progress::clear(); }
 
 // ---- rows and report ---------------------------------------------------------
+
+std::string Row::full_note() const {
+  if (!(spread > kNoisySpread)) return note;
+  char text[160];
+  std::snprintf(text, sizeof text, "noisy: the batches of one side varied %.1fx, the ratio may be noise", spread);
+  return note + (note.empty() ? "" : "; ") + text;
+}
 
 double Row::ratio() const {
   if (!(backplane > 0) || !(baseline > 0)) return kNaN;
@@ -68,7 +65,8 @@ void Report::add(const Row &row) {
       {"baseline_name", row.baseline_name},
       {"ratio", row.ratio()},
       {"higher_is_better", row.higher_is_better},
-      {"note", row.note},
+      {"note", row.full_note()},
+      {"spread", row.spread},
       {"openblas_core", ctx_.openblas_core},
       {"openblas_threads", ctx_.openblas_threads},
       {"cpu_threads", ctx_.cpu_threads},
@@ -98,12 +96,13 @@ void Report::end_figure() {
               ctx_.openblas_threads.empty() ? "(not reported)" : ctx_.openblas_threads.c_str(),
               ctx_.cpu_threads.empty() ? "(not reported)" : ctx_.cpu_threads.c_str(),
               ctx_.load.c_str());
+  std::printf("   %s\n", kRatioReads);
   Table t({"figure", "params", "device", "unit", "backplane", "baseline", "baseline_name",
            "ratio", "note"});
   for (size_t c : {4, 5, 7}) t.align_right(c);
   for (const Row &r : rows_)
     t.add({r.figure, r.params, r.device, r.unit, format_number(r.backplane),
-           format_number(r.baseline), r.baseline_name, format_number(r.ratio()), r.note});
+           format_number(r.baseline), r.baseline_name, format_number(r.ratio()), r.full_note()});
   t.print(stdout, "   ");
   std::fflush(stdout);
   rows_.clear();
@@ -111,60 +110,11 @@ void Report::end_figure() {
 
 // ---- timing ----------------------------------------------------------------
 
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-int64_t calibrate(const Work &w, double target_s) {
-  int64_t k = 1;
-  for (;;) {
-    const double t0 = now_seconds();
-    w(k);
-    const double dt = now_seconds() - t0;
-    if (dt >= target_s / 4 || k >= (int64_t(1) << 30)) {
-      const double per = dt / double(k);
-      if (per <= 0) return k;
-      return std::max<int64_t>(1, int64_t(target_s / per));
-    }
-    k *= dt > 0 ? std::min<int64_t>(16, std::max<int64_t>(2, int64_t(target_s / 4 / dt) + 1)) : 16;
-  }
-}
-
-Pair compare(const Work &a, const Work &b, int trials, double target_s) {
-  a(1);  // warm-up: first-touch, kernel builds, thread start
-  b(1);
-  const int64_t ka = calibrate(a, target_s), kb = calibrate(b, target_s);
-  std::vector<double> ta, tb;
-  for (int t = 0; t < trials; ++t) {
-    double t0 = now_seconds();
-    a(ka);
-    ta.push_back((now_seconds() - t0) / double(ka));
-    t0 = now_seconds();
-    b(kb);
-    tb.push_back((now_seconds() - t0) / double(kb));
-  }
-  return {median(ta), median(tb)};
-}
-
-double measure(const Work &w, int trials, double target_s) {
-  w(1);
-  const int64_t k = calibrate(w, target_s);
-  std::vector<double> t;
-  for (int i = 0; i < trials; ++i) {
-    const double t0 = now_seconds();
-    w(k);
-    t.push_back((now_seconds() - t0) / double(k));
-  }
-  return median(t);
-}
-
 void set_times(Row &r, const Pair &p, double per_second) {
   r.higher_is_better = false;
   r.backplane = p.a * per_second;
   r.baseline = p.b * per_second;
+  r.spread = p.spread();
 }
 
 // ---- helpers ----------------------------------------------------------------

@@ -82,12 +82,14 @@ void figure_elementwise(Context &ctx, Report &rep) {
   r.params = "add " + count + " float32 into existing output";
   r.backplane = gbps(3 * bytes, p.a);
   r.baseline = gbps(2 * bytes, p.b);
+  r.spread = p.spread();
   r.baseline_name = "memcpy x->out (" + thr + ")";
   r.note = counted;
   rep.add(r);
   p = compare(add_out, loop_add, trials, target);
   r.backplane = gbps(3 * bytes, p.a);
   r.baseline = gbps(3 * bytes, p.b);
+  r.spread = p.spread();
   r.baseline_name = "plain C++ loop out=x+y (" + thr + ")";
   rep.add(r);
 
@@ -109,6 +111,7 @@ void figure_elementwise(Context &ctx, Report &rep) {
   r.params = "add " + count + " float32 into a fresh output";
   r.backplane = gbps(3 * bytes, p.a);
   r.baseline = gbps(3 * bytes, p.b);
+  r.spread = p.spread();
   r.baseline_name = "plain C++ loop into new float[] (" + thr + ")";
   r.note = counted + "; allocation included";
   rep.add(r);
@@ -150,6 +153,7 @@ void figure_elementwise(Context &ctx, Report &rep) {
   r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, new tensors";
   r.backplane = gbps(3 * bytes, p.a);
   r.baseline = gbps(3 * bytes, p.b);
+  r.spread = p.spread();
   r.baseline_name = fused;
   r.note = "effective GB/s (x read, y and z written); Backplane makes 4 passes";
   rep.add(r);
@@ -157,6 +161,7 @@ void figure_elementwise(Context &ctx, Report &rep) {
   r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, _out into preallocated";
   r.backplane = gbps(3 * bytes, p.a);
   r.baseline = gbps(3 * bytes, p.b);
+  r.spread = p.spread();
   rep.add(r);
 }
 

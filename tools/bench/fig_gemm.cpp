@@ -62,9 +62,14 @@ void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, 
                     static_cast<double *>(pc), ni);
     }
   };
+  // The same cblas call on the same buffers in the same process: Backplane
+  // can only add its dispatch cost, so a ratio well above 1 is noise. At
+  // small n, multi-threaded OpenBLAS is bimodal; compare() (timing.cpp) says
+  // how that once read as "4.2x faster" and how both sides are timed alike.
   const Pair p = compare(through_bp, direct, trials, target);
   r.backplane = gflops(n, p.a);
   r.baseline = gflops(n, p.b);
+  r.spread = p.spread();
   r.baseline_name = std::string(dtype == BP_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm") +
                     " (OpenBLAS direct, same buffers)";
   r.note = "OpenBLAS threads seen by bp: " + std::to_string(openblas_get_num_threads());
@@ -90,6 +95,7 @@ void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *d
     const Pair p = compare(through_bp, baseline, trials, target);
     r.backplane = gflops(n, p.a);
     r.baseline = gflops(n, p.b);
+    r.spread = p.spread();
   } else {
     r.backplane = gflops(n, measure(through_bp, trials, target));
     r.note = "baseline skipped: " + why_no_direct;
@@ -103,7 +109,9 @@ void figure_gemm(Context &ctx, Report &rep) {
   const std::vector<int64_t> sizes =
       ctx.quick ? std::vector<int64_t>{64, 128, 256, 512}
                 : std::vector<int64_t>{64, 128, 256, 512, 1024, 2048};
-  const int trials = ctx.quick ? 3 : 5;
+  // Enough batches that a median is not one of two modes by chance (see
+  // compare() in timing.cpp).
+  const int trials = ctx.quick ? 5 : 7;
   const double target = ctx.quick ? 0.02 : 0.2;
 
   bp_device cpu_id;

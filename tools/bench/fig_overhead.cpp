@@ -1,14 +1,10 @@
 // Figure "overhead": what routing one operator through the C API costs.
 // A 1-element float32 add into a preallocated output (bp_binary_out) and the
 // allocating form (bp_binary, then release), next to the same arithmetic in
-// a plain C++ loop called through a function pointer.
-#include <cstdio>
-
+// a plain C++ loop called through a function pointer; on cpu:0 also next to
+// libtorch's at::add_out, measured by bp-bench-torch (torch_baseline.hpp).
 #include "bench.hpp"
-
-#ifdef BP_BENCH_HAVE_LIBTORCH
-#include <torch/torch.h>
-#endif
+#include "torch_baseline.hpp"
 
 namespace bptool::bench {
 
@@ -68,19 +64,11 @@ void figure_overhead(Context &ctx, Report &rep) {
   t.higher_is_better = false;
   t.baseline_name = "libtorch at::add_out";
   t.backplane = cpu_ns;
-#ifdef BP_BENCH_HAVE_LIBTORCH
-  {
-    ctx.progress("overhead: libtorch at::add_out");
-    at::Tensor a = at::ones({1}), b = at::ones({1}), out = at::empty({1});
-    const Work torch_add = [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) at::add_out(out, a, b);
-    };
-    t.baseline = measure(torch_add, trials, target) * 1e9;
-    t.note = "libtorch at::add_out, same batches";
-  }
-#else
-  t.note = "libtorch: not installed";
-#endif
+  ctx.progress("overhead: libtorch at::add_out (bp-bench-torch)");
+  const TorchBaseline torch = run_torch_baseline(trials, target);
+  t.baseline = torch.ns_per_op;
+  t.note = torch.why_not.empty() ? "libtorch " + torch.version + ", in bp-bench-torch, timed the same way"
+                                 : "baseline skipped: " + torch.why_not;
   rep.add(t);
 }
 

@@ -95,12 +95,14 @@ void bandwidth(Context &ctx, Report &rep, const bp::Device &d) {
     Pair p = compare(upload_into, base_up, trials, target_s);
     r.backplane = gbps(double(bytes), p.a);
     r.baseline = gbps(double(bytes), p.b);
+    r.spread = p.spread();
     r.baseline_name = name_up;
     rep.add(r);
     r.params = "host->device " + size + " (bp_from_host, new tensor)";
     p = compare(upload, base_up_new, trials, target_s);
     r.backplane = gbps(double(bytes), p.a);
     r.baseline = gbps(double(bytes), p.b);
+    r.spread = p.spread();
     r.baseline_name = name_up_new;
     r.note = "like for like: both allocate";
     rep.add(r);
@@ -116,6 +118,7 @@ void bandwidth(Context &ctx, Report &rep, const bp::Device &d) {
     const Pair p = compare(download, base_down, trials, target_s);
     r.backplane = gbps(double(bytes), p.a);
     r.baseline = gbps(double(bytes), p.b);
+    r.spread = p.spread();
     r.baseline_name = name_down;
   } else {
     r.backplane = gbps(double(bytes), measure(download, trials, target_s));
