@@ -1,7 +1,9 @@
 // cmd_tour.cpp — `bp tour`: the device chapter of Dive into Deep Learning
 // ("GPUs"), run as a narrated program on whatever devices this machine has.
 // On a machine without an accelerator everything falls back to the CPU, as
-// the chapter's try_gpu() does, and the tour says so.
+// the chapter's try_gpu() does, and the tour says so. Each step prints its
+// call as Python that the backplane package accepts (tests/tools checks the
+// ">>>" lines against it), never a raw handle number.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -80,8 +82,8 @@ int cmd_tour(int argc, char **argv) {
   const bool quick = opts.has("quick");
 
   std::printf("Backplane tour: the \"GPUs\" chapter of Dive into Deep Learning, run on this "
-              "machine.\nEach step shows the call (in the chapter's Python spelling) and what "
-              "Backplane answers.\n");
+              "machine.\nEach step shows the call in Python (`import backplane as bp`, the package "
+              "of\nbindings/python) and what Backplane answers.\n");
 
   // 1 ---------------------------------------------------------------------
   section(1, "Which devices are there?  (nvidia-smi for every backend: `bp devices`)");
@@ -100,14 +102,14 @@ int cmd_tour(int argc, char **argv) {
   // 2 ---------------------------------------------------------------------
   section(2, "How many accelerators (the chapter's GPUs)?");
   const int32_t ngpu = bp::num_gpus();
-  code("num_gpus()");
+  code("bp.num_gpus()");
   say(std::to_string(ngpu));
 
   // 3 ---------------------------------------------------------------------
   section(3, "Run even when the requested GPU does not exist: try_gpu() and try_all_gpus()");
   const bp::Device g0 = bp::try_gpu(0), g1 = bp::try_gpu(1), g10 = bp::try_gpu(10);
   const auto gpus = bp::try_all_gpus();
-  code("try_gpu(), try_gpu(10), try_all_gpus()");
+  code("bp.try_gpu(), bp.try_gpu(10), bp.try_all_gpus()");
   say(g0.name() + ", " + g10.name() + ", " + device_list(gpus));
   if (ngpu > 0)
     say("try_gpu() is gpu(0) = " + g0.name() + ", the first accelerator in fallback order " +
@@ -122,10 +124,10 @@ int cmd_tour(int argc, char **argv) {
 
   // 4 ---------------------------------------------------------------------
   section(4, "Tensors live on a device");
-  code("X = ones((2, 3), device=try_gpu())");
+  code("X = bp.ones((2, 3), device=bp.try_gpu())");
   bp::Tensor X = bp::ones({2, 3}, bp::f32, g0);
   show("X", X);
-  code("Y = random.uniform(size=(2, 3), device=try_gpu(1))");
+  code("Y = bp.random.uniform(size=(2, 3), device=bp.try_gpu(1))");
   bp::Tensor Y = bp::random_uniform({2, 3}, 0, 1, 42, bp::f32, g1);
   show("Y", Y);
   say("A tensor only uses the memory of its own device (`bp devices` shows the bytes in use).");
@@ -165,7 +167,7 @@ int cmd_tour(int argc, char **argv) {
       if (other.name().rfind("reference", 0) == 0)
         say("the plain-C reference backend, the only other device here: it uses the same host "
             "memory as cpu:0, but it is a different device.");
-      code("Y2 = Y.copy_to(" + other.name() + "); X + Y2");
+      code("Y2 = Y.copyto(bp.device(\"" + other.name() + "\")); X + Y2");
       bp::Tensor Y2 = Y.copy_to(other);
       try {
         bp::Tensor S2 = X + Y2;
@@ -182,8 +184,8 @@ int cmd_tour(int argc, char **argv) {
   }
 
   // 6 ---------------------------------------------------------------------
-  section(6, "Copying: Z = X.copy_to(try_gpu(1)), then Y + Z");
-  code("Z = X.copy_to(try_gpu(1))");
+  section(6, "Copying: Z = X.copyto(bp.try_gpu(1)), then Y + Z");
+  code("Z = X.copyto(bp.try_gpu(1))");
   bp::Tensor Z = X.copy_to(g1);
   show("X", X);
   show("Z", Z);
@@ -193,31 +195,32 @@ int cmd_tour(int argc, char **argv) {
   say("Y and Z are both on " + g1.name() + ", so the add runs there and the result stays there.");
 
   // 7 ---------------------------------------------------------------------
-  section(7, "to() returns the same tensor when it is already there; copy_to() always copies");
-  code("Z.to(try_gpu(1)) is Z");
+  section(7, "to() returns the same tensor when it is already there; copyto() always copies");
+  code("Z.to(bp.try_gpu(1)) is Z");
   bp::Tensor Zt = Z.to(g1);
-  say(std::string(Zt.is(Z) ? "True" : "False") + "   (handle " + std::to_string(Zt.handle()) +
-      " == " + std::to_string(Z.handle()) + ": no copy, no new memory; MXNet as_in_ctx, PyTorch .to)");
-  code("Z.copy_to(try_gpu(1)) is Z");
+  say(std::string(Zt.is(Z) ? "True" : "False") +
+      "   (the same tensor: no copy, no new memory; MXNet as_in_ctx, PyTorch .to)");
+  code("Z.copyto(bp.try_gpu(1)) is Z");
   bp::Tensor Zc = Z.copy_to(g1);
-  say(std::string(Zc.is(Z) ? "True" : "False") + "   (new handle " + std::to_string(Zc.handle()) +
-      ": a new tensor and new memory on " + Zc.device().name() + ", MXNet copyto)");
+  say(std::string(Zc.is(Z) ? "True" : "False") + "   (a new tensor and new memory on " + Zc.device().name() +
+      ", MXNet copyto)");
 
   // 8 ---------------------------------------------------------------------
-  section(8, "Neural networks and devices: a Dense(1) layer on try_gpu()");
-  code("net = Dense(1); net.initialize(device=try_gpu())");
+  section(8, "Neural networks and devices: a dense layer's parameters on try_gpu()");
+  say("The chapter's Dense(1) layer, written out: its weight and bias created on the device.");
+  code("W = bp.random.normal(0, 0.01, size=(3, 1), device=bp.try_gpu()); b = bp.zeros((1,), device=bp.try_gpu())");
   bp::Tensor W = bp::random_normal({3, 1}, 0, 0.01, 7, bp::f32, g0);
   bp::Tensor bias = bp::zeros({1}, bp::f32, g0);
   say("weight W (3x1) created on " + W.device().name() + ", bias b created on " +
       bias.device().name());
-  code("net(X)   # X @ W + b");
+  code("X @ W + b   # net(X)");
   bp_trace_clear();
   bp_trace_enable(1);
   bp::Tensor out = bp::matmul(X, W) + bias;
   out.wait();
   bp_trace_enable(0);
   show("net(X)", out);
-  code("net[0].weight.data().device");
+  code("W.device");
   say(W.device().name() + "   (the input, the weights and the result share one device)");
   say("The routing trace shows where each operator ran:");
   for (int32_t i = 0; i < bp_trace_count(); ++i) {
@@ -267,7 +270,7 @@ int cmd_tour(int argc, char **argv) {
   say("(These timings are printed, never checked; `bp bench` measures more carefully.)");
 
   std::printf("\nSummary: tensors and operators live on devices; all inputs of an operator must "
-              "be on one\ndevice; moving data is explicit (copy_to always copies, to() only when "
+              "be on one\ndevice; moving data is explicit (copyto() always copies, to() only when "
               "needed); and\ntry_gpu() lets the same program run with or without an accelerator.\n");
   return kExitOk;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run_bp.sh — runs one `bp` command and checks what it did.
 #
-#   run_bp.sh [--status 0|nonzero] [--expect REGEX]... [--json document|lines]
+#   run_bp.sh [--status 0|nonzero] [--expect REGEX]... [--reject REGEX]... [--json document|lines]
 #             [--keys k1,k2,...] [--first-key KEY=VALUE] [--json-type PATH=TYPE]...
 #             [--python PATH] -- bp-command args...
 #
@@ -9,6 +9,7 @@
 #            failure: not 0 and not a crash (signal, status >= 128).
 # --expect   an extended regular expression that some line of stdout+stderr
 #            must match (repeatable: every one must match).
+# --reject   an extended regular expression that no line may match (repeatable).
 # --json     stdout must be one JSON document, or one JSON object per line.
 # --keys     with --json lines: keys every line must have.
 # --first-key with --json document: the document is an object whose first
@@ -28,12 +29,14 @@ first_key=
 json_types=
 python=/usr/bin/python3
 expects=
+rejects=
 nl='
 '
 while [ $# -gt 0 ]; do
   case "$1" in
     --status) status=$2; shift 2 ;;
     --expect) expects="$expects$2$nl"; shift 2 ;;
+    --reject) rejects="$rejects$2$nl"; shift 2 ;;
     --json) json=$2; shift 2 ;;
     --keys) keys=$2; shift 2 ;;
     --first-key) first_key=$2; shift 2 ;;
@@ -71,6 +74,11 @@ printf '%s' "$expects" | while IFS= read -r re; do
   grep -Eq -- "$re" "$tmp/all" || { echo "missing a line matching: $re" >"$tmp/missing"; break; }
 done
 [ -s "$tmp/missing" ] && fail "$(cat "$tmp/missing")"
+printf '%s' "$rejects" | while IFS= read -r re; do
+  [ -n "$re" ] || continue
+  grep -Eq -- "$re" "$tmp/all" && { echo "a line matches what it must not: $re" >"$tmp/rejected"; break; }
+done
+[ -s "$tmp/rejected" ] && fail "$(cat "$tmp/rejected")"
 
 case "$json" in
   "") ;;
