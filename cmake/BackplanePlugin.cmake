@@ -53,5 +53,7 @@ function(backplane_add_plugin name)
       set(destination ${CMAKE_INSTALL_LIBDIR}/backplane/plugins)
     endif()
     install(TARGETS ${target} LIBRARY DESTINATION ${destination})
+    # The project's own plugins also go into its Python wheel (bindings/python).
+    set_property(GLOBAL APPEND PROPERTY BACKPLANE_INSTALLED_PLUGINS ${target})
   endif()
 endfunction()

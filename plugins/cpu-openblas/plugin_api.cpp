@@ -155,7 +155,7 @@ const bp_plugin_api kApi = {
     BP_PLUGIN_ABI_MINOR,
     BP_PLUGIN_THREAD_SAFE,  // the pool, the allocator and all state are safe to share
     "cpu-openblas",
-    "0.1.0",
+    BP_CPU_OPENBLAS_VERSION,
     "cpu",
     api_last_error,
     api_init,

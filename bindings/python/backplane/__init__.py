@@ -45,7 +45,9 @@ Device.__module__ = _dtype.DType.__module__ = "backplane"
 # Every dtype also by its own name: bp.bool, like torch.bool (bool_ inside this package).
 globals().update((d.name, d) for d in _dtype.ALL)
 
-__version__ = "0.1.0"
+# The package's version is the C API version of the library it loaded
+# (pyproject.toml and CMake read the same two numbers from backplane.h).
+__version__ = "{}.{}.0".format(_C.api_version() >> 16, _C.api_version() & 0xFFFF)
 
 __all__ = [
     # devices

@@ -4,11 +4,12 @@ libbackplane.so (which _C dlopen()s; it is not linked against it).
 libbackplane.so, first match wins:
   1. $BACKPLANE_LIB (a file, or a directory holding libbackplane.so); when
      set, nothing else is tried: an explicit choice never falls back;
-  2. next to this package (an install made with BACKPLANE_BUNDLE_LIB);
+  2. next to this package (a wheel: `pip install ./bindings/python`), or next
+     to backplane._C when that was found elsewhere (an editable install);
   3. the CMake build tree this package was copied into (<build>/python/backplane
      -> <build>/lib), also relative to where backplane._C was found;
   4. the repository's build tree (<repo>/bindings/python/backplane ->
-     <repo>/build/lib), or the one recorded by setup.py at pip install time;
+     <repo>/build/lib);
   5. the dynamic linker's search path (LD_LIBRARY_PATH, ldconfig: a library
      installed with `cmake --install`, whose plugins sit beside it).
 The ImportError raised when all fail lists every place tried and why.
@@ -27,22 +28,14 @@ def library_candidates(extension_dir=None):
     if env:
         path = os.path.join(env, LIBRARY_NAME) if os.path.isdir(env) else env
         return [("BACKPLANE_LIB", path)]
-    try:  # written by setup.py: a pip-installed package
-        from ._build_info import REPOSITORY_BUILD_LIB
-    except ImportError:
-        REPOSITORY_BUILD_LIB = None
     found = [("next to the package", os.path.join(_PACKAGE_DIR, LIBRARY_NAME))]
-    if REPOSITORY_BUILD_LIB:
-        found.append(("build tree of the repository pip installed from",
-                      os.path.join(REPOSITORY_BUILD_LIB, LIBRARY_NAME)))
-    else:
-        for d in [_PACKAGE_DIR] + ([extension_dir] if extension_dir else []):
-            if d != _PACKAGE_DIR:
-                found.append(("next to backplane._C", os.path.join(d, LIBRARY_NAME)))
-            found.append(("build tree", os.path.normpath(
-                os.path.join(d, "..", "..", "lib", LIBRARY_NAME))))
-        found.append(("repository build tree", os.path.normpath(
-            os.path.join(_PACKAGE_DIR, "..", "..", "..", "build", "lib", LIBRARY_NAME))))
+    for d in [_PACKAGE_DIR] + ([extension_dir] if extension_dir else []):
+        if d != _PACKAGE_DIR:
+            found.append(("next to backplane._C", os.path.join(d, LIBRARY_NAME)))
+        found.append(("build tree", os.path.normpath(
+            os.path.join(d, "..", "..", "lib", LIBRARY_NAME))))
+    found.append(("repository build tree", os.path.normpath(
+        os.path.join(_PACKAGE_DIR, "..", "..", "..", "build", "lib", LIBRARY_NAME))))
     found += [
         ("dynamic linker search path", LIBRARY_NAME + ".0"),
         ("dynamic linker search path", LIBRARY_NAME),
@@ -96,7 +89,7 @@ def import_extension():
         "Looked for:\n  {}\n"
         "Build it with CMake (it lands in <build>/python/backplane; put <build>/python "
         "on PYTHONPATH) or install the package: pip install ./bindings/python "
-        "(needs python3-dev: apt-get install -y python3-dev)".format("\n  ".join(tried))
+        "(builds the project with CMake; needs the packages of scripts/install-deps.sh)".format("\n  ".join(tried))
     ) from None
 
 

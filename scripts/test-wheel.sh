@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The Python package as a user installs it: `pip install ./bindings/python`
+# in a fresh virtual environment, imported from another directory with no
+# Backplane variable set, then the Python tests run against that installed
+# package (not a build tree). Then the relocatable wheel: `pip wheel`,
+# installed into a second environment elsewhere, imported with the checkout's
+# copy of the build out of reach.
+#
+#   scripts/test-wheel.sh [BUILD_DIR]   # BUILD_DIR (default build) holds the test plugins
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+build=${1:-build}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bp-wheel-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+unset BACKPLANE_LIB BACKPLANE_CONFIG BACKPLANE_PLUGIN_PATH PYTHONPATH
+# --system-site-packages: NumPy and pytest from Debian (no download for them).
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "$repo/bindings/python"
+
+cd "$work"
+"$work/venv/bin/python" - <<'EOF'
+import os, backplane as bp
+pkg = os.path.dirname(bp.__file__)
+assert "site-packages" in pkg, pkg
+assert os.path.dirname(bp.library_path()) == pkg, bp.library_path()
+names = [d.name for d in bp.devices()]
+assert "cpu:0" in names and "reference:0" in names, names
+print("installed package:", pkg, "devices:", names, "version:", bp.__version__)
+EOF
+
+# The tests' own configuration and test plugins, as ctest gives them.
+env BACKPLANE_CONFIG="$repo/tests/backplane-test.toml" \
+    BACKPLANE_TEST_PLUGIN_DIR="$repo/$build/tests/test-plugins" \
+    OPENBLAS_NUM_THREADS=1 POCL_DEVICES="pthread pthread" POCL_MAX_PTHREAD_COUNT=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+  "$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$repo/tests/python"
+
+"$work/venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps -w "$work/dist" \
+  "$repo/bindings/python"
+/usr/bin/python3 -m venv --system-site-packages "$work/elsewhere/venv"
+"$work/elsewhere/venv/bin/pip" install --quiet --disable-pip-version-check "$work"/dist/*.whl
+mv "$work/elsewhere" "$work/moved"
+"$work/moved/venv/bin/python" -c "
+import backplane as bp
+assert '/moved/' in bp.library_path(), bp.library_path()
+x = bp.ones((2, 3), device='cpu') * 2
+assert x.sum().item() == 12.0
+print('wheel installed elsewhere and moved:', bp.library_path(), [d.name for d in bp.devices()])"
