@@ -462,7 +462,8 @@ inline Tensor::operator bool() const {
                      "the truth value of a tensor with " + std::to_string(n) +
                          " elements is ambiguous; use all() or any()",
                      "", -1, {});
-  return item<double>() != 0;
+  // Compared where it lives: a device without float64 has no item<double>().
+  return dtype() == BP_BOOL ? item<bool>() : (*this != 0.0).item<bool>();
 }
 
 // ---- printing ------------------------------------------------------------
