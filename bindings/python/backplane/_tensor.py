@@ -38,6 +38,14 @@ def _shape_arg(shape):
     return tuple(operator.index(s) for s in shape)
 
 
+def _to_dtype_method(name, dtype):
+    def method(self):
+        return self.to(dtype)
+    method.__name__ = name
+    method.__doc__ = "to(bp.{}).".format(dtype.name)
+    return method
+
+
 class Tensor(_C.TensorBase):
     """An n-dimensional array on one device (a reference to a bp_tensor).
 
@@ -71,7 +79,7 @@ class Tensor(_C.TensorBase):
 
     @property
     def nbytes(self):
-        return self.size * BY_CODE[self._dtype_code].itemsize
+        return self.numel() * BY_CODE[self._dtype_code].itemsize
 
     @property
     def size(self):
@@ -128,10 +136,9 @@ class Tensor(_C.TensorBase):
         Returns self (the same object) when nothing changes, else a new
         tensor: a copy on the other device (MXNet .as_in_ctx), converted."""
         for a in args:
-            is_dtype = _is_dtype_spec(a)
             if isinstance(a, Tensor):
                 device, dtype = _set_once("device", device, a.device), _set_once("dtype", dtype, a.dtype)
-            elif is_dtype:
+            elif _is_dtype_spec(a):
                 dtype = _set_once("dtype", dtype, a)
             else:
                 device = _set_once("device", device, a)
@@ -169,25 +176,12 @@ class Tensor(_C.TensorBase):
             device = "cuda:{}".format(device or 0)
         return self.to(device)
 
-    def float(self):
-        """to(bp.float32)."""
-        return self.to(float32)
-
-    def double(self):
-        """to(bp.float64)."""
-        return self.to(float64)
-
-    def int(self):
-        """to(bp.int32)."""
-        return self.to(int32)
-
-    def long(self):
-        """to(bp.int64)."""
-        return self.to(int64)
-
-    def bool(self):
-        """to(bp.bool)."""
-        return self.to(bool_)
+    # PyTorch's conversions: .float() is .to(bp.float32), and so on.
+    float = _to_dtype_method("float", float32)
+    double = _to_dtype_method("double", float64)
+    int = _to_dtype_method("int", int32)
+    long = _to_dtype_method("long", int64)
+    bool = _to_dtype_method("bool", bool_)
 
     # ---- host data -----------------------------------------------------------
 
@@ -227,8 +221,9 @@ class Tensor(_C.TensorBase):
 
     def item(self):
         """The only element as a Python number."""
-        if self.size != 1:
-            raise ValueError("item(): the tensor has {} elements, not 1".format(self.size))
+        n = self.numel()
+        if n != 1:
+            raise ValueError("item(): the tensor has {} elements, not 1".format(n))
         return self.numpy().reshape(()).item()
 
     asscalar = item
@@ -237,9 +232,10 @@ class Tensor(_C.TensorBase):
         return self.numpy().tolist()
 
     def __bool__(self):
-        if self.size != 1:
+        n = self.numel()
+        if n != 1:
             raise ValueError("the truth value of a tensor with {} elements is ambiguous; "
-                             "use .any() or .all()".format(self.size))
+                             "use .any() or .all()".format(n))
         return bool(self.item())
 
     def __float__(self):
@@ -270,7 +266,7 @@ class Tensor(_C.TensorBase):
     __str__ = __repr__
 
     def __format__(self, spec):
-        if spec and self.size == 1:
+        if spec and self.numel() == 1:
             return format(self.item(), spec)
         return format(str(self), spec)
 
