@@ -97,6 +97,14 @@ double max_abs(const Snapshot &s) {
   return m;
 }
 
+// The smallest nonzero magnitude (infinity when every value is zero).
+double min_nonzero_abs(const Snapshot &s) {
+  double m = INFINITY;
+  for (double v : s.values)
+    if (v != 0) m = std::min(m, std::fabs(v));
+  return m;
+}
+
 // How far apart the two sides' results may be: 0 for exact operators, else
 // a bound per element and whether overflow makes any result acceptable.
 struct Tolerance {
@@ -203,6 +211,20 @@ class Program {
     return t;
   }
 
+  // PROD multiplies k terms in any order: each rounding is relative, so the
+  // result is within k epsilons of the exact product, unless a partial
+  // product overflows or falls into the subnormals in one order only.
+  Tolerance product(int reg) {
+    Tolerance t;
+    if (!regs_[1][reg]) return t;
+    const Snapshot s = snapshot(regs_[1][reg]);
+    const double k = double(s.values.size()), hi = max_abs(s), lo = min_nonzero_abs(s);
+    t.relative = 4 * k * FLT_EPSILON;
+    t.anything = !(std::pow(std::max(hi, 1.0), k) < FLT_MAX / 2) ||
+                 (lo < 1 && !(std::pow(lo, k) > FLT_MIN * 2));
+    return t;
+  }
+
   static Tolerance transcendental() {
     Tolerance t;
     t.relative = 1e-5;
@@ -275,7 +297,7 @@ class Program {
       }
       case 4: {
         int32_t op = in.op_of(BP_OP_FAMILY_UNARY);
-        bool exact = op == BP_OP_NEG || op == BP_OP_ABS || op == BP_OP_SQRT || op == BP_OP_RELU;
+        bool exact = op == BP_OP_NEG || op == BP_OP_ABS || op == BP_OP_SQRT || op == BP_OP_RELU || op == BP_OP_SQUARE;
         both(bp_op_name(op), dst, exact ? Tolerance{} : transcendental(),
              [&](int s, bp_tensor *o) { return bp_unary(op, r[s][a], o); });
         break;
@@ -290,7 +312,9 @@ class Program {
         int32_t keep = in.below(2);
         bool ordered = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM;
         double m = scale({a});
-        Tolerance tol = ordered ? accumulation(numel(a), op == BP_OP_NORM ? m * m : m) : Tolerance{};
+        Tolerance tol = ordered ? accumulation(numel(a), op == BP_OP_NORM ? m * m : m)
+                        : op == BP_OP_PROD ? product(a)
+                                           : Tolerance{};
         if (op == BP_OP_NORM) tol.absolute = std::sqrt(tol.absolute);  // |sqrt(x + d) - sqrt(x)| <= sqrt(|d|)
         both(bp_op_name(op), dst, tol, [&](int s, bp_tensor *o) { return bp_reduce(op, r[s][a], axis, keep, o); });
         break;

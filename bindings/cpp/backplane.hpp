@@ -333,6 +333,9 @@ class Tensor {
   Tensor sigmoid() const { return unary(BP_OP_SIGMOID); }
   Tensor relu() const { return unary(BP_OP_RELU); }
   Tensor abs() const { return unary(BP_OP_ABS); }
+  Tensor square() const { return unary(BP_OP_SQUARE); }  // (since 1.1)
+  Tensor sin() const { return unary(BP_OP_SIN); }        // (since 1.1)
+  Tensor cos() const { return unary(BP_OP_COS); }        // (since 1.1)
 
   Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
     return wrap([&](bp_tensor *o) { return bp_reduce(op, h_, axis, keepdims, o); });
@@ -342,6 +345,9 @@ class Tensor {
   Tensor max(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_MAX, axis, keepdims); }
   Tensor min(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_MIN, axis, keepdims); }
   Tensor argmax(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMAX, axis, keepdims); }
+  // (prod and argmin since 1.1)
+  Tensor prod(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_PROD, axis, keepdims); }
+  Tensor argmin(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMIN, axis, keepdims); }
   Tensor norm() const { return reduce(BP_OP_NORM); }
   // Whether every element (all) or some element (any) is nonzero, along one
   // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
@@ -415,6 +421,8 @@ BP_CPP_BINARY_OPERATOR(+, BP_OP_ADD)
 BP_CPP_BINARY_OPERATOR(-, BP_OP_SUB)
 BP_CPP_BINARY_OPERATOR(*, BP_OP_MUL)
 BP_CPP_BINARY_OPERATOR(/, BP_OP_DIV)
+// Python's %: the remainder takes the divisor's sign (since 1.1).
+BP_CPP_BINARY_OPERATOR(%, BP_OP_REMAINDER)
 BP_CPP_BINARY_OPERATOR(==, BP_OP_EQ)
 BP_CPP_BINARY_OPERATOR(!=, BP_OP_NE)
 BP_CPP_BINARY_OPERATOR(<, BP_OP_LT)
@@ -428,6 +436,9 @@ inline Tensor pow(const Tensor &a, const Tensor &b) { return binary(BP_OP_POW, a
 inline Tensor pow(const Tensor &a, double e) { return binary(BP_OP_POW, a, e); }
 inline Tensor maximum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MAXIMUM, a, b); }
 inline Tensor minimum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MINIMUM, a, b); }
+// Python's //: the quotient rounded toward -inf (since 1.1).
+inline Tensor floor_divide(const Tensor &a, const Tensor &b) { return binary(BP_OP_FLOOR_DIVIDE, a, b); }
+inline Tensor floor_divide(const Tensor &a, double s) { return binary(BP_OP_FLOOR_DIVIDE, a, s); }
 inline Tensor where(const Tensor &c, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_where(c.handle(), a.handle(), b.handle(), o); });
 }

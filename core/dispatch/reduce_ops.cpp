@@ -43,7 +43,7 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *
     }
   }
   if (count == 0 && kept_numel > 0 &&
-      (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX)) {
+      (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX || op == BP_OP_ARGMIN)) {
     Error e(BP_ERR_SHAPE, std::string(op_name(op)) + ": reducing an empty tensor of shape " +
                               shape_string(a.rank, a.shape) + " has no identity");
     e.op = op_name(op);

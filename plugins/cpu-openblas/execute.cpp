@@ -47,8 +47,9 @@ int64_t numel_of(const bp_plugin_tensor &t) {
 
 void run_reduce(int32_t op, const bp_plugin_tensor &input, const View &out) {
   const View in = view_of(input, numel_of(input));
-  // MAX, MIN and ARGMAX have no value for an empty set (the core never asks).
-  if (in.numel == 0 && out.numel > 0 && op != BP_OP_SUM && op != BP_OP_MEAN && op != BP_OP_NORM)
+  // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
+  if (in.numel == 0 && out.numel > 0 && op != BP_OP_SUM && op != BP_OP_MEAN && op != BP_OP_NORM &&
+      op != BP_OP_PROD)
     fail(BP_ERR_SHAPE, "%s: cannot reduce an empty set", bp_plugin::op_name(op));
   reduce_kernel(*g_backend.pool, op, in, out);
 }

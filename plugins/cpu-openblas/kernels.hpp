@@ -10,15 +10,15 @@
 
 namespace cpu_backend {
 
-// ADD..MINIMUM and EQ..GE: out = op(a, b), all of out's shape.
+// ADD..MINIMUM, FLOOR_DIVIDE, REMAINDER and EQ..GE: out = op(a, b), all of out's shape.
 void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, const View &out);
 // WHERE: out = cond ? a : b.
 void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View &b, const View &out);
-// NEG..RELU.
+// NEG..COS.
 void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // COPY with conversion.
 void copy_kernel(ThreadPool &pool, const View &in, const View &out);
-// SUM..NORM: out's extent-1 axes are reduced.
+// SUM..ARGMIN: out's extent-1 axes are reduced.
 void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // MATMUL: [..., M, K] x [..., K, N] -> [..., M, N].
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out);

@@ -1,4 +1,4 @@
-// ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM: one kernel per operator and
+// ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER: one kernel per operator and
 // dtype, the math from backplane_kernels/elementwise.hpp.
 #include <string>
 
@@ -35,6 +35,8 @@ void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterSh
     case BP_OP_POW: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Pow{});
     case BP_OP_MAXIMUM: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Maximum{});
     case BP_OP_MINIMUM: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Minimum{});
+    case BP_OP_FLOOR_DIVIDE: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::FloorDivide{});
+    case BP_OP_REMAINDER: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Remainder{});
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a binary operator", op);
   }
 }

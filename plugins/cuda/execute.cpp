@@ -76,8 +76,9 @@ void run_unary_or_copy(Device &device, int32_t op, const View &in, const View &o
 }
 
 void run_reduce(Device &device, int32_t op, const View &in, const View &out) {
-  // MAX, MIN and ARGMAX have no value for an empty set (the core never asks).
-  if (in.numel == 0 && out.numel > 0 && op != BP_OP_SUM && op != BP_OP_MEAN && op != BP_OP_NORM)
+  // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
+  const bool sum_like = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD;
+  if (in.numel == 0 && out.numel > 0 && !sum_like)
     fail(BP_ERR_SHAPE, "cuda: %s: cannot reduce an empty set (input shape %s)", bp_plugin::op_name(op),
          shape_text(in).c_str());
   if (out.numel == 0) return;
@@ -85,7 +86,7 @@ void run_reduce(Device &device, int32_t op, const View &in, const View &out) {
   Device::Lock lock = device.lock();
   const Launch launch = device.launch(lock);
   Scratch scratch(device, lock);
-  if (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM)
+  if (sum_like)
     return launch_reduce_sum(launch, op, in.dtype, plan, out.base, in.base, scratch);
   launch_reduce_extreme(launch, op, in.dtype, plan, out.base, in.base, scratch);
 }

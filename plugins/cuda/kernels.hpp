@@ -12,7 +12,7 @@ namespace bp_cuda {
 
 class Scratch;
 
-// binary.cu: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM (inputs and output of `dtype`).
+// binary.cu: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER (inputs and output of `dtype`).
 void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
                    InputArg b);
 
@@ -23,7 +23,7 @@ void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterS
 void launch_where(const Launch &launch, int32_t dtype, const IterShape &it, void *out, const void *cond, const void *a,
                   const void *b);
 
-// unary.cu: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU.
+// unary.cu: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU, SQUARE, SIN, COS.
 void launch_unary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, const void *in);
 
 // copy.cu: COPY from in_dtype to out_dtype (a cast; also plain strided copies).
@@ -35,7 +35,7 @@ void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, cons
 void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, double scalar,
                    double scalar2, uint64_t seed);
 
-// reduce_sum.cu (SUM, MEAN, NORM) and reduce_extreme.cu (MAX, MIN, ARGMAX):
+// reduce_sum.cu (SUM, MEAN, NORM, PROD) and reduce_extreme.cu (MAX, MIN, ARGMAX, ARGMIN):
 // partial results of a two-pass reduction live in `scratch`.
 void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
                        const void *in, Scratch &scratch);

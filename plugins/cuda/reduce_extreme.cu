@@ -1,5 +1,5 @@
-// MAX, MIN (numeric dtypes, NaN propagates) and ARGMAX (int64 position of
-// the first maximum; a NaN counts as the maximum).
+// MAX, MIN (numeric dtypes, NaN propagates), ARGMAX and ARGMIN (int64
+// position of the first maximum or minimum; a NaN counts as either).
 #include <string>
 
 #include "dtype.hpp"
@@ -26,7 +26,11 @@ void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, cons
       return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
         reduce<k::ArgmaxReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
-    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not MAX, MIN or ARGMAX", op);
+    case BP_OP_ARGMIN:
+      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<k::ArgminReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not MAX, MIN, ARGMAX or ARGMIN", op);
   }
 }
 

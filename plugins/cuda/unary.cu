@@ -1,4 +1,4 @@
-// NEG, ABS, RELU (numeric dtypes) and EXP, LOG, SQRT, TANH, SIGMOID (float).
+// NEG, ABS, RELU, SQUARE (numeric dtypes) and EXP, LOG, SQRT, TANH, SIGMOID, SIN, COS (float).
 #include <string>
 
 #include "dtype.hpp"
@@ -27,6 +27,9 @@ void launch_unary(const Launch &launch, int32_t op, int32_t dtype, const IterSha
     case BP_OP_NEG: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Neg{});
     case BP_OP_ABS: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Abs{});
     case BP_OP_RELU: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Relu{});
+    case BP_OP_SQUARE: return unary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, in, k::Square{});
+    case BP_OP_SIN: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Sin{});
+    case BP_OP_COS: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Cos{});
     case BP_OP_EXP: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Exp{});
     case BP_OP_LOG: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Log{});
     case BP_OP_SQRT: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Sqrt{});

@@ -38,6 +38,39 @@ static uint64_t pow_wrapping(int64_t base, int64_t exponent) {
   return result;
 }
 
+/* Python's float // and %: the remainder has the divisor's sign (a zero
+ * one too) and the quotient is floor(a / b), each IEEE in the dtype. */
+static double remainder_f64(double a, double b) {
+  double r = fmod(a, b);
+  if (r != 0.0 && (r < 0.0) != (b < 0.0)) r += b;
+  return r == 0.0 ? copysign(0.0, b) : r;
+}
+
+static float remainder_f32(float a, float b) {
+  float r = fmodf(a, b);
+  if (r != 0.0f && (r < 0.0f) != (b < 0.0f)) r += b;
+  return r == 0.0f ? copysignf(0.0f, b) : r;
+}
+
+/* Python's integer // and %: the quotient rounded toward -inf, the
+ * remainder with the divisor's sign; b = 0 gives 0 for both, and
+ * INT_MIN // -1 wraps to INT_MIN (C leaves INT_MIN / -1 undefined, so -1
+ * divides by negating). */
+static int64_t floor_divide_i64(int64_t a, int64_t b) {
+  int64_t q;
+  if (b == 0) return 0;
+  if (b == -1) return ref_wrap_i64(0u - (uint64_t)a);
+  q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int64_t remainder_i64(int64_t a, int64_t b) {
+  int64_t r;
+  if (b == 0 || b == -1) return 0;
+  r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
 /* MAXIMUM and MINIMUM propagate NaN: if either operand is NaN, so is the result. */
 static float binary_f32(int32_t op, float a, float b) {
   switch (op) {
@@ -48,6 +81,8 @@ static float binary_f32(int32_t op, float a, float b) {
     case BP_OP_POW: return powf(a, b);
     case BP_OP_MAXIMUM: return isnan(a) ? a : isnan(b) ? b : (a > b ? a : b);
     case BP_OP_MINIMUM: return isnan(a) ? a : isnan(b) ? b : (a < b ? a : b);
+    case BP_OP_FLOOR_DIVIDE: return floorf(a / b);
+    case BP_OP_REMAINDER: return remainder_f32(a, b);
     default: return 0.0f;
   }
 }
@@ -61,6 +96,8 @@ static double binary_f64(int32_t op, double a, double b) {
     case BP_OP_POW: return pow(a, b);
     case BP_OP_MAXIMUM: return isnan(a) ? a : isnan(b) ? b : (a > b ? a : b);
     case BP_OP_MINIMUM: return isnan(a) ? a : isnan(b) ? b : (a < b ? a : b);
+    case BP_OP_FLOOR_DIVIDE: return floor(a / b);
+    case BP_OP_REMAINDER: return remainder_f64(a, b);
     default: return 0.0;
   }
 }
@@ -74,6 +111,9 @@ static int32_t binary_i32(int32_t op, int32_t a, int32_t b) {
     case BP_OP_POW: return ref_wrap_i32((uint32_t)pow_wrapping(a, b));
     case BP_OP_MAXIMUM: return a > b ? a : b;
     case BP_OP_MINIMUM: return a < b ? a : b;
+    /* int32 // and % are the int64 ones: both fit, INT32_MIN // -1 wraps */
+    case BP_OP_FLOOR_DIVIDE: return ref_wrap_i32((uint32_t)floor_divide_i64(a, b));
+    case BP_OP_REMAINDER: return (int32_t)remainder_i64(a, b);
     default: return 0; /* DIV is float only */
   }
 }
@@ -87,6 +127,8 @@ static int64_t binary_i64(int32_t op, int64_t a, int64_t b) {
     case BP_OP_POW: return ref_wrap_i64(pow_wrapping(a, b));
     case BP_OP_MAXIMUM: return a > b ? a : b;
     case BP_OP_MINIMUM: return a < b ? a : b;
+    case BP_OP_FLOOR_DIVIDE: return floor_divide_i64(a, b);
+    case BP_OP_REMAINDER: return remainder_i64(a, b);
     default: return 0;
   }
 }
@@ -151,6 +193,9 @@ static float unary_f32(int32_t op, float x) {
     case BP_OP_TANH: return tanhf(x);
     case BP_OP_SIGMOID: return 1.0f / (1.0f + expf(-x));
     case BP_OP_RELU: return x > 0.0f ? x : 0.0f;
+    case BP_OP_SQUARE: return x * x;
+    case BP_OP_SIN: return sinf(x);
+    case BP_OP_COS: return cosf(x);
     default: return 0.0f;
   }
 }
@@ -165,6 +210,9 @@ static double unary_f64(int32_t op, double x) {
     case BP_OP_TANH: return tanh(x);
     case BP_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
     case BP_OP_RELU: return x > 0.0 ? x : 0.0;
+    case BP_OP_SQUARE: return x * x;
+    case BP_OP_SIN: return sin(x);
+    case BP_OP_COS: return cos(x);
     default: return 0.0;
   }
 }
@@ -176,6 +224,7 @@ static int32_t unary_i32(int32_t op, int32_t x) {
     case BP_OP_NEG: return ref_wrap_i32(0u - (uint32_t)x);
     case BP_OP_ABS: return x < 0 ? ref_wrap_i32(0u - (uint32_t)x) : x;
     case BP_OP_RELU: return x > 0 ? x : 0;
+    case BP_OP_SQUARE: return ref_wrap_i32((uint32_t)x * (uint32_t)x);
     default: return 0; /* the transcendental ops are float only */
   }
 }
@@ -185,6 +234,7 @@ static int64_t unary_i64(int32_t op, int64_t x) {
     case BP_OP_NEG: return ref_wrap_i64(0u - (uint64_t)x);
     case BP_OP_ABS: return x < 0 ? ref_wrap_i64(0u - (uint64_t)x) : x;
     case BP_OP_RELU: return x > 0 ? x : 0;
+    case BP_OP_SQUARE: return ref_wrap_i64((uint64_t)x * (uint64_t)x);
     default: return 0;
   }
 }

@@ -1,12 +1,12 @@
 /*
- * reduce.c — SUM, MEAN, NORM, MAX, MIN and ARGMAX.
+ * reduce.c — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX and ARGMIN.
  *
  * The output has the input's rank. An axis where the output's extent is 1
  * is reduced; every other axis is kept (and has the input's extent). So for
  * each output index, the elements to combine are those whose index agrees
  * on the kept axes and runs over the whole extent of the reduced ones: one
  * walk over "inner" shape, which is the input's extent on reduced axes and
- * 1 on kept ones. Walking it in C order gives ARGMAX its positions.
+ * 1 on kept ones. Walking it in C order gives ARGMAX and ARGMIN their positions.
  */
 #include <math.h>
 
@@ -53,10 +53,33 @@ static ref_value sum_like(int32_t op, const bp_plugin_tensor *in, int32_t out_dt
   return ref_from_f64(result, out_dtype); /* float32: one rounding, at the very end */
 }
 
+/* PROD. Floats multiply in float64 and round once at the end (float32);
+ * integers in int64 with wrap-around (the product modulo 2^64 does not
+ * depend on the order). */
+static ref_value product(const bp_plugin_tensor *in, int32_t out_dtype, const int64_t *out_index,
+                         const int64_t *inner_shape) {
+  int64_t index[BP_MAX_RANK];
+  ref_walk w;
+  double total = 1.0;
+  uint64_t integer_total = 1;
+
+  for (ref_walk_start(&w, in->rank, inner_shape); !w.done; ref_walk_next(&w)) {
+    ref_value x;
+    input_index(in->rank, out_index, w.index, index);
+    x = ref_get(in, index);
+    if (ref_dtype_is_float(in->dtype))
+      total *= ref_to_f64(x, in->dtype);
+    else
+      integer_total *= (uint64_t)ref_to_i64(x, in->dtype);
+  }
+  if (!ref_dtype_is_float(in->dtype)) return ref_from_i64(ref_wrap_i64(integer_total), out_dtype);
+  return ref_from_f64(total, out_dtype);
+}
+
 /* 1 when element x should replace the best so far, for MAX (want_max) or
  * MIN. Ties keep the earlier element. A NaN replaces any number and is never
- * replaced, which makes MAX/MIN propagate NaN and ARGMAX point at the first
- * NaN. Floats compare as double (exact for float32), integers as int64. */
+ * replaced, which makes MAX/MIN propagate NaN and ARGMAX/ARGMIN point at the
+ * first NaN. Floats compare as double (exact for float32), integers as int64. */
 static int replaces(int32_t dtype, ref_value x, ref_value best, int want_max) {
   if (ref_dtype_is_float(dtype)) {
     double xv = ref_to_f64(x, dtype), bv = ref_to_f64(best, dtype);
@@ -69,15 +92,15 @@ static int replaces(int32_t dtype, ref_value x, ref_value best, int want_max) {
   }
 }
 
-/* MAX, MIN (the best value, in the input's dtype) and ARGMAX (its position
- * in the inner walk, as int64). The set is never empty here. */
+/* MAX, MIN (the best value, in the input's dtype), ARGMAX and ARGMIN (its
+ * position in the inner walk, as int64). The set is never empty here. */
 static ref_value extreme(int32_t op, const bp_plugin_tensor *in, const int64_t *out_index,
                          const int64_t *inner_shape) {
   int64_t index[BP_MAX_RANK];
   int64_t best_position = 0;
   ref_value best;
   ref_walk w;
-  const int want_max = op != BP_OP_MIN;
+  const int want_max = op == BP_OP_MAX || op == BP_OP_ARGMAX;
 
   best = ref_from_i64(0, in->dtype); /* overwritten by the first element */
   for (ref_walk_start(&w, in->rank, inner_shape); !w.done; ref_walk_next(&w)) {
@@ -89,7 +112,7 @@ static ref_value extreme(int32_t op, const bp_plugin_tensor *in, const int64_t *
       best_position = w.position;
     }
   }
-  return op == BP_OP_ARGMAX ? ref_from_i64(best_position, BP_INT64) : best;
+  return op == BP_OP_ARGMAX || op == BP_OP_ARGMIN ? ref_from_i64(best_position, BP_INT64) : best;
 }
 
 bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
@@ -103,11 +126,11 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
     inner_shape[d] = output->shape[d] == 1 ? input->shape[d] : 1;
     if (inner_shape[d] == 0) is_empty = 1;
   }
-  /* SUM, MEAN and NORM of nothing are defined (0, NaN, 0); MAX, MIN and
-   * ARGMAX are not, and plugin.h promises the core never asks for them.
-   * Say so if it does, rather than invent a value. */
+  /* SUM, MEAN, NORM and PROD of nothing are defined (0, NaN, 0, 1); MAX,
+   * MIN, ARGMAX and ARGMIN are not, and plugin.h promises the core never
+   * asks for them. Say so if it does, rather than invent a value. */
   if (is_empty && ref_numel(output) > 0 &&
-      (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX))
+      (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX || op == BP_OP_ARGMIN))
     return ref_fail(BP_ERR_SHAPE,
                     "%s: reducing an empty set of elements has no value (the core never asks)",
                     bp_vocab_op_name(op));
@@ -115,7 +138,8 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
   for (ref_walk_start(&w, output->rank, output->shape); !w.done; ref_walk_next(&w)) {
     ref_value result = (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM)
                            ? sum_like(op, input, output->dtype, w.index, inner_shape)
-                           : extreme(op, input, w.index, inner_shape);
+                       : op == BP_OP_PROD ? product(input, output->dtype, w.index, inner_shape)
+                                          : extreme(op, input, w.index, inner_shape);
     ref_set(output, w.index, result);
   }
   return BP_OK;

@@ -192,7 +192,7 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
 
 ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b); /* ADD..MINIMUM */
 int ref_compare(int32_t op, int32_t dtype, ref_value a, ref_value b);      /* EQ..GE: 0/1 */
-ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..RELU */
+ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..COS */
 
 /* ------------------------------------------------------------------------
  * accumulate.c — float sums with (almost) no rounding error.
@@ -218,7 +218,7 @@ void ref_run_where(const bp_plugin_tensor *inputs, const bp_plugin_tensor *outpu
 void ref_run_unary(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 void ref_run_copy(const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 
-/* Fails (BP_ERR_SHAPE) only for MAX/MIN/ARGMAX over an empty set. */
+/* Fails (BP_ERR_SHAPE) only for MAX/MIN/ARGMAX/ARGMIN over an empty set. */
 bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
                          const bp_plugin_tensor *output);
 

@@ -156,12 +156,13 @@ static void test_names(void) {
     CHECK_INT(bp_dtype_size(dtypes[i].value), dtypes[i].size);
   }
   for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) CHECK_STR(bp_op_name(ops[i].value), ops[i].name);
-  /* Numbers 1.0 never gave out are still unknown, whatever came later. */
+  /* Numbers no version has given out are unknown (later minor versions
+   * append operators, so only those far beyond any are tested). */
   CHECK_STR(bp_dtype_name(BP_DTYPE_INVALID), "?");
   CHECK_INT(bp_dtype_size(BP_DTYPE_INVALID), 0);
   CHECK_STR(bp_dtype_name(9999), "?");
   CHECK_STR(bp_op_name(0), "?");
-  CHECK_STR(bp_op_name(15), "?");
+  CHECK_STR(bp_op_name(9999), "?");
   CHECK_STR(bp_op_name(-3), "?");
   CHECK_STR(bp_status_name(-1), "?");
   CHECK_STR(bp_status_name(9999), "?");

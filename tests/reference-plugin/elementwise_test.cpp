@@ -317,3 +317,72 @@ TEST_CASE("copy into a transposed view makes a transpose", "[elementwise][copy][
   ref.exec(BP_OP_COPY, {x}, out);
   check_values(ref.contents<int32_t>(out.buffer, 6), std::vector<int32_t>{1, 4, 2, 5, 3, 6});
 }
+
+TEMPLATE_TEST_CASE("floor_divide and remainder are Python's // and %", "[elementwise]", float, double,
+                   int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> a = {7, -7, 7, -7, 6, 0, -6};
+  const std::vector<T> b = {2, 2, -2, -2, 3, 5, 4};
+  check_values(ref.apply<T, T>(BP_OP_FLOOR_DIVIDE, {a, b}), std::vector<T>{3, -4, -4, 3, 2, 0, -2});
+  check_values(ref.apply<T, T>(BP_OP_REMAINDER, {a, b}), std::vector<T>{1, 1, -1, -1, 0, 0, 2});
+}
+
+TEMPLATE_TEST_CASE("float floor_divide and remainder: fractions, signed zeros, zero divisors", "[elementwise]",
+                   float, double) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> a = {T(-7.5), T(7.5), 4, -4, 1, 1, T(kInf)};
+  const std::vector<T> b = {2, -2, -2, 2, 0, T(kInf), 3};
+  check_values(ref.apply<T, T>(BP_OP_FLOOR_DIVIDE, {a, b}),
+               std::vector<T>{-4, -4, -2, -2, T(kInf), 0, T(kInf)});
+  const std::vector<T> r = ref.apply<T, T>(BP_OP_REMAINDER, {a, b});
+  check_values(r, std::vector<T>{T(0.5), T(-0.5), 0, 0, T(kNaN), 1, T(kNaN)});
+  // A zero remainder takes the divisor's sign.
+  CHECK(std::signbit(r[2]));
+  CHECK_FALSE(std::signbit(r[3]));
+}
+
+TEST_CASE("integer floor_divide and remainder by zero give 0, and MIN // -1 wraps", "[elementwise]") {
+  Reference ref;
+  const int32_t min32 = INT32_MIN;
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_FLOOR_DIVIDE, {{5, -5, min32, min32}, {0, 0, -1, 1}}),
+               std::vector<int32_t>{0, 0, min32, min32});
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_REMAINDER, {{5, -5, min32, min32}, {0, 0, -1, 1}}),
+               std::vector<int32_t>{0, 0, 0, 0});
+  const int64_t min64 = INT64_MIN;
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_FLOOR_DIVIDE, {{min64, 9}, {-1, 0}}),
+               std::vector<int64_t>{min64, 0});
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_REMAINDER, {{min64, min64 + 1}, {-1, 2}}),
+               std::vector<int64_t>{0, 1});
+}
+
+TEMPLATE_TEST_CASE("square", "[elementwise]", float, double, int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  check_values(ref.apply<T, T>(BP_OP_SQUARE, {{3, -4, 0, 1}}), std::vector<T>{9, 16, 0, 1});
+}
+
+TEST_CASE("integer square wraps around", "[elementwise]") {
+  Reference ref;
+  // 65536^2 = 2^32 wraps to 0; 46341^2 = 2147488281 = 2^31 + 4633.
+  check_values(ref.apply<int32_t, int32_t>(BP_OP_SQUARE, {{65536, 46341}}),
+               std::vector<int32_t>{0, INT32_MIN + 4633});
+  check_values(ref.apply<int64_t, int64_t>(BP_OP_SQUARE, {{int64_t(1) << 32}}), std::vector<int64_t>{0});
+}
+
+TEMPLATE_TEST_CASE("sin and cos", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const T half_pi = T(1.5707963267948966);
+  const std::vector<T> s = ref.apply<T, T>(BP_OP_SIN, {{0, half_pi, -half_pi}});
+  const std::vector<T> c = ref.apply<T, T>(BP_OP_COS, {{0, half_pi}});
+  CHECK(s[0] == 0);
+  CHECK(s[1] == Approx(1));
+  CHECK(s[2] == Approx(-1));
+  CHECK(c[0] == 1);
+  CHECK(std::fabs(c[1]) < 1e-6);
+  const std::vector<T> special = ref.apply<T, T>(BP_OP_SIN, {{T(kNaN), T(kInf)}});
+  CHECK(std::isnan(special[0]));
+  CHECK(std::isnan(special[1]));
+}

@@ -192,3 +192,40 @@ TEST_CASE("reduction shapes and dtypes are checked", "[reduce][errors]") {
   check_error(ref, ref.run(BP_OP_MAX, {b}, ref.empty(BP_BOOL, {1})), BP_ERR_UNSUPPORTED,
               {"max", "bool"});
 }
+
+TEMPLATE_TEST_CASE("argmin points at the first minimum", "[reduce][argmin]", float, double, int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  bp_plugin_tensor x = ref.tensor<T>({2, 4}, {3, 1, 1, 7, -5, -5, -9, -9});
+  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {2, 1}), std::vector<int64_t>{1, 2});
+  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {1, 4}), std::vector<int64_t>{1, 1, 1, 1});
+  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {1, 1}), std::vector<int64_t>{6});
+}
+
+TEMPLATE_TEST_CASE("argmin counts NaN as the minimum", "[reduce][argmin]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  bp_plugin_tensor x = ref.tensor<T>({2, 4}, {1, nan, -5, nan, T(-kInf), 2, nan, 3});
+  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {2, 1}), std::vector<int64_t>{1, 2});
+}
+
+TEMPLATE_TEST_CASE("prod", "[reduce][prod]", float, double) {
+  Reference ref;
+  using T = TestType;
+  bp_plugin_tensor x = ref.tensor<T>({2, 3}, {1, 2, 3, -4, T(0.5), 2});
+  check_values(reduce<T>(ref, BP_OP_PROD, x, {2, 1}), std::vector<T>{6, -4});
+  check_values(reduce<T>(ref, BP_OP_PROD, x, {1, 3}), std::vector<T>{-4, 1, 6});
+  check_values(reduce<T>(ref, BP_OP_PROD, x, {1, 1}), std::vector<T>{-24});
+}
+
+TEST_CASE("integer prod is int64 and wraps, and the product of nothing is 1", "[reduce][prod]") {
+  Reference ref;
+  bp_plugin_tensor x = ref.tensor<int32_t>({3}, {65536, 65536, 3});
+  // 2^32 * 3 fits int64: no int32 overflow.
+  check_values(reduce<int64_t>(ref, BP_OP_PROD, x, {1}), std::vector<int64_t>{int64_t(3) << 32});
+  bp_plugin_tensor big = ref.tensor<int64_t>({2}, {int64_t(1) << 32, int64_t(1) << 32});
+  check_values(reduce<int64_t>(ref, BP_OP_PROD, big, {1}), std::vector<int64_t>{0});
+  bp_plugin_tensor none = ref.tensor<float>({0}, {});
+  check_values(reduce<float>(ref, BP_OP_PROD, none, {1}), std::vector<float>{1});
+}

@@ -240,8 +240,9 @@ void reduce_cases(Builder &b) {
     d.inputs.push_back(y);
     d.output = add_view(d, b.out_dtype, {1}, dense(), true);
   }
-  if (is_float(b.dtype) && (b.op == BP_OP_ARGMAX || b.op == BP_OP_MAX || b.op == BP_OP_MIN)) {
-    // Two or three NaNs in one reduced set: ARGMAX gives the first (plugin.h),
+  if (is_float(b.dtype) &&
+      (b.op == BP_OP_ARGMAX || b.op == BP_OP_ARGMIN || b.op == BP_OP_MAX || b.op == BP_OP_MIN)) {
+    // Two or three NaNs in one reduced set: ARGMAX and ARGMIN give the first (plugin.h),
     // in rows and in columns.
     const Domain dom = domain_for(b.op, 0, b.dtype, b.out_dtype);
     const Val nan{std::numeric_limits<double>::quiet_NaN(), 0};

@@ -23,8 +23,11 @@ TolClass tol_class(int32_t op) {
   switch (op) {
     // ARANGE and RANDOM_UNIFORM are a few correctly rounded operations with
     // no contraction (plugin.h): the same seed gives the same bits anywhere.
+    // SQUARE, FLOOR_DIVIDE and REMAINDER are one correctly rounded operation
+    // each (fmod is exact).
     case BP_OP_MAXIMUM: case BP_OP_MINIMUM: case BP_OP_NEG: case BP_OP_ABS: case BP_OP_RELU: case BP_OP_MAX:
-    case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_FILL: case BP_OP_ARANGE: case BP_OP_RANDOM_UNIFORM:
+    case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_ARGMIN: case BP_OP_FILL: case BP_OP_ARANGE:
+    case BP_OP_RANDOM_UNIFORM: case BP_OP_SQUARE: case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER:
       return TolClass::exact;
     case BP_OP_POW: return TolClass::trans;
     default: break;

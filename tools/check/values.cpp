@@ -119,7 +119,11 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype) {
     switch (op) {
       case BP_OP_LOG: case BP_OP_SQRT: return {Domain::uniform, 0.01, 100};
       case BP_OP_POW: return input == 0 ? Domain{Domain::uniform, 0.1, 4} : Domain{Domain::uniform, -3, 3};
-      case BP_OP_DIV: return input == 1 ? Domain{Domain::nonzero, -10, 10} : d;
+      case BP_OP_DIV: case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER:
+        return input == 1 ? Domain{Domain::nonzero, -10, 10} : d;
+      // Near 1, so that a product of hundreds of terms neither overflows nor
+      // underflows in any order (plugin.h leaves that unspecified).
+      case BP_OP_PROD: return {Domain::uniform, 0.7, 1.4};
       case BP_OP_MATMUL: return {Domain::uniform, -1, 1};
       case BP_OP_COPY: return {Domain::uniform, -1000, 1000};
       default: return d;
@@ -174,7 +178,8 @@ bool specials_apply(int32_t op, int32_t dtype) {
     case BP_OP_ABS: return !is_bool(dtype);  // INT_MIN is left out below
     case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH: case BP_OP_SIGMOID: return f;
     case BP_OP_SUM: case BP_OP_MEAN: return f;
-    case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARGMAX: return !is_bool(dtype);
+    case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_ARGMIN: return !is_bool(dtype);
+    case BP_OP_SQUARE: return !is_bool(dtype);
     case BP_OP_COPY: return true;  // float to int of NaN, inf and beyond the range saturates (plugin.h)
     default:
       // Comparisons and WHERE are defined for every value.

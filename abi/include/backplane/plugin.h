@@ -127,7 +127,16 @@ typedef char bp_plugin_device_info_size_check
  *   exponent gives 0 unless the base is 1 or -1. MAXIMUM/MINIMUM propagate
  *   NaN. Comparisons write bool (0/1) and follow IEEE (NaN compares unequal).
  *   WHERE: input 0 is bool, inputs 1 and 2 and the output share one dtype.
- *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)).
+ *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)). SQUARE(x) =
+ *   x * x (integers wrap). SIN and COS take float inputs.
+ *   FLOOR_DIVIDE and REMAINDER (since 1.1) are Python's // and %: on
+ *   floats, FLOOR_DIVIDE(a, b) = floor(a / b) with a / b IEEE-divided in the
+ *   dtype (so b = 0 gives +-inf or NaN), and REMAINDER(a, b) = r = fmod(a, b),
+ *   plus b when r is nonzero and its sign differs from b's, and a zero r
+ *   takes b's sign (b = 0 gives NaN); on integers, the quotient rounded
+ *   toward -inf and the remainder with the divisor's sign (a == (a // b) * b
+ *   + a % b), with b = 0 giving 0 for both and the most negative value // -1
+ *   wrapping to itself (its % -1 is 0).
  *   COPY converts input dtype to output dtype like a C cast, except that a
  *   bool output is (x != 0) and float to integer saturates: it truncates
  *   toward zero, a value beyond the integer type's range gives its minimum or
@@ -138,27 +147,29 @@ typedef char bp_plugin_device_info_size_check
  *   the core never passes partially overlapping views. A scalar operand
  *   (attrs.scalar) is first converted to the input dtype as by COPY from
  *   float64; the core never pairs a non-integral scalar with an integer dtype.
- * - Reductions (SUM..NORM): the output has the input's rank; every axis
- *   where the output's extent is 1 is reduced, the others are kept. SUM of
- *   an integer or bool input writes int64; of a float input, the same dtype.
- *   MEAN and NORM take float inputs. MAX/MIN keep the dtype and propagate
- *   NaN. ARGMAX writes int64: the position of the first maximum in the C-order
- *   walk of the reduced axes (a NaN counts as the maximum). The core never
- *   asks MAX, MIN or ARGMAX to reduce an empty set; SUM of one is 0, MEAN NaN.
+ * - Reductions (SUM..NORM, PROD, ARGMIN): the output has the input's rank;
+ *   every axis where the output's extent is 1 is reduced, the others are
+ *   kept. SUM of an integer or bool input and PROD of an integer input
+ *   write int64 (wrapping); of a float input, the same dtype. MEAN and NORM take float inputs. MAX/MIN keep the
+ *   dtype and propagate NaN. ARGMAX (ARGMIN) writes int64: the position of
+ *   the first maximum (minimum) in the C-order walk of the reduced axes (a
+ *   NaN counts as the maximum, and as the minimum). The core never asks MAX,
+ *   MIN, ARGMAX or ARGMIN to reduce an empty set; SUM of one is 0, PROD 1,
+ *   MEAN NaN.
  * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
  *   three of the same rank >= 2 and the same batch extents (broadcast batch
  *   axes have stride 0). Transposes arrive as swapped strides.
- * - Accumulation (float SUM, MEAN, NORM, MATMUL): terms are added in any
- *   order and grouping, in the output's dtype or wider, so results differ
+ * - Accumulation (float SUM, MEAN, NORM, MATMUL; float PROD multiplies its
+ *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
  *   largest finite value, a partial sum may overflow in one order and not in
  *   another, and the result is unspecified: +-inf, NaN or finite.
  * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
  *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
- *   RANDOM_UNIFORM give the same bits on every backend; EXP, LOG, TANH,
- *   SIGMOID, POW and RANDOM_NORMAL use the backend's math library and may
- *   differ in the last bits.
+ *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER give the same bits on
+ *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, POW and RANDOM_NORMAL
+ *   use the backend's math library and may differ in the last bits.
  * - Creation (FILL, ARANGE, RANDOM_*), no inputs; i below is an element's
  *   C-order position in the output:
  *     FILL: attrs.scalar converted as by COPY from float64.

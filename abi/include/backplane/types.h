@@ -106,8 +106,8 @@ typedef enum bp_dtype_set {
 typedef enum bp_out_rule {
   BP_OUT_SAME = 1,  /* the input's dtype */
   BP_OUT_BOOL = 2,  /* bool (comparisons) */
-  BP_OUT_INT64 = 3, /* int64 (ARGMAX) */
-  BP_OUT_SUM = 4,   /* float inputs keep their dtype; integer and bool sum into int64 */
+  BP_OUT_INT64 = 3, /* int64 (ARGMAX, ARGMIN) */
+  BP_OUT_SUM = 4,   /* float inputs keep their dtype; integer and bool into int64 (SUM, PROD) */
   BP_OUT_ANY = 5    /* any dtype the caller asks for (COPY converts) */
 } bp_out_rule;
 

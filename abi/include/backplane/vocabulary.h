@@ -101,6 +101,8 @@
   X(GT, 12, "gt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
   X(GE, 13, "ge", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
   X(WHERE, 14, "where", BP_OP_FAMILY_WHERE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                  \
+  X(FLOOR_DIVIDE, 15, "floor_divide", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME) \
+  X(REMAINDER, 16, "remainder", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)      \
   X(NEG, 20, "neg", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
   X(ABS, 21, "abs", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
   X(EXP, 22, "exp", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
@@ -109,12 +111,17 @@
   X(TANH, 25, "tanh", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                  \
   X(SIGMOID, 26, "sigmoid", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
   X(RELU, 27, "relu", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
+  X(SQUARE, 28, "square", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)            \
+  X(SIN, 29, "sin", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
+  X(COS, 30, "cos", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
   X(SUM, 40, "sum", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_ALL, BP_OUT_SUM)                      \
   X(MEAN, 41, "mean", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
   X(MAX, 42, "max", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
   X(MIN, 43, "min", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
   X(ARGMAX, 44, "argmax", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)          \
   X(NORM, 45, "norm", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
+  X(PROD, 46, "prod", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SUM)                 \
+  X(ARGMIN, 47, "argmin", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)          \
   X(MATMUL, 60, "matmul", BP_OP_FAMILY_MATMUL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)           \
   X(COPY, 70, "copy", BP_OP_FAMILY_COPY, BP_DTYPE_SET_ALL, BP_OUT_ANY)                      \
   X(FILL, 80, "fill", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                   \

@@ -208,8 +208,9 @@ inline long bp_red_offset(const bp_reduce_layout *L, long j) {
 }
 )CL";
 
-// SUM, MEAN, NORM: TERM maps an element to what is added, FINISH(acc, n)
-// makes the output; ADD(s, c, v) adds v to the sum s with compensation c.
+// SUM, MEAN, NORM and PROD: TERM maps an element to what is folded in,
+// FINISH(acc, n) makes the output; ADD(s, c, v) folds v into s (for sums
+// with compensation c), starting from INIT.
 const char *const kReduceSum = R"CL(
 __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layout L) {
   __local ACC part[BP_GROUP_MAX];
@@ -218,7 +219,7 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layou
   for (long g = get_group_id(0); g < L.n_out; g += get_num_groups(0)) {
     long in, out;
     bp_keep_offsets(&L, g, &in, &out);
-    ACC s = 0, c = 0;
+    ACC s = INIT, c = 0;
     for (long j = lid; j < L.n_red; j += lsize) {
       const ACC v = TERM(x[in + bp_red_offset(&L, j)]);
       ADD(s, c, v);
@@ -258,15 +259,16 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
 }
 )CL";
 
-// ARGMAX: first maximum in C order; a NaN counts as the maximum (the first
-// NaN wins). Index -1 marks a work-item that saw no element.
+// ARGMAX and ARGMIN: first maximum (OP(v, best) is v > best) or minimum
+// (v < best) in C order; a NaN counts as either (the first NaN wins). Index
+// -1 marks a work-item that saw no element.
 const char *const kReduceArgmax = R"CL(
-inline int bp_better(T v, long i, T best, long best_i) {
+inline int {{NAME}}_better(T v, long i, T best, long best_i) {
   if (i < 0) return 0;
   if (best_i < 0) return 1;
   if (IS_NAN(best)) return IS_NAN(v) && i < best_i;
   if (IS_NAN(v)) return 1;
-  return v > best || (v == best && i < best_i);
+  return OP(v, best) || (v == best && i < best_i);
 }
 
 __kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L) {
@@ -281,7 +283,7 @@ __kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L
     long best_i = -1;
     for (long j = lid; j < L.n_red; j += lsize) {
       const T v = x[in + bp_red_offset(&L, j)];
-      if (bp_better(v, j, best, best_i)) {
+      if ({{NAME}}_better(v, j, best, best_i)) {
         best = v;
         best_i = j;
       }
@@ -290,7 +292,7 @@ __kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L
     part_i[lid] = best_i;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = lsize / 2; h > 0; h /= 2) {
-      if (lid < h && bp_better(part_v[lid + h], part_i[lid + h], part_v[lid], part_i[lid])) {
+      if (lid < h && {{NAME}}_better(part_v[lid + h], part_i[lid + h], part_v[lid], part_i[lid])) {
         part_v[lid] = part_v[lid + h];
         part_i[lid] = part_i[lid + h];
       }
@@ -353,6 +355,8 @@ std::string binary_body(int32_t op, int32_t dtype) {
     // NaN propagates: a NaN x wins, and a NaN y wins because x > y is false.
     case BP_OP_MAXIMUM: return "(((x) > (y) || IS_NAN(x)) ? (x) : (y))";
     case BP_OP_MINIMUM: return "(((x) < (y) || IS_NAN(x)) ? (x) : (y))";
+    case BP_OP_FLOOR_DIVIDE: return fl ? "floor((x) / (y))" : "bp_ifloordiv(x, y)";
+    case BP_OP_REMAINDER: return fl ? "bp_fremainder(x, y)" : "bp_iremainder(x, y)";
     case BP_OP_EQ: return "((uchar)((x) == (y)))";
     case BP_OP_NE: return "((uchar)((x) != (y)))";
     case BP_OP_LT: return "((uchar)((x) < (y)))";
@@ -374,6 +378,9 @@ std::string unary_body(int32_t op, int32_t dtype) {
     case BP_OP_TANH: return "tanh(x)";
     case BP_OP_SIGMOID: return "((T)1 / ((T)1 + exp(-(x))))";
     case BP_OP_RELU: return "((x) > (T)0 ? (x) : (T)0)";
+    case BP_OP_SQUARE: return fl ? "((x) * (x))" : "((T)((UT)(x) * (UT)(x)))";
+    case BP_OP_SIN: return "sin(x)";
+    case BP_OP_COS: return "cos(x)";
     default: return "";
   }
 }
@@ -400,6 +407,33 @@ inline T bp_ipow(T base, T e) {
     e >>= 1;
   }
   return (T)r;
+}
+)CL";
+
+// Python's // and % on integers (plugin.h): the quotient rounded toward
+// -inf, the remainder with the divisor's sign; 0 for a zero divisor, and -1
+// divides by negating (MIN / -1 overflows in OpenCL C as in C).
+const char *const kIntDivision = R"CL(
+inline T bp_ifloordiv(T a, T b) {
+  if (b == 0) return 0;
+  if (b == -1) return (T)((UT)0 - (UT)a);
+  const T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline T bp_iremainder(T a, T b) {
+  if (b == 0 || b == -1) return 0;
+  const T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+)CL";
+
+// Python's % on floats: fmod is exact, the sign adjustment one addition, and
+// a zero remainder takes the divisor's sign.
+const char *const kFloatRemainder = R"CL(
+inline T bp_fremainder(T a, T b) {
+  T r = fmod(a, b);
+  if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b;
+  return r == (T)0 ? copysign((T)0, b) : r;
 }
 )CL";
 
@@ -476,7 +510,11 @@ std::string accumulator_type(int32_t dtype, bool fp64) {
 // for `dtype`; one without an expression above gets no kernel (so execute
 // reports the missing kernel by name, and the rest of the program builds).
 void elementwise_family(Source &src, int32_t dtype, bool fp64) {
-  if (dtype_is_integer(dtype)) src.raw(kIntPow);
+  if (dtype_is_integer(dtype)) {
+    src.raw(kIntPow);
+    src.raw(kIntDivision);
+  }
+  if (dtype_is_float(dtype)) src.raw(kFloatRemainder);
   for (int32_t op : kAllOps) {
     const int32_t family = bp_vocab_op_family(op);
     if (family == BP_OP_FAMILY_UNARY) {
@@ -550,7 +588,7 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
         "#define COMBINE(a, b) ((ACC)((ulong)(a) + (ulong)(b)))\n");
   }
   const int32_t sum_out = dtype_is_float(dtype) ? dtype : BP_INT64;
-  src.raw("#define TERM(x) ((ACC)(x))\n");
+  src.raw("#define INIT 0\n#define TERM(x) ((ACC)(x))\n");
   src.raw(std::string("#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
   src.kernel(kReduceSum, kernel_stem(BP_OP_SUM), "", "", dtype_cl_type(sum_out));
   if (implements(BP_OP_MEAN, dtype, dtype, fp64)) {
@@ -562,6 +600,16 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
     src.raw("#undef FINISH\n#define FINISH(s, n) ((T)sqrt(s))\n");
     src.kernel(kReduceSum, kernel_stem(BP_OP_NORM), "", "");
   }
+  if (implements(BP_OP_PROD, dtype, sum_out, fp64)) {
+    // In the sum's accumulator and output dtype; integer products wrap.
+    src.raw("#undef INIT\n#define INIT 1\n#undef TERM\n#define TERM(x) ((ACC)(x))\n"
+            "#undef ADD\n#undef RESULT\n#undef COMBINE\n#undef FINISH\n");
+    src.raw(dtype_is_float(dtype) ? "#define ADD(s, c, v) { s = s * v; }\n#define COMBINE(a, b) ((a) * (b))\n"
+                                  : "#define ADD(s, c, v) { s = (ACC)((ulong)s * (ulong)v); }\n"
+                                    "#define COMBINE(a, b) ((ACC)((ulong)(a) * (ulong)(b)))\n");
+    src.raw(std::string("#define RESULT(s, c) (s)\n#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
+    src.kernel(kReduceSum, kernel_stem(BP_OP_PROD), "", "", dtype_cl_type(sum_out));
+  }
   if (!implements(BP_OP_MAX, dtype, dtype, fp64)) return;  // bool: SUM only
   // x replaces best only when strictly better, or a NaN replacing a number
   // (as in the reference: ties keep the earlier element).
@@ -571,7 +619,8 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
   src.raw("#undef IDENTITY\n#define IDENTITY " + highest(dtype) + "\n");
   src.kernel(kReduceExtreme, kernel_stem(BP_OP_MIN), "(best, x)",
              "(IS_NAN(best) ? (best) : (IS_NAN(x) || (x) < (best)) ? (x) : (best))");
-  src.kernel(kReduceArgmax, kernel_stem(BP_OP_ARGMAX), "", "");
+  src.kernel(kReduceArgmax, kernel_stem(BP_OP_ARGMAX), "(v, best)", "((v) > (best))");
+  src.kernel(kReduceArgmax, kernel_stem(BP_OP_ARGMIN), "(v, best)", "((v) < (best))");
 }
 
 void matmul_family(Source &src) { src.kernel(kMatmul, kernel_stem(BP_OP_MATMUL), "", ""); }

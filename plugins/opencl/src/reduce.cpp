@@ -1,4 +1,4 @@
-// reduce.cpp — SUM, MEAN, NORM, MAX, MIN, ARGMAX. One work-group per output
+// reduce.cpp — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN. One work-group per output
 // element (a grid-stride loop when there are more outputs than groups); its
 // work-items share the reduced elements and combine them in local memory,
 // so a full reduction still runs in parallel.
@@ -13,7 +13,7 @@ namespace {
 
 // Appends one axis with its input stride (and output stride, for kept axes;
 // `out` is NULL for reduced ones), merged into the previous axis when the
-// strides allow. Merging keeps the C order of the walk, so ARGMAX positions
+// strides allow. Merging keeps the C order of the walk, so ARGMAX/ARGMIN positions
 // do not change.
 void push_axis(cl_long *shape, cl_long *in, cl_long *out, cl_long &rank, int64_t extent,
                int64_t in_stride, int64_t out_stride) {

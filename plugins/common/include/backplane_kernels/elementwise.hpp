@@ -50,6 +50,14 @@ BP_HD inline float tanh(float x) { return ::tanhf(x); }
 BP_HD inline double tanh(double x) { return ::tanh(x); }
 BP_HD inline float cos(float x) { return ::cosf(x); }
 BP_HD inline double cos(double x) { return ::cos(x); }
+BP_HD inline float sin(float x) { return ::sinf(x); }
+BP_HD inline double sin(double x) { return ::sin(x); }
+BP_HD inline float floor(float x) { return ::floorf(x); }
+BP_HD inline double floor(double x) { return ::floor(x); }
+BP_HD inline float fmod(float x, float y) { return ::fmodf(x, y); }
+BP_HD inline double fmod(double x, double y) { return ::fmod(x, y); }
+BP_HD inline float copysign(float x, float y) { return ::copysignf(x, y); }
+BP_HD inline double copysign(double x, double y) { return ::copysign(x, y); }
 // Small integer exponents (x**2, x**3) are the common case and ten times
 // cheaper as multiplies: x*x is the correctly rounded square, x*x*x is within
 // one ulp of the cube (pow itself promises no better).
@@ -98,6 +106,31 @@ BP_HD inline T integer_pow(T base, T exponent) {
 template <class T>
 constexpr bool is_int = std::is_integral<T>::value;
 
+/* Python's // and % (plugin.h). Integers: the quotient rounded toward -inf
+ * and the remainder with the divisor's sign; b = 0 gives 0, and -1 divides
+ * by negating (MIN / -1 is undefined in C; MIN // -1 wraps to MIN). */
+template <class T>
+BP_HD inline T floor_divide_int(T a, T b) {
+  if (b == 0) return 0;
+  if (b == T(-1)) return wrap_sub(T(0), a);
+  const T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+}
+template <class T>
+BP_HD inline T remainder_int(T a, T b) {
+  if (b == 0 || b == T(-1)) return 0;
+  const T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+}
+/* Floats: fmod is exact; the adjustment is one IEEE addition, and a zero
+ * remainder takes the divisor's sign. */
+template <class T>
+BP_HD inline T remainder_float(T a, T b) {
+  T r = fmath::fmod(a, b);
+  if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+  return r == T(0) ? fmath::copysign(T(0), b) : r;
+}
+
 /* NaN test that is plainly false for non-float types (no self-comparison). */
 template <class T>
 BP_HD inline bool is_nan(T x) {
@@ -144,6 +177,19 @@ struct Maximum {
 struct Minimum {
   template <class T>
   BP_HD T operator()(T a, T b) const { return is_nan(a) ? a : is_nan(b) ? b : a < b ? a : b; }
+};
+
+struct FloorDivide {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return floor_divide_int(a, b); else return fmath::floor(a / b);
+  }
+};
+struct Remainder {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return remainder_int(a, b); else return remainder_float(a, b);
+  }
 };
 
 /* ---- comparisons: bool out, IEEE (NaN compares unequal) ------------------ */
@@ -219,6 +265,20 @@ struct Sigmoid {
 struct Relu {
   template <class T>
   BP_HD T operator()(T x) const { return x > T(0) ? x : T(0); }
+};
+struct Square {
+  template <class T>
+  BP_HD T operator()(T x) const {
+    if constexpr (is_int<T>) return wrap_mul(x, x); else return x * x;
+  }
+};
+struct Sin {
+  template <class T>
+  BP_HD T operator()(T x) const { return fmath::sin(x); }
+};
+struct Cos {
+  template <class T>
+  BP_HD T operator()(T x) const { return fmath::cos(x); }
 };
 
 /* ---- conversion (COPY, FILL, ARANGE, scalar operands) -------------------- */

@@ -1,12 +1,13 @@
 /*
  * backplane_kernels/reduce.hpp — the per-element math of the reductions
- * (SUM, MEAN, NORM, MAX, MIN, ARGMAX; semantics in backplane/plugin.h),
+ * (SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN; semantics in
+ * backplane/plugin.h),
  * shared by every backend. Header-only C++17, host and nvcc device code.
  *
  * A reducer is a struct of static functions over an accumulator:
  *   init()                 the empty accumulator
  *   step(acc, x, pos)      folds in element x found at C-order position pos
- *                          of the reduced axes (only ARGMAX looks at it)
+ *                          of the reduced axes (only ARGMAX/ARGMIN look at it)
  *   merge(a, b)            combines two partial accumulators; `a` covers
  *                          earlier positions than `b` when that matters
  *   finish(acc, count)     the output value, count = elements reduced
@@ -93,6 +94,20 @@ struct MeanReducer : SumReducer<T> {
   BP_HD static T finish(double a, int64_t count) { return static_cast<T>(a / static_cast<double>(count)); }
 };
 
+/* PROD, numeric inputs, in SUM's accumulators: floats multiply in double,
+ * integers in uint64, whose product wraps like int64's in any order. */
+template <class T>
+struct ProdReducer {
+  using in_t = T;
+  using acc_t = typename sum_traits<T>::acc;
+  using out_t = typename sum_traits<T>::out;
+  static constexpr int lanes = 8;
+  BP_HD static acc_t init() { return acc_t(1); }
+  BP_HD static acc_t step(acc_t a, T x, int64_t) { return a * sum_traits<T>::widen(x); }
+  BP_HD static acc_t merge(acc_t a, acc_t b) { return a * b; }
+  BP_HD static out_t finish(acc_t a, int64_t) { return sum_traits<T>::narrow(a); }
+};
+
 /* Frobenius norm sqrt(sum(x*x)), float inputs, squares added in double. */
 template <class T>
 struct NormReducer {
@@ -132,18 +147,20 @@ struct ArgBest {
   int64_t index;
 };
 
-/* ARGMAX: position of the first maximum; a NaN counts as the maximum, so
- * the first NaN wins. step() sees positions in increasing order; merge()
- * compares positions itself, so partials may be merged in any order. */
-template <class T>
-struct ArgmaxReducer {
+/* ARGMAX (is_max) and ARGMIN: position of the first maximum (minimum); a
+ * NaN counts as both, so the first NaN wins. step() sees positions in
+ * increasing order; merge() compares positions itself, so partials may be
+ * merged in any order. */
+template <class T, bool is_max>
+struct ArgExtremeReducer {
   using in_t = T;
   using acc_t = ArgBest<T>;
   using out_t = int64_t;
   static constexpr int lanes = 1;
-  BP_HD static acc_t init() { return acc_t{limits<T>::lowest(), -1}; }
+  BP_HD static bool better(T x, T than) { return is_max ? x > than : x < than; }
+  BP_HD static acc_t init() { return acc_t{is_max ? limits<T>::lowest() : limits<T>::highest(), -1}; }
   BP_HD static acc_t step(acc_t a, T x, int64_t pos) {
-    if (a.index < 0 || (!is_nan(a.value) && (is_nan(x) || x > a.value))) return acc_t{x, pos};
+    if (a.index < 0 || (!is_nan(a.value) && (is_nan(x) || better(x, a.value)))) return acc_t{x, pos};
     return a;
   }
   BP_HD static acc_t merge(acc_t a, acc_t b) {
@@ -151,11 +168,15 @@ struct ArgmaxReducer {
     if (b.index < 0) return a;
     const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
     if (a_nan != b_nan) return a_nan ? a : b;
-    if (!a_nan && a.value != b.value) return a.value > b.value ? a : b;
+    if (!a_nan && a.value != b.value) return better(a.value, b.value) ? a : b;
     return a.index < b.index ? a : b;
   }
   BP_HD static int64_t finish(acc_t a, int64_t) { return a.index; }
 };
+template <class T>
+using ArgmaxReducer = ArgExtremeReducer<T, true>;
+template <class T>
+using ArgminReducer = ArgExtremeReducer<T, false>;
 
 }  // namespace bp_kernels
 
