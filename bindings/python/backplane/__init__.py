@@ -30,11 +30,11 @@ from ._device import (  # noqa: E402
     Device, cpu, current_device, default_device, device, device_of as _device_of, devices,
     gpu, num_gpus, set_default_device, synchronize, try_all_gpus, try_gpu)
 from ._tensor import (  # noqa: E402
-    Tensor, abs, add, arange, argmax, array, copyto, divide, empty, equal, exp, from_dlpack,
-    from_numpy, full, full_like, greater, greater_equal, less, less_equal, live_tensor_count,
-    log, matmul, max, maximum, mean, min, minimum, multiply, negative, norm, not_equal, ones,
-    ones_like, power, relu, reshape, sigmoid, sqrt, subtract, sum, tanh, tensor, to, transpose,
-    where, zeros, zeros_like)
+    Tensor, abs, add, arange, argmax, argmin, array, copyto, cos, divide, empty, equal, exp,
+    floor_divide, from_dlpack, from_numpy, full, full_like, greater, greater_equal, less,
+    less_equal, live_tensor_count, log, matmul, max, maximum, mean, min, minimum, mod, multiply,
+    negative, norm, not_equal, ones, ones_like, power, prod, relu, remainder, reshape, sigmoid,
+    sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros, zeros_like)
 from . import random  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 
@@ -63,6 +63,7 @@ __all__ = [
     "not_equal", "less", "less_equal", "greater", "greater_equal", "negative", "exp",
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:
     "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
+    "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime

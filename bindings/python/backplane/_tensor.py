@@ -398,12 +398,21 @@ class Tensor(_C.TensorBase):
     def min(self, axis=None, keepdims=False, out=None):
         return _reduce(OP["min"], self, axis, keepdims, out)
 
+    def prod(self, axis=None, keepdims=False, dtype=None, out=None):
+        """Product over all elements (axis=None), one axis, or a tuple of axes.
+        Integers multiply into int64 (wrapping); the product of nothing is 1."""
+        t = self if dtype is None else self.astype(dtype)
+        return _reduce(OP["prod"], t, axis, keepdims, out)
+
     def argmax(self, axis=None, keepdims=False, out=None):
-        """Index of the largest element (int64): of the flattened tensor when
-        axis is None, else along axis."""
-        if isinstance(axis, tuple):
-            raise TypeError("argmax: axis must be an int or None")
-        return _reduce(OP["argmax"], self, axis, keepdims, out)
+        """Index of the first largest element (int64; a NaN counts as the
+        largest): of the flattened tensor when axis is None, else along axis."""
+        return _argreduce("argmax", self, axis, keepdims, out)
+
+    def argmin(self, axis=None, keepdims=False, out=None):
+        """Index of the first smallest element (int64; a NaN counts as the
+        smallest): of the flattened tensor when axis is None, else along axis."""
+        return _argreduce("argmin", self, axis, keepdims, out)
 
     def norm(self, axis=None, keepdims=False, out=None):
         """Frobenius norm sqrt(sum(x * x)), over all elements or along axis."""
@@ -571,10 +580,9 @@ def _reduce(op, t, axis, keepdims, out):
             raise TypeError("out= is supported for one axis or all axes only")
         if not axes:
             return t.copy()
-        if op == OP["argmax"]:
-            raise TypeError("argmax: axis must be an int or None")
         # Reduce the last axes first so the remaining indices stay valid;
-        # mean of means, max of maxes and norm of norms are the same thing.
+        # mean of means, max of maxes, products of products and norm of norms
+        # are the same thing.
         for a in axes:
             t = _C.reduce(op, t, a, keepdims)
         return t
@@ -731,6 +739,11 @@ less = _binary_fn("less", "a < b (bool).", op="lt")
 less_equal = _binary_fn("less_equal", "a <= b (bool).", op="le")
 greater = _binary_fn("greater", "a > b (bool).", op="gt")
 greater_equal = _binary_fn("greater_equal", "a >= b (bool).", op="ge")
+floor_divide = _binary_fn("floor_divide", "a // b: the quotient rounded toward -inf (integers: 0 "
+                          "for b == 0).")
+remainder = _binary_fn("remainder", "a % b with the sign of b, as Python's % (integers: 0 for "
+                       "b == 0).")
+mod = remainder
 
 
 def _unary_fn(name, doc, op=None):
@@ -754,6 +767,9 @@ sqrt = _unary_fn("sqrt", "Square root.")
 tanh = _unary_fn("tanh", "Hyperbolic tangent.")
 sigmoid = _unary_fn("sigmoid", "1 / (1 + exp(-x)).")
 relu = _unary_fn("relu", "max(x, 0).")
+square = _unary_fn("square", "x * x (integers wrap).")
+sin = _unary_fn("sin", "Sine (integers give float64).")
+cos = _unary_fn("cos", "Cosine (integers give float64).")
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
@@ -782,6 +798,7 @@ def _reduce_fn(name):
 
 
 sum = _reduce_fn("sum")
+prod = _reduce_fn("prod")
 mean = _reduce_fn("mean")
 max = _reduce_fn("max")
 min = _reduce_fn("min")
@@ -789,6 +806,16 @@ min = _reduce_fn("min")
 
 def argmax(x, axis=None, keepdims=False, out=None):
     return x.argmax(axis, keepdims, out)
+
+
+def argmin(x, axis=None, keepdims=False, out=None):
+    return x.argmin(axis, keepdims, out)
+
+
+def _argreduce(name, t, axis, keepdims, out):
+    if isinstance(axis, (tuple, list)):
+        raise TypeError("{}: axis must be an int or None".format(name))
+    return _reduce(OP[name], t, axis, keepdims, out)
 
 
 def _scalar_operand(value, like, dev):
@@ -845,6 +872,8 @@ _UFUNCS = {
     "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
     "greater": greater, "greater_equal": greater_equal, "negative": negative,
     "absolute": abs, "exp": exp, "log": log, "sqrt": sqrt, "tanh": tanh, "matmul": matmul,
+    "floor_divide": floor_divide, "remainder": remainder, "square": square, "sin": sin,
+    "cos": cos,
 }
 
 

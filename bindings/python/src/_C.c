@@ -176,6 +176,8 @@ static PyObject *nb_add(PyObject *a, PyObject *b) { return binary(BP_OP_ADD, a, 
 static PyObject *nb_sub(PyObject *a, PyObject *b) { return binary(BP_OP_SUB, a, b); }
 static PyObject *nb_mul(PyObject *a, PyObject *b) { return binary(BP_OP_MUL, a, b); }
 static PyObject *nb_div(PyObject *a, PyObject *b) { return binary(BP_OP_DIV, a, b); }
+static PyObject *nb_floor_div(PyObject *a, PyObject *b) { return binary(BP_OP_FLOOR_DIVIDE, a, b); }
+static PyObject *nb_rem(PyObject *a, PyObject *b) { return binary(BP_OP_REMAINDER, a, b); }
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
   return binary(BP_OP_POW, a, b);
@@ -211,6 +213,8 @@ static PyNumberMethods tensor_as_number = {
     .nb_subtract = nb_sub,
     .nb_multiply = nb_mul,
     .nb_true_divide = nb_div,
+    .nb_floor_divide = nb_floor_div,
+    .nb_remainder = nb_rem,
     .nb_power = nb_pow,
     .nb_negative = nb_neg,
     .nb_positive = nb_pos,
@@ -231,6 +235,9 @@ UNARY_METHOD(tanh, BP_OP_TANH)
 UNARY_METHOD(sigmoid, BP_OP_SIGMOID)
 UNARY_METHOD(relu, BP_OP_RELU)
 UNARY_METHOD(abs, BP_OP_ABS)
+UNARY_METHOD(square, BP_OP_SQUARE)
+UNARY_METHOD(sin, BP_OP_SIN)
+UNARY_METHOD(cos, BP_OP_COS)
 #undef UNARY_METHOD
 
 static PyObject *tensor_wait(PyObject *self, PyObject *unused) {
@@ -305,6 +312,9 @@ static PyObject *get_handle(PyObject *self, void *closure) {
 
 static PyMethodDef tensor_methods[] = {
     {"exp", tensor_exp, METH_NOARGS, "Elementwise e**x (integers become float64)."},
+    {"square", tensor_square, METH_NOARGS, "Elementwise x*x (integers wrap)."},
+    {"sin", tensor_sin, METH_NOARGS, "Elementwise sine (integers become float64)."},
+    {"cos", tensor_cos, METH_NOARGS, "Elementwise cosine (integers become float64)."},
     {"log", tensor_log, METH_NOARGS, "Elementwise natural logarithm."},
     {"sqrt", tensor_sqrt, METH_NOARGS, "Elementwise square root."},
     {"tanh", tensor_tanh, METH_NOARGS, "Elementwise hyperbolic tangent."},
