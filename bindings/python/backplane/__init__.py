@@ -35,6 +35,8 @@ from ._tensor import (  # noqa: E402
     less_equal, live_tensor_count, log, matmul, max, maximum, mean, min, minimum, mod, multiply,
     negative, norm, not_equal, ones, ones_like, power, prod, relu, remainder, reshape, sigmoid,
     sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros, zeros_like)
+from ._composite import (  # noqa: E402
+    allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
 from . import random  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 
@@ -64,6 +66,7 @@ __all__ = [
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:
     "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
+    "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime
