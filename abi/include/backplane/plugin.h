@@ -120,7 +120,7 @@ typedef char bp_plugin_device_info_size_check
  * defined for and the rule for its output dtype; bp_vocab_allows(op, dtype,
  * out_dtype) tells whether a (dtype, out_dtype) pair is one the ABI defines.
  *
- * - Elementwise (ADD..GE, WHERE, NEG..RELU, COPY): every input has the
+ * - Elementwise (the BINARY, COMPARE, WHERE, UNARY and COPY families): every input has the
  *   output's rank and shape (broadcast axes have stride 0). Integer ADD, SUB,
  *   MUL, NEG wrap around (two's complement). DIV is for float dtypes only.
  *   POW on integers: exact repeated multiplication, wrapping; a negative
@@ -137,6 +137,10 @@ typedef char bp_plugin_device_info_size_check
  *   toward -inf and the remainder with the divisor's sign (a == (a // b) * b
  *   + a % b), with b = 0 giving 0 for both and the most negative value // -1
  *   wrapping to itself (its % -1 is 0).
+ *   BITWISE_AND, BITWISE_OR, BITWISE_XOR and BITWISE_NOT (since 1.1) take
+ *   integer and bool inputs: on integers they combine (flip) the bits of the
+ *   two's complement representation; on bool, BITWISE_NOT is logical not
+ *   (1 - x) and the others are logical and, or, xor, so a bool stays 0 or 1.
  *   COPY converts input dtype to output dtype like a C cast, except that a
  *   bool output is (x != 0) and float to integer saturates: it truncates
  *   toward zero, a value beyond the integer type's range gives its minimum or
@@ -156,10 +160,35 @@ typedef char bp_plugin_device_info_size_check
  *   NaN counts as the maximum, and as the minimum). The core never asks MAX,
  *   MIN, ARGMAX or ARGMIN to reduce an empty set; SUM of one is 0, PROD 1,
  *   MEAN NaN.
+ * - Scans (since 1.1), CUMSUM: input and output have one shape, of rank >= 1,
+ *   and the scan runs along the LAST axis of the views (the core moves the
+ *   caller's axis there by permuting both views' axes):
+ *   out[..., j] = in[..., 0] + ... + in[..., j]. Output dtypes as for SUM
+ *   (integer and bool inputs into int64, wrapping; floats keep their dtype);
+ *   float terms accumulate as the Accumulation rule below says, each output
+ *   element on its own.
+ * - GATHER_ND (since 1.1, family GATHER): input 0 is the data, of rank k + m;
+ *   input 1 the index, int64 of shape [N, k] with 1 <= k <= the data's rank;
+ *   the output has shape [N, data.shape[k], ..., data.shape[k+m-1]] and the
+ *   data's dtype: out[n, r...] = data[index[n, 0], ..., index[n, k-1], r...].
+ * - SCATTER_ND (since 1.1, family SCATTER): input 0 is the index, int64 of
+ *   shape [N, k] with 1 <= k <= the output's rank; input 1 the values, of the
+ *   output's dtype and shape [N, out.shape[k], ..., out.shape[rank-1]]. The
+ *   output is updated in place: out[index[n, 0], ..., index[n, k-1], r...] =
+ *   values[n, r...] for every n, and every element no index row names keeps
+ *   its value. When rows of the index name one element more than once, it
+ *   ends up holding the value of one of them (which one is unspecified).
+ *   N may be 0 for both (nothing to do).
+ *   Index values: the core passes only 0 <= index[n, j] < extent of axis j
+ *   (it has checked the range and turned negative indices into positive
+ *   ones). A plugin called with an index out of range, by a caller other
+ *   than the core, must still never read or write outside its views:
+ *   host-memory backends return BP_ERR_INDEX; a device backend may instead
+ *   skip that row, leaving the output elements it names unspecified.
  * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
  *   three of the same rank >= 2 and the same batch extents (broadcast batch
  *   axes have stride 0). Transposes arrive as swapped strides.
- * - Accumulation (float SUM, MEAN, NORM, MATMUL; float PROD multiplies its
+ * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL; float PROD multiplies its
  *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
@@ -202,7 +231,9 @@ typedef char bp_plugin_device_info_size_check
  * range BP_ERR_SHAPE; inputs whose dtypes disagree (or a WHERE condition
  * that is not bool) BP_ERR_DTYPE; other malformed arguments (wrong input
  * count, NULL pointers, an unknown dtype number, negative strides, a view
- * outside its buffer) BP_ERR_INVALID_ARGUMENT; an unknown device index
+ * outside its buffer) BP_ERR_INVALID_ARGUMENT; a GATHER or SCATTER index
+ * that is not int64 BP_ERR_DTYPE; an index value out of range BP_ERR_INDEX
+ * (see GATHER_ND); an unknown device index
  * BP_ERR_UNKNOWN_DEVICE. The plugin SDK's bp_sdk_check_execute() applies
  * exactly these rules.
  */
@@ -277,7 +308,8 @@ typedef struct bp_plugin_api {
   /* Sets *answer to 1 when `device` implements `op` for input dtype `dtype`
    * and output dtype `out_dtype`, else 0. `dtype` is that of input 0, except
    * for WHERE (the dtype of the two value inputs 1 and 2; the condition is
-   * always bool) and creation ops (the output dtype, equal to out_dtype).
+   * always bool), creation ops (the output dtype, equal to out_dtype) and
+   * SCATTER ops (the dtype of the values, input 1; the index is int64).
    * The answer must not change while the plugin is loaded: the core caches
    * it per (device, op, dtype, out_dtype) for the life of the process and
    * never asks again. Unknown op or dtype numbers are answered 0, not an
@@ -287,8 +319,8 @@ typedef struct bp_plugin_api {
 
   /* Runs (or enqueues) `op` on `device` with the semantics written above.
    * inputs: n_inputs views (n_inputs is 0 for creation ops, 1 for unary ops,
-   * reductions, COPY and scalar-mode binary ops, 2 for binary ops and MATMUL,
-   * 3 for WHERE). Required (since 1.0). */
+   * reductions, COPY, scans and scalar-mode binary ops, 2 for binary ops,
+   * MATMUL, GATHER and SCATTER, 3 for WHERE). Required (since 1.0). */
   bp_status (*execute)(int32_t device, int32_t op, const bp_op_attrs *attrs,
                        const bp_plugin_tensor *inputs, int32_t n_inputs,
                        const bp_plugin_tensor *output);

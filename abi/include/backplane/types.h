@@ -68,7 +68,7 @@ typedef enum bp_op { BP_OP_LIST(BP_OP_ENUMERATOR_) } bp_op;
 /* One past the largest bp_op value; sizes capability tables (since 1.0). It
  * grows when a minor version appends an operator; a table sized by an older
  * value must bounds-check the operator it is asked about. */
-#define BP_OP_LIMIT 84
+#define BP_OP_LIMIT 102
 
 /* The limits above hold for every list entry, and every element size is a
  * power of two (checked at compile time; since 1.1). */
@@ -99,7 +99,8 @@ typedef enum bp_dtype_kind {
 typedef enum bp_dtype_set {
   BP_DTYPE_SET_FLOAT = 1,   /* float kinds */
   BP_DTYPE_SET_NUMERIC = 2, /* float and integer kinds (everything but bool) */
-  BP_DTYPE_SET_ALL = 3      /* every dtype, bool included */
+  BP_DTYPE_SET_ALL = 3,     /* every dtype, bool included */
+  BP_DTYPE_SET_INTEGRAL = 4 /* integer and bool kinds: the bitwise operators (since 1.1) */
 } bp_dtype_set;
 
 /* How an operator's output dtype follows from its input dtype. */
@@ -163,6 +164,7 @@ static inline int32_t bp_vocab_dtype_in_set(int32_t dtype, int32_t set) {
     case BP_DTYPE_SET_FLOAT: return kind == BP_DTYPE_KIND_FLOAT;
     case BP_DTYPE_SET_NUMERIC: return kind != 0 && kind != BP_DTYPE_KIND_BOOL;
     case BP_DTYPE_SET_ALL: return kind != 0;
+    case BP_DTYPE_SET_INTEGRAL: return kind != 0 && kind != BP_DTYPE_KIND_FLOAT;
     default: return 0;
   }
 }

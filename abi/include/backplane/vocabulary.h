@@ -43,7 +43,8 @@
   X(ERR_PLUGIN, 10, "a backend could not be loaded or initialised")                          \
   X(ERR_BACKEND, 11, "a backend call failed (driver error, ...)")                            \
   X(ERR_STATE, 12, "call not valid now (e.g. bp_init twice)")                                \
-  X(ERR_INTERNAL, 13, "a bug in Backplane; the message says where")
+  X(ERR_INTERNAL, 13, "a bug in Backplane; the message says where")                          \
+  X(ERR_INDEX, 14, "an index outside the extent of its axis (since 1.1)")
 
 /*
  * Element types: X(id, value, name, size, kind). The enumerator is BP_<id>
@@ -72,7 +73,10 @@
   X(REDUCE, 5, "reduce", 1)      \
   X(MATMUL, 6, "matmul", 2)      \
   X(COPY, 7, "copy", 1)          \
-  X(CREATE, 8, "create", 0)
+  X(CREATE, 8, "create", 0)      \
+  X(GATHER, 9, "gather", 2)      \
+  X(SCATTER, 10, "scatter", 2)   \
+  X(SCAN, 11, "scan", 1)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -81,7 +85,8 @@
  * - `family` is a BP_OP_FAMILY_* (above).
  * - `dtypes` is the BP_DTYPE_SET_* of input dtypes the ABI defines the
  *   operator for (for WHERE: the two value inputs; for creation operators:
- *   the output). The user API converts other inputs first (backplane.h).
+ *   the output; for GATHER: the data, input 0; for SCATTER: the values,
+ *   input 1). The user API converts other inputs first (backplane.h).
  * - `out` is the BP_OUT_* rule that gives the output dtype from the input
  *   dtype (types.h).
  * The exact semantics are written in plugin.h.
@@ -103,6 +108,9 @@
   X(WHERE, 14, "where", BP_OP_FAMILY_WHERE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                  \
   X(FLOOR_DIVIDE, 15, "floor_divide", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME) \
   X(REMAINDER, 16, "remainder", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)      \
+  X(BITWISE_AND, 17, "bitwise_and", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME) \
+  X(BITWISE_OR, 18, "bitwise_or", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)   \
+  X(BITWISE_XOR, 19, "bitwise_xor", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME) \
   X(NEG, 20, "neg", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
   X(ABS, 21, "abs", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
   X(EXP, 22, "exp", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
@@ -114,6 +122,7 @@
   X(SQUARE, 28, "square", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)            \
   X(SIN, 29, "sin", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
   X(COS, 30, "cos", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
+  X(BITWISE_NOT, 31, "bitwise_not", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)  \
   X(SUM, 40, "sum", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_ALL, BP_OUT_SUM)                      \
   X(MEAN, 41, "mean", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
   X(MAX, 42, "max", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
@@ -127,6 +136,9 @@
   X(FILL, 80, "fill", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                   \
   X(ARANGE, 81, "arange", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)           \
   X(RANDOM_UNIFORM, 82, "random_uniform", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
-  X(RANDOM_NORMAL, 83, "random_normal", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
+  X(RANDOM_NORMAL, 83, "random_normal", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
+  X(CUMSUM, 90, "cumsum", BP_OP_FAMILY_SCAN, BP_DTYPE_SET_ALL, BP_OUT_SUM)                  \
+  X(GATHER_ND, 100, "gather_nd", BP_OP_FAMILY_GATHER, BP_DTYPE_SET_ALL, BP_OUT_SAME)        \
+  X(SCATTER_ND, 101, "scatter_nd", BP_OP_FAMILY_SCATTER, BP_DTYPE_SET_ALL, BP_OUT_SAME)
 
 #endif /* BACKPLANE_VOCABULARY_H */

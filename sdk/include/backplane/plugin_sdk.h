@@ -289,6 +289,36 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_SCAN:
+      if (out->rank < 1 || !bp_sdk_same_shape(&in[0], out))
+        return bp_sdk_reject_shapes_(op, "input 0 (a scan keeps the shape, rank >= 1)", &in[0],
+                                     out, c);
+      return BP_OK;
+    case BP_OP_FAMILY_GATHER:
+    case BP_OP_FAMILY_SCATTER: {
+      /* GATHER: data (in[0]) -> out; SCATTER: values (in[1]) -> out. The
+       * indexed tensor has rank k + m, the rows tensor 1 + m. */
+      const int32_t gather = family == BP_OP_FAMILY_GATHER;
+      const bp_plugin_tensor *index = gather ? &in[1] : &in[0];
+      const bp_plugin_tensor *indexed = gather ? &in[0] : out;
+      const bp_plugin_tensor *rows = gather ? out : &in[1];
+      const int32_t k = index->rank == 2 ? (int32_t)index->shape[1] : -1;
+      int32_t ok = k >= 1 && k <= indexed->rank && rows->rank == 1 + indexed->rank - k &&
+                   rows->shape[0] == index->shape[0];
+      for (d = 1; ok && d < rows->rank; ++d) ok = rows->shape[d] == indexed->shape[k + d - 1];
+      if (!ok) {
+        char a[160], b[160], o[160];
+        return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                              "%s: index %s, %s %s and %s %s do not fit index [N, k], indexed "
+                              "[s0..sk-1, r...] and rows [N, r...]",
+                              op, bp_sdk_shape_text(index->rank, index->shape, a, sizeof a),
+                              gather ? "data" : "output",
+                              bp_sdk_shape_text(indexed->rank, indexed->shape, b, sizeof b),
+                              gather ? "output" : "values",
+                              bp_sdk_shape_text(rows->rank, rows->shape, o, sizeof o));
+      }
+      return BP_OK;
+    }
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -298,7 +328,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
 }
 
 /* The dtype relations of plugin.h: inputs of one dtype (WHERE: a bool
- * condition and two values of one dtype; else BP_ERR_DTYPE), and an (input,
+ * condition and two values of one dtype; GATHER and SCATTER: an int64 index,
+ * and SCATTER's values of the output's dtype; else BP_ERR_DTYPE), and an (input,
  * output) dtype pair the ABI defines for the operator (else
  * BP_ERR_UNSUPPORTED). Sets info->dtype. */
 static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, int32_t family,
@@ -312,7 +343,20 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
                             op_name, bp_vocab_dtype_name(in[0].dtype));
     first = 1;
   }
-  info->dtype = n > first ? in[first].dtype : out->dtype;
+  if (family == BP_OP_FAMILY_GATHER || family == BP_OP_FAMILY_SCATTER) {
+    const int32_t at = family == BP_OP_FAMILY_GATHER ? 1 : 0;
+    if (in[at].dtype != BP_INT64)
+      return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d (the index) must be int64, not %s",
+                            op_name, (int)at, bp_vocab_dtype_name(in[at].dtype));
+    info->dtype = in[1 - at].dtype;
+    if (family == BP_OP_FAMILY_SCATTER && info->dtype != out->dtype)
+      return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input 1 (the values) is %s but the output is %s",
+                            op_name, bp_vocab_dtype_name(info->dtype),
+                            bp_vocab_dtype_name(out->dtype));
+    n = 0; /* no further "one dtype" relation between the inputs */
+  } else {
+    info->dtype = n > first ? in[first].dtype : out->dtype;
+  }
   for (i = first + 1; i < n; ++i)
     if (in[i].dtype != info->dtype)
       return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
