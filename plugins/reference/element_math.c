@@ -114,6 +114,9 @@ static int32_t binary_i32(int32_t op, int32_t a, int32_t b) {
     /* int32 // and % are the int64 ones: both fit, INT32_MIN // -1 wraps */
     case BP_OP_FLOOR_DIVIDE: return ref_wrap_i32((uint32_t)floor_divide_i64(a, b));
     case BP_OP_REMAINDER: return (int32_t)remainder_i64(a, b);
+    case BP_OP_BITWISE_AND: return a & b;
+    case BP_OP_BITWISE_OR: return a | b;
+    case BP_OP_BITWISE_XOR: return a ^ b;
     default: return 0; /* DIV is float only */
   }
 }
@@ -129,6 +132,19 @@ static int64_t binary_i64(int32_t op, int64_t a, int64_t b) {
     case BP_OP_MINIMUM: return a < b ? a : b;
     case BP_OP_FLOOR_DIVIDE: return floor_divide_i64(a, b);
     case BP_OP_REMAINDER: return remainder_i64(a, b);
+    case BP_OP_BITWISE_AND: return a & b;
+    case BP_OP_BITWISE_OR: return a | b;
+    case BP_OP_BITWISE_XOR: return a ^ b;
+    default: return 0;
+  }
+}
+
+/* Bool's only binary operators are the bitwise ones, on 0/1: logical. */
+static uint8_t binary_bool(int32_t op, uint8_t a, uint8_t b) {
+  switch (op) {
+    case BP_OP_BITWISE_AND: return (uint8_t)(a & b);
+    case BP_OP_BITWISE_OR: return (uint8_t)(a | b);
+    case BP_OP_BITWISE_XOR: return (uint8_t)(a ^ b);
     default: return 0;
   }
 }
@@ -141,7 +157,8 @@ ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b) {
     case BP_FLOAT64: r.f64 = binary_f64(op, a.f64, b.f64); break;
     case BP_INT32: r.i32 = binary_i32(op, a.i32, b.i32); break;
     case BP_INT64: r.i64 = binary_i64(op, a.i64, b.i64); break;
-    default: break; /* bool has no arithmetic */
+    case BP_BOOL: r.b8 = binary_bool(op, a.b8, b.b8); break;
+    default: break;
   }
   return r;
 }
@@ -225,6 +242,7 @@ static int32_t unary_i32(int32_t op, int32_t x) {
     case BP_OP_ABS: return x < 0 ? ref_wrap_i32(0u - (uint32_t)x) : x;
     case BP_OP_RELU: return x > 0 ? x : 0;
     case BP_OP_SQUARE: return ref_wrap_i32((uint32_t)x * (uint32_t)x);
+    case BP_OP_BITWISE_NOT: return ~x;
     default: return 0; /* the transcendental ops are float only */
   }
 }
@@ -235,6 +253,7 @@ static int64_t unary_i64(int32_t op, int64_t x) {
     case BP_OP_ABS: return x < 0 ? ref_wrap_i64(0u - (uint64_t)x) : x;
     case BP_OP_RELU: return x > 0 ? x : 0;
     case BP_OP_SQUARE: return ref_wrap_i64((uint64_t)x * (uint64_t)x);
+    case BP_OP_BITWISE_NOT: return ~x;
     default: return 0;
   }
 }
@@ -247,6 +266,8 @@ ref_value ref_unary(int32_t op, int32_t dtype, ref_value x) {
     case BP_FLOAT64: r.f64 = unary_f64(op, x.f64); break;
     case BP_INT32: r.i32 = unary_i32(op, x.i32); break;
     case BP_INT64: r.i64 = unary_i64(op, x.i64); break;
+    case BP_BOOL: r.b8 = (uint8_t)(op == BP_OP_BITWISE_NOT && !x.b8); /* the one bool unary op */
+      break;
     default: break;
   }
   return r;

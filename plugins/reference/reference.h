@@ -190,9 +190,10 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
  * element_math.c — the arithmetic of one element, per dtype.
  * ---------------------------------------------------------------------- */
 
-ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b); /* ADD..MINIMUM */
+/* ADD..MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_* */
+ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b);
 int ref_compare(int32_t op, int32_t dtype, ref_value a, ref_value b);      /* EQ..GE: 0/1 */
-ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..COS */
+ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..BITWISE_NOT */
 
 /* ------------------------------------------------------------------------
  * accumulate.c — float sums with (almost) no rounding error.
@@ -226,5 +227,18 @@ void ref_run_matmul(const bp_plugin_tensor *a, const bp_plugin_tensor *b,
                     const bp_plugin_tensor *output);
 
 void ref_run_create(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * scan.c, gather.c — running sums along the last axis; rows named by an
+ * index (GATHER_ND reads them, SCATTER_ND writes them). The gather family
+ * fails (BP_ERR_INDEX) for an index value outside its axis, before any
+ * element is written.
+ * ---------------------------------------------------------------------- */
+
+void ref_run_scan(const bp_plugin_tensor *input, const bp_plugin_tensor *output);
+bp_status ref_run_gather(const bp_plugin_tensor *data, const bp_plugin_tensor *index,
+                         const bp_plugin_tensor *output);
+bp_status ref_run_scatter(const bp_plugin_tensor *index, const bp_plugin_tensor *values,
+                          const bp_plugin_tensor *output);
 
 #endif /* BP_REFERENCE_H */

@@ -226,6 +226,13 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return numeric(in) && out == (floating(in) ? in : BP_INT64);
       case BP_OP_ARGMAX: case BP_OP_ARGMIN:
         return numeric(in) && out == BP_INT64;
+      case BP_OP_BITWISE_AND: case BP_OP_BITWISE_OR: case BP_OP_BITWISE_XOR:
+      case BP_OP_BITWISE_NOT:
+        return !floating(in) && out == in;
+      case BP_OP_CUMSUM:
+        return floating(in) ? out == in : out == BP_INT64;
+      case BP_OP_GATHER_ND: case BP_OP_SCATTER_ND:
+        return out == in;
       case BP_OP_COPY:
         return true;
       default:
@@ -248,6 +255,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_COPY, BP_BOOL, BP_FLOAT32, 1}, {BP_OP_DIV, BP_INT32, BP_INT32, 0},
       {BP_OP_SUM, BP_BOOL, BP_INT64, 1},    {BP_OP_SUM, BP_INT32, BP_INT32, 0},
       {BP_OP_WHERE, BP_BOOL, BP_BOOL, 1},   {BP_OP_RANDOM_NORMAL, BP_INT64, BP_INT64, 0},
+      {BP_OP_BITWISE_NOT, BP_BOOL, BP_BOOL, 1}, {BP_OP_BITWISE_AND, BP_FLOAT32, BP_FLOAT32, 0},
+      {BP_OP_CUMSUM, BP_BOOL, BP_INT64, 1}, {BP_OP_SCATTER_ND, BP_INT32, BP_INT32, 1},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;
