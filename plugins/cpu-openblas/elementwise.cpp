@@ -43,6 +43,9 @@ void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, c
     case BP_OP_MINIMUM: return same_dtype<bk::Minimum, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
     case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
     case BP_OP_REMAINDER: return same_dtype<bk::Remainder, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, BP_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, BP_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, BP_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
     case BP_OP_EQ: return comparison<bk::Eq>(pool, a, b, out);
     case BP_OP_NE: return comparison<bk::Ne>(pool, a, b, out);
     case BP_OP_LT: return comparison<bk::Lt>(pool, a, b, out);

@@ -10,11 +10,11 @@
 
 namespace cpu_backend {
 
-// ADD..MINIMUM, FLOOR_DIVIDE, REMAINDER and EQ..GE: out = op(a, b), all of out's shape.
+// ADD..MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_AND..XOR and EQ..GE: out = op(a, b), all of out's shape.
 void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, const View &out);
 // WHERE: out = cond ? a : b.
 void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View &b, const View &out);
-// NEG..COS.
+// NEG..COS, BITWISE_NOT.
 void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // COPY with conversion.
 void copy_kernel(ThreadPool &pool, const View &in, const View &out);

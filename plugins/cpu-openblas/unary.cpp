@@ -51,6 +51,7 @@ void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out)
     case BP_OP_SQUARE: return unary<bk::Square, BP_NUMERIC_TYPES>(pool, kCheap, in, out);
     case BP_OP_SIN: return unary<bk::Sin, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
     case BP_OP_COS: return unary<bk::Cos, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, BP_INTEGRAL_TYPES>(pool, kCheap, in, out);
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: unary_kernel got op %d", op);
   }
 }

@@ -192,6 +192,36 @@ struct Remainder {
   }
 };
 
+/* ---- bitwise, integer and bool (BP_DTYPE_SET_INTEGRAL) ------------------- */
+
+/* The dtypes of BP_DTYPE_SET_INTEGRAL, for dispatch<...> (the SDK lists the
+ * other sets). */
+#define BP_INTEGRAL_TYPES int32_t, int64_t, ::bp_plugin::boolean
+
+/* On bool they are logical, through truth() and make_bool(), so a result is
+ * again 0 or 1; on integers, the bits of two's complement. */
+template <class T>
+constexpr bool is_bool = std::is_same<T, boolean>::value;
+
+struct BitwiseAnd {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return make_bool(truth(a) & truth(b)); else return static_cast<T>(a & b);
+  }
+};
+struct BitwiseOr {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return make_bool(truth(a) | truth(b)); else return static_cast<T>(a | b);
+  }
+};
+struct BitwiseXor {
+  template <class T>
+  BP_HD T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return make_bool(truth(a) != truth(b)); else return static_cast<T>(a ^ b);
+  }
+};
+
 /* ---- comparisons: bool out, IEEE (NaN compares unequal) ------------------ */
 
 struct Eq {
@@ -279,6 +309,14 @@ struct Sin {
 struct Cos {
   template <class T>
   BP_HD T operator()(T x) const { return fmath::cos(x); }
+};
+
+/* Logical not on bool (plugin.h: 1 - x), every bit flipped on integers. */
+struct BitwiseNot {
+  template <class T>
+  BP_HD T operator()(T x) const {
+    if constexpr (is_bool<T>) return make_bool(!truth(x)); else return static_cast<T>(~x);
+  }
 };
 
 /* ---- conversion (COPY, FILL, ARANGE, scalar operands) -------------------- */
