@@ -24,5 +24,7 @@ void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out);
 // FILL, ARANGE, RANDOM_*: scalar, scalar2 and seed as in bp_op_attrs.
 void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, uint64_t seed, const View &out);
+// CUMSUM: along the last axis of the views.
+void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 
 }  // namespace cpu_backend
