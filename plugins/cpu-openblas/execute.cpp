@@ -38,7 +38,8 @@ void run_binary(int32_t op, const Attrs &attrs, const bp_plugin_tensor *inputs, 
   binary_kernel(*g_backend.pool, op, s, a, out);
 }
 
-// The input's element count: the output's, except for reductions.
+// An input's element count: the output's, except for reductions, MATMUL,
+// GATHER and SCATTER.
 int64_t numel_of(const bp_plugin_tensor &t) {
   int64_t n = 1;
   for (int d = 0; d < t.rank; ++d) n *= t.shape[d];
@@ -84,6 +85,12 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
     case BP_OP_FAMILY_CREATE:
       return create_kernel(*g_backend.pool, op, attrs.scalar, attrs.scalar2, attrs.seed, out);
     case BP_OP_FAMILY_SCAN: return scan_kernel(*g_backend.pool, op, view_of(inputs[0], out.numel), out);
+    case BP_OP_FAMILY_GATHER:
+      return gather_nd_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
+                              view_of(inputs[1], numel_of(inputs[1])), out);
+    case BP_OP_FAMILY_SCATTER:
+      return scatter_nd_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
+                               view_of(inputs[1], numel_of(inputs[1])), out);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);
 }

@@ -26,5 +26,9 @@ void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &o
 void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, uint64_t seed, const View &out);
 // CUMSUM: along the last axis of the views.
 void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
+// GATHER_ND and SCATTER_ND (index [N, k] int64): BP_ERR_INDEX for an index
+// outside its axis, raised before anything is written.
+void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
+void scatter_nd_kernel(ThreadPool &pool, const View &index, const View &values, const View &out);
 
 }  // namespace cpu_backend

@@ -1,0 +1,100 @@
+// GATHER_ND and SCATTER_ND. Index row n names a slice of the indexed tensor
+// (GATHER's data, SCATTER's output) that row n of the rows tensor (GATHER's
+// output, SCATTER's values) mirrors. Every index is checked before any
+// element moves, so an out-of-range one fails the call and leaves the
+// output as it was.
+#include "backplane_kernels/indexing.hpp"
+
+#include <cinttypes>
+#include <vector>
+
+#include "dtype.hpp"
+#include "kernels.hpp"
+#include "layout.hpp"
+#include "parallel.hpp"
+
+namespace cpu_backend {
+
+namespace bk = bp_kernels;
+
+namespace {
+
+// The element offset of each index row's slice in `indexed`.
+std::vector<int64_t> slice_offsets(const char *op, const View &index, const View &indexed) {
+  const int64_t rows = index.shape[0];
+  const int32_t k = static_cast<int32_t>(index.shape[1]);
+  const int64_t *values = index.data<int64_t>();
+  std::vector<int64_t> offsets(static_cast<size_t>(rows));
+  for (int64_t n = 0; n < rows; ++n) {
+    const int64_t *row = values + n * index.strides[0];
+    const int32_t bad = bk::slice_offset(row, index.strides[1], k, indexed.shape, indexed.strides, &offsets[n]);
+    if (bad >= 0)
+      fail(BP_ERR_INDEX, "cpu-openblas: %s: index[%" PRId64 ", %d] = %" PRId64 " is outside axis %d of extent %" PRId64,
+           op, n, bad, row[bad * index.strides[1]], bad, indexed.shape[bad]);
+  }
+  return offsets;
+}
+
+// The axes of one slice: operand 0 walks a row of the rows tensor (its axes
+// after the first), operand 1 the slice of the indexed tensor (its axes
+// after the k indexed ones).
+Layout<2> slice_layout(const View &rows, const View &indexed, int32_t k) {
+  return make_layout<2>(rows.rank - 1, rows.shape + 1, {rows.strides + 1, indexed.strides + k});
+}
+
+// Gather rows in parallel: each writes its own output row.
+template <class T>
+void gather(ThreadPool &pool, const View &data, const View &out, const Layout<2> &slice,
+            const std::vector<int64_t> &offsets) {
+  const int64_t size = slice.numel(), so = slice.inner_stride(0), sd = slice.inner_stride(1);
+  const T *x = data.data<T>();
+  T *y = out.data<T>();
+  parallel_for(pool, static_cast<int64_t>(offsets.size()), size, [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      T *row = y + n * out.strides[0];
+      const T *from = x + offsets[n];
+      walk(slice, 0, size, [&](const int64_t *off, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) row[off[0] + i * so] = from[off[1] + i * sd];
+      });
+    }
+  });
+}
+
+// Scatter splits the positions within a slice, never the index rows: index
+// rows naming one slice twice then write each of its elements from one
+// thread, in row order (the last row wins, as in the reference).
+template <class T>
+void scatter(ThreadPool &pool, const View &values, const View &out, const Layout<2> &slice,
+             const std::vector<int64_t> &offsets) {
+  const int64_t size = slice.numel(), sv = slice.inner_stride(0), so = slice.inner_stride(1);
+  const int64_t rows = static_cast<int64_t>(offsets.size());
+  const T *x = values.data<T>();
+  T *y = out.data<T>();
+  parallel_for(pool, size, rows, [&](int64_t begin, int64_t end) {
+    for (int64_t n = 0; n < rows; ++n) {
+      const T *row = x + n * values.strides[0];
+      T *to = y + offsets[n];
+      walk(slice, begin, end, [&](const int64_t *off, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) to[off[1] + i * so] = row[off[0] + i * sv];
+      });
+    }
+  });
+}
+
+}  // namespace
+
+void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out) {
+  const std::vector<int64_t> offsets = slice_offsets("gather_nd", index, data);
+  if (out.numel == 0) return;
+  const Layout<2> slice = slice_layout(out, data, static_cast<int32_t>(index.shape[1]));
+  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { gather<typename decltype(tag)::type>(pool, data, out, slice, offsets); });
+}
+
+void scatter_nd_kernel(ThreadPool &pool, const View &index, const View &values, const View &out) {
+  const std::vector<int64_t> offsets = slice_offsets("scatter_nd", index, out);
+  if (values.numel == 0) return;
+  const Layout<2> slice = slice_layout(values, out, static_cast<int32_t>(index.shape[1]));
+  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type>(pool, values, out, slice, offsets); });
+}
+
+}  // namespace cpu_backend
