@@ -93,7 +93,8 @@ class Error : public std::runtime_error {
   X(ERR_PLUGIN, PluginError)                        \
   X(ERR_BACKEND, BackendError)                      \
   X(ERR_STATE, StateError)                          \
-  X(ERR_INTERNAL, InternalError)
+  X(ERR_INTERNAL, InternalError)                    \
+  X(ERR_INDEX, IndexError)
 
 namespace detail {
 // The class thrown for a status: Error unless BP_CPP_ERROR_LIST names one (a
@@ -324,6 +325,10 @@ class Tensor {
   }
   Tensor operator[](int64_t i) const { return wrap([&](bp_tensor *o) { return bp_select(h_, 0, i, o); }); }
   Tensor contiguous() const { return wrap([&](bp_tensor *o) { return bp_contiguous(h_, o); }); }
+  // A view with a new axis of extent 1 (NumPy's expand_dims, t[None]) (since 1.1).
+  Tensor expand_dims(int32_t axis) const {
+    return wrap([&](bp_tensor *o) { return bp_expand_dims(h_, axis, o); });
+  }
 
   Tensor unary(bp_op op) const { return wrap([&](bp_tensor *o) { return bp_unary(op, h_, o); }); }
   Tensor exp() const { return unary(BP_OP_EXP); }
@@ -336,6 +341,7 @@ class Tensor {
   Tensor square() const { return unary(BP_OP_SQUARE); }  // (since 1.1)
   Tensor sin() const { return unary(BP_OP_SIN); }        // (since 1.1)
   Tensor cos() const { return unary(BP_OP_COS); }        // (since 1.1)
+  Tensor bitwise_not() const { return unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
 
   Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
     return wrap([&](bp_tensor *o) { return bp_reduce(op, h_, axis, keepdims, o); });
@@ -349,6 +355,20 @@ class Tensor {
   Tensor prod(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_PROD, axis, keepdims); }
   Tensor argmin(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMIN, axis, keepdims); }
   Tensor norm() const { return reduce(BP_OP_NORM); }
+  // Running sums along axis; BP_AXIS_ALL: along the flattened tensor (since 1.1).
+  Tensor cumsum(int32_t axis = BP_AXIS_ALL) const {
+    return wrap([&](bp_tensor *o) { return bp_scan(BP_OP_CUMSUM, h_, axis, o); });
+  }
+  // Indexing by data (bp_gather_nd, bp_scatter_nd, bp_nonzero) (since 1.1):
+  // rows of `index` [..., k] name sub-tensors by their first k indices.
+  Tensor gather_nd(const Tensor &index) const {
+    return wrap([&](bp_tensor *o) { return bp_gather_nd(h_, index.h_, o); });
+  }
+  void scatter_nd(const Tensor &index, const Tensor &values) const {
+    check(bp_scatter_nd(h_, index.h_, values.h_));
+  }
+  // int64 [count, rank]: where the nonzero elements are, in C order.
+  Tensor nonzero() const { return wrap([&](bp_tensor *o) { return bp_nonzero(h_, o); }); }
   // Whether every element (all) or some element (any) is nonzero, along one
   // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
   Tensor all(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const;
@@ -423,6 +443,10 @@ BP_CPP_BINARY_OPERATOR(*, BP_OP_MUL)
 BP_CPP_BINARY_OPERATOR(/, BP_OP_DIV)
 // Python's %: the remainder takes the divisor's sign (since 1.1).
 BP_CPP_BINARY_OPERATOR(%, BP_OP_REMAINDER)
+// Bitwise on integer and bool tensors; logical on bool (since 1.1).
+BP_CPP_BINARY_OPERATOR(&, BP_OP_BITWISE_AND)
+BP_CPP_BINARY_OPERATOR(|, BP_OP_BITWISE_OR)
+BP_CPP_BINARY_OPERATOR(^, BP_OP_BITWISE_XOR)
 BP_CPP_BINARY_OPERATOR(==, BP_OP_EQ)
 BP_CPP_BINARY_OPERATOR(!=, BP_OP_NE)
 BP_CPP_BINARY_OPERATOR(<, BP_OP_LT)
@@ -432,6 +456,7 @@ BP_CPP_BINARY_OPERATOR(>=, BP_OP_GE)
 #undef BP_CPP_BINARY_OPERATOR
 
 inline Tensor operator-(const Tensor &a) { return a.unary(BP_OP_NEG); }
+inline Tensor operator~(const Tensor &a) { return a.unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
 inline Tensor pow(const Tensor &a, const Tensor &b) { return binary(BP_OP_POW, a, b); }
 inline Tensor pow(const Tensor &a, double e) { return binary(BP_OP_POW, a, e); }
 inline Tensor maximum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MAXIMUM, a, b); }

@@ -130,6 +130,39 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
   });
 }
 
+bp_status bp_scan(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(scan(op, input(a, op, 0), axis, nullptr), out, op);
+  });
+}
+
+bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
+  return guarded([&] { scan(op, input(a, op, 0), axis, &output(out, op)); });
+}
+
+bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out) {
+  const int32_t op = BP_OP_GATHER_ND;
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, "gather_nd: out is NULL");
+    emit(gather_nd(input(a, op, 0), input(index, op, 1)), out, op);
+  });
+}
+
+bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
+  const int32_t op = BP_OP_SCATTER_ND;
+  return guarded([&] { scatter_nd(output(dst, op), input(index, op, 0), input(values, op, 1)); });
+}
+
+bp_status bp_nonzero(bp_tensor a, bp_tensor *out) {
+  return guarded([&] {
+    as_function("bp_nonzero", {"scatter_nd", "nonzero"}, [&] {
+      if (!out) fail(BP_ERR_INVALID_ARGUMENT, "out is NULL");
+      emit(nonzero(input(a, BP_OP_SCATTER_ND, 0)), out, BP_OP_SCATTER_ND);
+    });
+  });
+}
+
 bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out) {
   const int32_t op = BP_OP_COPY;
   return guarded([&] {

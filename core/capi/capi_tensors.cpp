@@ -211,6 +211,13 @@ bp_status bp_select(bp_tensor tensor, int32_t axis, int64_t index, bp_tensor *ou
   });
 }
 
+bp_status bp_expand_dims(bp_tensor tensor, int32_t axis, bp_tensor *out) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, "bp_expand_dims");
+    emit(expand_dims_view(view_or_throw(tensor, "bp_expand_dims"), axis), o);
+  });
+}
+
 bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_contiguous");

@@ -1,5 +1,10 @@
 #include "dispatch/dtype_rules.hpp"
 
+#include <string>
+
+#include "errors/error.hpp"
+#include "errors/names.hpp"
+
 namespace bp::core {
 
 namespace {
@@ -16,8 +21,13 @@ int rank_of(int32_t dtype) {
 // operators defined on floats only and int32 for bool into arithmetic.
 BinaryTypes derive(int32_t op, int32_t dtype) {
   int32_t compute = dtype;
-  if (!bp_vocab_dtype_in_set(dtype, bp_vocab_op_dtypes(op)))
-    compute = bp_vocab_op_dtypes(op) == BP_DTYPE_SET_FLOAT ? BP_FLOAT64 : BP_INT32;
+  const int32_t set = bp_vocab_op_dtypes(op);
+  if (!bp_vocab_dtype_in_set(dtype, set)) {
+    // Floats have no bits to combine: no conversion makes a bitwise operator
+    // meaningful for them (the caller reports BP_ERR_DTYPE).
+    if (set == BP_DTYPE_SET_INTEGRAL) return {BP_DTYPE_INVALID, BP_DTYPE_INVALID};
+    compute = set == BP_DTYPE_SET_FLOAT ? BP_FLOAT64 : BP_INT32;
+  }
   return {compute, bp_vocab_out_dtype(op, compute)};
 }
 
@@ -53,11 +63,21 @@ BinaryTypes scalar_types(int32_t op, int32_t a, bool integral) {
   if (!is_float(a) && !integral) compute = BP_FLOAT64;
   // A scalar compared with a bool tensor compares numbers, not truth values.
   if (is_family(op, BP_OP_FAMILY_COMPARE) && compute == BP_BOOL) compute = BP_INT32;
+  // Likewise a number's bits combined with a bool tensor (true & 2 is 0).
+  if (bp_vocab_op_dtypes(op) == BP_DTYPE_SET_INTEGRAL && compute == BP_BOOL) compute = BP_INT32;
   return resolve(op, compute);
 }
 
 BinaryTypes unary_types(int32_t op, int32_t a) { return resolve(op, a); }
 
 BinaryTypes reduce_types(int32_t op, int32_t a) { return resolve(op, a); }
+
+void require_defined(int32_t op, const BinaryTypes &types, int32_t dtype) {
+  if (types.compute != BP_DTYPE_INVALID) return;
+  Error e(BP_ERR_DTYPE, std::string(op_name(op)) + ": defined for integer and bool tensors, not " +
+                            dtype_name(dtype));
+  e.op = op_name(op);
+  throw e;
+}
 
 }  // namespace bp::core

@@ -19,10 +19,15 @@ struct BinaryTypes {
   int32_t compute;  // dtype both inputs are cast to
   int32_t result;   // dtype of the output
 };
+// compute and result are BP_DTYPE_INVALID when no conversion makes op
+// defined for the input (a float into a bitwise operator): see require_defined.
 BinaryTypes binary_types(int32_t op, int32_t a, int32_t b);
 // A scalar operand with a tensor of dtype a; integral: the scalar has no fraction.
 BinaryTypes scalar_types(int32_t op, int32_t a, bool integral);
 BinaryTypes unary_types(int32_t op, int32_t a);
 BinaryTypes reduce_types(int32_t op, int32_t a);
+
+// Error(BP_ERR_DTYPE) naming op and the input dtype when types is undefined.
+void require_defined(int32_t op, const BinaryTypes &types, int32_t dtype);
 
 }  // namespace bp::core

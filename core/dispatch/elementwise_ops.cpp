@@ -82,6 +82,7 @@ View binary(int32_t op, const View &a, const View &b, const View *out) {
   require_op(is_binary(op), op, "binary");
   check_devices(op, {&a, &b}, out);
   BinaryTypes types = binary_types(op, a.dtype, b.dtype);
+  require_defined(op, types, promote(a.dtype, b.dtype));
   if (out && binary_fast_out(op, a, b, *out, types)) return View();
   View ta, tb;
   const View &A = as_dtype(a, types.compute, ta);
@@ -118,13 +119,20 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
   bp_op_attrs attrs = make_attrs();
   attrs.scalar_mode = scalar_is_lhs ? BP_SCALAR_LHS : BP_SCALAR_RHS;
   attrs.scalar = scalar;
-  return one_input(op, a, scalar_types(op, a.dtype, integral), attrs, out);
+  const BinaryTypes types = scalar_types(op, a.dtype, integral);
+  if (types.compute == BP_DTYPE_INVALID && !is_float(a.dtype))
+    fail(BP_ERR_DTYPE, std::string(op_name(op)) + ": the scalar " + std::to_string(scalar) +
+                           " is not an integer of the tensor's range");
+  require_defined(op, types, a.dtype);
+  return one_input(op, a, types, attrs, out);
 }
 
 View unary(int32_t op, const View &a, const View *out) {
   require_op(is_family(op, BP_OP_FAMILY_UNARY), op, "unary");
   check_devices(op, {&a}, out);
-  return one_input(op, a, unary_types(op, a.dtype), make_attrs(), out);
+  const BinaryTypes types = unary_types(op, a.dtype);
+  require_defined(op, types, a.dtype);
+  return one_input(op, a, types, make_attrs(), out);
 }
 
 View where(const View &cond, const View &a, const View &b, const View *out) {

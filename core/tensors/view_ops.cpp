@@ -122,4 +122,26 @@ View select_view(const View &v, int32_t axis, int64_t index) {
   return out;
 }
 
+View expand_dims_view(const View &v, int32_t axis) {
+  if (v.rank == BP_MAX_RANK)
+    fail(BP_ERR_SHAPE, "expand_dims: a tensor of rank " + std::to_string(v.rank) +
+                           " has no room for another axis (at most " +
+                           std::to_string(BP_MAX_RANK) + ")");
+  int32_t a = axis < 0 ? axis + v.rank + 1 : axis;
+  if (a < 0 || a > v.rank)
+    fail(BP_ERR_SHAPE, "expand_dims: axis " + std::to_string(axis) +
+                           " is out of range for a new axis of a tensor of rank " +
+                           std::to_string(v.rank));
+  View out = v;
+  for (int32_t d = v.rank; d > a; --d) {
+    out.shape[d] = v.shape[d - 1];
+    out.strides[d] = v.strides[d - 1];
+  }
+  // The stride a dense tensor would have there, so a contiguous view stays one.
+  out.shape[a] = 1;
+  out.strides[a] = a < v.rank ? v.strides[a] * v.shape[a] : 1;
+  out.rank = v.rank + 1;
+  return out;
+}
+
 }  // namespace bp::core

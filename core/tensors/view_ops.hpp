@@ -13,5 +13,7 @@ View permute_view(const View &v, const int32_t *axes);
 View transpose_view(const View &v);
 View slice_view(const View &v, int32_t axis, int64_t start, int64_t stop, int64_t step);
 View select_view(const View &v, int32_t axis, int64_t index);
+// A new axis of extent 1 before axis `axis` (0..rank; negative from the end).
+View expand_dims_view(const View &v, int32_t axis);
 
 }  // namespace bp::core

@@ -310,6 +310,10 @@ BP_API bp_status bp_slice(bp_tensor tensor, int32_t axis, int64_t start, int64_t
                           int64_t step, bp_tensor *out);
 /* The sub-tensor at index along axis, with that axis removed (t[i]). */
 BP_API bp_status bp_select(bp_tensor tensor, int32_t axis, int64_t index, bp_tensor *out);
+/* A view with a new axis of extent 1 at position axis (0..rank; negative
+ * counts from the end, -1 appends one): NumPy's expand_dims, t[None]
+ * (since 1.1). */
+BP_API bp_status bp_expand_dims(bp_tensor tensor, int32_t axis, bp_tensor *out);
 /* The tensor itself (a new reference) when contiguous, else a dense copy. */
 BP_API bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out);
 
@@ -336,7 +340,11 @@ BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
  * (+-inf too) and maps NaN to 0, on every backend. Bool elements are 0 or
  * 1: any other nonzero byte from the host is stored as 1. */
 
-/* op: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE. */
+/* op: any operator of the BINARY or COMPARE family (vocabulary.h): ADD, SUB,
+ * MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_AND,
+ * BITWISE_OR, BITWISE_XOR, EQ, NE, LT, LE, GT, GE. The bitwise operators take
+ * integer and bool tensors only (a float is BP_ERR_DTYPE); bool with bool
+ * stays bool (logical), a bool tensor with a scalar computes in int32. */
 BP_API bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out);
 BP_API bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out);
 /* op(a, scalar), or op(scalar, a) when scalar_is_lhs is non-zero. */
@@ -344,13 +352,16 @@ BP_API bp_status bp_binary_scalar(int32_t op, bp_tensor a, double scalar, int32_
                                   bp_tensor *out);
 BP_API bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar,
                                       int32_t scalar_is_lhs, bp_tensor out);
-/* op: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU. */
+/* op: any operator of the UNARY family: NEG, ABS, EXP, LOG, SQRT, TANH,
+ * SIGMOID, RELU, SQUARE, SIN, COS, BITWISE_NOT (integers: ~x; bool: logical
+ * not; a float is BP_ERR_DTYPE). */
 BP_API bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out);
 BP_API bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out);
 /* cond ? a : b elementwise; cond is bool. */
 BP_API bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out);
 BP_API bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out);
-/* op: SUM, MEAN, MAX, MIN, ARGMAX, NORM over one axis or BP_AXIS_ALL. */
+/* op: any operator of the REDUCE family (SUM, MEAN, MAX, MIN, ARGMAX, NORM,
+ * PROD, ARGMIN) over one axis or BP_AXIS_ALL. */
 BP_API bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
                            bp_tensor *out);
 BP_API bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
@@ -365,6 +376,36 @@ BP_API bp_status bp_matmul(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_
                            bp_tensor *out);
 BP_API bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a,
                                int32_t transpose_b, bp_tensor out);
+/* op: CUMSUM (the SCAN family). Running sums along axis, the result of a's
+ * shape; with BP_AXIS_ALL along the C-order flattening, a 1-D result
+ * (NumPy's axis=None). Dtypes as SUM: integers and bool into int64, floats
+ * keep theirs (since 1.1). */
+BP_API bp_status bp_scan(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out);
+BP_API bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out);
+/* Sub-tensors of a picked by index (TensorFlow's and JAX's gather_nd).
+ * index is an integer tensor of shape [..., k] with 1 <= k <= rank of a:
+ * each of its rows (index[..., 0..k-1]) names the sub-tensor
+ * a[i0, ..., ik-1, :, ...], a negative entry counting from the end of its
+ * axis. *out is new, of a's dtype and shape index.shape[:-1] + a.shape[k:].
+ * An entry outside its axis is BP_ERR_INDEX (nothing is computed); a bool
+ * index is BP_ERR_DTYPE (bp_nonzero turns a mask into indices). Reads the
+ * index's range back to the host first, so it waits for the index
+ * (since 1.1). */
+BP_API bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out);
+/* The assignment form of bp_gather_nd: writes values, broadcast to
+ * index.shape[:-1] + dst.shape[k:] and converted to dst's dtype, into the
+ * sub-tensors of dst the index rows name; other elements of dst keep their
+ * values. dst may be a view (c[mask] = v writes through). values may be dst
+ * itself: they are read before anything is written. When index rows repeat,
+ * the element gets the value of one of them (which one is unspecified)
+ * (since 1.1). */
+BP_API bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values);
+/* The multi-indices of the nonzero (true) elements of a, in C order: a new
+ * int64 tensor of shape [count, rank of a] (NumPy's argwhere,
+ * torch.nonzero; its columns are NumPy's nonzero and one-argument where).
+ * NaN counts as nonzero. Waits for a: count must be known to size *out
+ * (since 1.1). */
+BP_API bp_status bp_nonzero(bp_tensor a, bp_tensor *out);
 /* Elementwise conversion to dtype (a new tensor, even for the same dtype). */
 BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
 /* Copies src into dst (same device), converting dtype and broadcasting src
@@ -412,6 +453,7 @@ static inline bp_status bp_add_out(bp_tensor a, bp_tensor b, bp_tensor out) { re
 static inline bp_status bp_mul_out(bp_tensor a, bp_tensor b, bp_tensor out) { return bp_binary_out(BP_OP_MUL, a, b, out); }
 static inline bp_status bp_exp(bp_tensor a, bp_tensor *out) { return bp_unary(BP_OP_EXP, a, out); }
 static inline bp_status bp_sum(bp_tensor a, bp_tensor *out) { return bp_reduce(BP_OP_SUM, a, BP_AXIS_ALL, 0, out); }
+static inline bp_status bp_cumsum(bp_tensor a, int32_t axis, bp_tensor *out) { return bp_scan(BP_OP_CUMSUM, a, axis, out); }
 
 #ifdef __cplusplus
 }

@@ -48,6 +48,7 @@ _BUILTIN = {
     "BP_ERR_BACKEND": RuntimeError,
     "BP_ERR_STATE": RuntimeError,
     "BP_ERR_INTERNAL": RuntimeError,
+    "BP_ERR_INDEX": IndexError,
 }
 
 # What the docstrings add to the status's own description.
