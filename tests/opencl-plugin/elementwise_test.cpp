@@ -75,7 +75,7 @@ void check_op(int32_t op, int32_t in_dtype, int32_t out_dtype, int n_inputs,
 TEST_CASE("binary arithmetic matches the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(1);
   for (int32_t op : {BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM,
-                     BP_OP_MINIMUM})
+                     BP_OP_MINIMUM, BP_OP_BITWISE_AND, BP_OP_BITWISE_OR, BP_OP_BITWISE_XOR})
     for (int32_t dtype : kAllTypes)
       if (both_support(op, dtype, dtype))
         check_op(op, dtype, dtype, 2, attrs_with(), rng,
@@ -95,7 +95,7 @@ TEST_CASE("comparisons match the reference for every dtype and view", "[elementw
 TEST_CASE("binary operators with a scalar operand on either side", "[elementwise]") {
   std::mt19937_64 rng(3);
   for (int32_t op : {BP_OP_ADD, BP_OP_SUB, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM, BP_OP_LT,
-                     BP_OP_EQ})
+                     BP_OP_EQ, BP_OP_BITWISE_XOR})
     for (int32_t dtype : kAllTypes) {
       const int32_t out = (op == BP_OP_LT || op == BP_OP_EQ) ? BP_BOOL : dtype;
       if (!both_support(op, dtype, out)) continue;
@@ -110,7 +110,7 @@ TEST_CASE("binary operators with a scalar operand on either side", "[elementwise
 TEST_CASE("unary operators match the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(4);
   for (int32_t op : {BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH,
-                     BP_OP_SIGMOID, BP_OP_RELU})
+                     BP_OP_SIGMOID, BP_OP_RELU, BP_OP_BITWISE_NOT})
     for (int32_t dtype : kAllTypes)
       if (both_support(op, dtype, dtype))
         check_op(op, dtype, dtype, 1, attrs_with(), rng,

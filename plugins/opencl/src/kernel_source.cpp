@@ -343,9 +343,11 @@ __kernel void {{NAME}}(__global T *o, __global const T *a, __global const T *b,
 // ---------------------------------------------------------------------------
 
 // Integer ADD/SUB/MUL/NEG wrap (plugin.h): computed in UT, where C defines
-// overflow, then converted back.
+// overflow, then converted back. The bitwise operators are logical on bool
+// (plugin.h), written so that a bool stays 0 or 1.
 std::string binary_body(int32_t op, int32_t dtype) {
   const bool fl = dtype_is_float(dtype);
+  const bool bl = dtype == BP_BOOL;
   switch (op) {
     case BP_OP_ADD: return fl ? "((x) + (y))" : "((T)((UT)(x) + (UT)(y)))";
     case BP_OP_SUB: return fl ? "((x) - (y))" : "((T)((UT)(x) - (UT)(y)))";
@@ -357,6 +359,9 @@ std::string binary_body(int32_t op, int32_t dtype) {
     case BP_OP_MINIMUM: return "(((x) < (y) || IS_NAN(x)) ? (x) : (y))";
     case BP_OP_FLOOR_DIVIDE: return fl ? "floor((x) / (y))" : "bp_ifloordiv(x, y)";
     case BP_OP_REMAINDER: return fl ? "bp_fremainder(x, y)" : "bp_iremainder(x, y)";
+    case BP_OP_BITWISE_AND: return bl ? "((uchar)((x) && (y)))" : "((x) & (y))";
+    case BP_OP_BITWISE_OR: return bl ? "((uchar)((x) || (y)))" : "((x) | (y))";
+    case BP_OP_BITWISE_XOR: return bl ? "((uchar)(!(x) != !(y)))" : "((x) ^ (y))";
     case BP_OP_EQ: return "((uchar)((x) == (y)))";
     case BP_OP_NE: return "((uchar)((x) != (y)))";
     case BP_OP_LT: return "((uchar)((x) < (y)))";
@@ -381,6 +386,7 @@ std::string unary_body(int32_t op, int32_t dtype) {
     case BP_OP_SQUARE: return fl ? "((x) * (x))" : "((T)((UT)(x) * (UT)(x)))";
     case BP_OP_SIN: return "sin(x)";
     case BP_OP_COS: return "cos(x)";
+    case BP_OP_BITWISE_NOT: return dtype == BP_BOOL ? "((uchar)!(x))" : "(~(x))";
     default: return "";
   }
 }
