@@ -159,14 +159,21 @@ TEST_CASE("option fp64 = off makes a device behave like one without float64",
   CHECK_FALSE(supported(p, BP_OP_ADD, BP_FLOAT64, BP_FLOAT64));
   CHECK_FALSE(supported(p, BP_OP_COPY, BP_FLOAT32, BP_FLOAT64));
   CHECK_FALSE(supported(p, BP_OP_ARANGE, BP_FLOAT32, BP_FLOAT32));  // defined in float64
+  CHECK_FALSE(supported(p, BP_OP_CUMSUM, BP_FLOAT64, BP_FLOAT64));
   CHECK(supported(p, BP_OP_ADD, BP_FLOAT32, BP_FLOAT32));
-  // float32 reductions then accumulate in float (compensated); still close.
+  // float32 reductions and scans then accumulate in float (compensated); still close.
   std::mt19937_64 rng(41);
   const Tensor x = random_tensor(dense(BP_FLOAT32, {7, 3000}), rng);
   for (int32_t op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_NORM}) {
     const Bytes got = run_on(p, 0, op, attrs_with(), {x}, dense(BP_FLOAT32, {7, 1}));
     const Bytes want = run_on(ref(), 0, op, attrs_with(), {x}, dense(BP_FLOAT32, {7, 1}));
     INFO("fp64 off, " << op_name(op));
+    check_buffers(BP_FLOAT32, got, want, {1e-5, 1e-4}, "opencl");
+  }
+  {
+    const Bytes got = run_on(p, 0, BP_OP_CUMSUM, attrs_with(), {x}, x.view());
+    const Bytes want = run_on(ref(), 0, BP_OP_CUMSUM, attrs_with(), {x}, x.view());
+    INFO("fp64 off, cumsum");
     check_buffers(BP_FLOAT32, got, want, {1e-5, 1e-4}, "opencl");
   }
   // Random float32 needs no float64 either.

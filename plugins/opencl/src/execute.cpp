@@ -39,6 +39,7 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
     case BP_OP_FAMILY_REDUCE: return run_reduce(device, lock, op, in[0], out);
     case BP_OP_FAMILY_MATMUL: return run_matmul(device, lock, in[0], in[1], out);
     case BP_OP_FAMILY_CREATE: return run_create(device, lock, op, attrs, out);
+    case BP_OP_FAMILY_SCAN: return run_scan(device, lock, op, in[0], out);
   }
   fail(BP_ERR_INTERNAL, "opencl plugin: no runner for operator family %d", info.family);
 }

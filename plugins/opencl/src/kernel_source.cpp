@@ -338,6 +338,36 @@ __kernel void {{NAME}}(__global T *o, __global const T *a, __global const T *b,
 }
 )CL";
 
+// CUMSUM, one work-item per row: the running sum in ACC with ADD and RESULT
+// as for SUM (compensated for floats, wrapping for integers), so each
+// output element is rounded once from its own sum.
+const char *const kCumsum = R"CL(
+typedef struct {
+  long row_shape[7];
+  long row_in[7];
+  long row_out[7];
+  long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
+} bp_scan_layout;
+
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_scan_layout L) {
+  for (long r = get_global_id(0); r < L.n_rows; r += get_global_size(0)) {
+    long in = L.in_offset, out = L.out_offset, g = r;
+    for (int d = (int)L.row_rank - 1; d >= 0; --d) {
+      const long e = g % L.row_shape[d];
+      g /= L.row_shape[d];
+      in += e * L.row_in[d];
+      out += e * L.row_out[d];
+    }
+    ACC s = 0, c = 0;
+    for (long j = 0; j < L.len; ++j) {
+      const ACC v = (ACC)x[in + j * L.in_step];
+      ADD(s, c, v);
+      o[out + j * L.out_step] = ({{OUT}})RESULT(s, c);
+    }
+  }
+}
+)CL";
+
 // ---------------------------------------------------------------------------
 // Operator bodies, per dtype class
 // ---------------------------------------------------------------------------
@@ -574,10 +604,9 @@ std::string highest(int32_t dtype) {
   }
 }
 
-// Macros are expanded where a kernel's text stands, so each kernel gets its
-// TERM/FINISH/IDENTITY defined right before it.
-void reduce_family(Source &src, int32_t dtype, bool fp64) {
-  src.raw(render(kReducePrelude, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
+// ADD(s, c, v), RESULT(s, c) and COMBINE(a, b) of a sum in ACC, for SUM,
+// MEAN, NORM and CUMSUM.
+void sum_macros(Source &src, int32_t dtype) {
   if (dtype_is_float(dtype)) {
     // Compensated (Neumaier) sums in ACC, like the reference backend; once
     // the sum is Inf or NaN the compensation means nothing and is dropped.
@@ -593,7 +622,17 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
         "#define RESULT(s, c) (s)\n"
         "#define COMBINE(a, b) ((ACC)((ulong)(a) + (ulong)(b)))\n");
   }
-  const int32_t sum_out = dtype_is_float(dtype) ? dtype : BP_INT64;
+}
+
+// The output dtype of SUM and CUMSUM (plugin.h).
+int32_t sum_dtype(int32_t dtype) { return dtype_is_float(dtype) ? dtype : BP_INT64; }
+
+// Macros are expanded where a kernel's text stands, so each kernel gets its
+// TERM/FINISH/IDENTITY defined right before it.
+void reduce_family(Source &src, int32_t dtype, bool fp64) {
+  src.raw(render(kReducePrelude, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
+  sum_macros(src, dtype);
+  const int32_t sum_out = sum_dtype(dtype);
   src.raw("#define INIT 0\n#define TERM(x) ((ACC)(x))\n");
   src.raw(std::string("#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
   src.kernel(kReduceSum, kernel_stem(BP_OP_SUM), "", "", dtype_cl_type(sum_out));
@@ -631,6 +670,11 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
 
 void matmul_family(Source &src) { src.kernel(kMatmul, kernel_stem(BP_OP_MATMUL), "", ""); }
 
+void scan_family(Source &src, int32_t dtype) {
+  sum_macros(src, dtype);
+  src.kernel(kCumsum, kernel_stem(BP_OP_CUMSUM), "", "", dtype_cl_type(sum_dtype(dtype)));
+}
+
 }  // namespace
 
 std::string kernel_stem(int32_t op) {
@@ -649,6 +693,7 @@ const char *family_name(Family family) {
     case Family::Create: return "creation";
     case Family::Reduce: return "reduction";
     case Family::Matmul: return "matmul";
+    case Family::Scan: return "scan";
   }
   return "?";
 }
@@ -668,6 +713,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Create: create_family(src, dtype, options.fp64); break;
     case Family::Reduce: reduce_family(src, dtype, options.fp64); break;
     case Family::Matmul: matmul_family(src); break;
+    case Family::Scan: scan_family(src, dtype); break;
   }
   return src.str();
 }

@@ -18,7 +18,8 @@ enum class Family {
   Copy,         // conversions from one dtype to each dtype
   Create,       // fill, arange, random_uniform, random_normal of one dtype
   Reduce,       // sum, mean, norm, max, min, argmax over one dtype
-  Matmul        // integer matmul (float matmul goes to CLBlast)
+  Matmul,       // integer matmul (float matmul goes to CLBlast)
+  Scan          // cumsum of one input dtype
 };
 
 const char *family_name(Family family);
@@ -75,5 +76,16 @@ struct ClMatmulLayout {
   cl_long offset[3];
 };
 static_assert(sizeof(ClMatmulLayout) == 37 * sizeof(cl_long), "ClMatmulLayout has padding");
+
+// Scans (CUMSUM): one work-item per row. The `row` axes (every axis but the
+// last) index the rows; each row is walked along the last axis, `len`
+// elements apart by in_step and out_step.
+struct ClScanLayout {
+  cl_long row_shape[BP_MAX_RANK - 1];
+  cl_long row_in[BP_MAX_RANK - 1];
+  cl_long row_out[BP_MAX_RANK - 1];
+  cl_long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
+};
+static_assert(sizeof(ClScanLayout) == 28 * sizeof(cl_long), "ClScanLayout has padding");
 
 }  // namespace bp_ocl

@@ -35,6 +35,10 @@ void run_matmul(Device &device, const Device::Lock &lock, const View &a, const V
 void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a, const View &b,
                       const View &out);
 
+// scan.cpp: CUMSUM.
+void run_scan(Device &device, const Device::Lock &lock, int32_t op, const View &in,
+              const View &out);
+
 // execute.cpp: the ABI's execute.
 void execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
              int32_t n_inputs, const bp_plugin_tensor *output);
