@@ -160,6 +160,7 @@ TEST_CASE("option fp64 = off makes a device behave like one without float64",
   CHECK_FALSE(supported(p, BP_OP_COPY, BP_FLOAT32, BP_FLOAT64));
   CHECK_FALSE(supported(p, BP_OP_ARANGE, BP_FLOAT32, BP_FLOAT32));  // defined in float64
   CHECK_FALSE(supported(p, BP_OP_CUMSUM, BP_FLOAT64, BP_FLOAT64));
+  CHECK_FALSE(supported(p, BP_OP_GATHER_ND, BP_FLOAT64, BP_FLOAT64));
   CHECK(supported(p, BP_OP_ADD, BP_FLOAT32, BP_FLOAT32));
   // float32 reductions and scans then accumulate in float (compensated); still close.
   std::mt19937_64 rng(41);

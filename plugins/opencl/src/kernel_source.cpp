@@ -368,6 +368,68 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_scan_layout 
 }
 )CL";
 
+// GATHER_ND and SCATTER_ND, one work-item per element of the rows tensor.
+// An index row naming a position outside the indexed tensor is skipped, as
+// plugin.h lets a device backend do: no access leaves the views.
+const char *const kIndexPrelude = R"CL(
+typedef struct {
+  long extent[8];
+  long indexed_axis[8];
+  long row_shape[8];
+  long row_indexed[8];
+  long row_rows[8];
+  long k, m, row_numel;
+  long rows_n, index_n, index_j;
+  long indexed_offset, rows_offset, index_offset;
+} bp_index_layout;
+
+/* Offsets of element i (C order) of the rows tensor and of the indexed
+   element it pairs with; 0 when its index row is out of range. */
+inline int bp_index_offsets(const bp_index_layout *L, __global const long *index, long i,
+                            long *indexed, long *rows) {
+  const long n = i / L->row_numel;
+  long e = i % L->row_numel;
+  long a = L->indexed_offset, b = L->rows_offset + n * L->rows_n;
+  const long at = L->index_offset + n * L->index_n;
+  for (int j = 0; j < (int)L->k; ++j) {
+    const long v = index[at + j * L->index_j];
+    if (v < 0 || v >= L->extent[j]) return 0;
+    a += v * L->indexed_axis[j];
+  }
+  for (int d = (int)L->m - 1; d >= 0; --d) {
+    const long c = e % L->row_shape[d];
+    e /= L->row_shape[d];
+    a += c * L->row_indexed[d];
+    b += c * L->row_rows[d];
+  }
+  *indexed = a;
+  *rows = b;
+  return 1;
+}
+)CL";
+
+const char *const kGatherNd = R"CL(
+__kernel void {{NAME}}(__global T *o, __global const T *data, __global const long *index,
+                       bp_index_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long a, b;
+    if (bp_index_offsets(&L, index, i, &a, &b)) o[b] = data[a];
+  }
+}
+)CL";
+
+// Rows naming one element more than once race; one of them wins, as
+// plugin.h allows.
+const char *const kScatterNd = R"CL(
+__kernel void {{NAME}}(__global T *o, __global const long *index, __global const T *values,
+                       bp_index_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long a, b;
+    if (bp_index_offsets(&L, index, i, &a, &b)) o[a] = values[b];
+  }
+}
+)CL";
+
 // ---------------------------------------------------------------------------
 // Operator bodies, per dtype class
 // ---------------------------------------------------------------------------
@@ -675,6 +737,12 @@ void scan_family(Source &src, int32_t dtype) {
   src.kernel(kCumsum, kernel_stem(BP_OP_CUMSUM), "", "", dtype_cl_type(sum_dtype(dtype)));
 }
 
+void index_family(Source &src) {
+  src.raw(kIndexPrelude);
+  src.kernel(kGatherNd, kernel_stem(BP_OP_GATHER_ND), "", "");
+  src.kernel(kScatterNd, kernel_stem(BP_OP_SCATTER_ND), "", "");
+}
+
 }  // namespace
 
 std::string kernel_stem(int32_t op) {
@@ -694,6 +762,7 @@ const char *family_name(Family family) {
     case Family::Reduce: return "reduction";
     case Family::Matmul: return "matmul";
     case Family::Scan: return "scan";
+    case Family::Index: return "indexing";
   }
   return "?";
 }
@@ -714,6 +783,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Reduce: reduce_family(src, dtype, options.fp64); break;
     case Family::Matmul: matmul_family(src); break;
     case Family::Scan: scan_family(src, dtype); break;
+    case Family::Index: index_family(src); break;
   }
   return src.str();
 }

@@ -19,7 +19,8 @@ enum class Family {
   Create,       // fill, arange, random_uniform, random_normal of one dtype
   Reduce,       // sum, mean, norm, max, min, argmax over one dtype
   Matmul,       // integer matmul (float matmul goes to CLBlast)
-  Scan          // cumsum of one input dtype
+  Scan,         // cumsum of one input dtype
+  Index         // gather_nd and scatter_nd of one data dtype
 };
 
 const char *family_name(Family family);
@@ -87,5 +88,22 @@ struct ClScanLayout {
   cl_long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
 };
 static_assert(sizeof(ClScanLayout) == 28 * sizeof(cl_long), "ClScanLayout has padding");
+
+// GATHER_ND and SCATTER_ND: the `indexed` tensor (gather's data, scatter's
+// output) of shape [s0..sk-1, r...], the `rows` tensor (gather's output,
+// scatter's values) of shape [N, r...], and the int64 index [N, k]. One
+// work-item per element of `rows`; the k index axes and the m axes r...
+// have their strides in each tensor.
+struct ClIndexLayout {
+  cl_long extent[BP_MAX_RANK];       // s0..sk-1: index column j must be in [0, extent[j])
+  cl_long indexed_axis[BP_MAX_RANK]; // indexed strides of the k indexed axes
+  cl_long row_shape[BP_MAX_RANK];    // r...
+  cl_long row_indexed[BP_MAX_RANK];  // indexed strides of r...
+  cl_long row_rows[BP_MAX_RANK];     // rows strides of r...
+  cl_long k, m, row_numel;           // row_numel: product of r... (1 when m is 0)
+  cl_long rows_n, index_n, index_j;  // strides of rows' axis 0 and of the index
+  cl_long indexed_offset, rows_offset, index_offset;
+};
+static_assert(sizeof(ClIndexLayout) == 49 * sizeof(cl_long), "ClIndexLayout has padding");
 
 }  // namespace bp_ocl

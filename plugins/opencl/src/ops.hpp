@@ -39,6 +39,12 @@ void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a, c
 void run_scan(Device &device, const Device::Lock &lock, int32_t op, const View &in,
               const View &out);
 
+// index.cpp: GATHER_ND and SCATTER_ND (the output updated in place).
+void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View &data,
+                const View &index, const View &out);
+void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,
+                 const View &values, const View &out);
+
 // execute.cpp: the ABI's execute.
 void execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
              int32_t n_inputs, const bp_plugin_tensor *output);
