@@ -1,5 +1,5 @@
-// ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER: one kernel per operator and
-// dtype, the math from backplane_kernels/elementwise.hpp.
+// ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER and the BITWISE ones: one kernel per
+// operator and dtype, the math from backplane_kernels/elementwise.hpp.
 #include <string>
 
 #include "dtype.hpp"
@@ -37,6 +37,9 @@ void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterSh
     case BP_OP_MINIMUM: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Minimum{});
     case BP_OP_FLOOR_DIVIDE: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::FloorDivide{});
     case BP_OP_REMAINDER: return binary<BP_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Remainder{});
+    case BP_OP_BITWISE_AND: return binary<BP_INTEGRAL_TYPES>(launch, op, dtype, it, out, a, b, k::BitwiseAnd{});
+    case BP_OP_BITWISE_OR: return binary<BP_INTEGRAL_TYPES>(launch, op, dtype, it, out, a, b, k::BitwiseOr{});
+    case BP_OP_BITWISE_XOR: return binary<BP_INTEGRAL_TYPES>(launch, op, dtype, it, out, a, b, k::BitwiseXor{});
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a binary operator", op);
   }
 }

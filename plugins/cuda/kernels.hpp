@@ -12,7 +12,8 @@ namespace bp_cuda {
 
 class Scratch;
 
-// binary.cu: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER (inputs and output of `dtype`).
+// binary.cu: ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_AND, BITWISE_OR,
+// BITWISE_XOR (inputs and output of `dtype`).
 void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
                    InputArg b);
 
@@ -23,7 +24,7 @@ void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterS
 void launch_where(const Launch &launch, int32_t dtype, const IterShape &it, void *out, const void *cond, const void *a,
                   const void *b);
 
-// unary.cu: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU, SQUARE, SIN, COS.
+// unary.cu: NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, RELU, SQUARE, SIN, COS, BITWISE_NOT.
 void launch_unary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, const void *in);
 
 // copy.cu: COPY from in_dtype to out_dtype (a cast; also plain strided copies).

@@ -1,4 +1,5 @@
-// NEG, ABS, RELU, SQUARE (numeric dtypes) and EXP, LOG, SQRT, TANH, SIGMOID, SIN, COS (float).
+// NEG, ABS, RELU, SQUARE (numeric dtypes), EXP, LOG, SQRT, TANH, SIGMOID, SIN, COS (float) and
+// BITWISE_NOT (integer and bool).
 #include <string>
 
 #include "dtype.hpp"
@@ -35,6 +36,7 @@ void launch_unary(const Launch &launch, int32_t op, int32_t dtype, const IterSha
     case BP_OP_SQRT: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Sqrt{});
     case BP_OP_TANH: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Tanh{});
     case BP_OP_SIGMOID: return unary<BP_FLOAT_TYPES>(launch, op, dtype, it, out, in, k::Sigmoid{});
+    case BP_OP_BITWISE_NOT: return unary<BP_INTEGRAL_TYPES>(launch, op, dtype, it, out, in, k::BitwiseNot{});
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a unary operator", op);
   }
 }
