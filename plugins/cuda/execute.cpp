@@ -121,6 +121,13 @@ void run_create(Device &device, int32_t op, const Attrs &attrs, const View &out)
   launch_create(device.launch(lock), op, out.dtype, it, out.base, attrs.scalar, attrs.scalar2, attrs.seed);
 }
 
+void run_scan(Device &device, int32_t op, const View &in, const View &out) {
+  if (out.numel == 0) return;
+  const ScanShape shape = make_scan_shape(in, out);
+  Device::Lock lock = device.lock();
+  launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
+}
+
 }  // namespace
 
 void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, const bp_plugin_tensor *inputs,
@@ -146,6 +153,7 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_REDUCE: return run_reduce(device, op, in[0], out);
     case BP_OP_FAMILY_MATMUL: return run_matmul(device, in[0], in[1], out);
     case BP_OP_FAMILY_CREATE: return run_create(device, op, attrs, out);
+    case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

@@ -117,4 +117,14 @@ MatmulShape make_matmul_shape(const View &a, const View &b, const View &out) {
   return s;
 }
 
+ScanShape make_scan_shape(const View &in, const View &out) {
+  const int32_t last = out.rank - 1;
+  ScanShape s{};
+  s.lines = make_iter_shape(last, out.shape, {out.strides, in.strides});
+  s.length = out.shape[last];
+  s.out_stride = out.strides[last];
+  s.in_stride = in.strides[last];
+  return s;
+}
+
 }  // namespace bp_cuda

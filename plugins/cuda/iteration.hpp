@@ -32,4 +32,7 @@ ReduceSchedule schedule_reduce(const ReducePlan &plan, int64_t max_blocks);
 // out[..., M, N] = a[..., M, K] x b[..., K, N] (same rank >= 2, same batch extents).
 MatmulShape make_matmul_shape(const View &a, const View &b, const View &out);
 
+// A scan of `in` into `out` (one shape, rank >= 1) along the last axis.
+ScanShape make_scan_shape(const View &in, const View &out);
+
 }  // namespace bp_cuda

@@ -64,6 +64,15 @@ struct MatmulShape {
   int64_t out_strides[BP_MAX_RANK];
 };
 
+// A scan along the last axis: `lines` walks the other axes (coalesced;
+// operand 0 the output, 1 the input) to each line's first element, and a
+// line's `length` elements follow at out_stride and in_stride.
+struct ScanShape {
+  IterShape lines;
+  int64_t length;
+  int64_t out_stride, in_stride;
+};
+
 // Where and how wide to launch: the device's stream, the grid size that
 // fills the device once (grid-stride loops cover the rest), and the device
 // name for messages.

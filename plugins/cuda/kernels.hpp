@@ -47,4 +47,7 @@ void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, cons
 void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &shape, void *out, const void *a,
                        const void *b);
 
+// scan.cu: CUMSUM of an input of `dtype` (lines.numel and length > 0).
+void launch_scan(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out, const void *in);
+
 }  // namespace bp_cuda
