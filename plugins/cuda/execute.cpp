@@ -128,6 +128,22 @@ void run_scan(Device &device, int32_t op, const View &in, const View &out) {
   launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
 }
 
+// GATHER_ND: in = {data, index}; SCATTER_ND: in = {index, values}, the
+// output updated in place. Nothing to do when the rows tensor is empty.
+void run_gather(Device &device, const View *in, const View &out) {
+  if (out.numel == 0) return;
+  const IndexShape shape = make_index_shape(in[1], in[0], out);
+  Device::Lock lock = device.lock();
+  launch_gather_nd(device.launch(lock), out.dtype, shape, out.base, in[0].base, in[1].base);
+}
+
+void run_scatter(Device &device, const View *in, const View &out) {
+  if (in[1].numel == 0) return;
+  const IndexShape shape = make_index_shape(in[0], out, in[1]);
+  Device::Lock lock = device.lock();
+  launch_scatter_nd(device.launch(lock), out.dtype, shape, out.base, in[0].base, in[1].base);
+}
+
 }  // namespace
 
 void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, const bp_plugin_tensor *inputs,
@@ -154,6 +170,8 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_MATMUL: return run_matmul(device, in[0], in[1], out);
     case BP_OP_FAMILY_CREATE: return run_create(device, op, attrs, out);
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
+    case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
+    case BP_OP_FAMILY_SCATTER: return run_scatter(device, in, out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

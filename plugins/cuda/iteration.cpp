@@ -127,4 +127,19 @@ ScanShape make_scan_shape(const View &in, const View &out) {
   return s;
 }
 
+IndexShape make_index_shape(const View &index, const View &indexed, const View &rows) {
+  IndexShape s{};
+  s.rows = index.shape[0];
+  s.k = static_cast<int32_t>(index.shape[1]);
+  s.index_strides[0] = index.strides[0];
+  s.index_strides[1] = index.strides[1];
+  for (int32_t j = 0; j < s.k; ++j) {
+    s.indexed_shape[j] = indexed.shape[j];
+    s.indexed_strides[j] = indexed.strides[j];
+  }
+  s.rows_stride = rows.strides[0];
+  s.slice = make_iter_shape(rows.rank - 1, rows.shape + 1, {rows.strides + 1, indexed.strides + s.k});
+  return s;
+}
+
 }  // namespace bp_cuda

@@ -35,4 +35,8 @@ MatmulShape make_matmul_shape(const View &a, const View &b, const View &out);
 // A scan of `in` into `out` (one shape, rank >= 1) along the last axis.
 ScanShape make_scan_shape(const View &in, const View &out);
 
+// GATHER_ND (indexed = data, rows = output) or SCATTER_ND (indexed =
+// output, rows = values) with an index of shape [N, k].
+IndexShape make_index_shape(const View &index, const View &indexed, const View &rows);
+
 }  // namespace bp_cuda

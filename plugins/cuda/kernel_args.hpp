@@ -73,6 +73,23 @@ struct ScanShape {
   int64_t out_stride, in_stride;
 };
 
+// GATHER_ND and SCATTER_ND: index row n holds `k` int64 values at
+// n * index_strides[0] + j * index_strides[1]; they name the slice of the
+// indexed tensor (GATHER's data, SCATTER's output) at sum_j index[n, j] *
+// indexed_strides[j], provided each lies in [0, indexed_shape[j]). Row n of
+// the rows tensor (GATHER's output, SCATTER's values) starts at n *
+// rows_stride, and `slice` walks one slice: operand 0 the rows tensor's
+// axes after the first, operand 1 the indexed tensor's after the k indexed.
+struct IndexShape {
+  int64_t rows;
+  int32_t k;
+  int64_t index_strides[2];
+  int64_t indexed_shape[BP_MAX_RANK];
+  int64_t indexed_strides[BP_MAX_RANK];
+  int64_t rows_stride;
+  IterShape slice;
+};
+
 // Where and how wide to launch: the device's stream, the grid size that
 // fills the device once (grid-stride loops cover the rest), and the device
 // name for messages.

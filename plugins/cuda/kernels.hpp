@@ -50,4 +50,11 @@ void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &s
 // scan.cu: CUMSUM of an input of `dtype` (lines.numel and length > 0).
 void launch_scan(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out, const void *in);
 
+// indexing.cu: GATHER_ND and SCATTER_ND of elements of `dtype` (rows and
+// slice.numel > 0); an index row with a value outside its axis is skipped.
+void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *data,
+                      const void *index);
+void launch_scatter_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *index,
+                       const void *values);
+
 }  // namespace bp_cuda
