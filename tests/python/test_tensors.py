@@ -383,11 +383,7 @@ def test_indexing_errors(dev):
     with pytest.raises(IndexError):
         x[0, 0, 0]
     with pytest.raises(IndexError):
-        x[::-1]
-    with pytest.raises(IndexError):
-        x[None]
-    with pytest.raises(IndexError):
-        x[[0, 1]]
+        x[[0, 3]]
     with pytest.raises(IndexError):
         x[..., ...]
     with pytest.raises(ValueError):

@@ -30,10 +30,11 @@ from ._device import (  # noqa: E402
     Device, cpu, current_device, default_device, device, device_of as _device_of, devices,
     gpu, num_gpus, set_default_device, synchronize, try_all_gpus, try_gpu)
 from ._tensor import (  # noqa: E402
-    Tensor, abs, add, arange, argmax, argmin, array, copyto, cos, divide, empty, equal, exp,
-    floor_divide, from_dlpack, from_numpy, full, full_like, greater, greater_equal, less,
-    less_equal, live_tensor_count, log, matmul, max, maximum, mean, min, minimum, mod, multiply,
-    negative, norm, not_equal, ones, ones_like, power, prod, relu, remainder, reshape, sigmoid,
+    Tensor, abs, add, arange, argmax, argmin, argwhere, array, bitwise_and, bitwise_not,
+    bitwise_or, bitwise_xor, copyto, cos, cumsum, divide, empty, equal, exp, floor_divide,
+    from_dlpack, from_numpy, full, full_like, greater, greater_equal, invert, less, less_equal,
+    live_tensor_count, log, matmul, max, maximum, mean, min, minimum, mod, multiply, negative,
+    nonzero, norm, not_equal, ones, ones_like, power, prod, relu, remainder, reshape, sigmoid,
     sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros, zeros_like)
 from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
@@ -67,6 +68,8 @@ __all__ = [
     "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
+    "argwhere",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime

@@ -7,7 +7,7 @@ import builtins as _builtins
 import operator
 import sys
 
-from . import _C
+from . import _C, _indexing
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
 from ._dtype import ALL as _DTYPES, BY_CODE, DType, as_dtype, bool_, float32, float64, int32, int64
 from ._errors import DtypeError, UnsupportedError
@@ -292,22 +292,18 @@ class Tensor(_C.TensorBase):
 
     block_until_ready = wait_to_read  # JAX spelling
 
-    # ---- indexing (views) ----------------------------------------------------
+    # ---- indexing -------------------------------------------------------------
 
     def __getitem__(self, key):
-        if isinstance(key, int) and not isinstance(key, bool):
-            return _select(self, 0, key, self.shape)
-        if isinstance(key, slice):
-            return _slice(self, 0, key, self.shape)
-        if key is Ellipsis:
-            return self
-        if not isinstance(key, tuple):
-            key = (_index_or_fail(key),)
-        return _index_tuple(self, key)
+        """NumPy indexing: integers, slices and None give views; boolean masks
+        and integer tensors (lists, NumPy arrays) give new tensors; a slice
+        with a negative step gives a copy (bindings/python/README.md)."""
+        return _indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        view = self[key]
-        _C.assign(view, value if isinstance(value, Tensor) else _scalar_or_data(value, view))
+        """Writes value (a tensor on this device, a number, or host data),
+        broadcast and converted, into the elements key names."""
+        _indexing.setitem(self, key, value)
 
     # ---- shape ----------------------------------------------------------------
 
@@ -418,6 +414,18 @@ class Tensor(_C.TensorBase):
         """Frobenius norm sqrt(sum(x * x)), over all elements or along axis."""
         return norm(self, axis, keepdims, out)
 
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """Running sums along axis; axis=None runs along the flattened tensor
+        (NumPy; PyTorch's dim is the same axis). Integers and bool sum into
+        int64; dtype converts first (and the result to it)."""
+        return cumsum(self, axis, dtype, out)
+
+    def nonzero(self, as_tuple=False):
+        """Where the nonzero elements are, in C order: an int64 tensor of shape
+        (count, ndim) as in PyTorch, or with as_tuple=True one index tensor per
+        axis (NumPy's nonzero, usable as t[x.nonzero(as_tuple=True)])."""
+        return nonzero(self, as_tuple)
+
     def all(self, axis=None, keepdims=False):
         """True where every element (along axis) is nonzero: a bool tensor."""
         return _as_bool(_reduce(OP["min"], self != 0, axis, keepdims, None))
@@ -504,69 +512,6 @@ def _resolve_device(dev):
 def _is_numpy_scalar(x):
     np = sys.modules.get("numpy")
     return np is not None and isinstance(x, np.generic)
-
-
-def _index_or_fail(key):
-    if isinstance(key, (int, slice)) or key is Ellipsis:
-        return key
-    if key is None:
-        raise IndexError("None (newaxis) indexing is not supported; use reshape")
-    if isinstance(key, list) or (isinstance(key, Tensor) and key.ndim != 0):
-        raise IndexError("only integers, slices (step >= 1), Ellipsis and tuples of them "
-                         "are valid indices (advanced indexing is not supported)")
-    try:
-        return operator.index(key)
-    except TypeError:
-        raise IndexError("only integers, slices (step >= 1), Ellipsis and tuples of them "
-                         "are valid indices, not {}".format(type(key).__name__)) from None
-
-
-def _select(t, axis, i, shape):
-    n = shape[axis] if axis < len(shape) else None
-    if n is None:
-        raise IndexError("too many indices for a tensor of dimension {}".format(len(shape)))
-    if not -n <= i < n:
-        raise IndexError("index {} is out of bounds for axis {} with size {}".format(i, axis, n))
-    return _C.select(t, axis, i)
-
-
-def _slice(t, axis, s, shape):
-    if axis >= len(shape):
-        raise IndexError("too many indices for a tensor of dimension {}".format(len(shape)))
-    if s.step is not None:
-        step = operator.index(s.step)
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        if step < 0:
-            raise IndexError("slice step must be >= 1 (got {}): negative steps are not "
-                             "supported (bp_slice)".format(step))
-    start, stop, step = s.indices(shape[axis])
-    if start == 0 and stop == shape[axis] and step == 1:
-        return t
-    return _C.slice(t, axis, start, stop, step)
-
-
-def _index_tuple(t, key):
-    key = tuple(_index_or_fail(k) for k in key)
-    ndim = t.ndim
-    n_ellipsis = _builtins.sum(1 for k in key if k is Ellipsis)
-    if n_ellipsis > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if len(key) - n_ellipsis > ndim:
-        raise IndexError("too many indices for a tensor of dimension {}".format(ndim))
-    if n_ellipsis:
-        at = key.index(Ellipsis)
-        fill = ndim - (len(key) - 1)
-        key = key[:at] + (slice(None),) * fill + key[at + 1:]
-    axis = 0
-    for k in key:
-        shape = t.shape
-        if isinstance(k, slice):
-            t = _slice(t, axis, k, shape)
-            axis += 1
-        else:
-            t = _select(t, axis, k, shape)
-    return t
 
 
 def _reduce(op, t, axis, keepdims, out):
@@ -744,6 +689,12 @@ floor_divide = _binary_fn("floor_divide", "a // b: the quotient rounded toward -
 remainder = _binary_fn("remainder", "a % b with the sign of b, as Python's % (integers: 0 for "
                        "b == 0).")
 mod = remainder
+bitwise_and = _binary_fn("bitwise_and", "a & b: integers bitwise, bool logically (a bool "
+                         "tensor with True/False stays bool). Floats raise DtypeError.")
+bitwise_or = _binary_fn("bitwise_or", "a | b: integers bitwise, bool logically. Floats raise "
+                        "DtypeError.")
+bitwise_xor = _binary_fn("bitwise_xor", "a ^ b: integers bitwise, bool logically. Floats raise "
+                         "DtypeError.")
 
 
 def _unary_fn(name, doc, op=None):
@@ -770,6 +721,9 @@ relu = _unary_fn("relu", "max(x, 0).")
 square = _unary_fn("square", "x * x (integers wrap).")
 sin = _unary_fn("sin", "Sine (integers give float64).")
 cos = _unary_fn("cos", "Cosine (integers give float64).")
+bitwise_not = _unary_fn("bitwise_not", "~x: every bit flipped (integers); not x (bool). "
+                        "Floats raise DtypeError.")
+invert = bitwise_not  # NumPy's name
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
@@ -828,15 +782,48 @@ def _scalar_operand(value, like, dev):
     return _C.full(dev, dt.code, (), float(value))
 
 
-def where(cond, a, b, out=None):
+def where(cond, a=None, b=None, out=None):
     """a where cond is true, else b (cond is bool; NumPy broadcasting). a and b
-    may be Python numbers."""
+    may be Python numbers. With cond alone: the indices of its nonzero
+    elements, one int64 tensor per axis (NumPy's and PyTorch's where(cond))."""
+    if a is None and b is None and out is None:
+        return nonzero(cond, as_tuple=True)
+    if a is None or b is None:
+        raise TypeError("where: give both a and b, or neither (where(cond) gives indices)")
     dev = cond._device_id
     a2 = _scalar_operand(a, b, dev)
     b2 = _scalar_operand(b, a2, dev)
     if out is not None:
         return _C.where(cond, a2, b2, out)
     return _C.where(cond, a2, b2)
+
+
+def nonzero(x, as_tuple=False):
+    """The indices of x's nonzero elements in C order (NaN counts): an int64
+    tensor of shape (count, x.ndim) as torch.nonzero and np.argwhere give, or
+    with as_tuple=True one tensor per axis as np.nonzero gives."""
+    at = _C.nonzero(x)
+    if not as_tuple:
+        return at
+    return tuple(_C.select(at, 1, d) for d in range(x.ndim))
+
+
+def argwhere(x):
+    """np.argwhere: the same (count, x.ndim) tensor as nonzero(x)."""
+    return _C.nonzero(x)
+
+
+def cumsum(x, axis=None, dtype=None, out=None):
+    """Running sums of x along axis (axis=None: of the flattened tensor, 1-D).
+    Integers and bool sum into int64 (wrapping), floats keep their dtype;
+    dtype converts x first and the result to it."""
+    t = x if dtype is None else x.to(dtype)
+    if axis is None:
+        axis = AXIS_ALL
+    result = _C.scan(OP["cumsum"], t, operator.index(axis), out)
+    dt = as_dtype(dtype)
+    return result if dt is None or out is not None or result._dtype_code == dt.code \
+        else result.to(dt)
 
 
 def reshape(x, *shape):
@@ -873,7 +860,8 @@ _UFUNCS = {
     "greater": greater, "greater_equal": greater_equal, "negative": negative,
     "absolute": abs, "exp": exp, "log": log, "sqrt": sqrt, "tanh": tanh, "matmul": matmul,
     "floor_divide": floor_divide, "remainder": remainder, "square": square, "sin": sin,
-    "cos": cos,
+    "cos": cos, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
+    "bitwise_xor": bitwise_xor, "invert": bitwise_not, "bitwise_not": bitwise_not,
 }
 
 

@@ -152,10 +152,37 @@ static int get_scalar(PyObject *o, double *value) {
   return 0;
 }
 
+static int is_bitwise(int32_t op) {
+  return op == BP_OP_BITWISE_AND || op == BP_OP_BITWISE_OR || op == BP_OP_BITWISE_XOR;
+}
+
+/* mask & True stays bool: a Python bool beside a bool tensor in a bitwise
+ * operator is a bool operand, not the number 1 (which computes in int32). */
+static PyObject *bitwise_with_bool(int32_t op, PyObject *t, PyObject *flag, int flag_is_lhs) {
+  bp_device dev;
+  bp_tensor operand, out;
+  CHECK(p_bp_tensor_device(HANDLE(t), &dev));
+  CHECK(p_bp_full(dev, BP_BOOL, 0, NULL, flag == Py_True ? 1.0 : 0.0, &operand));
+  bp_status st = flag_is_lhs ? p_bp_binary(op, operand, HANDLE(t), &out)
+                             : p_bp_binary(op, HANDLE(t), operand, &out);
+  p_bp_tensor_release(operand);
+  CHECK(st);
+  return wrap(out);
+}
+
+static int is_bool_tensor(PyObject *o) {
+  int32_t dtype = 0;
+  return IS_TENSOR(o) && p_bp_tensor_dtype(HANDLE(o), &dtype) == BP_OK && dtype == BP_BOOL;
+}
+
 /* op(a, b) for tensors and scalars on either side; NotImplemented otherwise. */
 static PyObject *binary(int32_t op, PyObject *a, PyObject *b) {
   bp_tensor out;
   double s;
+  if (is_bitwise(op)) {
+    if (PyBool_Check(b) && is_bool_tensor(a)) return bitwise_with_bool(op, a, b, 0);
+    if (PyBool_Check(a) && is_bool_tensor(b)) return bitwise_with_bool(op, b, a, 1);
+  }
   if (IS_TENSOR(a)) {
     if (IS_TENSOR(b)) {
       CHECK(p_bp_binary(op, HANDLE(a), HANDLE(b), &out));
@@ -178,6 +205,9 @@ static PyObject *nb_mul(PyObject *a, PyObject *b) { return binary(BP_OP_MUL, a, 
 static PyObject *nb_div(PyObject *a, PyObject *b) { return binary(BP_OP_DIV, a, b); }
 static PyObject *nb_floor_div(PyObject *a, PyObject *b) { return binary(BP_OP_FLOOR_DIVIDE, a, b); }
 static PyObject *nb_rem(PyObject *a, PyObject *b) { return binary(BP_OP_REMAINDER, a, b); }
+static PyObject *nb_and(PyObject *a, PyObject *b) { return binary(BP_OP_BITWISE_AND, a, b); }
+static PyObject *nb_or(PyObject *a, PyObject *b) { return binary(BP_OP_BITWISE_OR, a, b); }
+static PyObject *nb_xor(PyObject *a, PyObject *b) { return binary(BP_OP_BITWISE_XOR, a, b); }
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
   return binary(BP_OP_POW, a, b);
@@ -190,6 +220,7 @@ static PyObject *unary(int32_t op, PyObject *a) {
 }
 static PyObject *nb_neg(PyObject *a) { return unary(BP_OP_NEG, a); }
 static PyObject *nb_abs(PyObject *a) { return unary(BP_OP_ABS, a); }
+static PyObject *nb_invert(PyObject *a) { return unary(BP_OP_BITWISE_NOT, a); }
 static PyObject *nb_pos(PyObject *a) {
   Py_INCREF(a);
   return a;
@@ -215,6 +246,10 @@ static PyNumberMethods tensor_as_number = {
     .nb_true_divide = nb_div,
     .nb_floor_divide = nb_floor_div,
     .nb_remainder = nb_rem,
+    .nb_and = nb_and,
+    .nb_or = nb_or,
+    .nb_xor = nb_xor,
+    .nb_invert = nb_invert,
     .nb_power = nb_pow,
     .nb_negative = nb_neg,
     .nb_positive = nb_pos,
@@ -1045,6 +1080,69 @@ static PyObject *m_reduce(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   return wrap(out);
 }
 
+static PyObject *m_scan(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  long op, axis;
+  bp_tensor a, out;
+  if (nargs != 3 && nargs != 4) return PyErr_Format(PyExc_TypeError, "scan(op, a, axis[, out])");
+  if (!int_arg(args[0], &op) || !get_tensor(args[1], &a) || !int_arg(args[2], &axis)) return NULL;
+  if (nargs == 4 && args[3] != Py_None) {
+    if (!get_tensor(args[3], &out)) return NULL;
+    CHECK(p_bp_scan_out((int32_t)op, a, (int32_t)axis, out));
+    Py_INCREF(args[3]);
+    return args[3];
+  }
+  CHECK(p_bp_scan((int32_t)op, a, (int32_t)axis, &out));
+  return wrap(out);
+}
+
+static PyObject *m_gather_nd(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, index, out;
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "gather_nd(a, index)");
+  if (!get_tensor(args[0], &a) || !get_tensor(args[1], &index)) return NULL;
+  bp_status st;
+  /* Reads the index's range back: may wait for the device. */
+  Py_BEGIN_ALLOW_THREADS st = p_bp_gather_nd(a, index, &out);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  return wrap(out);
+}
+
+static PyObject *m_scatter_nd(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor dst, index, values;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "scatter_nd(dst, index, values)");
+  if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &index) || !get_tensor(args[2], &values))
+    return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_scatter_nd(dst, index, values);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  bp_tensor a, out;
+  if (!get_tensor(arg, &a)) return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_nonzero(a, &out);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  return wrap(out);
+}
+
+static PyObject *m_expand_dims(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor t, out;
+  long axis;
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "expand_dims(t, axis)");
+  if (!get_tensor(args[0], &t) || !int_arg(args[1], &axis)) return NULL;
+  CHECK(p_bp_expand_dims(t, (int32_t)axis, &out));
+  return wrap(out);
+}
+
 static PyObject *m_norm(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   bp_tensor a, out;
@@ -1215,6 +1313,11 @@ static PyMethodDef module_methods[] = {
     FAST(where),
     FAST(reduce),
     FAST(norm),
+    FAST(scan),
+    FAST(gather_nd),
+    FAST(scatter_nd),
+    {"nonzero", m_nonzero, METH_O, NULL},
+    FAST(expand_dims),
     FAST(matmul),
     FAST(cast),
     FAST(assign),

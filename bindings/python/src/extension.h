@@ -32,7 +32,9 @@
   X(bp_binary_out) X(bp_binary_scalar) X(bp_binary_scalar_out) X(bp_unary) X(bp_unary_out)  \
   X(bp_where) X(bp_where_out) X(bp_reduce) X(bp_reduce_out) X(bp_norm) X(bp_norm_out)       \
   X(bp_matmul) X(bp_matmul_out) X(bp_cast) X(bp_assign) X(bp_trace_enable)                  \
-  X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)
+  X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)         \
+  X(bp_scan) X(bp_scan_out) X(bp_gather_nd) X(bp_scatter_nd) X(bp_nonzero)                  \
+  X(bp_expand_dims)
 
 /* Same names as the C API with a p_ prefix; the types come from the header.
  * Defined in _C.c. */
