@@ -4,9 +4,8 @@
  * nvcc device code.
  *
  * A scan is a reduction whose running accumulator is finished at every
- * position, so it reuses the reducers of reduce.hpp: CUMSUM is SumReducer's
- * fold (int and bool in uint64 wrapping into int64, floats in double), and
- * the backends only decide which line each thread walks.
+ * position (init/step/finish of reduce.hpp's reducers), run front to back
+ * along one line; the backends only decide which line each thread walks.
  */
 #ifndef BACKPLANE_KERNELS_SCAN_HPP
 #define BACKPLANE_KERNELS_SCAN_HPP
@@ -15,8 +14,42 @@
 
 namespace bp_kernels {
 
+/* Float CUMSUM: every term added in double with Neumaier's compensation
+ * (the reference's accumulate.c), so each output is within a rounding of
+ * its exact prefix sum however long the line. A plain running sum drifts by
+ * up to one rounding of the prefix per term: past some ten thousand terms,
+ * more than the Accumulation rule's few units. Needs no contraction into
+ * fused multiply-adds (the backends build with it off). */
+struct CompensatedSum {
+  double sum, error;
+};
 template <class T>
-using CumsumScanner = SumReducer<T>;
+struct CompensatedCumsum {
+  using in_t = T;
+  using acc_t = CompensatedSum;
+  using out_t = T;
+  BP_HD static acc_t init() { return acc_t{0.0, 0.0}; }
+  BP_HD static acc_t step(acc_t a, T x, int64_t) {
+    const double v = static_cast<double>(x), t = a.sum + v;
+    /* The exact error of sum + v, recovered from the larger term. */
+    a.error += fmath::abs(a.sum) >= fmath::abs(v) ? (a.sum - t) + v : (v - t) + a.sum;
+    a.sum = t;
+    return a;
+  }
+  /* An infinite or NaN sum makes the error term NaN (inf - inf): the plain
+   * sum then already is the IEEE answer. s - s is 0 exactly when s is finite. */
+  BP_HD static T finish(acc_t a, int64_t) {
+    return static_cast<T>(a.sum - a.sum == 0.0 ? a.sum + a.error : a.sum);
+  }
+};
+
+/* Integers and bool: SumReducer's uint64 sum, wrapping into int64. */
+template <class T>
+struct CumsumScanner : SumReducer<T> {};
+template <>
+struct CumsumScanner<float> : CompensatedCumsum<float> {};
+template <>
+struct CumsumScanner<double> : CompensatedCumsum<double> {};
 
 /* out[j * out_stride] = R's fold of in[0], in[in_stride], ..., in[j *
  * in_stride], for j < n. Each input element is read before the output
