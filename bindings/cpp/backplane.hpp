@@ -369,6 +369,19 @@ class Tensor {
   }
   // int64 [count, rank]: where the nonzero elements are, in C order.
   Tensor nonzero() const { return wrap([&](bp_tensor *o) { return bp_nonzero(h_, o); }); }
+  // Composites (since 1.1): infinite bounds mean none; ddof as NumPy's.
+  Tensor clip(double low, double high) const {
+    return wrap([&](bp_tensor *o) { return bp_clip(h_, low, high, o); });
+  }
+  Tensor var(int32_t axis = BP_AXIS_ALL, bool keepdims = false, double ddof = 0) const {
+    return wrap([&](bp_tensor *o) { return bp_var(h_, axis, keepdims, ddof, o); });
+  }
+  Tensor std(int32_t axis = BP_AXIS_ALL, bool keepdims = false, double ddof = 0) const {
+    return wrap([&](bp_tensor *o) { return bp_std(h_, axis, keepdims, ddof, o); });
+  }
+  Tensor softmax(int32_t axis = -1) const {
+    return wrap([&](bp_tensor *o) { return bp_softmax(h_, axis, o); });
+  }
   // Whether every element (all) or some element (any) is nonzero, along one
   // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
   Tensor all(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const;
@@ -471,6 +484,40 @@ inline Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false,
   return Tensor::wrap([&](bp_tensor *o) { return bp_matmul(a.handle(), b.handle(), transpose_a, transpose_b, o); });
 }
 inline Tensor norm(const Tensor &a) { return a.norm(); }
+
+// ---- composites (since 1.1) ------------------------------------------------
+
+namespace detail {
+inline std::vector<bp_tensor> handles_of(const std::vector<Tensor> &ts) {
+  std::vector<bp_tensor> hs;
+  for (const Tensor &t : ts) hs.push_back(t.handle());
+  return hs;
+}
+}  // namespace detail
+
+inline Tensor concatenate(const std::vector<Tensor> &ts, int32_t axis = 0) {
+  const std::vector<bp_tensor> hs = detail::handles_of(ts);
+  return Tensor::wrap([&](bp_tensor *o) { return bp_concatenate(hs.data(), int32_t(hs.size()), axis, o); });
+}
+inline Tensor stack(const std::vector<Tensor> &ts, int32_t axis = 0) {
+  const std::vector<bp_tensor> hs = detail::handles_of(ts);
+  return Tensor::wrap([&](bp_tensor *o) { return bp_stack(hs.data(), int32_t(hs.size()), axis, o); });
+}
+inline Tensor eye(int64_t n, int64_t m = -1, int64_t k = 0, bp_dtype t = f32, Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_eye(d.id(), t, n, m < 0 ? n : m, k, o); });
+}
+inline Tensor linspace(double start, double stop, int64_t num = 50, bool endpoint = true,
+                       bp_dtype t = f32, Device d = default_device()) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_linspace(d.id(), t, start, stop, num, endpoint, o); });
+}
+inline Tensor clip(const Tensor &a, double low, double high) { return a.clip(low, high); }
+inline Tensor softmax(const Tensor &a, int32_t axis = -1) { return a.softmax(axis); }
+inline bool allclose(const Tensor &a, const Tensor &b, double rtol = 1e-5, double atol = 1e-8,
+                     bool equal_nan = false) {
+  int32_t result = 0;
+  check(bp_allclose(a.handle(), b.handle(), rtol, atol, equal_nan, &result));
+  return result != 0;
+}
 
 // _out forms: write into an existing tensor, allocate nothing.
 inline void binary_out(bp_op op, const Tensor &a, const Tensor &b, const Tensor &out) {

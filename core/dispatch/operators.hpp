@@ -3,6 +3,8 @@
 // written into *out and an empty view is returned.
 #pragma once
 
+#include <vector>
+
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -19,6 +21,16 @@ View gather_nd(const View &a, const View &index);
 void scatter_nd(const View &dst, const View &index, const View &values);
 // int64 [count, rank]: the multi-indices of a's nonzero elements, in C order.
 View nonzero(const View &a);
+
+// Composites of the operators above (composite_ops.cpp); see backplane.h.
+View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+View stack(const std::vector<const View *> &tensors, int32_t axis);
+View eye(Device &device, int32_t dtype, int64_t n, int64_t m, int64_t k);
+View linspace(Device &device, int32_t dtype, double start, double stop, int64_t num, bool endpoint);
+View clip(const View &a, double low, double high);
+View var(const View &a, int32_t axis, bool keepdims, double ddof);
+View softmax(const View &a, int32_t axis);
+bool allclose(const View &a, const View &b, double rtol, double atol, bool equal_nan);
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);
 View cast(const View &a, int32_t dtype);

@@ -406,6 +406,42 @@ BP_API bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values)
  * NaN counts as nonzero. Waits for a: count must be known to size *out
  * (since 1.1). */
 BP_API bp_status bp_nonzero(bp_tensor a, bp_tensor *out);
+/* ---- composites (since 1.1) ---------------------------------------------
+ * NumPy functions made of the operators above, run one operator at a time
+ * on the inputs' device: every backend has them, and their results follow
+ * those operators' semantics. Each *out is a new tensor. */
+
+/* The tensors (count >= 1, all on one device) joined along an existing axis;
+ * shapes must agree elsewhere; the dtype is their promotion. */
+BP_API bp_status bp_concatenate(const bp_tensor *tensors, int32_t count, int32_t axis,
+                                bp_tensor *out);
+/* The tensors (count >= 1, one shape, one device) joined along a new axis
+ * (0..rank; negative counts from the end). */
+BP_API bp_status bp_stack(const bp_tensor *tensors, int32_t count, int32_t axis, bp_tensor *out);
+/* n x m with ones where column - row == k (k = 0: the diagonal). */
+BP_API bp_status bp_eye(bp_device device, int32_t dtype, int64_t n, int64_t m, int64_t k,
+                        bp_tensor *out);
+/* num values from start to stop, computed in float64 as start + i * step and
+ * converted to dtype; with endpoint the last is stop exactly (NumPy). */
+BP_API bp_status bp_linspace(bp_device device, int32_t dtype, double start, double stop,
+                             int64_t num, int32_t endpoint, bp_tensor *out);
+/* minimum(maximum(a, low), high); -INFINITY / INFINITY for no bound (the
+ * dtype is then kept, even an integer one); a NaN bound is
+ * BP_ERR_INVALID_ARGUMENT; NaN elements stay NaN. */
+BP_API bp_status bp_clip(bp_tensor a, double low, double high, bp_tensor *out);
+/* Variance mean((a - mean(a))^2) over axis or BP_AXIS_ALL, times
+ * n / (n - ddof) (NaN when n <= ddof); integers give float64 as MEAN does.
+ * bp_std is its square root. */
+BP_API bp_status bp_var(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_tensor *out);
+BP_API bp_status bp_std(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_tensor *out);
+/* exp(a - max) / sum(exp(a - max)) along axis: no overflow for large a. */
+BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
+/* *result = 1 when |a - b| <= atol + rtol * |b| for every element (NumPy's
+ * rule, integers compared as float64, broadcasting), else 0; NaNs are equal
+ * only with equal_nan. Waits for the inputs. */
+BP_API bp_status bp_allclose(bp_tensor a, bp_tensor b, double rtol, double atol,
+                             int32_t equal_nan, int32_t *result);
+
 /* Elementwise conversion to dtype (a new tensor, even for the same dtype). */
 BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
 /* Copies src into dst (same device), converting dtype and broadcasting src

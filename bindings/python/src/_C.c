@@ -1143,6 +1143,110 @@ static PyObject *m_expand_dims(PyObject *mod, PyObject *const *args, Py_ssize_t 
   return wrap(out);
 }
 
+/* join(stack, [tensors], axis): bp_stack or bp_concatenate of the sequence's
+ * handles, which the sequence keeps alive for the duration of the call. */
+static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  long stack, axis;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "join(stack, tensors, axis)");
+  if (!int_arg(args[0], &stack) || !int_arg(args[2], &axis)) return NULL;
+  PyObject *seq = PySequence_Fast(args[1], "join: tensors must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  bp_tensor *handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1));
+  if (!handles) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!get_tensor(PySequence_Fast_GET_ITEM(seq, i), &handles[i])) {
+      PyMem_Free(handles);
+      Py_DECREF(seq);
+      return NULL;
+    }
+  }
+  bp_tensor out;
+  bp_status st = stack ? p_bp_stack(handles, (int32_t)n, (int32_t)axis, &out)
+                       : p_bp_concatenate(handles, (int32_t)n, (int32_t)axis, &out);
+  PyMem_Free(handles);
+  Py_DECREF(seq);
+  CHECK(st);
+  return wrap(out);
+}
+
+static PyObject *m_eye(PyObject *mod, PyObject *args) {
+  (void)mod;
+  int device, dtype;
+  long long n, m, k;
+  if (!PyArg_ParseTuple(args, "iiLLL:eye", &device, &dtype, &n, &m, &k)) return NULL;
+  bp_tensor out;
+  CHECK(p_bp_eye(device, dtype, n, m, k, &out));
+  return wrap(out);
+}
+
+static PyObject *m_linspace(PyObject *mod, PyObject *args) {
+  (void)mod;
+  int device, dtype, endpoint;
+  double start, stop;
+  long long num;
+  if (!PyArg_ParseTuple(args, "iiddLp:linspace", &device, &dtype, &start, &stop, &num, &endpoint))
+    return NULL;
+  bp_tensor out;
+  CHECK(p_bp_linspace(device, dtype, start, stop, num, endpoint, &out));
+  return wrap(out);
+}
+
+static PyObject *m_clip(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor a, out;
+  PyObject *t;
+  double low, high;
+  if (!PyArg_ParseTuple(args, "Odd:clip", &t, &low, &high) || !get_tensor(t, &a)) return NULL;
+  CHECK(p_bp_clip(a, low, high, &out));
+  return wrap(out);
+}
+
+/* moments(std, a, axis, keepdims, ddof): bp_var, or bp_std when std is true. */
+static PyObject *m_moments(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor a, out;
+  PyObject *t;
+  int std, axis, keepdims;
+  double ddof;
+  if (!PyArg_ParseTuple(args, "pOipd:moments", &std, &t, &axis, &keepdims, &ddof) ||
+      !get_tensor(t, &a))
+    return NULL;
+  CHECK(std ? p_bp_std(a, axis, keepdims, ddof, &out) : p_bp_var(a, axis, keepdims, ddof, &out));
+  return wrap(out);
+}
+
+static PyObject *m_softmax(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor a, out;
+  PyObject *t;
+  int axis;
+  if (!PyArg_ParseTuple(args, "Oi:softmax", &t, &axis) || !get_tensor(t, &a)) return NULL;
+  CHECK(p_bp_softmax(a, axis, &out));
+  return wrap(out);
+}
+
+static PyObject *m_allclose(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor a, b;
+  PyObject *ta, *tb;
+  double rtol, atol;
+  int equal_nan;
+  if (!PyArg_ParseTuple(args, "OOddp:allclose", &ta, &tb, &rtol, &atol, &equal_nan) ||
+      !get_tensor(ta, &a) || !get_tensor(tb, &b))
+    return NULL;
+  int32_t result = 0;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_allclose(a, b, rtol, atol, equal_nan, &result);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  return PyBool_FromLong(result);
+}
+
 static PyObject *m_norm(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   bp_tensor a, out;
@@ -1317,6 +1421,13 @@ static PyMethodDef module_methods[] = {
     FAST(gather_nd),
     FAST(scatter_nd),
     {"nonzero", m_nonzero, METH_O, NULL},
+    FAST(join),
+    {"eye", m_eye, METH_VARARGS, NULL},
+    {"linspace", m_linspace, METH_VARARGS, NULL},
+    {"clip", m_clip, METH_VARARGS, NULL},
+    {"moments", m_moments, METH_VARARGS, NULL},
+    {"softmax", m_softmax, METH_VARARGS, NULL},
+    {"allclose", m_allclose, METH_VARARGS, NULL},
     FAST(expand_dims),
     FAST(matmul),
     FAST(cast),

@@ -1,0 +1,195 @@
+// NumPy functions made of the routed operators: concatenate, stack, eye,
+// linspace, clip, var, std, softmax and allclose. Each runs operator by
+// operator on its inputs' device, so every backend has them and the results
+// follow the operators' semantics (plugin.h); the kit checks those.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "devices/registry.hpp"
+#include "dispatch/dtype_rules.hpp"
+#include "dispatch/op_support.hpp"
+#include "dispatch/operators.hpp"
+#include "errors/error.hpp"
+#include "errors/names.hpp"
+#include "tensors/view_ops.hpp"
+
+namespace bp::core {
+
+namespace {
+
+[[noreturn]] void composite_fail(const char *fn, bp_status status, const std::string &what) {
+  Error e(status, std::string(fn) + ": " + what);
+  e.op = fn;
+  throw e;
+}
+
+int32_t checked_axis(const char *fn, int32_t axis, int32_t rank) {
+  const int32_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    composite_fail(fn, BP_ERR_SHAPE, "axis " + std::to_string(axis) +
+                                         " is out of range for " + std::to_string(rank) +
+                                         " dimensions");
+  return a;
+}
+
+// Every tensor on the first one's device, else a mismatch naming each.
+void same_device(const char *fn, const std::vector<const View *> &tensors) {
+  for (size_t i = 1; i < tensors.size(); ++i) {
+    if (&tensors[i]->device() == &tensors[0]->device()) continue;
+    Error e(BP_ERR_DEVICE_MISMATCH,
+            std::string(fn) + ": all inputs must be on one device, but input 0 is on " +
+                tensors[0]->device().name + " and input " + std::to_string(i) + " is on " +
+                tensors[i]->device().name + " (move one with bp_to)");
+    e.op = fn;
+    e.input = int32_t(i);
+    for (const View *t : tensors) e.devices.push_back(t->device().id);
+    throw e;
+  }
+}
+
+// How many elements one result of a reduction over axis covers.
+int64_t reduced_count(const View &a, int32_t axis) {
+  if (axis == BP_AXIS_ALL) return a.numel();
+  return a.shape[checked_axis("var", axis, a.rank)];
+}
+
+}  // namespace
+
+View concatenate(const std::vector<const View *> &tensors, int32_t axis) {
+  const char *fn = "concatenate";
+  if (tensors.empty()) composite_fail(fn, BP_ERR_INVALID_ARGUMENT, "needs at least one tensor");
+  same_device(fn, tensors);
+  const View &first = *tensors[0];
+  if (first.rank == 0)
+    composite_fail(fn, BP_ERR_SHAPE, "zero-dimensional tensors cannot be concatenated (stack them)");
+  const int32_t a = checked_axis(fn, axis, first.rank);
+  int64_t shape[BP_MAX_RANK];
+  std::copy(first.shape, first.shape + first.rank, shape);
+  shape[a] = 0;
+  int32_t dtype = first.dtype;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const View &t = *tensors[i];
+    bool fits = t.rank == first.rank;
+    for (int32_t d = 0; fits && d < t.rank; ++d) fits = d == a || t.shape[d] == first.shape[d];
+    if (!fits)
+      composite_fail(fn, BP_ERR_SHAPE,
+                     "input " + std::to_string(i) + " has shape " + shape_string(t.rank, t.shape) +
+                         ", which does not match input 0's " +
+                         shape_string(first.rank, first.shape) + " outside axis " +
+                         std::to_string(a));
+    shape[a] += t.shape[a];
+    dtype = promote(dtype, t.dtype);
+  }
+  View out = allocate_view(first.device(), dtype, first.rank, shape);
+  int64_t start = 0;
+  for (const View *t : tensors) {
+    const int64_t n = t->shape[a];
+    if (n > 0) assign(slice_view(out, a, start, start + n, 1), *t);
+    start += n;
+  }
+  return out;
+}
+
+View stack(const std::vector<const View *> &tensors, int32_t axis) {
+  const char *fn = "stack";
+  if (tensors.empty()) composite_fail(fn, BP_ERR_INVALID_ARGUMENT, "needs at least one tensor");
+  const View &first = *tensors[0];
+  const int32_t a = checked_axis(fn, axis, first.rank + 1);
+  std::vector<View> expanded;
+  std::vector<const View *> parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const View &t = *tensors[i];
+    if (t.rank != first.rank || !std::equal(t.shape, t.shape + t.rank, first.shape))
+      composite_fail(fn, BP_ERR_SHAPE,
+                     "input " + std::to_string(i) + " has shape " + shape_string(t.rank, t.shape) +
+                         ", input 0 has " + shape_string(first.rank, first.shape) +
+                         ": all must be the same");
+    expanded.push_back(expand_dims_view(t, a));
+  }
+  for (const View &v : expanded) parts.push_back(&v);
+  return concatenate(parts, a);
+}
+
+View eye(Device &device, int32_t dtype, int64_t n, int64_t m, int64_t k) {
+  if (n < 0 || m < 0)
+    composite_fail("eye", BP_ERR_SHAPE,
+                   "n and m must be >= 0, not " + std::to_string(n) + " and " + std::to_string(m));
+  View rows = arange(device, BP_INT64, 0.0, double(n), 1.0);
+  View cols = arange(device, BP_INT64, 0.0, double(m), 1.0);
+  const int64_t column_shape[2] = {n, 1}, row_shape[2] = {1, m};
+  View r, c;
+  reshape_view(rows, 2, column_shape, r);
+  reshape_view(cols, 2, row_shape, c);
+  View diagonal = binary_scalar(BP_OP_EQ, binary(BP_OP_SUB, c, r, nullptr), double(k), false, nullptr);
+  return cast(diagonal, dtype);
+}
+
+View linspace(Device &device, int32_t dtype, double start, double stop, int64_t num, bool endpoint) {
+  if (num < 0) composite_fail("linspace", BP_ERR_SHAPE, "num must be >= 0, not " + std::to_string(num));
+  if (!std::isfinite(start) || !std::isfinite(stop))
+    composite_fail("linspace", BP_ERR_INVALID_ARGUMENT, "start and stop must be finite");
+  const int64_t divisions = endpoint ? num - 1 : num;
+  const double step = divisions > 0 ? (stop - start) / double(divisions) : 0.0;
+  View i = arange(device, BP_FLOAT64, 0.0, double(num), 1.0);
+  View y = binary_scalar(BP_OP_ADD, binary_scalar(BP_OP_MUL, i, step, false, nullptr), start,
+                         false, nullptr);
+  // start + i * step can round past stop; NumPy's last value is stop itself.
+  if (endpoint && num > 1) assign(slice_view(y, 0, num - 1, num, 1), fill(device, BP_FLOAT64, 0, nullptr, stop));
+  return dtype == BP_FLOAT64 ? y : cast(y, dtype);
+}
+
+View clip(const View &a, double low, double high) {
+  if (std::isnan(low) || std::isnan(high))
+    composite_fail("clip", BP_ERR_INVALID_ARGUMENT, "a bound is NaN (no bound is -inf or +inf)");
+  // An infinite bound changes nothing (NaN stays NaN either way): skipping it
+  // keeps an integer tensor's dtype.
+  const bool no_low = std::isinf(low) && low < 0, no_high = std::isinf(high) && high > 0;
+  if (no_low && no_high) return contiguous_copy(a);
+  View t = no_low ? a : binary_scalar(BP_OP_MAXIMUM, a, low, false, nullptr);
+  return no_high ? t : binary_scalar(BP_OP_MINIMUM, t, high, false, nullptr);
+}
+
+View var(const View &a, int32_t axis, bool keepdims, double ddof) {
+  const int64_t n = reduced_count(a, axis);
+  View mean = reduce(BP_OP_MEAN, a, axis, true, nullptr);
+  View deviation = binary(BP_OP_SUB, a, mean, nullptr);
+  View squares = reduce(BP_OP_MEAN, unary(BP_OP_SQUARE, deviation, nullptr), axis, keepdims, nullptr);
+  if (ddof == 0) return squares;
+  const double factor = double(n) > ddof ? double(n) / (double(n) - ddof) : NAN;
+  return binary_scalar(BP_OP_MUL, squares, factor, false, nullptr);
+}
+
+View softmax(const View &a, int32_t axis) {
+  checked_axis("softmax", axis, a.rank);
+  // exp(x - max) cannot overflow; the max cancels in the quotient.
+  View shifted = binary(BP_OP_SUB, a, reduce(BP_OP_MAX, a, axis, true, nullptr), nullptr);
+  View e = unary(BP_OP_EXP, shifted, nullptr);
+  return binary(BP_OP_DIV, e, reduce(BP_OP_SUM, e, axis, true, nullptr), nullptr);
+}
+
+bool allclose(const View &a, const View &b, double rtol, double atol, bool equal_nan) {
+  check_devices(BP_OP_SUB, {&a, &b}, nullptr);
+  // Integers compare as float64, as NumPy does: a - b must not wrap.
+  int32_t dtype = promote(a.dtype, b.dtype);
+  if (!is_float(dtype)) dtype = BP_FLOAT64;
+  View ca, cb;
+  const View &A = a.dtype == dtype ? a : (ca = cast(a, dtype), ca);
+  const View &B = b.dtype == dtype ? b : (cb = cast(b, dtype), cb);
+  View distance = unary(BP_OP_ABS, binary(BP_OP_SUB, A, B, nullptr), nullptr);
+  View tolerance = binary_scalar(
+      BP_OP_ADD, binary_scalar(BP_OP_MUL, unary(BP_OP_ABS, B, nullptr), rtol, false, nullptr), atol,
+      false, nullptr);
+  View close = binary(BP_OP_LE, distance, tolerance, nullptr);
+  if (equal_nan) {
+    View both_nan = binary(BP_OP_BITWISE_AND, binary(BP_OP_NE, A, A, nullptr),
+                           binary(BP_OP_NE, B, B, nullptr), nullptr);
+    close = binary(BP_OP_BITWISE_OR, close, both_nan, nullptr);
+  }
+  if (close.numel() == 0) return true;
+  int32_t smallest = 0;
+  to_host(reduce(BP_OP_MIN, close, BP_AXIS_ALL, false, nullptr), &smallest, sizeof smallest);
+  return smallest != 0;
+}
+
+}  // namespace bp::core
