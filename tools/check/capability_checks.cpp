@@ -50,6 +50,9 @@ void group_capabilities(Context &ctx, Plugin &p) {
       for (int32_t dt : vocab_dtypes())
         for (int32_t ot : vocab_dtypes()) {
           if (op_family(op) == BP_OP_FAMILY_CREATE && ot != dt) continue;
+          // Values of another dtype than the output's make a malformed
+          // scatter (BP_ERR_DTYPE), not an undeclared one.
+          if (op_family(op) == BP_OP_FAMILY_SCATTER && ot != dt) continue;
           if (p.declares(d, op, dt, ot)) continue;
           const std::string name = combo_name(op, dt, ot);
           std::vector<int64_t> shape = op_family(op) == BP_OP_FAMILY_MATMUL ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{3};

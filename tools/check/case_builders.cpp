@@ -2,47 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
+#include "family_builders.hpp"
 #include "text.hpp"
-#include "values.hpp"
-#include "views.hpp"
 #include "vocab.hpp"
 
 namespace bpcheck {
-
-namespace {
-
-struct Builder {
-  int32_t op, dtype, out_dtype;
-  std::mt19937_64 rng;
-  std::vector<Case> cases;
-
-  Builder(int32_t op_, int32_t dtype_, int32_t out_, uint64_t seed) : op(op_), dtype(dtype_), out_dtype(out_), rng(seed) {}
-
-  Case &start(const std::string &label) {
-    cases.emplace_back();
-    Case &c = cases.back();
-    c.label = label;
-    c.op = op;
-    std::memset(&c.attrs, 0, sizeof c.attrs);
-    c.attrs.struct_size = sizeof c.attrs;
-    return c;
-  }
-
-  ViewDesc input(Case &c, int index, int32_t dt, const Shape &shape, LayoutSpec layout) {
-    ViewDesc v = add_view(c, dt, shape, layout, false);
-    fill_random(c, v, rng, domain_for(op, index, dt, out_dtype));
-    return v;
-  }
-};
 
 std::string label(const char *what, const Shape &shape) {
   std::string s = what;
   if (!s.empty()) s += " ";
   return s + shape_text(int32_t(shape.size()), shape.data());
 }
+
+namespace {
 
 struct ShapeCase {
   const char *what;
@@ -55,10 +29,6 @@ const std::vector<ShapeCase> &basic_shapes() {
   };
   return s;
 }
-// Large enough for every thread of a backend (300 000 elements); the
-// secondary large cases use a third of that.
-const Shape kLarge = {600, 500};
-const Shape kLargeish = {400, 250};
 
 // Scalar operands by op and dtype: (rhs, lhs).
 std::pair<double, double> scalars(int32_t op, int32_t dtype) {
@@ -331,6 +301,9 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_REDUCE: reduce_cases(b); break;
     case BP_OP_FAMILY_MATMUL: matmul_cases(b); break;
     case BP_OP_FAMILY_CREATE: create_cases(b); break;
+    case BP_OP_FAMILY_SCAN: scan_cases(b); break;
+    case BP_OP_FAMILY_GATHER: gather_cases(b); break;
+    case BP_OP_FAMILY_SCATTER: scatter_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);
@@ -382,6 +355,11 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
         c.scale_floor = 3;
         c.output = add_view(c, out_dtype, shape, dense(), true);
         break;
+      case BP_OP_FAMILY_SCAN: add_scan(b, c, shape); break;
+      // Rows along axis 0: as many as it has (GATHER, repeats allowed), half
+      // of them (SCATTER, distinct).
+      case BP_OP_FAMILY_GATHER: add_gather(b, c, shape, 1, shape[0]); break;
+      case BP_OP_FAMILY_SCATTER: add_scatter(b, c, shape, 1, (shape[0] + 1) / 2); break;
       default: break;
     }
   }

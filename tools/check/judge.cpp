@@ -35,7 +35,7 @@ TolClass tol_class(int32_t op) {
   switch (op_family(op)) {
     case BP_OP_FAMILY_BINARY: return TolClass::arith;
     case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_CREATE: return TolClass::trans;
-    case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: return TolClass::accum;
+    case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: case BP_OP_FAMILY_SCAN: return TolClass::accum;
     default: return TolClass::exact;
   }
 }
@@ -58,11 +58,21 @@ Tolerance tolerance(int32_t op, int32_t dtype) {
 }
 
 // Sum of the magnitudes of the terms behind each output element of a SUM,
-// MEAN or MATMUL (by C-order position): the scale their rounding error
-// grows with.
+// MEAN, CUMSUM or MATMUL (by C-order position): the scale their rounding
+// error grows with.
 std::vector<double> accum_scale(const Case &c) {
   std::vector<double> scale(size_t(numel(c.output)), 0.0);
-  if (c.op == BP_OP_SUM || c.op == BP_OP_MEAN) {
+  if (c.op == BP_OP_CUMSUM) {
+    // The prefix of its row: the last axis is the innermost of the C order.
+    const ViewDesc &in = c.inputs[0];
+    const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
+    double prefix = 0;
+    for_each_index(in, [&](const int64_t *idx, int64_t pos) {
+      if (idx[in.rank - 1] == 0) prefix = 0;
+      prefix += std::fabs(load_double(in.dtype, s.data() + byte_at(in, idx)));
+      scale[size_t(pos)] = prefix;
+    });
+  } else if (c.op == BP_OP_SUM || c.op == BP_OP_MEAN) {
     const ViewDesc &in = c.inputs[0];
     const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
     std::vector<int64_t> count(scale.size(), 0);
@@ -165,7 +175,8 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
   const int32_t dtype = v.dtype;
   const Tolerance tol = tolerance(c.op, dtype);
   std::vector<double> scale;
-  if (is_float(dtype) && (c.op == BP_OP_SUM || c.op == BP_OP_MEAN || c.op == BP_OP_MATMUL)) scale = accum_scale(c);
+  if (is_float(dtype) && (c.op == BP_OP_SUM || c.op == BP_OP_MEAN || c.op == BP_OP_CUMSUM || c.op == BP_OP_MATMUL))
+    scale = accum_scale(c);
   int64_t bad = 0;
   std::string first;
   for_each_index(v, [&](const int64_t *idx, int64_t pos) {

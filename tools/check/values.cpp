@@ -130,6 +130,11 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype) {
     }
   }
   // integers
+  // Every bit in play where an operator works on the bits (those defined for
+  // integers and bool only) or moves elements (gathers and scatters).
+  if (bp_vocab_op_dtypes(op) == BP_DTYPE_SET_INTEGRAL || op_family(op) == BP_OP_FAMILY_GATHER ||
+      op_family(op) == BP_OP_FAMILY_SCATTER)
+    return {Domain::full, 0, 0};
   switch (op) {
     case BP_OP_POW: return input == 0 ? Domain{Domain::ints, -6, 6} : Domain{Domain::ints, -3, 12};
     case BP_OP_MATMUL: return {Domain::ints, -20, 20};
@@ -177,13 +182,17 @@ bool specials_apply(int32_t op, int32_t dtype) {
     case BP_OP_NEG: case BP_OP_RELU: return !is_bool(dtype);
     case BP_OP_ABS: return !is_bool(dtype);  // INT_MIN is left out below
     case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH: case BP_OP_SIGMOID: return f;
-    case BP_OP_SUM: case BP_OP_MEAN: return f;
+    case BP_OP_SUM: case BP_OP_MEAN: case BP_OP_CUMSUM: return f;
     case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_ARGMIN: return !is_bool(dtype);
     case BP_OP_SQUARE: return !is_bool(dtype);
     case BP_OP_COPY: return true;  // float to int of NaN, inf and beyond the range saturates (plugin.h)
-    default:
-      // Comparisons and WHERE are defined for every value.
-      return op_family(op) == BP_OP_FAMILY_COMPARE || op_family(op) == BP_OP_FAMILY_WHERE;
+    default: {
+      // Comparisons, WHERE, gathers and scatters are defined for every value,
+      // and so are the operators on the bits of integers and bool.
+      const int32_t family = op_family(op);
+      return family == BP_OP_FAMILY_COMPARE || family == BP_OP_FAMILY_WHERE || family == BP_OP_FAMILY_GATHER ||
+             family == BP_OP_FAMILY_SCATTER || bp_vocab_op_dtypes(op) == BP_DTYPE_SET_INTEGRAL;
+    }
   }
 }
 

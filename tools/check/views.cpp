@@ -38,6 +38,16 @@ ViewDesc add_view(Case &c, int32_t dtype, const Shape &shape, LayoutSpec layout,
       v.strides[layout.axis] = 0;
       break;
     }
+    case Layout::rotated: {
+      if (r == 0) break;
+      Shape stored = {shape.back()};
+      stored.insert(stored.end(), shape.begin(), shape.end() - 1);
+      int64_t ss[BP_MAX_RANK];
+      c_strides(stored, ss);
+      v.strides[r - 1] = ss[0];
+      for (int d = 0; d + 1 < r; ++d) v.strides[d] = ss[d + 1];
+      break;
+    }
     case Layout::stepped: {
       Shape base = shape;
       if (r > 0) base[size_t(r - 1)] *= layout.step;

@@ -1,6 +1,6 @@
 // Views and storages of a case: layouts (dense, transposed, broadcast,
-// stepped), new storages with sentinel bytes around outputs, and walking a
-// view's elements.
+// stepped, rotated), new storages with sentinel bytes around outputs, and
+// walking a view's elements.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ constexpr uint8_t kOutputPattern = 0xA5;
 constexpr uint8_t kInputPattern = 0x5A;
 constexpr int64_t kGuardBytes = 64;
 
-enum class Layout { dense, transposed, broadcast, stepped };
+enum class Layout { dense, transposed, broadcast, stepped, rotated };
 
 struct LayoutSpec {
   Layout kind = Layout::dense;
@@ -30,6 +30,9 @@ inline LayoutSpec dense() { return {}; }
 inline LayoutSpec transposed() { return {Layout::transposed, 0, 2}; }
 inline LayoutSpec broadcast(int axis) { return {Layout::broadcast, axis, 2}; }
 inline LayoutSpec stepped() { return {Layout::stepped, 0, 2}; }
+// The last axis outermost in memory, the others dense inside it: the views a
+// scan gets when the core moves the caller's axis 0 to the end.
+inline LayoutSpec rotated() { return {Layout::rotated, 0, 2}; }
 
 // A new storage of `c` holding one view with the given layout. Outputs get
 // kGuardBytes of sentinel on both sides.
