@@ -1,6 +1,7 @@
 // L0 invalid arguments: NULL pointers, unknown devices, out-of-range
-// offsets, unknown op and dtype numbers and malformed tensors are answered
-// with errors (with a message) instead of crashes.
+// offsets, unknown op and dtype numbers, malformed tensors and indices
+// (index_argument_checks.cpp) are answered with errors (with a message)
+// instead of crashes.
 #include <cstring>
 
 #include "case_builders.hpp"
@@ -220,6 +221,7 @@ void group_arguments(Context &ctx, Plugin &p) {
           [&] { return exec(0, pick.op, &c.attrs, more.data(), n_in + 1, &output); });
   }
   if (n_in > 0) error(call + " with inputs NULL", [&] { return exec(0, pick.op, &c.attrs, nullptr, n_in, &output); });
+  check_index_arguments(rec, p);
 
   // A combination it does not declare is BP_ERR_UNSUPPORTED.
   const Combo candidates[] = {{BP_OP_ADD, BP_FLOAT32, BP_FLOAT32}, {BP_OP_FILL, BP_FLOAT32, BP_FLOAT32},

@@ -90,6 +90,9 @@ void group_core(Context &);
 void group_copies(Context &, Plugin &p);
 void group_threads(Context &, Plugin &p, Plugin &ref);
 void group_queues(Context &, Plugin &p, Plugin &ref);
+// Part of group_arguments in a file of its own: execute's arguments of the
+// GATHER and SCATTER families (index_argument_checks.cpp).
+void check_index_arguments(Recorder &rec, Plugin &p);
 
 // Runs one group in this (child) process: the hidden --run-group mode.
 int run_group_here(const std::string &id, const GroupOptions &options, int result_fd);
