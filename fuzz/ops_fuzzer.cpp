@@ -236,7 +236,7 @@ class Program {
     int dst = in.below(kRegisters), a = in.below(kRegisters), b = in.below(kRegisters);
     int c = in.below(kRegisters);
     bp_tensor(&r)[kSides][kRegisters] = regs_;
-    switch (in.below(11)) {
+    switch (in.below(14)) {
       case 0: {  // host data; bool bytes are raw, anything but 0 means true
         int64_t shape[BP_MAX_RANK] = {};
         int32_t dtype = in.dtype(), rank = in.shape(shape);
@@ -297,7 +297,8 @@ class Program {
       }
       case 4: {
         int32_t op = in.op_of(BP_OP_FAMILY_UNARY);
-        bool exact = op == BP_OP_NEG || op == BP_OP_ABS || op == BP_OP_SQRT || op == BP_OP_RELU || op == BP_OP_SQUARE;
+        bool exact = op == BP_OP_NEG || op == BP_OP_ABS || op == BP_OP_SQRT || op == BP_OP_RELU ||
+                     op == BP_OP_SQUARE || op == BP_OP_BITWISE_NOT;
         both(bp_op_name(op), dst, exact ? Tolerance{} : transcendental(),
              [&](int s, bp_tensor *o) { return bp_unary(op, r[s][a], o); });
         break;
@@ -349,6 +350,19 @@ class Program {
         both("cast", dst, {}, [&](int s, bp_tensor *o) { return bp_cast(r[s][a], dtype, o); });
         break;
       }
+      case 10: {
+        int32_t axis = in.below(5) - 1;
+        if (axis < 0) axis = BP_AXIS_ALL;
+        both("cumsum", dst, accumulation(numel(a), scale({a})),
+             [&](int s, bp_tensor *o) { return bp_scan(BP_OP_CUMSUM, r[s][a], axis, o); });
+        break;
+      }
+      case 11:
+        both("nonzero", dst, {}, [&](int s, bp_tensor *o) { return bp_nonzero(r[s][a], o); });
+        break;
+      case 12:  // any register as the index: wrong dtypes, shapes and ranges included
+        both("gather_nd", dst, {}, [&](int s, bp_tensor *o) { return bp_gather_nd(r[s][a], r[s][b], o); });
+        break;
       default: {
         both("assign", -1, {}, [&](int s, bp_tensor *) { return bp_assign(r[s][dst], r[s][a]); });
         if (r[0][dst]) compare("assign", dst, {});
