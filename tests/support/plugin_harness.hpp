@@ -6,7 +6,9 @@
 // running one operator on a plugin and on the reference plugin with
 // byte-identical inputs and comparing their whole output buffers (so elements
 // outside the output view must keep their sentinel bytes in both: no stray
-// writes) with a tolerance per op and dtype.
+// writes) with a tolerance per op and dtype. An output updated in place
+// (SCATTER) starts as the same known values on both sides. family_checks.hpp
+// builds on this for the SCAN, GATHER and SCATTER families.
 //
 // Every dtype list, name and rule comes from backplane/vocabulary.h (through
 // the bp_vocab_* lookups of types.h); nothing here spells them again.
@@ -579,17 +581,27 @@ class Session : private detail::OwnedHandle, public Buffers {
       : OwnedHandle{PluginHandle(name, std::move(options))}, Buffers(handle) {}
 };
 
-// Runs op on one plugin's device; returns the output's whole buffer, which
-// starts filled with 0xA5 bytes so that stray and missing writes both show.
+// An output of `layout` whose whole buffer holds 0xA5 bytes, so that stray
+// and missing writes both show.
+inline Tensor sentinel_output(bp_dtype dtype, const Layout &layout) {
+  return {dtype, layout, Bytes(static_cast<size_t>(layout.buffer_elements * dtype_size(dtype)), 0xA5)};
+}
+
+// Runs op on one plugin's device with an output whose buffer starts as
+// `out`'s bytes (sentinel_output(), or known values for an operator that
+// updates its output in place, SCATTER); returns that whole buffer.
 inline Bytes run_on(const PluginHandle &p, int32_t device, int32_t op, const bp_op_attrs &attrs,
-                    const std::vector<Tensor> &inputs, bp_dtype out_dtype, const Layout &out_layout) {
+                    const std::vector<Tensor> &inputs, const Tensor &out) {
   Buffers buffers(p, device);
   std::vector<bp_plugin_tensor> views;
   for (const Tensor &t : inputs) views.push_back(buffers.view(t));
-  const Bytes sentinel(static_cast<size_t>(out_layout.buffer_elements * dtype_size(out_dtype)), 0xA5);
-  const bp_plugin_tensor out = buffers.view(out_dtype, out_layout, sentinel);
-  buffers.exec(op, views, out, attrs);
-  return p.download<uint8_t>(out.buffer, sentinel.size());
+  const bp_plugin_tensor output = buffers.view(out);
+  buffers.exec(op, views, output, attrs);
+  return p.download<uint8_t>(output.buffer, out.bytes.size());
+}
+inline Bytes run_on(const PluginHandle &p, int32_t device, int32_t op, const bp_op_attrs &attrs,
+                    const std::vector<Tensor> &inputs, bp_dtype out_dtype, const Layout &out_layout) {
+  return run_on(p, device, op, attrs, inputs, sentinel_output(out_dtype, out_layout));
 }
 inline Bytes run_on(const PluginHandle &p, int32_t device, int32_t op, const bp_op_attrs &attrs,
                     const std::vector<Tensor> &inputs, const View &out) {
@@ -693,25 +705,34 @@ struct Outputs {
 };
 
 // Runs op on `plugin`'s `device` and on the reference's device 0 with the
-// same inputs and an output of `out_layout` prefilled with sentinel bytes;
-// both must succeed.
+// same inputs and an output whose buffer starts as `out`'s bytes; both must
+// succeed.
+inline Outputs run_both(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, int32_t op,
+                        const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, const Tensor &out) {
+  return {run_on(plugin, device, op, attrs, inputs, out), run_on(ref, 0, op, attrs, inputs, out)};
+}
+// The same with an output of `out_layout` prefilled with sentinel bytes.
 inline Outputs run_both(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, int32_t op,
                         const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, bp_dtype out_dtype,
                         const Layout &out_layout) {
-  return {run_on(plugin, device, op, attrs, inputs, out_dtype, out_layout),
-          run_on(ref, 0, op, attrs, inputs, out_dtype, out_layout)};
+  return run_both(plugin, device, ref, op, attrs, inputs, sentinel_output(out_dtype, out_layout));
 }
 
 // run_both() then check_buffers() with `tol`; the message names the op and
 // every view.
 inline void check_against(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, int32_t op,
-                          const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, bp_dtype out_dtype,
-                          const Layout &out_layout, const Tolerance &tol) {
-  std::string views = "out " + View{out_dtype, out_layout}.describe();
+                          const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, const Tensor &out,
+                          const Tolerance &tol) {
+  std::string views = "out " + out.view().describe();
   for (size_t i = 0; i < inputs.size(); ++i) views += ", in" + std::to_string(i) + " " + inputs[i].view().describe();
   INFO(op_name(op) << " on " << plugin.api().device_prefix << ":" << device << ", " << views);
-  const Outputs out = run_both(plugin, device, ref, op, attrs, inputs, out_dtype, out_layout);
-  check_buffers(out_dtype, out.got, out.ref, tol, plugin.api().name);
+  const Outputs got = run_both(plugin, device, ref, op, attrs, inputs, out);
+  check_buffers(out.dtype, got.got, got.ref, tol, plugin.api().name);
+}
+inline void check_against(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, int32_t op,
+                          const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, bp_dtype out_dtype,
+                          const Layout &out_layout, const Tolerance &tol) {
+  check_against(plugin, device, ref, op, attrs, inputs, sentinel_output(out_dtype, out_layout), tol);
 }
 
 // The reference plugin, loaded and started once per process (plugin.h

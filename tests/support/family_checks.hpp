@@ -1,0 +1,205 @@
+// Comparisons with the reference plugin for the families ABI 1.1 added,
+// which the elementwise, reduction and matmul tests do not reach: every
+// operator of SCAN, GATHER and SCATTER (ops_in), for every dtype it is
+// defined for and the plugin implements, through dense, transposed, strided
+// and broadcast views, with ranks 1 to 4, empty tensors and sizes large
+// enough for threads and grids.
+// Each backend's plugin tests call them with the plugin under test and one
+// of its devices (the GPU tests skip first when there is none).
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "plugin_harness.hpp"
+
+namespace bp_test {
+
+// The dtypes `op` is defined for that `plugin` implements on `device` (a
+// device may lack float64); at least one, since every backend implements
+// these families.
+inline std::vector<bp_dtype> declared_dtypes(const PluginHandle &plugin, int32_t device, bp_op op) {
+  std::vector<bp_dtype> declared;
+  for (bp_dtype d : dtypes_in(bp_vocab_op_dtypes(op)))
+    if (supported(plugin, op, d, out_dtype(op, d), device)) declared.push_back(d);
+  INFO(plugin.api().name << " implements " << op_name(op) << " for no dtype");
+  CHECK(!declared.empty());
+  return declared;
+}
+
+// ---- index rows ---------------------------------------------------------
+
+// The shape of n rows of `indexed` past its first k axes: [n, indexed[k], ...].
+inline Shape rows_shape(const Shape &indexed, size_t k, int64_t n) {
+  Shape rows = {n};
+  rows.insert(rows.end(), indexed.begin() + static_cast<std::ptrdiff_t>(k), indexed.end());
+  return rows;
+}
+
+// An int64 index [n, k] of `layout` whose rows name positions inside the
+// first k axes of `indexed`: drawn with repeats, or `distinct` (a scatter's
+// result is defined only then; n must not exceed the positions there are).
+// Valid index data, never random bits; the buffer's elements outside the
+// view are -1, so a plugin that reads past the index's strides meets an
+// index outside its axis.
+inline Tensor index_tensor(const Shape &indexed, size_t k, int64_t n, bool distinct, const Layout &layout,
+                           std::mt19937_64 &rng) {
+  int64_t positions = 1;
+  for (size_t d = 0; d < k; ++d) positions *= indexed[d];
+  std::vector<int64_t> rows(static_cast<size_t>(n));
+  if (distinct) {
+    std::vector<int64_t> all(static_cast<size_t>(positions));
+    std::iota(all.begin(), all.end(), int64_t{0});
+    std::shuffle(all.begin(), all.end(), rng);
+    std::copy(all.begin(), all.begin() + n, rows.begin());
+  } else {
+    for (int64_t &r : rows) r = std::uniform_int_distribution<int64_t>(0, positions - 1)(rng);
+  }
+  Tensor t{BP_INT64, layout, Bytes(static_cast<size_t>(layout.buffer_elements) * sizeof(int64_t))};
+  for (int64_t i = 0; i < layout.buffer_elements; ++i) put<int64_t>(t.bytes, i, -1);
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t p = rows[static_cast<size_t>(r)];
+    for (size_t d = k; d-- > 0;) {
+      put<int64_t>(t.bytes, layout.offset + r * layout.strides[0] + static_cast<int64_t>(d) * layout.strides[1],
+                   p % indexed[d]);
+      p /= indexed[d];
+    }
+  }
+  return t;
+}
+
+// The layouts of an index [n, k]: dense, transposed and every other element.
+inline std::vector<Layout> index_layouts(int64_t n, size_t k) {
+  const Shape shape = {n, static_cast<int64_t>(k)};
+  return {dense(shape), transposed(shape), spaced(shape)};
+}
+
+// The shapes of the tensors indexed (a gather's data, a scatter's output).
+inline std::vector<Shape> indexed_shapes() { return {{17}, {5, 7}, {2, 3, 4}, {2, 3, 2, 5}}; }
+
+// ---- scans --------------------------------------------------------------
+
+// Float running sums differ by rounding: a few units of the sum of the
+// magnitudes of a row's terms (plugin.h, Accumulation), here at most
+// `length` terms of magnitude up to 3 (Values::general and small).
+inline Tolerance scan_tolerance(int32_t dtype, int64_t length) {
+  if (!is_float(dtype)) return kExact;
+  const double eps = dtype == BP_FLOAT32 ? std::numeric_limits<float>::epsilon()
+                                         : std::numeric_limits<double>::epsilon();
+  Tolerance t = default_tolerance(dtype);
+  t.atol = 4 * eps * 3 * static_cast<double>(std::max<int64_t>(length, 1));
+  return t;
+}
+
+// Every scan operator and dtype along the last axis: every input layout of
+// input_layouts() (broadcast included) into dense, transposed and spaced
+// outputs, so the scan axis is inner, outer and strided on either side.
+inline void check_scans(const PluginHandle &plugin, int32_t device, const PluginHandle &ref,
+                        std::mt19937_64 &rng) {
+  const std::vector<Shape> shapes = {{17}, {5, 7}, {3, 4, 5}, {2, 3, 2, 5}, {1}, {0, 4}, {4, 0}, {3, 20000}, {20000, 3}};
+  for (bp_op op : ops_in(BP_OP_FAMILY_SCAN))
+    for (bp_dtype dtype : declared_dtypes(plugin, device, op)) {
+      const bp_dtype out = out_dtype(op, dtype);
+      for (const Shape &shape : shapes) {
+        // NaN and infinities only in small inputs, where they do not swamp every row.
+        const Values values = numel(shape) > 1000 ? Values::small : Values::general;
+        const std::vector<Layout> ins = input_layouts(shape), outs = output_layouts(shape);
+        for (size_t i = 0; i < ins.size(); ++i) {
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << ", in " << ins[i].name);
+          check_against(plugin, device, ref, op, default_attrs(), {random_tensor(dtype, ins[i], rng, values)}, out,
+                        outs[i % outs.size()], scan_tolerance(out, shape.back()));
+        }
+      }
+    }
+}
+
+// ---- gathers ------------------------------------------------------------
+
+// Every gather operator and dtype: index rows of every length k (more rows
+// than positions, so rows repeat), N = 0, rows without elements, a large
+// gather; data, index and output views cycling through their layouts.
+inline void check_gathers(const PluginHandle &plugin, int32_t device, const PluginHandle &ref,
+                          std::mt19937_64 &rng) {
+  struct Gather {
+    Shape data;
+    size_t k;
+    int64_t n;
+  };
+  std::vector<Gather> gathers;
+  for (const Shape &data : indexed_shapes())
+    for (size_t k = 1; k <= data.size(); ++k) gathers.push_back({data, k, 9});
+  gathers.push_back({{5, 7}, 1, 0});
+  gathers.push_back({{4, 0}, 1, 3});
+  gathers.push_back({{400, 250}, 1, 1000});
+  for (bp_op op : ops_in(BP_OP_FAMILY_GATHER))
+    for (bp_dtype dtype : declared_dtypes(plugin, device, op)) {
+      size_t turn = 0;
+      for (const Gather &g : gathers) {
+        const Shape rows = rows_shape(g.data, g.k, g.n);
+        const std::vector<Layout> data_layouts = input_layouts(g.data), outs = output_layouts(rows),
+                                  indices = index_layouts(g.n, g.k);
+        for (const Layout &data : data_layouts) {
+          const Layout &index = indices[turn % indices.size()], &out = outs[turn % outs.size()];
+          ++turn;
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", data " << data.describe() << ", index "
+                           << index.describe());
+          check_against(plugin, device, ref, op, default_attrs(),
+                        {random_tensor(dtype, data, rng), index_tensor(g.data, g.k, g.n, false, index, rng)},
+                        out_dtype(op, dtype), out, kExact);
+        }
+      }
+    }
+}
+
+// ---- scatters -----------------------------------------------------------
+
+// Every scatter operator and dtype, into an output that starts with known
+// values (the elements no index row names keep them): distinct index rows
+// of every length k naming half of the positions or all of them, N = 0,
+// rows without elements, a large scatter, and repeated rows whose values
+// agree (values broadcast along N); output, index and values views cycling
+// through their layouts.
+inline void check_scatters(const PluginHandle &plugin, int32_t device, const PluginHandle &ref,
+                           std::mt19937_64 &rng) {
+  struct Scatter {
+    Shape out;
+    size_t k;
+    int64_t n;
+  };
+  std::vector<Scatter> scatters;
+  for (const Shape &out : indexed_shapes())
+    for (size_t k = 1; k <= out.size(); ++k) {
+      int64_t positions = 1;
+      for (size_t d = 0; d < k; ++d) positions *= out[d];
+      scatters.push_back({out, k, (positions + 1) / 2});
+      scatters.push_back({out, k, positions});
+    }
+  scatters.push_back({{5, 7}, 1, 0});
+  scatters.push_back({{4, 0}, 1, 2});
+  scatters.push_back({{400, 250}, 1, 200});
+  for (bp_op op : ops_in(BP_OP_FAMILY_SCATTER))
+    for (bp_dtype dtype : declared_dtypes(plugin, device, op)) {
+      const bp_dtype out_type = out_dtype(op, dtype);
+      size_t turn = 0;
+      for (const Scatter &s : scatters) {
+        const Shape rows = rows_shape(s.out, s.k, s.n);
+        const std::vector<Layout> values_layouts = input_layouts(rows), outs = output_layouts(s.out),
+                                  indices = index_layouts(s.n, s.k);
+        for (const Layout &values : values_layouts) {
+          const Layout &index = indices[turn % indices.size()], &out = outs[turn % outs.size()];
+          ++turn;
+          // Values broadcast along N make every row the same: then repeated
+          // index rows have one answer.
+          const bool repeats = values.strides[0] == 0;
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", values " << values.describe() << ", index "
+                           << index.describe() << (repeats ? ", repeated rows" : ""));
+          check_against(plugin, device, ref, op, default_attrs(),
+                        {index_tensor(s.out, s.k, s.n, !repeats, index, rng), random_tensor(dtype, values, rng)},
+                        random_tensor(out_type, out, rng), kExact);
+        }
+      }
+    }
+}
+
+}  // namespace bp_test
