@@ -2,11 +2,9 @@
 // integers and bool, CUMSUM along the last axis of strided views (into
 // int64 for integers), GATHER_ND and SCATTER_ND with their index errors and
 // empty indices, and tensors large enough to be split over the thread pool
-// (where duplicate SCATTER_ND rows must never race). Then CUMSUM, GATHER_ND
-// and SCATTER_ND against the reference on random views of every dtype.
-#include <algorithm>
+// (where duplicate SCATTER_ND rows must never race). The comparisons with
+// the reference on every dtype and layout are families_test.cpp's.
 #include <limits>
-#include <random>
 
 #include "cpu_vs_reference.hpp"
 
@@ -24,40 +22,6 @@ Shape permuted_strides(const Shape &shape, const std::vector<size_t> &order) {
     stride *= shape[axis];
   }
   return strides;
-}
-
-// Float prefix sums may differ from the reference's (essentially exact) ones
-// by the rounding of a sum in float64 (plugin.h, Accumulation).
-Tolerance cumsum_tolerance(bp_dtype dtype) {
-  if (dtype == BP_FLOAT32) return {1e-5, 1e-6};
-  if (dtype == BP_FLOAT64) return {1e-12, 1e-10};
-  return kExact;
-}
-
-// An int64 index tensor of `layout` (shape [N, k]) holding rows[n][j] at [n, j].
-Tensor index_tensor(const Layout &layout, const std::vector<std::vector<int64_t>> &rows) {
-  Tensor t{BP_INT64, layout, Bytes(static_cast<size_t>(layout.buffer_elements) * sizeof(int64_t))};
-  for (size_t n = 0; n < rows.size(); ++n)
-    for (size_t j = 0; j < rows[n].size(); ++j)
-      put(t.bytes, layout.offset + int64_t(n) * layout.strides[0] + int64_t(j) * layout.strides[1], rows[n][j]);
-  return t;
-}
-
-// `count` distinct positions over the first k axes of `shape`, in random order.
-std::vector<std::vector<int64_t>> distinct_rows(const Shape &shape, size_t k, size_t count, std::mt19937_64 &rng) {
-  std::vector<std::vector<int64_t>> all(1);
-  for (size_t d = 0; d < k; ++d) {
-    std::vector<std::vector<int64_t>> longer;
-    for (const auto &prefix : all)
-      for (int64_t i = 0; i < shape[d]; ++i) {
-        longer.push_back(prefix);
-        longer.back().push_back(i);
-      }
-    all = longer;
-  }
-  std::shuffle(all.begin(), all.end(), rng);
-  all.resize(std::min(count, all.size()));
-  return all;
 }
 
 }  // namespace
@@ -260,47 +224,4 @@ TEST_CASE("large gathers and scatters over the thread pool, duplicate rows inclu
       if (n < 0 || n >= rows || index[static_cast<size_t>(n)] != r) ++wrong;
     }
   CHECK(wrong == 0);
-}
-
-TEST_CASE("cumsum matches the reference for every dtype, input layout and output layout", "[scan]") {
-  Pair pair(Options{{"threads", "4"}});
-  std::mt19937_64 rng(21);
-  for (bp_dtype dtype : kAllTypes) {
-    const bp_dtype out = out_dtype(BP_OP_CUMSUM, dtype);
-    for (const Shape &shape : {Shape{7, 5}, Shape{3, 4, 5}, Shape{1}, Shape{0, 3}, Shape{3, 0}, Shape{300, 257},
-                               Shape{2, 1, 3, 1, 2, 3, 1, 2}}) {
-      const std::vector<Layout> inputs = input_layouts(shape), outputs = output_layouts(shape);
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        INFO(dtype_name(dtype) << ", shape " << shape_text(shape) << ", in " << inputs[i].name);
-        pair.check(BP_OP_CUMSUM, attrs(), {random_tensor(dtype, inputs[i], rng)}, out, outputs[i % outputs.size()],
-                   cumsum_tolerance(out));
-      }
-    }
-  }
-}
-
-TEST_CASE("gather_nd and scatter_nd match the reference on random views of every dtype", "[gather][scatter]") {
-  Pair pair(Options{{"threads", "4"}});
-  std::mt19937_64 rng(22);
-  for (bp_dtype dtype : kAllTypes) {
-    for (const Shape &shape : {Shape{6, 5, 4}, Shape{40, 700}}) {
-      for (size_t k = 1; k <= shape.size(); ++k) {
-        const Shape slice(shape.begin() + static_cast<std::ptrdiff_t>(k), shape.end());
-        const std::vector<std::vector<int64_t>> rows = distinct_rows(shape, k, 17, rng);
-        Shape rows_shape = {int64_t(rows.size())};
-        rows_shape.insert(rows_shape.end(), slice.begin(), slice.end());
-        const Shape index_shape = {int64_t(rows.size()), int64_t(k)};
-        for (const Layout &index : {dense(index_shape), transposed(index_shape)}) {
-          INFO(dtype_name(dtype) << ", shape " << shape_text(shape) << ", k " << k << ", index " << index.name);
-          const Tensor idx = index_tensor(index, rows);
-          for (const Layout &data : {dense(shape), transposed(shape), spaced(shape)})
-            pair.check(BP_OP_GATHER_ND, attrs(), {random_tensor(dtype, data, rng), idx}, dtype,
-                       index.name == "dense" ? spaced(rows_shape) : transposed(rows_shape), kExact);
-          for (const Layout &values : {dense(rows_shape), transposed(rows_shape)})
-            for (const Layout &out : output_layouts(shape))
-              pair.check(BP_OP_SCATTER_ND, attrs(), {idx, random_tensor(dtype, values, rng)}, dtype, out, kExact);
-        }
-      }
-    }
-  }
 }
