@@ -168,6 +168,27 @@ View softmax(const View &a, int32_t axis) {
   return binary(BP_OP_DIV, e, reduce(BP_OP_SUM, e, axis, true, nullptr), nullptr);
 }
 
+View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, int64_t low,
+                     int64_t high, uint64_t seed) {
+  const char *fn = "random_integers";
+  if (bp_vocab_dtype_kind(dtype) != BP_DTYPE_KIND_SIGNED_INT &&
+      bp_vocab_dtype_kind(dtype) != BP_DTYPE_KIND_UNSIGNED_INT)
+    composite_fail(fn, BP_ERR_DTYPE, std::string("the dtype must be an integer one, not ") + dtype_name(dtype));
+  if (high <= low)
+    composite_fail(fn, BP_ERR_INVALID_ARGUMENT,
+                   "low (" + std::to_string(low) + ") must be below high (" + std::to_string(high) + ")");
+  // The float64 stream is exact for ranges up to 2^53 integers.
+  const double span = double(high) - double(low);
+  if (span > 9007199254740992.0)
+    composite_fail(fn, BP_ERR_INVALID_ARGUMENT, "the range [low, high) holds more than 2^53 integers");
+  View u = random(device, BP_OP_RANDOM_UNIFORM, BP_FLOAT64, rank, shape, 0.0, span, seed);
+  // Truncation is floor for these non-negative draws; the minimum keeps a
+  // draw that rounded up to the span inside the range.
+  View k = binary_scalar(BP_OP_MINIMUM, cast(u, BP_INT64), span - 1, false, nullptr);
+  if (low != 0) k = binary_scalar(BP_OP_ADD, k, double(low), false, nullptr);
+  return dtype == BP_INT64 ? k : cast(k, dtype);
+}
+
 bool allclose(const View &a, const View &b, double rtol, double atol, bool equal_nan) {
   check_devices(BP_OP_SUB, {&a, &b}, nullptr);
   // Integers compare as float64, as NumPy does: a - b must not wrap.

@@ -79,3 +79,22 @@ TEST_CASE("eye, linspace, clip, var, std, softmax and allclose") {
   CHECK(bp::allclose(nan, nan, 1e-5, 1e-8, true));
   CHECK(bp::allclose(bp::from_vector<int64_t>({1, 2}, {2}, d), bp::from_vector<float>({1, 2}, {2}, d)));
 }
+
+TEST_CASE("random_integers draws one stream on every backend, from low up to but not including high") {
+  const bp::Device d = bp_test::each_host_device();
+  const int64_t shape[1] = {1000};
+  bp_tensor h = BP_NO_TENSOR;
+  REQUIRE(bp_random_integers(d.id(), BP_INT32, 1, shape, -3, 4, 7, &h) == BP_OK);
+  const bp::Tensor x = bp::Tensor::adopt(h);
+  CHECK(x.dtype() == BP_INT32);
+  CHECK(x.min().item<int32_t>() == -3);
+  CHECK(x.max().item<int32_t>() == 3);
+  // The same seed on the reference gives the same integers.
+  REQUIRE(bp_random_integers(bp::Device("reference:0").id(), BP_INT32, 1, shape, -3, 4, 7, &h) == BP_OK);
+  CHECK(bp::Tensor::adopt(h).to_vector<int32_t>() == x.to_vector<int32_t>());
+  bp_tensor out = BP_NO_TENSOR;
+  CHECK(bp_random_integers(d.id(), BP_FLOAT32, 1, shape, 0, 2, 1, &out) == BP_ERR_DTYPE);
+  CHECK(bp_random_integers(d.id(), BP_INT64, 1, shape, 2, 2, 1, &out) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("bp_random_integers: low (2) must be below high (2)"));
+  CHECK(bp_random_integers(d.id(), BP_INT64, 1, shape, 0, int64_t(1) << 60, 1, &out) == BP_ERR_INVALID_ARGUMENT);
+}

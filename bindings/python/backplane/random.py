@@ -10,10 +10,12 @@ normal(loc, scale, size) (PyTorch's normal(mean, std, size) is the same
 order), with size= or shape=; a shape given first, uniform((2, 3)) or
 normal((2, 3), mean, std), is the shape (this package's own spelling).
 Keyword synonyms: loc/mean, scale/std."""
+import operator
+
 from . import _C
 from ._device import resolve as _resolve
-from ._dtype import as_dtype, float32, float64, int64
-from ._tensor import OP, _shape_arg
+from ._dtype import as_dtype, float32, int64
+from ._tensor import _shape_arg
 
 _MASK = (1 << 64) - 1
 _counter = [0, 0]  # [base seed, calls made]
@@ -104,21 +106,10 @@ def randn(*shape, dtype=None, device=None, seed=None):
 def randint(low, high=None, size=None, *, dtype=None, device=None, seed=None):
     """Integers drawn uniformly from [low, high) (from [0, low) when high is
     None), int64 unless dtype says otherwise: NumPy's randint(low, high, size).
-    Made from the float64 uniform stream, so every backend draws the same."""
+    bp_random_integers: made from the float64 uniform stream, so every
+    backend draws the same."""
     if high is None:
         low, high = 0, low
-    low, high = int(low), int(high)
-    if high <= low:
-        raise ValueError("randint: low ({}) must be below high ({})".format(low, high))
-    if high - low > 1 << 53:
-        raise ValueError("randint: the range [low, high) holds more than 2**53 integers")
-    dt = as_dtype(dtype) or int64
     shape = () if size is None else _shape_arg((size,))
-    u = _C.random_uniform(_resolve(device), float64.code, shape, 0.0, float(high - low),
-                          _seed_of(seed))
-    # Truncation is floor for these non-negative values; the minimum keeps a
-    # draw that rounded up to high - low inside the range.
-    k = _C.cast(u, int64.code)
-    k = _C.binary(OP["minimum"], k, high - low - 1)
-    k = k + low if low else k
-    return k if dt is int64 else _C.cast(k, dt.code)
+    return _C.random_integers(_resolve(device), (as_dtype(dtype) or int64).code, shape,
+                              operator.index(low), operator.index(high), _seed_of(seed))

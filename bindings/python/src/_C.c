@@ -809,6 +809,22 @@ static PyObject *random_tensor(random_fn *fn, PyObject *args) {
   CHECK((*fn)(device, dtype, rank, shape, p0, p1, (uint64_t)seed, &out));
   return wrap(out);
 }
+static PyObject *m_random_integers(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int device, dtype;
+  PyObject *shape_obj;
+  long long low, high;
+  unsigned long long seed;
+  if (!PyArg_ParseTuple(args, "iiOLLK:random_integers", &device, &dtype, &shape_obj, &low, &high, &seed))
+    return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  bp_tensor out;
+  CHECK(p_bp_random_integers(device, dtype, rank, shape, low, high, (uint64_t)seed, &out));
+  return wrap(out);
+}
 #define WRAP_RANDOM(f)                                    \
   static PyObject *m_##f(PyObject *mod, PyObject *args) { \
     (void)mod;                                            \
@@ -1398,6 +1414,7 @@ static PyMethodDef module_methods[] = {
     {"arange", m_arange, METH_VARARGS, NULL},
     {"random_uniform", m_random_uniform, METH_VARARGS, NULL},
     {"random_normal", m_random_normal, METH_VARARGS, NULL},
+    {"random_integers", m_random_integers, METH_VARARGS, NULL},
     {"from_buffer", m_from_buffer, METH_VARARGS, NULL},
     {"to_buffer", m_to_buffer, METH_VARARGS, NULL},
     {"host_address", m_host_address, METH_O, NULL},

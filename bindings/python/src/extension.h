@@ -35,7 +35,7 @@
   X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)         \
   X(bp_scan) X(bp_scan_out) X(bp_gather_nd) X(bp_scatter_nd) X(bp_nonzero)                  \
   X(bp_expand_dims) X(bp_concatenate) X(bp_stack) X(bp_eye) X(bp_linspace) X(bp_clip)      \
-  X(bp_var) X(bp_std) X(bp_softmax) X(bp_allclose)
+  X(bp_var) X(bp_std) X(bp_softmax) X(bp_allclose) X(bp_random_integers)
 
 /* Same names as the C API with a p_ prefix; the types come from the header.
  * Defined in _C.c. */
