@@ -151,7 +151,8 @@ typedef char bp_plugin_device_info_size_check
  *   the core never passes partially overlapping views. A scalar operand
  *   (attrs.scalar) is first converted to the input dtype as by COPY from
  *   float64; the core never pairs a non-integral scalar with an integer dtype.
- * - Reductions (SUM..NORM, PROD, ARGMIN): the output has the input's rank;
+ * - Reductions (SUM..NORM, PROD, ARGMIN, LOGSUMEXP): the output has the
+ *   input's rank;
  *   every axis where the output's extent is 1 is reduced, the others are
  *   kept. SUM of an integer or bool input and PROD of an integer input
  *   write int64 (wrapping); of a float input, the same dtype. MEAN and NORM take float inputs. MAX/MIN keep the
@@ -160,6 +161,13 @@ typedef char bp_plugin_device_info_size_check
  *   NaN counts as the maximum, and as the minimum). The core never asks MAX,
  *   MIN, ARGMAX or ARGMIN to reduce an empty set; SUM of one is 0, PROD 1,
  *   MEAN NaN.
+ *   LOGSUMEXP (since 1.1) takes float inputs and keeps their dtype:
+ *   log(sum(exp(x))) computed without overflow as m + log(sum(exp(x - m)))
+ *   with m the maximum of the reduced set. Where m is not finite it is the
+ *   result: a NaN anywhere in the set gives NaN, else a +inf gives +inf, and
+ *   a set of -inf only gives -inf, as does the empty set (NumPy's and
+ *   PyTorch's values). The sum of exp(x - m) accumulates as the
+ *   Accumulation rule below says; exp and log are the math library's.
  * - Scans (since 1.1), CUMSUM: input and output have one shape, of rank >= 1,
  *   and the scan runs along the LAST axis of the views (the core moves the
  *   caller's axis there by permuting both views' axes):
@@ -179,16 +187,25 @@ typedef char bp_plugin_device_info_size_check
  *   its value. When rows of the index name one element more than once, it
  *   ends up holding the value of one of them (which one is unspecified).
  *   N may be 0 for both (nothing to do).
- *   Index values: the core passes only 0 <= index[n, j] < extent of axis j
- *   (it has checked the range and turned negative indices into positive
- *   ones). A plugin called with an index out of range, by a caller other
+ * - SCATTER_ADD_ND (since 1.1, family SCATTER, numeric dtypes): index,
+ *   values and output as for SCATTER_ND, the output updated in place, but
+ *   each index row adds its values instead of storing them:
+ *   out[index[n, 0], ..., index[n, k-1], r...] += values[n, r...] for every
+ *   n. Index rows that name one element more than once all add into it
+ *   (gather_nd's gradient): integers wrap around, and float terms (the
+ *   element's old value among them) accumulate as the Accumulation rule
+ *   below says.
+ *   Index values (GATHER_ND, SCATTER_ND, SCATTER_ADD_ND): the core passes
+ *   only 0 <= index[n, j] < extent of axis j (it has checked the range and
+ *   turned negative indices into positive ones). A plugin called with an index out of range, by a caller other
  *   than the core, must still never read or write outside its views:
  *   host-memory backends return BP_ERR_INDEX; a device backend may instead
  *   skip that row, leaving the output elements it names unspecified.
  * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
  *   three of the same rank >= 2 and the same batch extents (broadcast batch
  *   axes have stride 0). Transposes arrive as swapped strides.
- * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL; float PROD multiplies its
+ * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
+ *   SCATTER_ADD_ND; float PROD multiplies its
  *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
@@ -197,8 +214,9 @@ typedef char bp_plugin_device_info_size_check
  * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
  *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
  *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER give the same bits on
- *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, POW and RANDOM_NORMAL
- *   use the backend's math library and may differ in the last bits.
+ *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, POW, RANDOM_NORMAL
+ *   and LOGSUMEXP use the backend's math library and may differ in the last
+ *   bits.
  * - Creation (FILL, ARANGE, RANDOM_*), no inputs; i below is an element's
  *   C-order position in the output:
  *     FILL: attrs.scalar converted as by COPY from float64.

@@ -68,7 +68,7 @@ typedef enum bp_op { BP_OP_LIST(BP_OP_ENUMERATOR_) } bp_op;
 /* One past the largest bp_op value; sizes capability tables (since 1.0). It
  * grows when a minor version appends an operator; a table sized by an older
  * value must bounds-check the operator it is asked about. */
-#define BP_OP_LIMIT 102
+#define BP_OP_LIMIT 103
 
 /* The limits above hold for every list entry, and every element size is a
  * power of two (checked at compile time; since 1.1). */
