@@ -18,6 +18,11 @@ void ref_sum_start(ref_sum *s) {
   s->error = 0.0;
 }
 
+void ref_sum_start_with(ref_sum *s, double first) {
+  s->sum = first;
+  s->error = 0.0;
+}
+
 void ref_sum_add(ref_sum *s, double x) {
   double t = s->sum + x;
   /* The exact error of the addition sum + x, recovered from the larger term. */
@@ -30,7 +35,8 @@ void ref_sum_add(ref_sum *s, double x) {
 
 double ref_sum_result(const ref_sum *s) {
   /* Once the sum is infinite or NaN the error term is meaningless (inf - inf
-   * is NaN); the plain sum then already has the IEEE answer. */
-  if (!isfinite(s->sum)) return s->sum;
+   * is NaN); the plain sum then already has the IEEE answer. With no error
+   * the sum is exact, and adding +0 would turn a -0 (-0 + -0) into +0. */
+  if (!isfinite(s->sum) || s->error == 0.0) return s->sum;
   return s->sum + s->error;
 }

@@ -1,5 +1,5 @@
 /*
- * reduce.c — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX and ARGMIN.
+ * reduce.c — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN and LOGSUMEXP.
  *
  * The output has the input's rank. An axis where the output's extent is 1
  * is reduced; every other axis is kept (and has the input's extent). So for
@@ -76,6 +76,34 @@ static ref_value product(const bp_plugin_tensor *in, int32_t out_dtype, const in
   return ref_from_f64(total, out_dtype);
 }
 
+/* LOGSUMEXP: m + log(sum(exp(x - m))) with m the set's maximum, in float64
+ * with the compensated sum, rounded once at the end. A NaN anywhere gives
+ * NaN; otherwise an infinite m (a +inf, or nothing but -inf) is the result
+ * itself, and so is the -inf m keeps for an empty set (plugin.h). */
+static ref_value log_sum_exp(const bp_plugin_tensor *in, int32_t out_dtype, const int64_t *out_index,
+                             const int64_t *inner_shape) {
+  int64_t index[BP_MAX_RANK];
+  ref_walk w;
+  ref_sum total;
+  double m = -INFINITY;
+
+  for (ref_walk_start(&w, in->rank, inner_shape); !w.done; ref_walk_next(&w)) {
+    double x;
+    input_index(in->rank, out_index, w.index, index);
+    x = ref_to_f64(ref_get(in, index), in->dtype);
+    if (isnan(x)) return ref_from_f64(x, out_dtype);
+    if (x > m) m = x;
+  }
+  if (isinf(m)) return ref_from_f64(m, out_dtype);
+
+  ref_sum_start(&total);
+  for (ref_walk_start(&w, in->rank, inner_shape); !w.done; ref_walk_next(&w)) {
+    input_index(in->rank, out_index, w.index, index);
+    ref_sum_add(&total, exp(ref_to_f64(ref_get(in, index), in->dtype) - m));
+  }
+  return ref_from_f64(m + log(ref_sum_result(&total)), out_dtype);
+}
+
 /* 1 when element x should replace the best so far, for MAX (want_max) or
  * MIN. Ties keep the earlier element. A NaN replaces any number and is never
  * replaced, which makes MAX/MIN propagate NaN and ARGMAX/ARGMIN point at the
@@ -126,9 +154,10 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
     inner_shape[d] = output->shape[d] == 1 ? input->shape[d] : 1;
     if (inner_shape[d] == 0) is_empty = 1;
   }
-  /* SUM, MEAN, NORM and PROD of nothing are defined (0, NaN, 0, 1); MAX,
-   * MIN, ARGMAX and ARGMIN are not, and plugin.h promises the core never
-   * asks for them. Say so if it does, rather than invent a value. */
+  /* SUM, MEAN, NORM, PROD and LOGSUMEXP of nothing are defined (0, NaN,
+   * 0, 1, -inf); MAX, MIN, ARGMAX and ARGMIN are not, and plugin.h promises
+   * the core never asks for them. Say so if it does, rather than invent a
+   * value. */
   if (is_empty && ref_numel(output) > 0 &&
       (op == BP_OP_MAX || op == BP_OP_MIN || op == BP_OP_ARGMAX || op == BP_OP_ARGMIN))
     return ref_fail(BP_ERR_SHAPE,
@@ -138,8 +167,9 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
   for (ref_walk_start(&w, output->rank, output->shape); !w.done; ref_walk_next(&w)) {
     ref_value result = (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM)
                            ? sum_like(op, input, output->dtype, w.index, inner_shape)
-                       : op == BP_OP_PROD ? product(input, output->dtype, w.index, inner_shape)
-                                          : extreme(op, input, w.index, inner_shape);
+                       : op == BP_OP_PROD      ? product(input, output->dtype, w.index, inner_shape)
+                       : op == BP_OP_LOGSUMEXP ? log_sum_exp(input, output->dtype, w.index, inner_shape)
+                                               : extreme(op, input, w.index, inner_shape);
     ref_set(output, w.index, result);
   }
   return BP_OK;

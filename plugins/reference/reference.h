@@ -205,6 +205,7 @@ typedef struct ref_sum {
 } ref_sum;
 
 void ref_sum_start(ref_sum *s);
+void ref_sum_start_with(ref_sum *s, double first); /* a sum whose first term is `first` */
 void ref_sum_add(ref_sum *s, double x);
 double ref_sum_result(const ref_sum *s);
 
@@ -230,15 +231,17 @@ void ref_run_create(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor
 
 /* ------------------------------------------------------------------------
  * scan.c, gather.c — running sums along the last axis; rows named by an
- * index (GATHER_ND reads them, SCATTER_ND writes them). The gather family
- * fails (BP_ERR_INDEX) for an index value outside its axis, before any
- * element is written.
+ * index (GATHER_ND reads them, SCATTER_ND writes them, SCATTER_ADD_ND adds
+ * into them). The gather and scatter families fail (BP_ERR_INDEX) for an
+ * index value outside its axis, before any element is written;
+ * SCATTER_ADD_ND on floats also fails (BP_ERR_OUT_OF_MEMORY) when its
+ * per-element sums cannot be allocated.
  * ---------------------------------------------------------------------- */
 
 void ref_run_scan(const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 bp_status ref_run_gather(const bp_plugin_tensor *data, const bp_plugin_tensor *index,
                          const bp_plugin_tensor *output);
-bp_status ref_run_scatter(const bp_plugin_tensor *index, const bp_plugin_tensor *values,
+bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_plugin_tensor *values,
                           const bp_plugin_tensor *output);
 
 #endif /* BP_REFERENCE_H */

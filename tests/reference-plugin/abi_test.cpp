@@ -214,7 +214,7 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return numeric(in) && out == in;
       case BP_OP_DIV: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH:
       case BP_OP_SIGMOID: case BP_OP_MEAN: case BP_OP_NORM: case BP_OP_RANDOM_UNIFORM:
-      case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS:
+      case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP:
         return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;
@@ -233,6 +233,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return floating(in) ? out == in : out == BP_INT64;
       case BP_OP_GATHER_ND: case BP_OP_SCATTER_ND:
         return out == in;
+      case BP_OP_SCATTER_ADD_ND:
+        return numeric(in) && out == in;
       case BP_OP_COPY:
         return true;
       default:
@@ -257,6 +259,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_WHERE, BP_BOOL, BP_BOOL, 1},   {BP_OP_RANDOM_NORMAL, BP_INT64, BP_INT64, 0},
       {BP_OP_BITWISE_NOT, BP_BOOL, BP_BOOL, 1}, {BP_OP_BITWISE_AND, BP_FLOAT32, BP_FLOAT32, 0},
       {BP_OP_CUMSUM, BP_BOOL, BP_INT64, 1}, {BP_OP_SCATTER_ND, BP_INT32, BP_INT32, 1},
+      {BP_OP_LOGSUMEXP, BP_INT32, BP_INT32, 0}, {BP_OP_SCATTER_ADD_ND, BP_BOOL, BP_BOOL, 0},
+      {BP_OP_SCATTER_ADD_ND, BP_INT64, BP_INT64, 1},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;
