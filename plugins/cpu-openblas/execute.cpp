@@ -50,7 +50,7 @@ void run_reduce(int32_t op, const bp_plugin_tensor &input, const View &out) {
   const View in = view_of(input, numel_of(input));
   // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
   if (in.numel == 0 && out.numel > 0 && op != BP_OP_SUM && op != BP_OP_MEAN && op != BP_OP_NORM &&
-      op != BP_OP_PROD)
+      op != BP_OP_PROD && op != BP_OP_LOGSUMEXP)
     fail(BP_ERR_SHAPE, "%s: cannot reduce an empty set", bp_plugin::op_name(op));
   reduce_kernel(*g_backend.pool, op, in, out);
 }
@@ -89,7 +89,7 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
       return gather_nd_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
                               view_of(inputs[1], numel_of(inputs[1])), out);
     case BP_OP_FAMILY_SCATTER:
-      return scatter_nd_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
+      return scatter_nd_kernel(*g_backend.pool, op, view_of(inputs[0], numel_of(inputs[0])),
                                view_of(inputs[1], numel_of(inputs[1])), out);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);

@@ -1,8 +1,8 @@
-// GATHER_ND and SCATTER_ND. Index row n names a slice of the indexed tensor
-// (GATHER's data, SCATTER's output) that row n of the rows tensor (GATHER's
-// output, SCATTER's values) mirrors. Every index is checked before any
-// element moves, so an out-of-range one fails the call and leaves the
-// output as it was.
+// GATHER_ND, SCATTER_ND and SCATTER_ADD_ND. Index row n names a slice of
+// the indexed tensor (GATHER's data, SCATTER's output) that row n of the
+// rows tensor (GATHER's output, SCATTER's values) mirrors. Every index is
+// checked before any element moves, so an out-of-range one fails the call
+// and leaves the output as it was.
 #include "backplane_kernels/indexing.hpp"
 
 #include <cinttypes>
@@ -42,6 +42,14 @@ Layout<2> slice_layout(const View &rows, const View &indexed, int32_t k) {
   return make_layout<2>(rows.rank - 1, rows.shape + 1, {rows.strides + 1, indexed.strides + k});
 }
 
+// SCATTER_ND's combination of an element and its new value: the new value.
+struct Store {
+  template <class T>
+  T operator()(T, T value) const {
+    return value;
+  }
+};
+
 // Gather rows in parallel: each writes its own output row.
 template <class T>
 void gather(ThreadPool &pool, const View &data, const View &out, const Layout<2> &slice,
@@ -62,10 +70,12 @@ void gather(ThreadPool &pool, const View &data, const View &out, const Layout<2>
 
 // Scatter splits the positions within a slice, never the index rows: index
 // rows naming one slice twice then write each of its elements from one
-// thread, in row order (the last row wins, as in the reference).
-template <class T>
+// thread, in row order (the last row wins, as in the reference; an add
+// accumulates them all, with no race). Combine is Store or bk::Add.
+template <class T, class Combine>
 void scatter(ThreadPool &pool, const View &values, const View &out, const Layout<2> &slice,
              const std::vector<int64_t> &offsets) {
+  const Combine combine{};
   const int64_t size = slice.numel(), sv = slice.inner_stride(0), so = slice.inner_stride(1);
   const int64_t rows = static_cast<int64_t>(offsets.size());
   const T *x = values.data<T>();
@@ -75,7 +85,7 @@ void scatter(ThreadPool &pool, const View &values, const View &out, const Layout
       const T *row = x + n * values.strides[0];
       T *to = y + offsets[n];
       walk(slice, begin, end, [&](const int64_t *off, int64_t m, int64_t) {
-        for (int64_t i = 0; i < m; ++i) to[off[1] + i * so] = row[off[0] + i * sv];
+        for (int64_t i = 0; i < m; ++i) to[off[1] + i * so] = combine(to[off[1] + i * so], row[off[0] + i * sv]);
       });
     }
   });
@@ -90,11 +100,15 @@ void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, con
   dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { gather<typename decltype(tag)::type>(pool, data, out, slice, offsets); });
 }
 
-void scatter_nd_kernel(ThreadPool &pool, const View &index, const View &values, const View &out) {
-  const std::vector<int64_t> offsets = slice_offsets("scatter_nd", index, out);
+void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out) {
+  const std::vector<int64_t> offsets = slice_offsets(bp_plugin::op_name(op), index, out);
   if (values.numel == 0) return;
   const Layout<2> slice = slice_layout(values, out, static_cast<int32_t>(index.shape[1]));
-  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type>(pool, values, out, slice, offsets); });
+  if (op == BP_OP_SCATTER_ADD_ND)
+    return dispatch<BP_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
+      scatter<typename decltype(tag)::type, bk::Add>(pool, values, out, slice, offsets);
+    });
+  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type, Store>(pool, values, out, slice, offsets); });
 }
 
 }  // namespace cpu_backend

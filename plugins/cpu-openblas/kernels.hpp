@@ -18,7 +18,7 @@ void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View 
 void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // COPY with conversion.
 void copy_kernel(ThreadPool &pool, const View &in, const View &out);
-// SUM..ARGMIN: out's extent-1 axes are reduced.
+// SUM..ARGMIN, LOGSUMEXP: out's extent-1 axes are reduced.
 void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // MATMUL: [..., M, K] x [..., K, N] -> [..., M, N].
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out);
@@ -26,9 +26,9 @@ void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &o
 void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, uint64_t seed, const View &out);
 // CUMSUM: along the last axis of the views.
 void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
-// GATHER_ND and SCATTER_ND (index [N, k] int64): BP_ERR_INDEX for an index
-// outside its axis, raised before anything is written.
+// GATHER_ND, SCATTER_ND and SCATTER_ADD_ND (index [N, k] int64): BP_ERR_INDEX
+// for an index outside its axis, raised before anything is written.
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
-void scatter_nd_kernel(ThreadPool &pool, const View &index, const View &values, const View &out);
+void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out);
 
 }  // namespace cpu_backend

@@ -183,6 +183,7 @@ void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out
     case BP_OP_ARGMIN: return reduce_as<bk::ArgminReducer, BP_NUMERIC_TYPES>(pool, plan, in, out);
     case BP_OP_PROD: return reduce_as<bk::ProdReducer, BP_NUMERIC_TYPES>(pool, plan, in, out);
     case BP_OP_NORM: return reduce_as<bk::NormReducer, BP_FLOAT_TYPES>(pool, plan, in, out);
+    case BP_OP_LOGSUMEXP: return reduce_as<bk::LogSumExpReducer, BP_FLOAT_TYPES>(pool, plan, in, out);
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: reduce_kernel got op %d", op);
   }
 }

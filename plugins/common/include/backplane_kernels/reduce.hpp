@@ -1,6 +1,6 @@
 /*
  * backplane_kernels/reduce.hpp — the per-element math of the reductions
- * (SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN; semantics in
+ * (SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN, LOGSUMEXP; semantics in
  * backplane/plugin.h),
  * shared by every backend. Header-only C++17, host and nvcc device code.
  *
@@ -119,6 +119,40 @@ struct NormReducer {
   BP_HD static double step(double a, T x, int64_t) { return a + static_cast<double>(x) * static_cast<double>(x); }
   BP_HD static double merge(double a, double b) { return a + b; }
   BP_HD static T finish(double a, int64_t) { return static_cast<T>(fmath::sqrt(a)); }
+};
+
+/* LOGSUMEXP's accumulator: the largest term so far and the sum of exp(x -
+ * max) over the terms so far, in double. */
+struct LogSumExpAcc {
+  double max;
+  double sum;
+};
+
+/* LOGSUMEXP (float inputs) in one pass: a term is the accumulator {x, 1},
+ * and merging rescales the smaller maximum's sum by exp(its max - the
+ * larger), a factor in [0, 1], so nothing overflows. Equal maxima add their
+ * sums without subtracting (inf - inf would be NaN), and a NaN maximum stays
+ * NaN. finish() returns a maximum that is not finite as it is: NaN, +inf, or
+ * -inf for a set of -inf only and for the empty set (plugin.h). */
+template <class T>
+struct LogSumExpReducer {
+  using in_t = T;
+  using acc_t = LogSumExpAcc;
+  using out_t = T;
+  static constexpr int lanes = 8;
+  BP_HD static acc_t init() { return acc_t{-static_cast<double>(INFINITY), 0.0}; }
+  BP_HD static acc_t merge(acc_t a, acc_t b) {
+    if (is_nan(a.max) || is_nan(b.max)) return acc_t{a.max + b.max, 0.0};
+    if (a.max == b.max) return acc_t{a.max, a.sum + b.sum};
+    if (a.max > b.max) return acc_t{a.max, a.sum + b.sum * fmath::exp(b.max - a.max)};
+    return acc_t{b.max, b.sum + a.sum * fmath::exp(a.max - b.max)};
+  }
+  BP_HD static acc_t step(acc_t a, T x, int64_t) { return merge(a, acc_t{static_cast<double>(x), 1.0}); }
+  BP_HD static T finish(acc_t a, int64_t) {
+    const double inf = static_cast<double>(INFINITY);
+    if (is_nan(a.max) || a.max == inf || a.max == -inf) return static_cast<T>(a.max);
+    return static_cast<T>(a.max + fmath::log(a.sum));
+  }
 };
 
 /* MAX (is_max) and MIN: the same fold, mirrored. Both propagate NaN: a NaN
