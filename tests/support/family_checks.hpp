@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -154,35 +155,70 @@ inline void check_gathers(const PluginHandle &plugin, int32_t device, const Plug
 
 // ---- scatters -----------------------------------------------------------
 
+// Whether index rows that repeat have one answer whatever their values:
+// SCATTER_ADD_ND adds them all; SCATTER_ND keeps one of them (plugin.h).
+inline bool repeats_defined(bp_op op) { return op == BP_OP_SCATTER_ADD_ND; }
+
+// SCATTER_ND moves values: bit for bit. SCATTER_ADD_ND sums an element's
+// old value and the values added into it (plugin.h, Accumulation), of
+// magnitude up to 3, possibly in the output's dtype (GPU atomics), one term
+// after another: each of the t additions is off by at most half an epsilon
+// of a partial sum, itself at most 3 * (t + 1). n rows drawn uniformly over
+// `positions` put fewer than mean + 4 sqrt(mean) + 8 terms on any element.
+inline Tolerance scatter_tolerance(bp_op op, int32_t dtype, int64_t n, int64_t positions) {
+  if (op != BP_OP_SCATTER_ADD_ND || !is_float(dtype)) return kExact;
+  const double mean = double(n) / double(std::max<int64_t>(positions, 1));
+  const double terms = mean + 4 * std::sqrt(mean) + 8;
+  const double eps = dtype == BP_FLOAT32 ? std::numeric_limits<float>::epsilon()
+                                         : std::numeric_limits<double>::epsilon();
+  Tolerance t = default_tolerance(dtype);
+  t.atol = eps * terms * 3 * (terms + 1);
+  return t;
+}
+
 // Every scatter operator and dtype, into an output that starts with known
-// values (the elements no index row names keep them): distinct index rows
-// of every length k naming half of the positions or all of them, N = 0,
-// rows without elements, a large scatter, and repeated rows whose values
-// agree (values broadcast along N); output, index and values views cycling
-// through their layouts.
+// values (the elements no index row names keep them): index rows of every
+// length k, N = 0, rows without elements, a large scatter, and repeated
+// rows whose values agree (values broadcast along N); output, index and
+// values views cycling through their layouts. Rows are distinct (naming
+// half of the positions or all of them) where repeats are undefined; where
+// they are defined (SCATTER_ADD_ND) they are drawn with repeats, and more
+// rows than positions pile many terms onto each element.
 inline void check_scatters(const PluginHandle &plugin, int32_t device, const PluginHandle &ref,
                            std::mt19937_64 &rng) {
   struct Scatter {
     Shape out;
     size_t k;
     int64_t n;
+    // Ordinary values only: among hundreds of terms, NaN and infinities
+    // would make nearly every sum NaN.
+    bool piled;
+    int64_t positions() const {
+      int64_t p = 1;
+      for (size_t d = 0; d < k; ++d) p *= out[d];
+      return p;
+    }
   };
-  std::vector<Scatter> scatters;
+  std::vector<Scatter> scatters, piled;
   for (const Shape &out : indexed_shapes())
     for (size_t k = 1; k <= out.size(); ++k) {
-      int64_t positions = 1;
-      for (size_t d = 0; d < k; ++d) positions *= out[d];
-      scatters.push_back({out, k, (positions + 1) / 2});
-      scatters.push_back({out, k, positions});
+      const Scatter s{out, k, 0, false};
+      scatters.push_back({out, k, (s.positions() + 1) / 2, false});
+      scatters.push_back({out, k, s.positions(), false});
+      piled.push_back({out, k, 8 * s.positions(), true});
     }
-  scatters.push_back({{5, 7}, 1, 0});
-  scatters.push_back({{4, 0}, 1, 2});
-  scatters.push_back({{400, 250}, 1, 200});
-  for (bp_op op : ops_in(BP_OP_FAMILY_SCATTER))
+  scatters.push_back({{5, 7}, 1, 0, false});
+  scatters.push_back({{4, 0}, 1, 2, false});
+  scatters.push_back({{400, 250}, 1, 200, false});
+  piled.push_back({{40, 250}, 1, 4000, true});  // rows of many elements, about 100 terms each
+  piled.push_back({{512}, 1, 20000, true});     // single elements, about 40 terms each, contended
+  for (bp_op op : ops_in(BP_OP_FAMILY_SCATTER)) {
+    std::vector<Scatter> cases = scatters;
+    if (repeats_defined(op)) cases.insert(cases.end(), piled.begin(), piled.end());
     for (bp_dtype dtype : declared_dtypes(plugin, device, op)) {
       const bp_dtype out_type = out_dtype(op, dtype);
       size_t turn = 0;
-      for (const Scatter &s : scatters) {
+      for (const Scatter &s : cases) {
         const Shape rows = rows_shape(s.out, s.k, s.n);
         const std::vector<Layout> values_layouts = input_layouts(rows), outs = output_layouts(s.out),
                                   indices = index_layouts(s.n, s.k);
@@ -190,16 +226,18 @@ inline void check_scatters(const PluginHandle &plugin, int32_t device, const Plu
           const Layout &index = indices[turn % indices.size()], &out = outs[turn % outs.size()];
           ++turn;
           // Values broadcast along N make every row the same: then repeated
-          // index rows have one answer.
-          const bool repeats = values.strides[0] == 0;
-          INFO(op_name(op) << " " << dtype_name(dtype) << ", values " << values.describe() << ", index "
-                           << index.describe() << (repeats ? ", repeated rows" : ""));
+          // index rows have one answer for every operator.
+          const bool repeats = values.strides[0] == 0 || repeats_defined(op);
+          INFO(op_name(op) << " " << dtype_name(dtype) << ", " << s.n << " rows, values " << values.describe()
+                           << ", index " << index.describe() << (repeats ? ", repeated rows" : ""));
           check_against(plugin, device, ref, op, default_attrs(),
-                        {index_tensor(s.out, s.k, s.n, !repeats, index, rng), random_tensor(dtype, values, rng)},
-                        random_tensor(out_type, out, rng), kExact);
+                        {index_tensor(s.out, s.k, s.n, !repeats, index, rng),
+                         random_tensor(dtype, values, rng, s.piled ? Values::moderate : Values::general)},
+                        random_tensor(out_type, out, rng), scatter_tolerance(op, out_type, s.n, s.positions()));
         }
       }
     }
+  }
 }
 
 }  // namespace bp_test
