@@ -77,7 +77,8 @@ void run_unary_or_copy(Device &device, int32_t op, const View &in, const View &o
 
 void run_reduce(Device &device, int32_t op, const View &in, const View &out) {
   // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
-  const bool sum_like = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD;
+  const bool sum_like =
+      op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD || op == BP_OP_LOGSUMEXP;
   if (in.numel == 0 && out.numel > 0 && !sum_like)
     fail(BP_ERR_SHAPE, "cuda: %s: cannot reduce an empty set (input shape %s)", bp_plugin::op_name(op),
          shape_text(in).c_str());
@@ -128,8 +129,9 @@ void run_scan(Device &device, int32_t op, const View &in, const View &out) {
   launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
 }
 
-// GATHER_ND: in = {data, index}; SCATTER_ND: in = {index, values}, the
-// output updated in place. Nothing to do when the rows tensor is empty.
+// GATHER_ND: in = {data, index}; SCATTER_ND and SCATTER_ADD_ND: in = {index,
+// values}, the output updated in place. Nothing to do when the rows tensor
+// is empty.
 void run_gather(Device &device, const View *in, const View &out) {
   if (out.numel == 0) return;
   const IndexShape shape = make_index_shape(in[1], in[0], out);
@@ -137,11 +139,11 @@ void run_gather(Device &device, const View *in, const View &out) {
   launch_gather_nd(device.launch(lock), out.dtype, shape, out.base, in[0].base, in[1].base);
 }
 
-void run_scatter(Device &device, const View *in, const View &out) {
+void run_scatter(Device &device, int32_t op, const View *in, const View &out) {
   if (in[1].numel == 0) return;
   const IndexShape shape = make_index_shape(in[0], out, in[1]);
   Device::Lock lock = device.lock();
-  launch_scatter_nd(device.launch(lock), out.dtype, shape, out.base, in[0].base, in[1].base);
+  launch_scatter_nd(device.launch(lock), op, out.dtype, shape, out.base, in[0].base, in[1].base);
 }
 
 }  // namespace
@@ -171,7 +173,7 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_CREATE: return run_create(device, op, attrs, out);
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
     case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
-    case BP_OP_FAMILY_SCATTER: return run_scatter(device, in, out);
+    case BP_OP_FAMILY_SCATTER: return run_scatter(device, op, in, out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

@@ -36,8 +36,8 @@ void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, cons
 void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, double scalar,
                    double scalar2, uint64_t seed);
 
-// reduce_sum.cu (SUM, MEAN, NORM, PROD) and reduce_extreme.cu (MAX, MIN, ARGMAX, ARGMIN):
-// partial results of a two-pass reduction live in `scratch`.
+// reduce_sum.cu (SUM, MEAN, NORM, PROD, LOGSUMEXP) and reduce_extreme.cu
+// (MAX, MIN, ARGMAX, ARGMIN): partial results of a two-pass reduction live in `scratch`.
 void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
                        const void *in, Scratch &scratch);
 void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
@@ -50,11 +50,12 @@ void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &s
 // scan.cu: CUMSUM of an input of `dtype` (lines.numel and length > 0).
 void launch_scan(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out, const void *in);
 
-// indexing.cu: GATHER_ND and SCATTER_ND of elements of `dtype` (rows and
-// slice.numel > 0); an index row with a value outside its axis is skipped.
+// indexing.cu: GATHER_ND, and SCATTER_ND or SCATTER_ADD_ND (op), of
+// elements of `dtype` (rows and slice.numel > 0); an index row with a value
+// outside its axis is skipped.
 void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *data,
                       const void *index);
-void launch_scatter_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *index,
-                       const void *values);
+void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const IndexShape &shape, void *out,
+                       const void *index, const void *values);
 
 }  // namespace bp_cuda

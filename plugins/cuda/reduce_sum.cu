@@ -1,5 +1,5 @@
 // SUM (every dtype; integers and bool into int64), PROD (numeric; integers
-// into int64), MEAN and NORM (float).
+// into int64), MEAN, NORM and LOGSUMEXP (float).
 #include <string>
 
 #include "dtype.hpp"
@@ -30,7 +30,11 @@ void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const Re
       return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
         reduce<k::ProdReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
-    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not SUM, MEAN, NORM or PROD", op);
+    case BP_OP_LOGSUMEXP:
+      return dispatch<BP_FLOAT_TYPES>(dtype, [&](auto tag) {
+        reduce<k::LogSumExpReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      });
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not SUM, MEAN, NORM, PROD or LOGSUMEXP", op);
   }
 }
 

@@ -1,8 +1,9 @@
 // The operators of ABI 1.1 on the CUDA plugin that families_test.cpp (the
 // shared comparisons of tests/support/family_checks.hpp) does not reach:
 // bitwise on bool against the reference (the arithmetic tests cover the
-// integers), and index rows outside their axis, which a device backend
-// skips (plugin.h) while the other rows still move.
+// integers), index rows outside their axis, which a device backend skips
+// (plugin.h) while the other rows still move, and scatter_add_nd's atomics
+// with every row on one element.
 #include <random>
 
 #include "cuda_test.hpp"
@@ -53,4 +54,18 @@ TEST_CASE("cuda: index rows outside their axis are skipped, the others still mov
 
   s.exec(BP_OP_SCATTER_ND, {index, s.tensor<int32_t>({4, 2}, {-1, -2, -3, -4, -5, -6, -7, -8})}, data);
   check_values(s.values<int32_t>(data), std::vector<int32_t>{-7, -8, 2, 3, -1, -2, 6, 7});
+}
+
+TEST_CASE("cuda: scatter_add_nd counts every one of a million rows naming one element", "[cuda][scatter]") {
+  Session s(kPlugin);
+  if (!has_device(s.plugin())) return;
+  const int64_t n = int64_t(1) << 20;
+  const bp_plugin_tensor index = s.tensor<int64_t>({n, 1}, std::vector<int64_t>(size_t(n), 1));
+  // Sums of ones are exact in every dtype up to 2^24: a lost update shows.
+  const bp_plugin_tensor ints = s.tensor<int64_t>({3}, {5, 5, 5});
+  s.exec(BP_OP_SCATTER_ADD_ND, {index, s.tensor<int64_t>({n}, std::vector<int64_t>(size_t(n), 1))}, ints);
+  check_values(s.values<int64_t>(ints), std::vector<int64_t>{5, 5 + n, 5});
+  const bp_plugin_tensor floats = s.tensor<float>({3}, {0, 0.5f, 0});
+  s.exec(BP_OP_SCATTER_ADD_ND, {index, s.tensor<float>({n}, std::vector<float>(size_t(n), 1.0f))}, floats);
+  check_values(s.values<float>(floats), std::vector<float>{0, float(n) + 0.5f, 0});
 }
