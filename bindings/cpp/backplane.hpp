@@ -390,6 +390,39 @@ class Tensor {
   // Writes src (broadcast, converted) into this tensor or view.
   void assign(const Tensor &src) const { check(bp_assign(h_, src.h_)); }
 
+  // ---- gradients (since 1.1; backplane/autograd.h) ----
+  // Marks this leaf as requiring gradients (a float tensor), like PyTorch's
+  // requires_grad_(); returns *this.
+  const Tensor &requires_grad_(bool on = true) const {
+    check(bp_tensor_set_requires_grad(h_, on));
+    return *this;
+  }
+  bool requires_grad() const {
+    int32_t r = 0;
+    check(bp_tensor_requires_grad(h_, &r));
+    return r != 0;
+  }
+  bool is_leaf() const {
+    int32_t r = 0;
+    check(bp_tensor_is_leaf(h_, &r));
+    return r != 0;
+  }
+  // The accumulated gradient of a leaf; an undefined Tensor when none yet.
+  Tensor grad() const {
+    bp_tensor g = BP_NO_TENSOR;
+    check(bp_tensor_grad(h_, &g));
+    return adopt(g);
+  }
+  void clear_grad() const { check(bp_tensor_clear_grad(h_)); }
+  // d(this)/d(leaves) added into the leaves; `grad` is d(loss)/d(this), not
+  // needed for one element (an undefined Tensor then).
+  void backward() const { check(bp_backward(h_, BP_NO_TENSOR, 0)); }
+  void backward(const Tensor &grad, bool retain_graph = false) const {
+    check(bp_backward(h_, grad.h_, retain_graph));
+  }
+  // The same elements, recording nothing and needing no gradient.
+  Tensor detach() const { return wrap([&](bp_tensor *o) { return bp_detach(h_, o); }); }
+
   template <class Call>
   static Tensor wrap(Call &&call) {
     bp_tensor out = BP_NO_TENSOR;
@@ -399,6 +432,19 @@ class Tensor {
 
  private:
   bp_tensor h_ = BP_NO_TENSOR;
+};
+
+// Turns recording off for its scope on this thread (PyTorch's torch::NoGradGuard)
+// (since 1.1).
+class NoGradGuard {
+ public:
+  NoGradGuard() { check(bp_grad_set_enabled(0, &previous_)); }
+  ~NoGradGuard() { bp_grad_set_enabled(previous_, nullptr); }
+  NoGradGuard(const NoGradGuard &) = delete;
+  NoGradGuard &operator=(const NoGradGuard &) = delete;
+
+ private:
+  int32_t previous_ = 1;
 };
 
 // ---- creation ------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The composite functions (dispatch/composite_ops.cpp): handles in, handles out.
 #include <vector>
 
+#include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "devices/registry.hpp"
@@ -48,7 +49,7 @@ extern "C" {
 
 bp_status bp_concatenate(const bp_tensor *tensors, int32_t count, int32_t axis, bp_tensor *out) {
   return composite("bp_concatenate", out, [&] {
-    return concatenate(tensor_list("bp_concatenate", tensors, count), axis);
+    return autograd::concatenate(tensor_list("bp_concatenate", tensors, count), axis);
   });
 }
 
@@ -83,8 +84,7 @@ bp_status bp_var(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_te
 
 bp_status bp_std(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_tensor *out) {
   return composite("bp_std", out, [&] {
-    return unary(BP_OP_SQRT, var(tensor_arg(a, "bp_std", "input 0"), axis, keepdims != 0, ddof),
-                 nullptr);
+    return autograd::unary(BP_OP_SQRT, var(tensor_arg(a, "bp_std", "input 0"), axis, keepdims != 0, ddof));
   });
 }
 

@@ -1,4 +1,5 @@
 // Operators. Handles are looked up here; everything else is in dispatch/.
+#include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "dispatch/operators.hpp"
@@ -6,6 +7,7 @@
 #include "tensors/handle_table.hpp"
 
 using namespace bp::core;
+namespace ag = bp::core::autograd;
 
 namespace {
 
@@ -46,64 +48,80 @@ extern "C" {
 bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(binary(op, input(a, op, 0), input(b, op, 1), nullptr), out, op);
+    emit(ag::binary(op, input(a, op, 0), input(b, op, 1)), out, op);
   });
 }
 
 bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out) {
-  return guarded([&] { binary(op, input(a, op, 0), input(b, op, 1), &output(out, op)); });
+  return guarded([&] {
+    const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x, &y});
+    binary(op, x, y, &o);
+  });
 }
 
 bp_status bp_binary_scalar(int32_t op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
                            bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0, nullptr), out, op);
+    emit(ag::binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0), out, op);
   });
 }
 
 bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar, int32_t scalar_is_lhs,
                                bp_tensor out) {
   return guarded([&] {
-    binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0, &output(out, op));
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o);
   });
 }
 
 bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(unary(op, input(a, op, 0), nullptr), out, op);
+    emit(ag::unary(op, input(a, op, 0)), out, op);
   });
 }
 
 bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out) {
-  return guarded([&] { unary(op, input(a, op, 0), &output(out, op)); });
+  return guarded([&] {
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    unary(op, x, &o);
+  });
 }
 
 bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out) {
   const int32_t op = BP_OP_WHERE;
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, "where: out is NULL");
-    emit(where(input(cond, op, 0), input(a, op, 1), input(b, op, 2), nullptr), out, op);
+    emit(ag::where(input(cond, op, 0), input(a, op, 1), input(b, op, 2)), out, op);
   });
 }
 
 bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out) {
   const int32_t op = BP_OP_WHERE;
   return guarded([&] {
-    where(input(cond, op, 0), input(a, op, 1), input(b, op, 2), &output(out, op));
+    const View &c = input(cond, op, 0), &x = input(a, op, 1), &y = input(b, op, 2), &o = output(out, op);
+    ag::before_write("where", o, {&x, &y});
+    where(c, x, y, &o);
   });
 }
 
 bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(reduce(op, input(a, op, 0), axis, keepdims != 0, nullptr), out, op);
+    emit(ag::reduce(op, input(a, op, 0), axis, keepdims != 0), out, op);
   });
 }
 
 bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims, bp_tensor out) {
-  return guarded([&] { reduce(op, input(a, op, 0), axis, keepdims != 0, &output(out, op)); });
+  return guarded([&] {
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    reduce(op, x, axis, keepdims != 0, &o);
+  });
 }
 
 bp_status bp_norm(bp_tensor a, bp_tensor *out) { return bp_reduce(BP_OP_NORM, a, BP_AXIS_ALL, 0, out); }
@@ -117,8 +135,7 @@ bp_status bp_matmul(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t trans
   const int32_t op = BP_OP_MATMUL;
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, "matmul: out is NULL");
-    emit(matmul(input(a, op, 0), input(b, op, 1), transpose_a != 0, transpose_b != 0, nullptr),
-         out, op);
+    emit(ag::matmul(input(a, op, 0), input(b, op, 1), transpose_a != 0, transpose_b != 0), out, op);
   });
 }
 
@@ -126,32 +143,42 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
                         bp_tensor out) {
   const int32_t op = BP_OP_MATMUL;
   return guarded([&] {
-    matmul(input(a, op, 0), input(b, op, 1), transpose_a != 0, transpose_b != 0, &output(out, op));
+    const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
+    ag::before_write("matmul", o, {&x, &y});
+    matmul(x, y, transpose_a != 0, transpose_b != 0, &o);
   });
 }
 
 bp_status bp_scan(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out) {
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(scan(op, input(a, op, 0), axis, nullptr), out, op);
+    emit(ag::scan(op, input(a, op, 0), axis), out, op);
   });
 }
 
 bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
-  return guarded([&] { scan(op, input(a, op, 0), axis, &output(out, op)); });
+  return guarded([&] {
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    scan(op, x, axis, &o);
+  });
 }
 
 bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out) {
   const int32_t op = BP_OP_GATHER_ND;
   return guarded([&] {
     if (!out) fail(BP_ERR_INVALID_ARGUMENT, "gather_nd: out is NULL");
-    emit(gather_nd(input(a, op, 0), input(index, op, 1)), out, op);
+    emit(ag::gather_nd(input(a, op, 0), input(index, op, 1)), out, op);
   });
 }
 
 bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
   const int32_t op = BP_OP_SCATTER_ND;
-  return guarded([&] { scatter_nd(output(dst, op), input(index, op, 0), input(values, op, 1)); });
+  return guarded([&] {
+    const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
+    ag::before_write("scatter_nd", d, {&v});
+    scatter_nd(d, i, v);
+  });
 }
 
 bp_status bp_nonzero(bp_tensor a, bp_tensor *out) {
@@ -168,14 +195,20 @@ bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out) {
   return guarded([&] {
     as_function("bp_cast", {"copy"}, [&] {
       if (!out) fail(BP_ERR_INVALID_ARGUMENT, "out is NULL");
-      emit(cast(input(a, op, 0), dtype), out, op);
+      emit(ag::cast(input(a, op, 0), dtype), out, op);
     });
   });
 }
 
 bp_status bp_assign(bp_tensor dst, bp_tensor src) {
   const int32_t op = BP_OP_COPY;
-  return guarded([&] { as_function("bp_assign", {"copy", "assign"}, [&] { assign(output(dst, op), input(src, op, 0)); }); });
+  return guarded([&] {
+    as_function("bp_assign", {"copy", "assign"}, [&] {
+      const View &d = output(dst, op), &s = input(src, op, 0);
+      ag::before_write("assign", d, {&s});
+      assign(d, s);
+    });
+  });
 }
 
 }  // extern "C"

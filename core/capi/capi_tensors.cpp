@@ -1,4 +1,5 @@
 // Tensor creation, data access, handles, metadata, views and device moves.
+#include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "devices/registry.hpp"
@@ -8,6 +9,7 @@
 #include "tensors/view_ops.hpp"
 
 using namespace bp::core;
+namespace ag = bp::core::autograd;
 
 namespace {
 
@@ -92,7 +94,11 @@ bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank, const int6
 }
 
 bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes) {
-  return guarded([&] { from_host_into(view_or_throw(tensor, "bp_from_host_into"), data, bytes); });
+  return guarded([&] {
+    const View &v = view_or_throw(tensor, "bp_from_host_into");
+    ag::before_write("bp_from_host_into", v, {});
+    from_host_into(v, data, bytes);
+  });
 }
 
 bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes) {
@@ -173,26 +179,21 @@ int64_t bp_live_tensor_count(void) { return handles().live(); }
 bp_status bp_reshape(bp_tensor tensor, int32_t rank, const int64_t *shape, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_reshape");
-    View &v = view_or_throw(tensor, "bp_reshape");
-    int64_t resolved[BP_MAX_RANK];
-    resolve_reshape(v, rank, shape, resolved);
-    View r;
-    if (!reshape_view(v, rank, resolved, r)) reshape_view(contiguous_copy(v), rank, resolved, r);
-    emit(std::move(r), o);
+    emit(ag::reshape(view_or_throw(tensor, "bp_reshape"), rank, shape), o);
   });
 }
 
 bp_status bp_permute(bp_tensor tensor, const int32_t *axes, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_permute");
-    emit(permute_view(view_or_throw(tensor, "bp_permute"), axes), o);
+    emit(ag::permute(view_or_throw(tensor, "bp_permute"), axes), o);
   });
 }
 
 bp_status bp_transpose(bp_tensor tensor, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_transpose");
-    emit(transpose_view(view_or_throw(tensor, "bp_transpose")), o);
+    emit(ag::transpose(view_or_throw(tensor, "bp_transpose")), o);
   });
 }
 
@@ -200,21 +201,21 @@ bp_status bp_slice(bp_tensor tensor, int32_t axis, int64_t start, int64_t stop, 
                    bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_slice");
-    emit(slice_view(view_or_throw(tensor, "bp_slice"), axis, start, stop, step), o);
+    emit(ag::slice(view_or_throw(tensor, "bp_slice"), axis, start, stop, step), o);
   });
 }
 
 bp_status bp_select(bp_tensor tensor, int32_t axis, int64_t index, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_select");
-    emit(select_view(view_or_throw(tensor, "bp_select"), axis, index), o);
+    emit(ag::select(view_or_throw(tensor, "bp_select"), axis, index), o);
   });
 }
 
 bp_status bp_expand_dims(bp_tensor tensor, int32_t axis, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_expand_dims");
-    emit(expand_dims_view(view_or_throw(tensor, "bp_expand_dims"), axis), o);
+    emit(ag::expand_dims(view_or_throw(tensor, "bp_expand_dims"), axis), o);
   });
 }
 
@@ -226,7 +227,7 @@ bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out) {
       if (!handles().retain(tensor)) invalid_handle(tensor, "bp_contiguous");
       *o = tensor;
     } else {
-      emit(contiguous_copy(v), o);
+      emit(ag::contiguous(v), o);
     }
   });
 }
@@ -235,7 +236,7 @@ bp_status bp_copy_to(bp_tensor tensor, bp_device device, bp_tensor *out) {
   return guarded([&] {
     bp_tensor *o = out_arg(out, "bp_copy_to");
     View &v = view_or_throw(tensor, "bp_copy_to");
-    emit(copy_to(v, device_or_throw(device)), o);
+    emit(ag::copy_to(v, device_or_throw(device)), o);
   });
 }
 
@@ -248,7 +249,7 @@ bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out) {
       if (!handles().retain(tensor)) invalid_handle(tensor, "bp_to");
       *o = tensor;
     } else {
-      emit(copy_to(v, d), o);
+      emit(ag::copy_to(v, d), o);
     }
   });
 }

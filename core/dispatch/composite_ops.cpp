@@ -1,11 +1,13 @@
 // NumPy functions made of the routed operators: concatenate, stack, eye,
 // linspace, clip, var, std, softmax and allclose. Each runs operator by
 // operator on its inputs' device, so every backend has them and the results
-// follow the operators' semantics (plugin.h); the kit checks those.
+// follow the operators' semantics (plugin.h); the kit checks those. The
+// differentiable ones are made of autograd's operators, so they record.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "autograd/functions.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
@@ -105,10 +107,10 @@ View stack(const std::vector<const View *> &tensors, int32_t axis) {
                      "input " + std::to_string(i) + " has shape " + shape_string(t.rank, t.shape) +
                          ", input 0 has " + shape_string(first.rank, first.shape) +
                          ": all must be the same");
-    expanded.push_back(expand_dims_view(t, a));
+    expanded.push_back(autograd::expand_dims(t, a));
   }
   for (const View &v : expanded) parts.push_back(&v);
-  return concatenate(parts, a);
+  return autograd::concatenate(parts, a);
 }
 
 View eye(Device &device, int32_t dtype, int64_t n, int64_t m, int64_t k) {
@@ -145,27 +147,28 @@ View clip(const View &a, double low, double high) {
   // An infinite bound changes nothing (NaN stays NaN either way): skipping it
   // keeps an integer tensor's dtype.
   const bool no_low = std::isinf(low) && low < 0, no_high = std::isinf(high) && high > 0;
-  if (no_low && no_high) return contiguous_copy(a);
-  View t = no_low ? a : binary_scalar(BP_OP_MAXIMUM, a, low, false, nullptr);
-  return no_high ? t : binary_scalar(BP_OP_MINIMUM, t, high, false, nullptr);
+  if (no_low && no_high) return autograd::contiguous(a);
+  View t = no_low ? View(a) : autograd::binary_scalar(BP_OP_MAXIMUM, a, low, false);
+  return no_high ? t : autograd::binary_scalar(BP_OP_MINIMUM, no_low ? a : t, high, false);
 }
 
 View var(const View &a, int32_t axis, bool keepdims, double ddof) {
   const int64_t n = reduced_count(a, axis);
-  View mean = reduce(BP_OP_MEAN, a, axis, true, nullptr);
-  View deviation = binary(BP_OP_SUB, a, mean, nullptr);
-  View squares = reduce(BP_OP_MEAN, unary(BP_OP_SQUARE, deviation, nullptr), axis, keepdims, nullptr);
+  View mean = autograd::reduce(BP_OP_MEAN, a, axis, true);
+  View deviation = autograd::binary(BP_OP_SUB, a, mean);
+  View squares = autograd::reduce(BP_OP_MEAN, autograd::unary(BP_OP_SQUARE, deviation), axis, keepdims);
   if (ddof == 0) return squares;
   const double factor = double(n) > ddof ? double(n) / (double(n) - ddof) : NAN;
-  return binary_scalar(BP_OP_MUL, squares, factor, false, nullptr);
+  return autograd::binary_scalar(BP_OP_MUL, squares, factor, false);
 }
 
 View softmax(const View &a, int32_t axis) {
   checked_axis("softmax", axis, a.rank);
   // exp(x - max) cannot overflow; the max cancels in the quotient.
-  View shifted = binary(BP_OP_SUB, a, reduce(BP_OP_MAX, a, axis, true, nullptr), nullptr);
-  View e = unary(BP_OP_EXP, shifted, nullptr);
-  return binary(BP_OP_DIV, e, reduce(BP_OP_SUM, e, axis, true, nullptr), nullptr);
+  // The max is a constant shift: detached, it adds nothing to the gradient.
+  View shifted = autograd::binary(BP_OP_SUB, a, reduce(BP_OP_MAX, a, axis, true, nullptr));
+  View e = autograd::unary(BP_OP_EXP, shifted);
+  return autograd::binary(BP_OP_DIV, e, autograd::reduce(BP_OP_SUM, e, axis, true));
 }
 
 View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, int64_t low,

@@ -95,12 +95,12 @@ void as_rows(const View &rows, int64_t n, const View &t, int32_t k, bp_plugin_te
   flat.to_plugin(p);
 }
 
-void run_scatter(const View &dst, const View &rows, const View &values_nk) {
+void run_scatter(int32_t op, const View &dst, const View &rows, const View &values_nk) {
   bp_plugin_tensor in[2], o;
   rows.to_plugin(in[0]);
   values_nk.to_plugin(in[1]);
   dst.to_plugin(o);
-  run(dst.device(), BP_OP_SCATTER_ND, dst.dtype, dst.dtype, make_attrs(), in, 2, o);
+  run(dst.device(), op, dst.dtype, dst.dtype, make_attrs(), in, 2, o);
 }
 
 }  // namespace
@@ -121,8 +121,11 @@ View gather_nd(const View &a, const View &index) {
   return result;
 }
 
-void scatter_nd(const View &dst, const View &index, const View &values) {
-  const int32_t op = BP_OP_SCATTER_ND;
+namespace {
+
+// scatter_nd and scatter_add_nd: the index checked, the values converted
+// and broadcast into a fresh tensor of the rows' shape, then one plugin call.
+void scatter(int32_t op, const View &dst, const View &index, const View &values) {
   check_devices(op, {&index, &values}, &dst);
   int32_t k = 0;
   View rows = checked_rows(op, index_rows(op, index, dst.rank, k), dst.shape);
@@ -136,7 +139,17 @@ void scatter_nd(const View &dst, const View &index, const View &values) {
   int64_t nk_shape[BP_MAX_RANK] = {rows.shape[0]};
   std::copy(dst.shape + k, dst.shape + dst.rank, nk_shape + 1);
   reshape_view(dense, 1 + dst.rank - k, nk_shape, flat);
-  run_scatter(dst, rows, flat);
+  run_scatter(op, dst, rows, flat);
+}
+
+}  // namespace
+
+void scatter_nd(const View &dst, const View &index, const View &values) {
+  scatter(BP_OP_SCATTER_ND, dst, index, values);
+}
+
+void scatter_add_nd(const View &dst, const View &index, const View &values) {
+  scatter(BP_OP_SCATTER_ADD_ND, dst, index, values);
 }
 
 // The C-order positions of the true elements come from one scatter: each
@@ -164,7 +177,7 @@ View nonzero(const View &a) {
   reshape_view(target, 2, target_shape, target_rows);
   const int64_t slots = count + 1;
   View positions = allocate_view(a.device(), BP_INT64, 1, &slots);
-  run_scatter(positions, target_rows,
+  run_scatter(BP_OP_SCATTER_ND, positions, target_rows,
               arange(a.device(), BP_INT64, 0.0, double(numel), 1.0));
   View kept = slice_view(positions, 0, 0, count, 1);
 

@@ -19,6 +19,8 @@ View scan(int32_t op, const View &a, int32_t axis, const View *out);
 // index: integers of shape [..., k]; see bp_gather_nd and bp_scatter_nd.
 View gather_nd(const View &a, const View &index);
 void scatter_nd(const View &dst, const View &index, const View &values);
+// scatter_nd that adds: repeated index rows accumulate (gather_nd's gradient).
+void scatter_add_nd(const View &dst, const View &index, const View &values);
 // int64 [count, rank]: the multi-indices of a's nonzero elements, in C order.
 View nonzero(const View &a);
 

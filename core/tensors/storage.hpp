@@ -25,11 +25,18 @@ class Storage {
   // Host address of byte 0 for host-memory backends, else nullptr.
   void *host() const { return host_; }
 
+  // Counts the writes into existing tensors of this storage (the _out
+  // functions, assign, scatter): autograd compares it with the count it
+  // saw when it saved a tensor for a backward pass.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_acq_rel); }
+
  private:
   Storage(Device *device, bp_buffer buffer, uint64_t bytes, void *host)
       : device_(device), buffer_(buffer), bytes_(bytes), host_(host) {}
 
   std::atomic<int64_t> refs_{1};
+  std::atomic<uint64_t> version_{0};
   Device *device_;
   bp_buffer buffer_;
   uint64_t bytes_;

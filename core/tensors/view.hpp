@@ -3,12 +3,35 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "backplane/plugin.h"
 #include "tensors/storage.hpp"
 
 namespace bp::core {
+
+namespace autograd {
+struct TensorMeta;
+}
+
+// A handle's autograd identity (autograd/meta.hpp): it moves with a view
+// (into the handle table, out of an operator) but is never copied, because a
+// copy of a view's metadata is a new tensor as far as gradients go (a slice,
+// a saved input); the autograd layer gives each result its own.
+class AutogradLink {
+ public:
+  AutogradLink() = default;
+  AutogradLink(const AutogradLink &) noexcept {}
+  AutogradLink &operator=(const AutogradLink &) noexcept {
+    meta.reset();
+    return *this;
+  }
+  AutogradLink(AutogradLink &&) noexcept = default;
+  AutogradLink &operator=(AutogradLink &&) noexcept = default;
+
+  std::shared_ptr<autograd::TensorMeta> meta;
+};
 
 struct View {
   StorageRef storage;
@@ -18,6 +41,8 @@ struct View {
   // Entries at and past rank are always zero: to_plugin copies whole arrays.
   int64_t shape[BP_MAX_RANK] = {};
   int64_t strides[BP_MAX_RANK] = {};  // elements
+  // Set only by the autograd layer, read under its lock (autograd/meta.hpp).
+  AutogradLink autograd;
 
   Device &device() const { return storage->device(); }
   int64_t numel() const;

@@ -502,4 +502,7 @@ static inline bp_status bp_cumsum(bp_tensor a, int32_t axis, bp_tensor *out) { r
 }
 #endif
 
+/* Gradients: bp_backward and its friends (since 1.1). */
+#include "backplane/autograd.h"
+
 #endif /* BACKPLANE_H */

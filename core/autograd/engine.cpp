@@ -1,0 +1,128 @@
+// Nodes run in an order where each runs once, after every node that feeds
+// it a gradient (Kahn's algorithm over the dependency counts of the graph
+// reachable from the root). Gradients for one tensor are summed before its
+// node runs; each is brought to its input's shape (summing broadcast axes)
+// and dtype before it is passed on.
+#include "autograd/engine.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "autograd/record.hpp"
+#include "dispatch/dtype_rules.hpp"
+#include "dispatch/operators.hpp"
+#include "errors/error.hpp"
+
+namespace bp::core::autograd {
+
+namespace {
+
+// g as the gradient of a tensor shaped like `input` (its own dtype).
+View fit(const View &g, const TensorShape &input) {
+  View r = sum_to(g, input.rank, input.extents);
+  if (r.dtype != input.dtype) r = core::cast(r, input.dtype);
+  return r;
+}
+
+void accumulate(TensorMeta &leaf, const View &g) {
+  std::lock_guard<std::mutex> lock(leaf.grad_mutex);
+  if (!leaf.grad.storage) {
+    // A gradient of its own: g may be a view of another tensor's gradient.
+    leaf.grad = contiguous_copy(g);
+  } else {
+    core::binary(BP_OP_ADD, leaf.grad, g, &leaf.grad);
+  }
+}
+
+}  // namespace
+
+void backward(const View &root, const View &seed, bool retain_graph) {
+  std::shared_ptr<TensorMeta> root_meta = meta_of(root);
+  if (!root_meta || !root_meta->requires_grad.load(std::memory_order_acquire))
+    fail(BP_ERR_STATE,
+         "backward: the tensor does not require gradients (no input of the operations that made it "
+         "has bp_tensor_set_requires_grad, or they ran with gradients disabled)");
+  if (!seed.storage && root.numel() != 1)
+    fail(BP_ERR_SHAPE, "backward: the tensor has " + std::to_string(root.numel()) +
+                           " elements; give its gradient (backward of a scalar needs none)");
+  if (seed.storage && (seed.rank != root.rank || !std::equal(seed.shape, seed.shape + seed.rank, root.shape)))
+    fail(BP_ERR_SHAPE, "backward: the gradient has shape " + shape_string(seed.rank, seed.shape) +
+                           " but the tensor has shape " + shape_string(root.rank, root.shape));
+  NoGradScope no_grad;
+  View first = seed.storage ? (seed.dtype == root.dtype ? seed : core::cast(seed, root.dtype))
+                            : fill(root.device(), root.dtype, root.rank, root.shape, 1.0);
+  if (!root_meta->grad_fn) {
+    accumulate(*root_meta, first);
+    return;
+  }
+
+  // Dependencies: how many gradients each reachable node waits for.
+  std::unordered_map<Node *, int64_t> waiting;
+  std::vector<Node *> stack = {root_meta->grad_fn.get()};
+  waiting[root_meta->grad_fn.get()] = 0;
+  while (!stack.empty()) {
+    Node *n = stack.back();
+    stack.pop_back();
+    if (n->released)
+      fail(BP_ERR_STATE, std::string("backward: the graph through ") + n->name +
+                             " was already used by a backward pass that freed its saved tensors "
+                             "(pass retain_graph to run backward twice)");
+    for (const auto &in : n->inputs) {
+      if (!in || !in->grad_fn) continue;
+      Node *next = in->grad_fn.get();
+      auto it = waiting.find(next);
+      if (it == waiting.end()) {
+        waiting[next] = 1;
+        stack.push_back(next);
+      } else {
+        ++it->second;
+      }
+    }
+  }
+
+  std::unordered_map<Node *, View> pending = {{root_meta->grad_fn.get(), first}};
+  std::deque<Node *> ready = {root_meta->grad_fn.get()};
+  while (!ready.empty()) {
+    Node *n = ready.front();
+    ready.pop_front();
+    View g = std::move(pending[n]);
+    pending.erase(n);
+    std::vector<View> grads = n->apply(g);
+    for (size_t i = 0; i < n->inputs.size() && i < grads.size(); ++i) {
+      const std::shared_ptr<TensorMeta> &in = n->inputs[i];
+      if (!in || !grads[i].storage) continue;
+      View gi = fit(grads[i], n->input_shapes[i]);
+      if (!in->grad_fn) {
+        accumulate(*in, gi);
+        continue;
+      }
+      Node *next = in->grad_fn.get();
+      auto it = pending.find(next);
+      if (it == pending.end())
+        pending.emplace(next, std::move(gi));
+      else
+        it->second = core::binary(BP_OP_ADD, it->second, gi, nullptr);
+      if (--waiting[next] == 0) ready.push_back(next);
+    }
+    if (!retain_graph) {
+      n->release();
+      n->released = true;
+    }
+  }
+}
+
+View grad_of(const TensorMeta &meta) {
+  std::lock_guard<std::mutex> lock(const_cast<TensorMeta &>(meta).grad_mutex);
+  return meta.grad;
+}
+
+void clear_grad(TensorMeta &meta) {
+  View old;
+  std::lock_guard<std::mutex> lock(meta.grad_mutex);
+  old = std::move(meta.grad);
+  meta.grad = View();
+}
+
+}  // namespace bp::core::autograd

@@ -1,0 +1,49 @@
+// The differentiable operators: each runs the operator of dispatch/ (or a
+// view of tensors/view_ops.hpp) and, when grad mode is on and an input
+// needs a gradient, gives the result a TensorMeta whose grad_fn records how
+// to take the gradient back. The C API and the composites call these; the
+// backward formulas call the plain operators (they run without recording).
+#pragma once
+
+#include <vector>
+
+#include "tensors/view.hpp"
+
+namespace bp::core {
+struct Device;
+}
+
+namespace bp::core::autograd {
+
+View binary(int32_t op, const View &a, const View &b);
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs);
+View unary(int32_t op, const View &a);
+View where(const View &cond, const View &a, const View &b);
+View reduce(int32_t op, const View &a, int32_t axis, bool keepdims);
+View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b);
+View cast(const View &a, int32_t dtype);
+View scan(int32_t op, const View &a, int32_t axis);
+View gather_nd(const View &a, const View &index);
+View copy_to(const View &a, Device &device);
+View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// Views: metadata of the input, and a node that routes the gradient back.
+View reshape(const View &a, int32_t rank, const int64_t *shape);
+View permute(const View &a, const int32_t *axes);
+View transpose(const View &a);
+View slice(const View &a, int32_t axis, int64_t start, int64_t stop, int64_t step);
+View select(const View &a, int32_t axis, int64_t index);
+View expand_dims(const View &a, int32_t axis);
+View contiguous(const View &a);
+
+// A new view of a's elements that records nothing and needs no gradient.
+View detach(const View &a);
+
+// Before a write into an existing tensor (an _out function, assign,
+// scatter): refuses it, naming `what`, when grad mode is on and the tensor
+// needs a gradient or one of `inputs` does (a write records nothing, so the
+// gradient would silently be wrong); then counts the write in the storage's
+// version, which invalidates saved copies of it.
+void before_write(const char *what, const View &target, std::initializer_list<const View *> inputs);
+
+}  // namespace bp::core::autograd

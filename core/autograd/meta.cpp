@@ -1,0 +1,61 @@
+#include "autograd/meta.hpp"
+
+#include <algorithm>
+
+#include "errors/error.hpp"
+
+namespace bp::core::autograd {
+
+namespace {
+
+std::atomic<int64_t> g_metas{0};
+std::mutex g_meta_lock;
+thread_local bool t_grad_enabled = true;
+
+}  // namespace
+
+TensorMeta::TensorMeta() { g_metas.fetch_add(1, std::memory_order_acq_rel); }
+TensorMeta::~TensorMeta() { g_metas.fetch_sub(1, std::memory_order_acq_rel); }
+
+TensorShape::TensorShape(const View &v) : rank(v.rank), dtype(v.dtype) {
+  std::copy(v.shape, v.shape + v.rank, extents);
+}
+
+Saved::Saved(const View &v) : view_(v), version_(v.storage ? v.storage->version() : 0) {}
+
+const View &Saved::get(const char *op) const {
+  if (view_.storage && view_.storage->version() != version_)
+    fail(BP_ERR_STATE, std::string(op) +
+                           " backward: a tensor its gradient needs was written in place (an _out "
+                           "function, bp_assign or bp_scatter_nd) after " + op +
+                           " used it; write into a new tensor instead");
+  return view_;
+}
+
+bool grad_enabled() { return t_grad_enabled; }
+void set_grad_enabled(bool on) { t_grad_enabled = on; }
+
+bool active() { return g_metas.load(std::memory_order_acquire) > 0; }
+
+std::shared_ptr<TensorMeta> meta_of(const View &v) {
+  if (!active()) return nullptr;
+  std::lock_guard<std::mutex> lock(g_meta_lock);
+  return v.autograd.meta;
+}
+
+void set_meta(View &v, std::shared_ptr<TensorMeta> meta) {
+  std::shared_ptr<TensorMeta> old;
+  {
+    std::lock_guard<std::mutex> lock(g_meta_lock);
+    old = std::move(v.autograd.meta);
+    v.autograd.meta = std::move(meta);
+  }
+}
+
+bool requires_grad(const View &v) {
+  if (!grad_enabled() || !active()) return false;
+  std::shared_ptr<TensorMeta> m = meta_of(v);
+  return m && m->requires_grad.load(std::memory_order_acquire);
+}
+
+}  // namespace bp::core::autograd

@@ -1,0 +1,111 @@
+// Autograd's data: what a tensor handle knows about gradients (TensorMeta),
+// the recorded operations (Node), tensors saved for a backward pass (Saved),
+// and the per-thread grad mode. The graph is owned from its outputs down:
+// a result's TensorMeta owns its Node, a Node owns the TensorMeta of each
+// input that needs a gradient, and a leaf's TensorMeta holds its gradient.
+// Releasing the last handle of the outputs frees the graph; a backward pass
+// frees the saved tensors unless asked to keep them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tensors/view.hpp"
+
+namespace bp::core::autograd {
+
+struct Node;
+
+// The shape and dtype of a tensor, which its gradient must end up with.
+struct TensorShape {
+  int32_t rank = 0, dtype = 0;
+  int64_t extents[BP_MAX_RANK] = {};
+  TensorShape() = default;
+  explicit TensorShape(const View &v);
+};
+
+struct TensorMeta {
+  TensorMeta();
+  ~TensorMeta();
+  TensorMeta(const TensorMeta &) = delete;
+  TensorMeta &operator=(const TensorMeta &) = delete;
+
+  // A leaf's flag is the caller's (bp_tensor_set_requires_grad); a result
+  // of a recorded operation always requires gradients.
+  std::atomic<bool> requires_grad{false};
+  // The operation that made this tensor; null for a leaf. Set before the
+  // tensor's handle exists and never changed.
+  std::shared_ptr<Node> grad_fn;
+
+  // A leaf's accumulated gradient (empty until a backward pass reaches it).
+  std::mutex grad_mutex;
+  View grad;
+};
+
+// A tensor a backward formula needs, with its storage's write count when
+// it was saved: reading it after an in-place write is an error, not a wrong
+// gradient.
+class Saved {
+ public:
+  Saved() = default;
+  explicit Saved(const View &v);
+  // The tensor, or Error(BP_ERR_STATE) naming `op` when it was overwritten
+  // or already freed by a backward pass.
+  const View &get(const char *op) const;
+  void release() { view_ = View(); }
+
+ private:
+  View view_;
+  uint64_t version_ = 0;
+};
+
+// One recorded operation. `inputs[i]` is the TensorMeta of input i when it
+// needs a gradient, else null; apply() returns one gradient per input (an
+// empty View where none is needed) for the gradient of the output.
+struct Node {
+  explicit Node(const char *name_) : name(name_) {}
+  virtual ~Node() = default;
+  virtual std::vector<View> apply(const View &grad) = 0;
+  // Drops the saved tensors (after a backward pass without retain_graph).
+  virtual void release() {}
+
+  const char *name;
+  std::vector<std::shared_ptr<TensorMeta>> inputs;
+  // Shape and dtype of each input: its gradient is summed and converted to them.
+  std::vector<TensorShape> input_shapes;
+  bool released = false;
+};
+
+// Per-thread grad mode (bp_grad_set_enabled): on by default.
+bool grad_enabled();
+void set_grad_enabled(bool on);
+
+// Whether any TensorMeta exists in the process: while none does, no view can
+// need recording and the operators skip the autograd lock entirely.
+bool active();
+
+// The meta of a view that may sit in the handle table, read and written
+// under one process-wide lock (another thread may be setting it).
+std::shared_ptr<TensorMeta> meta_of(const View &v);
+void set_meta(View &v, std::shared_ptr<TensorMeta> meta);
+
+// Whether v needs a gradient now: grad mode on and its meta requires one.
+bool requires_grad(const View &v);
+
+// Turns off grad mode for a scope (the backward pass, optimiser steps).
+class NoGradScope {
+ public:
+  NoGradScope() : previous_(grad_enabled()) { set_grad_enabled(false); }
+  ~NoGradScope() { set_grad_enabled(previous_); }
+  NoGradScope(const NoGradScope &) = delete;
+  NoGradScope &operator=(const NoGradScope &) = delete;
+
+ private:
+  bool previous_;
+};
+
+}  // namespace bp::core::autograd

@@ -1,0 +1,240 @@
+// Autograd through the C API and the C++ header: every differentiable
+// operator's gradient against central finite differences in float64 on
+// every host device, and the rules around it (in-place writes, saved
+// tensors, grad mode, leaves, memory).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime_fixture.hpp"
+
+namespace {
+
+using Fn = std::function<bp::Tensor(const std::vector<bp::Tensor> &)>;
+
+struct Input {
+  std::vector<double> values;
+  bp::Shape shape;
+};
+
+bool last_error_mentions(const std::string &word) {
+  return std::string(bp_last_error()).find(word) != std::string::npos;
+}
+
+// sum(f(inputs) * w) for fixed weights w of f's shape: a scalar whose
+// gradient exercises every output element with a different weight.
+double weighted(const Fn &f, const std::vector<bp::Tensor> &xs) {
+  const bp::Tensor out = f(xs).astype(BP_FLOAT64);
+  std::vector<double> w(size_t(out.numel()));
+  for (size_t k = 0; k < w.size(); ++k) w[k] = 0.5 + 0.25 * double(k % 7) - 0.125 * double(k % 3);
+  return (out * bp::from_vector<double>(w, out.shape(), out.device())).sum().item<double>();
+}
+
+// The gradient backward() gives each input against (L(x + h) - L(x - h)) / 2h.
+void gradcheck(const bp::Device &d, const std::vector<Input> &inputs, const Fn &f, double tolerance = 1e-6,
+               double h = 1e-6) {
+  std::vector<bp::Tensor> xs;
+  for (const Input &in : inputs) xs.push_back(bp::from_vector<double>(in.values, in.shape, d).requires_grad_());
+  const bp::Tensor out = f(xs);
+  REQUIRE(out.requires_grad());
+  std::vector<double> w(size_t(out.numel()));
+  for (size_t k = 0; k < w.size(); ++k) w[k] = 0.5 + 0.25 * double(k % 7) - 0.125 * double(k % 3);
+  (out.astype(BP_FLOAT64) * bp::from_vector<double>(w, out.shape(), out.device())).sum().backward();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const bp::Tensor g = xs[i].grad();
+    REQUIRE(g.defined());
+    CHECK(g.shape() == inputs[i].shape);
+    const std::vector<double> analytic = g.to_vector<double>();
+    for (size_t j = 0; j < inputs[i].values.size(); ++j) {
+      bp::NoGradGuard no_grad;
+      auto at = [&](double delta) {
+        std::vector<bp::Tensor> ys;
+        for (size_t k = 0; k < inputs.size(); ++k) {
+          std::vector<double> v = inputs[k].values;
+          if (k == i) v[j] += delta;
+          ys.push_back(bp::from_vector<double>(v, inputs[k].shape, d));
+        }
+        return weighted(f, ys);
+      };
+      const double numeric = (at(h) - at(-h)) / (2 * h);
+      INFO("input " << i << " element " << j << ": backward " << analytic[j] << ", finite difference " << numeric);
+      CHECK(std::abs(analytic[j] - numeric) <= tolerance * (1 + std::abs(numeric)));
+    }
+  }
+}
+
+const Input kA{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5}, {2, 3}};
+const Input kB{{1.5, 0.4, -0.9}, {3}};
+const Input kPositive{{0.5, 1.25, 2.0, 0.75, 0.3, 1.5}, {2, 3}};
+
+bp::Tensor bin(bp_op op, const bp::Tensor &a, const bp::Tensor &b) { return bp::binary(op, a, b); }
+
+}  // namespace
+
+TEST_CASE("binary operators with broadcasting match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  for (bp_op op : {BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_MAXIMUM, BP_OP_MINIMUM}) {
+    INFO(bp_op_name(op));
+    gradcheck(d, {kA, kB}, [op](const std::vector<bp::Tensor> &x) { return bin(op, x[0], x[1]); });
+  }
+  gradcheck(d, {kPositive, kB}, [](const std::vector<bp::Tensor> &x) { return bin(BP_OP_POW, x[0], x[1]); });
+}
+
+TEST_CASE("binary operators with a scalar on either side match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  for (bp_op op : {BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM, BP_OP_MINIMUM})
+    for (bool lhs : {false, true}) {
+      INFO(bp_op_name(op) << (lhs ? " scalar first" : " scalar second"));
+      gradcheck(d, {kPositive}, [&](const std::vector<bp::Tensor> &x) { return bp::binary(op, x[0], 1.1, lhs); });
+    }
+}
+
+TEST_CASE("unary operators match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  for (bp_op op : {BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_TANH, BP_OP_SIGMOID, BP_OP_RELU, BP_OP_SQUARE,
+                   BP_OP_SIN, BP_OP_COS}) {
+    INFO(bp_op_name(op));
+    gradcheck(d, {kA}, [op](const std::vector<bp::Tensor> &x) { return x[0].unary(op); });
+  }
+  for (bp_op op : {BP_OP_LOG, BP_OP_SQRT}) {
+    INFO(bp_op_name(op));
+    gradcheck(d, {kPositive}, [op](const std::vector<bp::Tensor> &x) { return x[0].unary(op); });
+  }
+}
+
+TEST_CASE("where, reductions and cumsum match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  gradcheck(d, {kA, kB}, [](const std::vector<bp::Tensor> &x) { return bp::where(x[0] > 0.6, x[0], x[1]); });
+  for (bp_op op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_MIN, BP_OP_NORM, BP_OP_PROD})
+    for (int32_t axis : {int32_t(BP_AXIS_ALL), 0, 1})
+      for (bool keep : {false, true}) {
+        INFO(bp_op_name(op) << " axis " << axis << " keepdims " << keep);
+        gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].reduce(op, axis, keep); });
+      }
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].cumsum(1); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].cumsum(0); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].cumsum(); });
+}
+
+TEST_CASE("matmul with transposes, batches and vectors matches finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  const Input m34{{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1.0, 1.1, 1.2}, {3, 4}};
+  gradcheck(d, {kA, m34}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1]); });
+  const Input m43{{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1.0, 1.1, 1.2}, {4, 3}};
+  const Input m32{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5}, {3, 2}};
+  gradcheck(d, {m32, m43}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1], true, true); });
+  const Input batch{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, 0.1, -0.4, 0.9, 1.1, -0.7}, {2, 2, 3}};
+  gradcheck(d, {batch, m34}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1]); });
+  gradcheck(d, {kB, m34}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1]); });
+  gradcheck(d, {kA, kB}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1]); });
+}
+
+TEST_CASE("views, casts, copies and gathers route the gradient back") {
+  const bp::Device d = bp_test::each_host_device();
+  auto sq = [](const bp::Tensor &t) { return t * t; };  // so the gradient depends on the values
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].reshape({3, 2})); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].T()); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].permute({1, 0})); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].slice(1, 0, 3, 2)); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0][1]); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].expand_dims(1)); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].T().contiguous()); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return sq(x[0].to(bp::Device("reference:0"))); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) {
+    return sq(x[0].astype(BP_FLOAT32).astype(BP_FLOAT64));
+  }, 1e-4, 1e-2);  // steps float32 can resolve; exact for a square
+  // Row 1 is read twice: its gradient adds up.
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) {
+    return sq(x[0].gather_nd(bp::from_vector<int64_t>({1, 0, -1}, {3, 1}, x[0].device())));
+  });
+}
+
+TEST_CASE("the composites record through the operators they are made of") {
+  const bp::Device d = bp_test::each_host_device();
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].softmax(1); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].var(0, false, 1); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].std(); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].clip(-1, 1); });
+  gradcheck(d, {kA, kA}, [](const std::vector<bp::Tensor> &x) { return bp::concatenate({x[0], x[1] * 2.0}, 1); });
+  gradcheck(d, {kA, kA}, [](const std::vector<bp::Tensor> &x) { return bp::stack({x[0], x[1] * x[1]}, 2); });
+}
+
+TEST_CASE("leaves accumulate, clear, and only leaves hold a gradient") {
+  const bp::Device d = bp_test::each_host_device();
+  const int64_t live = bp_live_tensor_count();
+  {
+    const bp::Tensor w = bp::from_vector<double>({1, 2}, {2}, d).requires_grad_();
+    CHECK(w.is_leaf());
+    CHECK_FALSE(w.grad().defined());
+    const bp::Tensor y = (w * w).sum();
+    CHECK_FALSE(y.is_leaf());
+    const char *fn = nullptr;
+    REQUIRE(bp_tensor_grad_fn(y.handle(), &fn) == BP_OK);
+    CHECK(std::string(fn) == "sum");
+    y.backward(bp::Tensor(), true);
+    y.backward();
+    CHECK(w.grad().to_vector<double>() == std::vector<double>{4, 8});
+    CHECK_FALSE(y.grad().defined());
+    w.clear_grad();
+    CHECK_FALSE(w.grad().defined());
+    (w * 3.0).backward(bp::from_vector<double>({1, -1}, {2}, d));
+    CHECK(w.grad().to_vector<double>() == std::vector<double>{3, -3});
+    // An input that requires no gradient gets none, and integer results record nothing.
+    const bp::Tensor c = bp::from_vector<double>({5, 6}, {2}, d);
+    (w * c).sum().backward();
+    CHECK_FALSE(c.grad().defined());
+    CHECK_FALSE((w > 1.0).requires_grad());
+    CHECK_FALSE(w.argmax().requires_grad());
+  }
+  CHECK(bp_live_tensor_count() == live);
+}
+
+TEST_CASE("grad mode, detach, and what may require gradients") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor w = bp::from_vector<float>({1, 2}, {2}, d).requires_grad_();
+  {
+    bp::NoGradGuard no_grad;
+    CHECK(bp_grad_is_enabled() == 0);
+    CHECK_FALSE((w * 2.0).requires_grad());
+  }
+  CHECK(bp_grad_is_enabled() == 1);
+  CHECK_FALSE(w.detach().requires_grad());
+  CHECK((w.detach() * w).requires_grad());
+  CHECK(bp_tensor_set_requires_grad(bp::zeros({2}, bp::i32, d).handle(), 1) == BP_ERR_DTYPE);
+  CHECK(bp_tensor_set_requires_grad((w * 2.0).handle(), 1) == BP_ERR_STATE);
+  CHECK(last_error_mentions("bp_detach"));
+  CHECK(bp_backward(bp::zeros({2}, bp::f32, d).handle(), BP_NO_TENSOR, 0) == BP_ERR_STATE);
+  CHECK(bp_backward((w * 2.0).handle(), BP_NO_TENSOR, 0) == BP_ERR_SHAPE);
+  CHECK(last_error_mentions("2 elements"));
+  w.requires_grad_(false);
+  CHECK_FALSE((w * 2.0).requires_grad());
+}
+
+TEST_CASE("in-place writes that would make a gradient wrong are errors naming the operator") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor w = bp::from_vector<double>({1, 2}, {2}, d).requires_grad_();
+  const bp::Tensor out = bp::zeros({2}, bp::f64, d);
+  CHECK(bp_add_out(w.handle(), w.handle(), out.handle()) == BP_ERR_STATE);
+  CHECK(last_error_mentions("add"));
+  CHECK(bp_assign(w.handle(), out.handle()) == BP_ERR_STATE);
+  CHECK(last_error_mentions("requires gradients"));
+  {
+    bp::NoGradGuard no_grad;  // an optimiser step
+    REQUIRE(bp_binary_scalar_out(BP_OP_MUL, w.handle(), 0.5, 0, w.handle()) == BP_OK);
+  }
+  CHECK(w.to_vector<double>() == std::vector<double>{0.5, 1});
+  // exp saves its output; writing into it afterwards breaks the backward pass.
+  const bp::Tensor e = w.exp();
+  const bp::Tensor y = e.sum();
+  REQUIRE(bp_binary_scalar_out(BP_OP_MUL, e.detach().handle(), 2.0, 0, e.detach().handle()) == BP_OK);
+  CHECK(bp_backward(y.handle(), BP_NO_TENSOR, 0) == BP_ERR_STATE);
+  CHECK(last_error_mentions("exp backward"));
+  // A second pass through a freed graph is refused; retain_graph allows it.
+  const bp::Tensor z = (w * w).sum();
+  REQUIRE(bp_backward(z.handle(), BP_NO_TENSOR, 0) == BP_OK);
+  CHECK(bp_backward(z.handle(), BP_NO_TENSOR, 0) == BP_ERR_STATE);
+  CHECK(last_error_mentions("retain_graph"));
+}
