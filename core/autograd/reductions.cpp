@@ -17,7 +17,7 @@ namespace {
 
 bool differentiable_reduction(int32_t op) {
   return op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_MAX || op == BP_OP_MIN ||
-         op == BP_OP_NORM || op == BP_OP_PROD;
+         op == BP_OP_NORM || op == BP_OP_PROD || op == BP_OP_LOGSUMEXP;
 }
 
 struct ReduceNode : Node {
@@ -54,6 +54,8 @@ struct ReduceNode : Node {
         return {select_where(cmp_scalar(BP_OP_EQ, y, 0.0), zeros(x, x.dtype), mul(spread, div(x, y)))};
       case BP_OP_PROD:  // prod / x: NaN or inf where x is 0
         return {mul(spread, div(y, x))};
+      case BP_OP_LOGSUMEXP:  // softmax: exp(x - logsumexp)
+        return {mul(spread, fn(BP_OP_EXP, sub(x, y)))};
       default: {  // MAX, MIN: the elements equal to the result share the gradient
         View hit = cmp(BP_OP_EQ, x, y);
         View count = core::reduce(BP_OP_SUM, hit, axis, true, nullptr);

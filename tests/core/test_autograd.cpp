@@ -108,7 +108,7 @@ TEST_CASE("unary operators match finite differences") {
 TEST_CASE("where, reductions and cumsum match finite differences") {
   const bp::Device d = bp_test::each_host_device();
   gradcheck(d, {kA, kB}, [](const std::vector<bp::Tensor> &x) { return bp::where(x[0] > 0.6, x[0], x[1]); });
-  for (bp_op op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_MIN, BP_OP_NORM, BP_OP_PROD})
+  for (bp_op op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_MIN, BP_OP_NORM, BP_OP_PROD, BP_OP_LOGSUMEXP})
     for (int32_t axis : {int32_t(BP_AXIS_ALL), 0, 1})
       for (bool keep : {false, true}) {
         INFO(bp_op_name(op) << " axis " << axis << " keepdims " << keep);

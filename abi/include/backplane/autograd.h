@@ -17,7 +17,7 @@
  *   maximum, minimum: ties share the gradient), bp_unary (neg, abs, exp,
  *   log, sqrt, tanh, sigmoid, relu, square, sin, cos), bp_where, bp_reduce
  *   (sum, mean, max, min: the extreme elements share the gradient, norm,
- *   prod: out / x, so not finite where x is 0), bp_matmul (transposes,
+ *   prod: out / x, so not finite where x is 0, logsumexp), bp_matmul (transposes,
  *   batches, vectors), bp_cast between float dtypes, bp_scan (cumsum),
  *   bp_gather_nd, bp_copy_to and bp_to, the views (bp_reshape, bp_permute,
  *   bp_transpose, bp_slice, bp_select, bp_expand_dims, bp_contiguous), and
