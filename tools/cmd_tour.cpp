@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backplane.hpp"
+#include "backplane_nn.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "runtime_info.hpp"
@@ -73,7 +74,7 @@ int cmd_tour(int argc, char **argv) {
   Options opts("bp tour",
                "Run the device chapter of Dive into Deep Learning (\"GPUs\") on this machine:\n"
                "devices, num_gpus(), try_gpu(), tensors on devices, the error for inputs on\n"
-               "different devices, copies, a Dense layer on a device, and a CPU vs\n"
+               "different devices, copies, a network trained on a device, and a CPU vs\n"
                "accelerator matmul speed comparison. Uses whatever devices exist and falls\n"
                "back to the CPU like the chapter's try_gpu().");
   opts.flag("quick", "smaller and fewer timing runs in the last step");
@@ -206,28 +207,49 @@ int cmd_tour(int argc, char **argv) {
       ", MXNet copyto)");
 
   // 8 ---------------------------------------------------------------------
-  section(8, "Neural networks and devices: a dense layer's parameters on try_gpu()");
-  say("The chapter's Dense(1) layer, written out: its weight and bias created on the device.");
-  code("W = bp.random.normal(0, 0.01, size=(3, 1), device=bp.try_gpu()); b = bp.zeros((1,), device=bp.try_gpu())");
-  bp::Tensor W = bp::random_normal({3, 1}, 0, 0.01, 7, bp::f32, g0);
-  bp::Tensor bias = bp::zeros({1}, bp::f32, g0);
-  say("weight W (3x1) created on " + W.device().name() + ", bias b created on " +
-      bias.device().name());
-  code("X @ W + b   # net(X)");
+  section(8, "Neural networks and devices: a network's parameters on try_gpu(), trained there");
+  say("The chapter's one-layer network, its parameters put on the device:");
+  code("from backplane import nn, optim");
+  code("net = nn.Sequential(nn.Linear(3, 1)).to(device=bp.try_gpu())");
+  bp::nn::Sequential net;
+  net.add(std::make_shared<bp::nn::Linear>(3, 1, g0, 7));
+  code("net(X)");
   bp_trace_clear();
   bp_trace_enable(1);
-  bp::Tensor out = bp::matmul(X, W) + bias;
+  bp::Tensor out = net(X);
   out.wait();
   bp_trace_enable(0);
   show("net(X)", out);
-  code("W.device");
-  say(W.device().name() + "   (the input, the weights and the result share one device)");
   say("The routing trace shows where each operator ran:");
   for (int32_t i = 0; i < bp_trace_count(); ++i) {
     char line[512];
     if (bp_trace_line(i, line, sizeof line) == BP_OK) std::printf("     %s\n", line);
   }
   bp_trace_clear();
+  code("net[0].weight.device");
+  auto &layer = static_cast<bp::nn::Linear &>(net[0]);
+  say(layer.weight.device().name() + "   (the input, the weights and the result share one device)");
+
+  say("Training runs there too: the backward pass is made of the same routed operators.");
+  say("A linear regression on synthetic data, y = X w + 4.2 with w = (2, -3.4, 1.7):");
+  code("features = bp.random.normal(0, 1, size=(256, 3), device=bp.try_gpu())");
+  const bp::Tensor features = bp::random_normal({256, 3}, 0, 1, 11, bp::f32, g0);
+  code("labels = features @ bp.tensor([[2.0], [-3.4], [1.7]], device=bp.try_gpu()) + 4.2");
+  const bp::Tensor labels = bp::matmul(features, bp::from_vector<float>({2.0f, -3.4f, 1.7f}, {3, 1}, g0)) + 4.2;
+  code("opt = optim.SGD(net.parameters(), lr=0.1); loss_fn = nn.MSELoss()");
+  bp::nn::SGD opt(net.parameters(), 0.1);
+  code("for step in range(30): loss = loss_fn(net(features), labels); opt.zero_grad(); loss.backward(); opt.step()");
+  for (int step = 0; step < 30; ++step) {
+    const bp::Tensor loss = bp::nn::mse_loss(net(features), labels);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    if (step % 10 == 0 || step == 29) say("step " + std::to_string(step) + fmt("  loss %.5f", loss.item<float>()));
+  }
+  code("net[0].weight.grad.device");
+  say(layer.weight.grad().device().name() + "   (every gradient lives on its parameter's device)");
+  show("net[0].weight", layer.weight);
+  show("net[0].bias", layer.bias);
 
   // 9 ---------------------------------------------------------------------
   const int64_t n = quick ? 256 : 512;
