@@ -111,6 +111,10 @@ _PYTHON_SPELLINGS = (
     ("move the inputs with bp_to", "move the inputs with `.to(device)`"),
     ("move one with bp_to", "move one with `.to(device)`"),
     ("bp_binary_scalar(BP_OP_NE, c, 0, ...)", "`c != 0`"),
+    ("(bp_grad_set_enabled(0, ...))", "(`with bp.no_grad():`)"),
+    ("bp_detach gives a leaf", "`.detach()` gives a leaf"),
+    ("bp_tensor_set_requires_grad:", "requires_grad_:"),
+    ("pass retain_graph to", "pass retain_graph=True to"),
 )
 _C_NAME = re.compile(r"\bbp_([a-z][a-z0-9_]*)")
 

@@ -261,6 +261,11 @@ class Tensor(_C.TensorBase):
         dt = BY_CODE[self._dtype_code]
         if dt not in (float32, int64, bool_):
             parts.append("dtype={}".format(dt.name))
+        grad_fn = _C.grad_fn(self)
+        if grad_fn is not None:
+            parts.append("grad_fn=<{}>".format(grad_fn))
+        elif _C.requires_grad(self):
+            parts.append("requires_grad=True")
         return prefix + ", ".join(parts) + ")"
 
     __str__ = __repr__
@@ -338,9 +343,64 @@ class Tensor(_C.TensorBase):
     clone = copy  # PyTorch
 
     def detach(self):
-        """A new tensor object sharing this one's storage (PyTorch): writes
-        through either show in both."""
-        return _C.reshape(self, self.shape)
+        """A new tensor sharing this one's storage that requires no gradient
+        and records nothing (PyTorch): writes through either show in both."""
+        return _C.detach(self)
+
+    # ---- autograd (backplane/autograd.h) ----------------------------------------
+
+    @property
+    def requires_grad(self):
+        """True for a leaf marked to receive gradients and for every result
+        recorded from one."""
+        return _C.requires_grad(self)
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Marks (or unmarks) this leaf as requiring gradients; returns self.
+        Only float tensors. A recorded result already requires them: asking
+        again is allowed, unmarking it is bp.StateError (use detach())."""
+        if requires_grad and not _C.is_leaf(self):
+            return self
+        _C.set_requires_grad(self, requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        """True unless a recorded operator made this tensor."""
+        return _C.is_leaf(self)
+
+    @property
+    def grad(self):
+        """The gradient backward() accumulated into this leaf (a tensor sharing
+        its storage, so later passes add into it), or None."""
+        return _C.grad(self)
+
+    @grad.setter
+    def grad(self, value):
+        # The C API can forget a gradient but not install one.
+        if value is not None:
+            raise TypeError("only `t.grad = None` is supported (the next backward pass starts a "
+                            "new gradient); to change a gradient, write into t.grad in place")
+        _C.clear_grad(self)
+
+    @property
+    def grad_fn(self):
+        """The name of the operator that made this tensor ("mul"), or None for
+        a leaf."""
+        return _C.grad_fn(self)
+
+    def backward(self, gradient=None, retain_graph=False):
+        """Adds d(self)/d(leaf) into the .grad of every leaf self was computed
+        from, running on the devices of the forward pass. gradient is
+        d(loss)/d(self): required unless self has one element (then 1). The
+        graph is freed unless retain_graph."""
+        if gradient is not None and not isinstance(gradient, Tensor):
+            gradient = tensor(gradient, dtype=self.dtype, device=self.device)
+        _C.backward(self, gradient, retain_graph)
 
     # ---- in place (PyTorch): write into this tensor and return it -------------
 
@@ -547,15 +607,25 @@ def _infer_dtype(value):
 _SUPPORTED = frozenset(d.name for d in _DTYPES)
 
 
-def tensor(data, dtype=None, device=None):
+def _leaf(t, requires_grad):
+    """t, marked as a leaf requiring gradients when requires_grad (the
+    creation functions' argument, as in PyTorch)."""
+    if requires_grad:
+        _C.set_requires_grad(t, True)
+    return t
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data: nested lists, Python numbers, NumPy
     arrays (their dtype is kept), or another tensor (copied on its device
-    unless device is given). Without dtype, Python floats become float32 and
-    ints int64 (like PyTorch). On device, else the current default device."""
+    unless device is given; the copy is a new leaf). Without dtype, Python
+    floats become float32 and ints int64 (like PyTorch). On device, else the
+    current default device."""
     dt = as_dtype(dtype)
     if isinstance(data, Tensor):
         t = _C.copy_to(data, data._device_id if device is None else _resolve_device(device))
-        return t if dt is None or dt.code == t._dtype_code else _C.cast(t, dt.code)
+        t = t if dt is None or dt.code == t._dtype_code else _C.cast(t, dt.code)
+        return _leaf(_C.detach(t), requires_grad)
     np = _numpy()
     if dt is not None:
         arr = np.asarray(data, dtype=np.bool_ if dt is bool_ else dt.name)
@@ -576,7 +646,7 @@ def tensor(data, dtype=None, device=None):
         arr = arr.astype(np.bool_ if dt is bool_ else dt.name, copy=False)
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")
-    return _C.from_buffer(_resolve(device), dt.code, arr.shape, arr)
+    return _leaf(_C.from_buffer(_resolve(device), dt.code, arr.shape, arr), requires_grad)
 
 
 array = tensor  # MXNet / NumPy spelling
@@ -587,45 +657,51 @@ def from_numpy(arr, device=None):
     return tensor(arr, device=device)
 
 
-def empty(*shape, dtype=None, device=None):
+def empty(*shape, dtype=None, device=None, requires_grad=False):
     """Uninitialised tensor (float32 by default)."""
-    return _C.empty(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape))
+    return _leaf(_C.empty(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape)),
+                 requires_grad)
 
 
-def zeros(*shape, dtype=None, device=None):
+def zeros(*shape, dtype=None, device=None, requires_grad=False):
     """Tensor of zeros: bp.zeros((2, 3)) or bp.zeros(2, 3); float32 by default."""
-    return _C.zeros(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape))
+    return _leaf(_C.zeros(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape)),
+                 requires_grad)
 
 
-def ones(*shape, dtype=None, device=None):
+def ones(*shape, dtype=None, device=None, requires_grad=False):
     """Tensor of ones: bp.ones((2, 3)) or bp.ones(2, 3); float32 by default."""
-    return _C.ones(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape))
+    return _leaf(_C.ones(_resolve(device), (as_dtype(dtype) or float32).code, _shape_arg(shape)),
+                 requires_grad)
 
 
-def full(shape, fill_value, dtype=None, device=None):
+def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
     """Tensor filled with fill_value (dtype from the value: bool, int64, float32)."""
     dt = as_dtype(dtype) or _infer_dtype(fill_value)
-    return _C.full(_resolve(device), dt.code, _shape_arg((shape,)), float(fill_value))
+    return _leaf(_C.full(_resolve(device), dt.code, _shape_arg((shape,)), float(fill_value)),
+                 requires_grad)
 
 
-def zeros_like(t, dtype=None, device=None):
-    return _C.zeros(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape)
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return _leaf(_C.zeros(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape),
+                 requires_grad)
 
 
-def ones_like(t, dtype=None, device=None):
-    return _C.ones(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape)
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return _leaf(_C.ones(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape),
+                 requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, device=None):
-    return _C.full(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape,
-                   float(fill_value))
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return _leaf(_C.full(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape,
+                         float(fill_value)), requires_grad)
 
 
 def _like_device(t, device):
     return t._device_id if device is None else _resolve_device(device)
 
 
-def arange(start, stop=None, step=1, dtype=None, device=None):
+def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=False):
     """start, start + step, ... while < stop (> stop for a negative step);
     arange(n) is 0..n-1. int64 when every argument is an int, else float32."""
     if stop is None:
@@ -634,7 +710,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     if dt is None:
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step))
         dt = int64 if ints else float32
-    return _C.arange(_resolve(device), dt.code, float(start), float(stop), float(step))
+    return _leaf(_C.arange(_resolve(device), dt.code, float(start), float(stop), float(step)),
+                 requires_grad)
 
 
 def from_dlpack(x, device=None):

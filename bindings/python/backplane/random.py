@@ -15,7 +15,7 @@ import operator
 from . import _C
 from ._device import resolve as _resolve
 from ._dtype import as_dtype, float32, int64
-from ._tensor import _shape_arg
+from ._tensor import _leaf, _shape_arg
 
 _MASK = (1 << 64) - 1
 _counter = [0, 0]  # [base seed, calls made]
@@ -67,7 +67,7 @@ def _parameters(fn, args, kwargs, names, defaults, synonyms):
     return shape, values.get(names[0], defaults[0]), values.get(names[1], defaults[1])
 
 
-def uniform(*args, dtype=None, device=None, seed=None, **kwargs):
+def uniform(*args, dtype=None, device=None, seed=None, requires_grad=False, **kwargs):
     """Samples from [low, high), float32 unless dtype says otherwise, on device
     (else the current default device):
 
@@ -76,11 +76,11 @@ def uniform(*args, dtype=None, device=None, seed=None, **kwargs):
         bp.random.uniform((2, 3), device=bp.try_gpu(1))        # shape first
     """
     shape, low, high = _parameters("uniform", args, kwargs, ("low", "high"), (0.0, 1.0), {})
-    return _C.random_uniform(_resolve(device), (as_dtype(dtype) or float32).code, shape,
-                             float(low), float(high), _seed_of(seed))
+    return _leaf(_C.random_uniform(_resolve(device), (as_dtype(dtype) or float32).code, shape,
+                                   float(low), float(high), _seed_of(seed)), requires_grad)
 
 
-def normal(*args, dtype=None, device=None, seed=None, **kwargs):
+def normal(*args, dtype=None, device=None, seed=None, requires_grad=False, **kwargs):
     """Samples from N(loc, scale**2), float32 unless dtype says otherwise:
 
         bp.random.normal(0, 1, size=(3, 4))          # NumPy / MXNet: loc, scale, size
@@ -89,18 +89,20 @@ def normal(*args, dtype=None, device=None, seed=None, **kwargs):
     """
     shape, loc, scale = _parameters("normal", args, kwargs, ("loc", "scale"), (0.0, 1.0),
                                     {"mean": "loc", "std": "scale"})
-    return _C.random_normal(_resolve(device), (as_dtype(dtype) or float32).code, shape,
-                            float(loc), float(scale), _seed_of(seed))
+    return _leaf(_C.random_normal(_resolve(device), (as_dtype(dtype) or float32).code, shape,
+                                  float(loc), float(scale), _seed_of(seed)), requires_grad)
 
 
-def rand(*shape, dtype=None, device=None, seed=None):
+def rand(*shape, dtype=None, device=None, seed=None, requires_grad=False):
     """uniform in [0, 1), PyTorch style: bp.random.rand(2, 3)."""
-    return uniform(size=_shape_arg(shape), dtype=dtype, device=device, seed=seed)
+    return uniform(size=_shape_arg(shape), dtype=dtype, device=device, seed=seed,
+                   requires_grad=requires_grad)
 
 
-def randn(*shape, dtype=None, device=None, seed=None):
+def randn(*shape, dtype=None, device=None, seed=None, requires_grad=False):
     """normal(0, 1), PyTorch style: bp.random.randn(2, 3)."""
-    return normal(size=_shape_arg(shape), dtype=dtype, device=device, seed=seed)
+    return normal(size=_shape_arg(shape), dtype=dtype, device=device, seed=seed,
+                  requires_grad=requires_grad)
 
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, seed=None):

@@ -35,7 +35,10 @@
   X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)         \
   X(bp_scan) X(bp_scan_out) X(bp_gather_nd) X(bp_scatter_nd) X(bp_nonzero)                  \
   X(bp_expand_dims) X(bp_concatenate) X(bp_stack) X(bp_eye) X(bp_linspace) X(bp_clip)      \
-  X(bp_var) X(bp_std) X(bp_softmax) X(bp_allclose) X(bp_random_integers)
+  X(bp_var) X(bp_std) X(bp_softmax) X(bp_allclose) X(bp_random_integers)                    \
+  X(bp_tensor_set_requires_grad) X(bp_tensor_requires_grad) X(bp_tensor_is_leaf)            \
+  X(bp_tensor_grad) X(bp_tensor_clear_grad) X(bp_tensor_grad_fn) X(bp_backward)             \
+  X(bp_grad_set_enabled) X(bp_grad_is_enabled) X(bp_detach)
 
 /* Same names as the C API with a p_ prefix; the types come from the header.
  * Defined in _C.c. */
