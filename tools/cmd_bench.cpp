@@ -29,6 +29,8 @@ const Figure kFigures[] = {
      bench::figure_transfer},
     {"startup", "process start with a third-party plugin: probed, verdict cached, probe off",
      bench::figure_startup},
+    {"training", "one MLP training step (autograd, SGD) vs libtorch, and the cost of recording",
+     bench::figure_training},
 };
 
 std::string figure_list() {

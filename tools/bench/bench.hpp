@@ -126,6 +126,7 @@ struct Figure {
   FigureFn run;
 };
 
+void figure_training(Context &, Report &);
 void figure_overhead(Context &, Report &);
 void figure_gemm(Context &, Report &);
 void figure_elementwise(Context &, Report &);

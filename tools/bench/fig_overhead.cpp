@@ -65,7 +65,7 @@ void figure_overhead(Context &ctx, Report &rep) {
   t.baseline_name = "libtorch at::add_out";
   t.backplane = cpu_ns;
   ctx.progress("overhead: libtorch at::add_out (bp-bench-torch)");
-  const TorchBaseline torch = run_torch_baseline(trials, target);
+  const TorchBaseline torch = run_torch_baseline("add_out", trials, target);
   t.baseline = torch.ns_per_op;
   t.note = torch.why_not.empty() ? "libtorch " + torch.version + ", in bp-bench-torch, timed the same way"
                                  : "baseline skipped: " + torch.why_not;

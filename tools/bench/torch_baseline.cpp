@@ -70,7 +70,7 @@ bool run_capturing(const std::vector<std::string> &argv, std::string *out, std::
 
 }  // namespace
 
-TorchBaseline run_torch_baseline(int trials, double target_s) {
+TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads) {
   TorchBaseline r;
   const std::string dir = own_directory();
   const std::string program = dir + "/" + kProgram;
@@ -81,7 +81,9 @@ TorchBaseline run_torch_baseline(int trials, double target_s) {
   std::string out;
   char target[32];
   std::snprintf(target, sizeof target, "%g", target_s);
-  if (!run_capturing({program, "--trials", std::to_string(trials), "--target", target}, &out, &r.why_not))
+  if (!run_capturing({program, "--measure", what, "--threads", std::to_string(threads), "--trials",
+                      std::to_string(trials), "--target", target},
+                     &out, &r.why_not))
     return r;
   const Json doc = Json::parse(out, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("ns_per_op") || !doc["ns_per_op"].is_number()) {

@@ -1,6 +1,7 @@
-// torch_baseline.hpp — the libtorch baseline of the overhead figure, measured
-// by bp-bench-torch (bench/torch_main.cpp) in a child process: bp never links
-// libtorch. The program is looked for beside the running bp executable.
+// torch_baseline.hpp — the libtorch baselines of `bp bench` (the overhead
+// and training figures), measured by bp-bench-torch (bench/torch_main.cpp) in
+// a child process: bp never links libtorch. The program is looked for beside
+// the running bp executable.
 #pragma once
 
 #include <string>
@@ -15,6 +16,9 @@ struct TorchBaseline {
   std::string why_not;  // when ns_per_op is NaN: why there is no figure
 };
 
-TorchBaseline run_torch_baseline(int trials, double target_s);
+// `what`: "add_out" (a 1-element float32 at::add_out into a preallocated
+// output) or "train_step" (one step of the training figure's MLP, `threads`
+// intra-op threads).
+TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads = 1);
 
 }  // namespace bptool::bench

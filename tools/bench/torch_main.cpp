@@ -1,15 +1,17 @@
-// bp-bench-torch — the libtorch baseline of `bp bench`'s overhead figure, a
-// program of its own so that bp never links libtorch (whose start-up cost
-// would land on every bp call). bp bench runs it as a child process:
+// bp-bench-torch — the libtorch baselines of `bp bench`, a program of its
+// own so that bp never links libtorch (whose start-up cost would land on
+// every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step --threads N --trials N --target SECONDS
 //
 // and reads one JSON object from its standard output:
 //
 //   {"baseline": "libtorch at::add_out", "torch_version": "1.13.1", "ns_per_op": 812.5}
 //
-// ns_per_op: a 1-element float32 at::add_out into a preallocated output on
-// the CPU, timed as bp bench times its own side (timing.hpp).
+// add_out: a 1-element float32 at::add_out into a preallocated output on the
+// CPU. train_step: one forward, backward and SGD step of the training
+// figure's MLP (bench/training_shape.hpp) with torch::nn and torch::optim.
+// Both timed as bp bench times its own side (timing.hpp).
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -21,38 +23,71 @@
 #include <nlohmann/json.hpp>
 
 #include "timing.hpp"
+#include "training_shape.hpp"
 
 namespace {
 
 int usage(const char *why) {
-  std::fprintf(stderr, "bp-bench-torch: %s\nusage: bp-bench-torch --trials N --target SECONDS\n", why);
+  std::fprintf(stderr,
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step --threads N "
+               "--trials N --target SECONDS\n",
+               why);
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
-  int trials = 0;
+  int trials = 0, threads = 1;
   double target = 0;
+  std::string what = "add_out";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--measure")) what = argv[i + 1];
     else if (!std::strcmp(argv[i], "--target")) target = std::atof(argv[i + 1]);
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
-  if (trials < 1 || !(target > 0)) return usage("--trials must be >= 1 and --target > 0");
+  if (trials < 1 || !(target > 0) || threads < 1)
+    return usage("--trials and --threads must be >= 1 and --target > 0");
+  if (what != "add_out" && what != "train_step") return usage(("unknown measurement " + what).c_str());
 
   using namespace bptool::bench;
   try {
-    at::Tensor a = at::ones({1}), b = at::ones({1}), out = at::empty({1});
-    const Work add_out = [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) at::add_out(out, a, b);
-    };
+    at::set_num_threads(threads);
+    double seconds = 0;
+    std::string baseline;
+    if (what == "add_out") {
+      at::Tensor a = at::ones({1}), b = at::ones({1}), out = at::empty({1});
+      const Work add_out = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) at::add_out(out, a, b);
+      };
+      seconds = measure(add_out, trials, target);
+      baseline = "libtorch at::add_out";
+    } else {
+      torch::manual_seed(0);
+      torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),
+                                torch::nn::Linear(kTrainHidden, kTrainClasses));
+      torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.01));
+      const at::Tensor x = torch::randn({kTrainBatch, kTrainInputs});
+      const at::Tensor labels = torch::randint(0, kTrainClasses, {kTrainBatch}, torch::kLong);
+      const Work step = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          const at::Tensor loss = torch::nn::functional::cross_entropy(net->forward(x), labels);
+          opt.zero_grad();
+          loss.backward();
+          opt.step();
+        }
+      };
+      seconds = measure(step, trials, target);
+      baseline = "libtorch step (torch::nn, torch::optim::SGD)";
+    }
     const nlohmann::json result = {
-        {"baseline", "libtorch at::add_out"},
+        {"baseline", baseline},
         {"torch_version", std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
                               std::to_string(TORCH_VERSION_PATCH)},
-        {"ns_per_op", measure(add_out, trials, target) * 1e9},
+        {"ns_per_op", seconds * 1e9},
     };
     std::printf("%s\n", result.dump().c_str());
   } catch (const std::exception &e) {
