@@ -193,45 +193,50 @@ struct CastNode : Node {
 
 View binary(int32_t op, const View &a, const View &b) {
   View out = core::binary(op, a, b, nullptr);
-  if (differentiable_binary(op) && is_float(out.dtype) && any_requires_grad({&a, &b})) {
+  if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a, &b}); !edges.empty()) {
     // The formulas compute in the output's dtype: inputs converted as the
     // operator converted them.
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
     View cb = b.dtype == out.dtype ? b : core::cast(b, out.dtype);
-    attach(out, std::make_shared<BinaryNode>(op, ca, cb, out), {&a, &b});
+    attach(out, std::make_shared<BinaryNode>(op, ca, cb, out), std::move(edges));
   }
   return out;
 }
 
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs) {
   View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr);
-  if (differentiable_binary(op) && is_float(out.dtype) && any_requires_grad({&a})) {
+  if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a}); !edges.empty()) {
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
-    attach(out, std::make_shared<ScalarNode>(op, ca, scalar, scalar_is_lhs, out), {&a});
+    attach(out, std::make_shared<ScalarNode>(op, ca, scalar, scalar_is_lhs, out), std::move(edges));
   }
   return out;
 }
 
 View unary(int32_t op, const View &a) {
   View out = core::unary(op, a, nullptr);
-  if (differentiable_unary(op) && is_float(out.dtype) && any_requires_grad({&a})) {
+  if (!differentiable_unary(op) || !is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a}); !edges.empty()) {
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
-    attach(out, std::make_shared<UnaryNode>(op, ca, out), {&a});
+    attach(out, std::make_shared<UnaryNode>(op, ca, out), std::move(edges));
   }
   return out;
 }
 
 View where(const View &cond, const View &a, const View &b) {
   View out = core::where(cond, a, b, nullptr);
-  if (is_float(out.dtype) && any_requires_grad({&a, &b}))
-    attach(out, std::make_shared<WhereNode>(cond), {&cond, &a, &b});
+  if (!is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&cond, &a, &b}); !edges.empty())
+    attach(out, std::make_shared<WhereNode>(cond), std::move(edges));
   return out;
 }
 
 View cast(const View &a, int32_t dtype) {
   View out = core::cast(a, dtype);
-  if (is_float(dtype) && is_float(a.dtype) && any_requires_grad({&a}))
-    attach(out, std::make_shared<CastNode>(), {&a});
+  if (!is_float(dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+    attach(out, std::make_shared<CastNode>(), std::move(edges));
   return out;
 }
 

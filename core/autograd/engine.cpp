@@ -69,9 +69,9 @@ void backward(const View &root, const View &seed, bool retain_graph) {
       fail(BP_ERR_STATE, std::string("backward: the graph through ") + n->name +
                              " was already used by a backward pass that freed its saved tensors "
                              "(pass retain_graph to run backward twice)");
-    for (const auto &in : n->inputs) {
-      if (!in || !in->grad_fn) continue;
-      Node *next = in->grad_fn.get();
+    for (const Edge &e : n->inputs) {
+      if (!e.meta || !e.meta->grad_fn) continue;
+      Node *next = e.meta->grad_fn.get();
       auto it = waiting.find(next);
       if (it == waiting.end()) {
         waiting[next] = 1;
@@ -91,9 +91,9 @@ void backward(const View &root, const View &seed, bool retain_graph) {
     pending.erase(n);
     std::vector<View> grads = n->apply(g);
     for (size_t i = 0; i < n->inputs.size() && i < grads.size(); ++i) {
-      const std::shared_ptr<TensorMeta> &in = n->inputs[i];
+      const std::shared_ptr<TensorMeta> &in = n->inputs[i].meta;
       if (!in || !grads[i].storage) continue;
-      View gi = fit(grads[i], n->input_shapes[i]);
+      View gi = fit(grads[i], n->inputs[i].shape);
       if (!in->grad_fn) {
         accumulate(*in, gi);
         continue;

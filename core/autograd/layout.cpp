@@ -119,7 +119,8 @@ struct GatherNode : Node {
 
 template <class N, class... Args>
 View recorded(View out, const View &a, Args &&...args) {
-  if (is_float(a.dtype) && any_requires_grad({&a})) attach(out, std::make_shared<N>(std::forward<Args>(args)...), {&a});
+  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+    attach(out, std::make_shared<N>(std::forward<Args>(args)...), std::move(edges));
   return out;
 }
 
@@ -185,10 +186,11 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b) {
     return core::matmul(a, b, transpose_a, transpose_b, nullptr);
   }
   View out = core::matmul(a, b, transpose_a, transpose_b, nullptr);
-  if (is_float(out.dtype)) {
+  if (!is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a, &b}); !edges.empty()) {
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
     View cb = b.dtype == out.dtype ? b : core::cast(b, out.dtype);
-    attach(out, std::make_shared<MatmulNode>(ca, cb, transpose_a, transpose_b), {&a, &b});
+    attach(out, std::make_shared<MatmulNode>(ca, cb, transpose_a, transpose_b), std::move(edges));
   }
   return out;
 }
@@ -199,31 +201,26 @@ View copy_to(const View &a, Device &device) {
 
 View concatenate(const std::vector<const View *> &tensors, int32_t axis) {
   View out = core::concatenate(tensors, axis);
+  if (!is_float(out.dtype)) return out;
+  std::vector<Edge> edges;
   bool needed = false;
-  for (const View *t : tensors) needed = needed || any_requires_grad({t});
-  if (!needed || !is_float(out.dtype)) return out;
+  for (const View *t : tensors) {
+    std::vector<Edge> one = recording({t});
+    needed = needed || !one.empty();
+    edges.push_back(one.empty() ? Edge{nullptr, TensorShape(*t)} : std::move(one.front()));
+  }
+  if (!needed) return out;
   const int32_t ax = axis < 0 ? axis + out.rank : axis;
   std::vector<int64_t> extents;
   for (const View *t : tensors) extents.push_back(t->shape[ax]);
-  auto node = std::make_shared<ConcatenateNode>(ax, std::move(extents));
-  for (const View *t : tensors) {
-    std::shared_ptr<TensorMeta> m = meta_of(*t);
-    node->inputs.push_back(m && m->requires_grad.load(std::memory_order_acquire) && is_float(t->dtype) ? m : nullptr);
-    node->input_shapes.emplace_back(*t);
-  }
-  auto meta = std::make_shared<TensorMeta>();
-  meta->requires_grad.store(true, std::memory_order_release);
-  meta->grad_fn = std::move(node);
-  out.autograd.meta = std::move(meta);
+  attach(out, std::make_shared<ConcatenateNode>(ax, std::move(extents)), std::move(edges));
   return out;
 }
 
 View gather_nd(const View &a, const View &index) {
   View out = core::gather_nd(a, index);
-  if (is_float(a.dtype) && any_requires_grad({&a})) {
-    // The index as the gather checked and normalised it, in rows [N, k].
-    attach(out, std::make_shared<GatherNode>(a, index), {&a, &index});
-  }
+  if (std::vector<Edge> edges = recording({&a, &index}); !edges.empty())
+    attach(out, std::make_shared<GatherNode>(a, index), std::move(edges));
   return out;
 }
 

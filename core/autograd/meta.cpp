@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dispatch/dtype_rules.hpp"
 #include "errors/error.hpp"
 
 namespace bp::core::autograd {
@@ -50,6 +51,38 @@ void set_meta(View &v, std::shared_ptr<TensorMeta> meta) {
     old = std::move(v.autograd.meta);
     v.autograd.meta = std::move(meta);
   }
+}
+
+namespace {
+
+bool needs(const TensorMeta *m) { return m && m->requires_grad.load(std::memory_order_acquire); }
+
+}  // namespace
+
+bool any_requires_grad(std::initializer_list<const View *> views) {
+  if (!grad_enabled() || !active()) return false;
+  std::lock_guard<std::mutex> lock(g_meta_lock);
+  for (const View *v : views)
+    if (needs(v->autograd.meta.get())) return true;
+  return false;
+}
+
+std::vector<Edge> recording(std::initializer_list<const View *> views) {
+  if (!grad_enabled() || !active()) return {};
+  std::vector<Edge> edges(views.size());
+  size_t i = 0;
+  bool any = false;
+  std::lock_guard<std::mutex> lock(g_meta_lock);
+  for (const View *v : views) {
+    Edge &e = edges[i++];
+    if (needs(v->autograd.meta.get()) && is_float(v->dtype)) {
+      e.meta = v->autograd.meta;
+      any = true;
+    }
+    e.shape = TensorShape(*v);
+  }
+  if (!any) edges.clear();
+  return edges;
 }
 
 bool requires_grad(const View &v) {

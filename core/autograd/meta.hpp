@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,9 +64,16 @@ class Saved {
   uint64_t version_ = 0;
 };
 
-// One recorded operation. `inputs[i]` is the TensorMeta of input i when it
-// needs a gradient, else null; apply() returns one gradient per input (an
-// empty View where none is needed) for the gradient of the output.
+// Where a node sends input i's gradient: the input's TensorMeta when it
+// needs a gradient (else null), and the shape and dtype the gradient is
+// summed and converted to.
+struct Edge {
+  std::shared_ptr<TensorMeta> meta;
+  TensorShape shape;
+};
+
+// One recorded operation. apply() returns one gradient per input (an empty
+// View where none is needed) for the gradient of the output.
 struct Node {
   explicit Node(const char *name_) : name(name_) {}
   virtual ~Node() = default;
@@ -74,9 +82,7 @@ struct Node {
   virtual void release() {}
 
   const char *name;
-  std::vector<std::shared_ptr<TensorMeta>> inputs;
-  // Shape and dtype of each input: its gradient is summed and converted to them.
-  std::vector<TensorShape> input_shapes;
+  std::vector<Edge> inputs;
   bool released = false;
 };
 
@@ -91,6 +97,12 @@ bool active();
 // The meta of a view that may sit in the handle table, read and written
 // under one process-wide lock (another thread may be setting it).
 std::shared_ptr<TensorMeta> meta_of(const View &v);
+// Whether grad mode is on and one of the views needs a gradient (one lock).
+bool any_requires_grad(std::initializer_list<const View *> views);
+// One edge per view, read under one lock, when grad mode is on and one of
+// the views needs a gradient; else nothing. A view that needs none, or is
+// not float, gets a null meta: its edge carries only its shape.
+std::vector<Edge> recording(std::initializer_list<const View *> views);
 void set_meta(View &v, std::shared_ptr<TensorMeta> meta);
 
 // Whether v needs a gradient now: grad mode on and its meta requires one.

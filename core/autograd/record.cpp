@@ -11,19 +11,8 @@
 
 namespace bp::core::autograd {
 
-bool any_requires_grad(std::initializer_list<const View *> inputs) {
-  if (!grad_enabled() || !active()) return false;
-  for (const View *v : inputs)
-    if (requires_grad(*v)) return true;
-  return false;
-}
-
-void attach(View &result, std::shared_ptr<Node> node, std::initializer_list<const View *> inputs) {
-  for (const View *v : inputs) {
-    std::shared_ptr<TensorMeta> m = meta_of(*v);
-    node->inputs.push_back(m && m->requires_grad.load(std::memory_order_acquire) ? m : nullptr);
-    node->input_shapes.emplace_back(*v);
-  }
+void attach(View &result, std::shared_ptr<Node> node, std::vector<Edge> edges) {
+  node->inputs = std::move(edges);
   auto meta = std::make_shared<TensorMeta>();
   meta->requires_grad.store(true, std::memory_order_release);
   meta->grad_fn = std::move(node);

@@ -11,12 +11,9 @@
 
 namespace bp::core::autograd {
 
-// Whether grad mode is on and one of the inputs needs a gradient.
-bool any_requires_grad(std::initializer_list<const View *> inputs);
-
-// Gives `result` a meta whose grad_fn is `node`, whose inputs are the metas
-// of `inputs` that need a gradient (null for the others).
-void attach(View &result, std::shared_ptr<Node> node, std::initializer_list<const View *> inputs);
+// Gives `result` a meta whose grad_fn is `node`, whose inputs are `edges`
+// (from recording()).
+void attach(View &result, std::shared_ptr<Node> node, std::vector<Edge> edges);
 
 // ---- gradient arithmetic: plain operators on gradients --------------------
 

@@ -89,15 +89,17 @@ struct ScanNode : Node {
 
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
   View out = core::reduce(op, a, axis, keepdims, nullptr);
-  if (differentiable_reduction(op) && is_float(out.dtype) && is_float(a.dtype) && any_requires_grad({&a}))
-    attach(out, std::make_shared<ReduceNode>(op, a, axis, keepdims, out), {&a});
+  if (!differentiable_reduction(op) || !is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+    attach(out, std::make_shared<ReduceNode>(op, a, axis, keepdims, out), std::move(edges));
   return out;
 }
 
 View scan(int32_t op, const View &a, int32_t axis) {
   View out = core::scan(op, a, axis, nullptr);
-  if (is_float(out.dtype) && is_float(a.dtype) && any_requires_grad({&a}))
-    attach(out, std::make_shared<ScanNode>(op, axis, a), {&a});
+  if (!is_float(out.dtype)) return out;
+  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+    attach(out, std::make_shared<ScanNode>(op, axis, a), std::move(edges));
   return out;
 }
 
