@@ -146,35 +146,30 @@ class SGD {
       for (const Tensor &p : params_) {
         scratch_.push_back(zeros(p.shape(), p.dtype(), p.device()));
         velocity_.push_back(momentum_ != 0 ? zeros(p.shape(), p.dtype(), p.device()) : Tensor());
+        decay_.push_back(weight_decay_ != 0 ? zeros(p.shape(), p.dtype(), p.device()) : Tensor());
       }
     for (size_t i = 0; i < params_.size(); ++i) {
       const Tensor &p = params_[i];
       const Tensor g = p.grad();
       if (!g.defined()) continue;
-      const Tensor &d = scratch_[i];
-      d.assign(g);  // d = g (+ weight_decay * p)
-      if (weight_decay_ != 0) {
-        check(bp_binary_scalar_out(BP_OP_MUL, p.handle(), weight_decay_, 0, decay_term(i).handle()));
-        binary_out(BP_OP_ADD, d, decay_term(i), d);
+      const Tensor *d = &g;
+      if (weight_decay_ != 0) {  // d = g + weight_decay * p
+        check(bp_binary_scalar_out(BP_OP_MUL, p.handle(), weight_decay_, 0, decay_[i].handle()));
+        binary_out(BP_OP_ADD, decay_[i], g, decay_[i]);
+        d = &decay_[i];
       }
-      const Tensor &step = momentum_ != 0 ? velocity_[i] : d;
       if (momentum_ != 0) {  // v = momentum * v + d
         check(bp_binary_scalar_out(BP_OP_MUL, velocity_[i].handle(), momentum_, 0, velocity_[i].handle()));
-        binary_out(BP_OP_ADD, velocity_[i], d, velocity_[i]);
+        binary_out(BP_OP_ADD, velocity_[i], *d, velocity_[i]);
+        d = &velocity_[i];
       }
-      check(bp_binary_scalar_out(BP_OP_MUL, step.handle(), -lr_, 0, d.handle()));  // d = -lr * step
-      binary_out(BP_OP_ADD, p, d, p);
+      // p += -lr * d
+      check(bp_binary_scalar_out(BP_OP_MUL, d->handle(), -lr_, 0, scratch_[i].handle()));
+      binary_out(BP_OP_ADD, p, scratch_[i], p);
     }
   }
 
  private:
-  // A second buffer per parameter for the weight-decay term.
-  const Tensor &decay_term(size_t i) {
-    if (decay_.size() <= i) decay_.resize(params_.size());
-    if (!decay_[i].defined()) decay_[i] = zeros(params_[i].shape(), params_[i].dtype(), params_[i].device());
-    return decay_[i];
-  }
-
   std::vector<Tensor> params_;
   double lr_, momentum_, weight_decay_;
   std::vector<Tensor> scratch_, velocity_, decay_;

@@ -56,17 +56,17 @@ struct BinaryNode : Node {
       case BP_OP_SUB: return {g, fn(BP_OP_NEG, g)};
       case BP_OP_DIV: {
         const View &y = b.get(name);
-        return {div(g, y), fn(BP_OP_NEG, div(mul(g, out.get(name)), y))};
+        return {wants(0) ? div(g, y) : View(), wants(1) ? fn(BP_OP_NEG, div(mul(g, out.get(name)), y)) : View()};
       }
       default: break;
     }
     const View &x = a.get(name), &y = b.get(name);
     switch (op) {
-      case BP_OP_MUL: return {mul(g, y), mul(g, x)};
+      case BP_OP_MUL: return {wants(0) ? mul(g, y) : View(), wants(1) ? mul(g, x) : View()};
       case BP_OP_POW: {
         // d/dx x^y = y x^(y-1); d/dy x^y = x^y log x.
-        View dx = mul(g, mul(y, core::binary(BP_OP_POW, x, shift(y, -1.0), nullptr)));
-        View dy = mul(g, mul(out.get(name), fn(BP_OP_LOG, x)));
+        View dx = wants(0) ? mul(g, mul(y, core::binary(BP_OP_POW, x, shift(y, -1.0), nullptr))) : View();
+        View dy = wants(1) ? mul(g, mul(out.get(name), fn(BP_OP_LOG, x))) : View();
         return {dx, dy};
       }
       default: {  // MAXIMUM, MINIMUM: the larger (smaller) takes it; a tie splits it.

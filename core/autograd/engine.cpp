@@ -20,17 +20,22 @@ namespace bp::core::autograd {
 namespace {
 
 // g as the gradient of a tensor shaped like `input` (its own dtype).
-View fit(const View &g, const TensorShape &input) {
+View fit(View g, const TensorShape &input) {
   View r = sum_to(g, input.rank, input.extents);
+  g = View();  // r may be g itself: keep one reference, not two
   if (r.dtype != input.dtype) r = core::cast(r, input.dtype);
   return r;
 }
 
-void accumulate(TensorMeta &leaf, const View &g) {
+void accumulate(TensorMeta &leaf, View g) {
   std::lock_guard<std::mutex> lock(leaf.grad_mutex);
   if (!leaf.grad.storage) {
-    // A gradient of its own: g may be a view of another tensor's gradient.
-    leaf.grad = contiguous_copy(g);
+    // The leaf's gradient must be a tensor of its own: g is adopted when
+    // nothing else holds its storage and it covers all of it, else copied
+    // (it may be a view of another gradient, or shared with another input).
+    const bool own = g.storage->unique() && g.offset == 0 && g.contiguous() &&
+                     g.extent_bytes() == g.storage->bytes();
+    leaf.grad = own ? std::move(g) : contiguous_copy(g);
   } else {
     core::binary(BP_OP_ADD, leaf.grad, g, &leaf.grad);
   }
@@ -54,7 +59,7 @@ void backward(const View &root, const View &seed, bool retain_graph) {
   View first = seed.storage ? (seed.dtype == root.dtype ? seed : core::cast(seed, root.dtype))
                             : fill(root.device(), root.dtype, root.rank, root.shape, 1.0);
   if (!root_meta->grad_fn) {
-    accumulate(*root_meta, first);
+    accumulate(*root_meta, std::move(first));
     return;
   }
 
@@ -93,9 +98,9 @@ void backward(const View &root, const View &seed, bool retain_graph) {
     for (size_t i = 0; i < n->inputs.size() && i < grads.size(); ++i) {
       const std::shared_ptr<TensorMeta> &in = n->inputs[i].meta;
       if (!in || !grads[i].storage) continue;
-      View gi = fit(grads[i], n->inputs[i].shape);
+      View gi = fit(std::move(grads[i]), n->inputs[i].shape);
       if (!in->grad_fn) {
-        accumulate(*in, gi);
+        accumulate(*in, std::move(gi));
         continue;
       }
       Node *next = in->grad_fn.get();

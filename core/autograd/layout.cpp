@@ -71,8 +71,9 @@ struct MatmulNode : Node {
     const View &x = a.get(name), &y = b.get(name);
     // dA = g B^T: with B = y^T (tb) that is g y, else g y^T. dA^T = B g^T
     // when a was transposed.
-    View da = ta ? core::matmul(y, g, tb, true, nullptr) : core::matmul(g, y, false, !tb, nullptr);
-    View db = tb ? core::matmul(g, x, true, ta, nullptr) : core::matmul(x, g, !ta, false, nullptr);
+    View da, db;
+    if (wants(0)) da = ta ? core::matmul(y, g, tb, true, nullptr) : core::matmul(g, y, false, !tb, nullptr);
+    if (wants(1)) db = tb ? core::matmul(g, x, true, ta, nullptr) : core::matmul(x, g, !ta, false, nullptr);
     return {da, db};
   }
   void release() override {

@@ -83,6 +83,8 @@ struct Node {
 
   const char *name;
   std::vector<Edge> inputs;
+  // Whether input i wants a gradient: a formula skips the work for the others.
+  bool wants(size_t i) const { return i < inputs.size() && inputs[i].meta != nullptr; }
   bool released = false;
 };
 

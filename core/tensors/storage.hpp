@@ -17,6 +17,8 @@ class Storage {
   static Storage *allocate(Device &device, uint64_t bytes);
 
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Whether the caller's reference is the only one (no view elsewhere).
+  bool unique() const { return refs_.load(std::memory_order_acquire) == 1; }
   void release();
 
   Device &device() const { return *device_; }
