@@ -40,6 +40,7 @@ from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
 from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from . import nn, optim  # noqa: E402  (training: layers and losses, optimisers)
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
@@ -73,6 +74,7 @@ __all__ = [
     "argwhere",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "nn", "optim",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime

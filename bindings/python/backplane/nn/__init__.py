@@ -1,0 +1,19 @@
+"""backplane.nn: layers, losses and initialisers for training on any device,
+shaped like torch.nn, with Gluon's spellings as aliases (nn.Dense, net.add,
+net.initialize(init=..., ctx=...), param.data()).
+
+    net = nn.Sequential(nn.LazyLinear(1)).to(device=bp.try_gpu())
+    net = nn.Sequential(); net.add(nn.Dense(1)); net.initialize(ctx=bp.try_gpu())
+
+Gradients come from the core's autograd (Tensor.backward); optimisers are in
+backplane.optim."""
+from . import functional, init
+from .activation import Flatten, ReLU, Sigmoid, Tanh
+from .container import Sequential
+from .linear import Dense, LazyLinear, Linear
+from .loss import CrossEntropyLoss, MSELoss
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
+           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init"]
