@@ -1,0 +1,91 @@
+"""The gradients backward() gives against central finite differences in
+float64, for the operators training uses, on every device (the backward pass
+runs on the device of the forward pass, so each backend's kernels take part).
+The core's own checks of every recorded operator are tests/core/test_autograd.cpp."""
+import numpy as np
+import pytest
+
+import backplane as bp
+from backplane import nn
+
+A = np.array([[0.5, -1.25, 2.0], [0.75, -0.3, 1.5]])
+B = np.array([1.5, 0.4, -0.9])
+POSITIVE = np.abs(A) + 0.1
+M34 = np.linspace(-1.0, 1.2, 12).reshape(3, 4)
+
+# name -> (inputs, function of the input tensors)
+CASES = {
+    "add": ([A, B], lambda a, b: a + b),
+    "sub": ([A, B], lambda a, b: a - b),
+    "mul": ([A, B], lambda a, b: a * b),
+    "div": ([A, B], lambda a, b: a / b),
+    "pow": ([POSITIVE], lambda a: a ** 1.5),
+    "maximum": ([A, B], lambda a, b: bp.maximum(a, b)),
+    "matmul": ([A, M34], lambda a, m: a @ m),
+    "matmul_transposed": ([A, M34.T.copy()], lambda a, m: bp.matmul(a, m, transpose_b=True)),
+    "exp": ([A], lambda a: a.exp()),
+    "log": ([POSITIVE], lambda a: a.log()),
+    "sqrt": ([POSITIVE], lambda a: a.sqrt()),
+    "tanh": ([A], lambda a: a.tanh()),
+    "sigmoid": ([A], lambda a: a.sigmoid()),
+    "relu": ([A], lambda a: a.relu()),
+    "sum": ([A], lambda a: a.sum()),
+    "sum_axis": ([A], lambda a: a.sum(axis=0)),
+    "mean": ([A], lambda a: a.mean(axis=1, keepdims=True)),
+    "max": ([A], lambda a: a.max(axis=1)),
+    "log_softmax": ([A], lambda a: nn.functional.log_softmax(a, dim=1)),
+    "cross_entropy": ([A], lambda a: nn.functional.cross_entropy(
+        a, bp.tensor([2, 0], device=a.device), reduction="none")),
+    "softmax": ([A], lambda a: bp.softmax(a, axis=-1)),
+    "var": ([A], lambda a: a.var(axis=0)),
+    "where": ([A, B], lambda a, b: bp.where(a > 0.6, a, b)),
+    "clip": ([A], lambda a: a.clip(-1.0, 1.0)),
+    "reshape_transpose": ([A], lambda a: a.reshape(3, 2).T * a),
+    "index_rows": ([A], lambda a: a[[1, 0, 1]]),
+    "index_mask": ([A], lambda a: a[a > 0] ** 2),
+    "index_pairs": ([A], lambda a: a[bp.arange(2, device=a.device),
+                                     bp.tensor([2, 0], device=a.device)]),
+    "slice": ([A], lambda a: a[:, ::2] * a[:, :2]),
+    "concatenate": ([A, B], lambda a, b: bp.concatenate([a, b.reshape(1, 3)]) ** 2),
+}
+
+
+def weights(n):
+    """Fixed, distinct weights: sum(f(x) * w) exercises every output element."""
+    k = np.arange(n)
+    return 0.5 + 0.25 * (k % 7) - 0.125 * (k % 3)
+
+
+def weighted(fn, tensors):
+    out = fn(*tensors)
+    w = bp.tensor(weights(out.numel()).reshape(out.shape), dtype=out.dtype, device=out.device)
+    return (out * w).sum()
+
+
+def require_float64(dev):
+    try:
+        bp.ones(1, dtype="float64", device=dev).exp().numpy()
+    except (bp.DtypeError, bp.UnsupportedError) as e:
+        pytest.skip("{} has no float64: {}".format(dev, e))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_finite_differences(dev, name):
+    require_float64(dev)
+    inputs, fn = CASES[name]
+    xs = [bp.tensor(x, dtype="float64", device=dev, requires_grad=True) for x in inputs]
+    weighted(fn, xs).backward()
+    h = 1e-6
+    for i, x in enumerate(inputs):
+        analytic = xs[i].grad
+        assert analytic is not None and analytic.device == dev and analytic.shape == x.shape
+        numeric = np.zeros_like(x)
+        with bp.no_grad():
+            for j in np.ndindex(x.shape):
+                def at(delta):
+                    moved = [v.copy() for v in inputs]
+                    moved[i][j] += delta
+                    return weighted(fn, [bp.tensor(v, device=dev) for v in moved]).item()
+                numeric[j] = (at(h) - at(-h)) / (2 * h)
+        np.testing.assert_allclose(analytic.numpy(), numeric, rtol=1e-6, atol=1e-6,
+                                   err_msg="{}: input {}".format(name, i))
