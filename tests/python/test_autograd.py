@@ -140,6 +140,16 @@ def test_writing_a_result_into_an_existing_tensor_is_refused(dev):
         bp.add(x, 1.0, out=out)
 
 
+def test_a_saved_tensor_written_afterwards_fails_its_backward_pass(dev):
+    x = bp.ones(3, device=dev, requires_grad=True)
+    w = bp.full((3,), 2.0, device=dev)
+    y = (x * w).sum()  # saves w for x's gradient
+    with bp.no_grad():
+        w.add_(1.0)
+    with pytest.raises(bp.StateError, match="mul"):
+        y.backward()
+
+
 def test_indexing_is_differentiable(dev):
     x = bp.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], device=dev, requires_grad=True)
     picked = x[bp.arange(2, device=dev), bp.tensor([2, 0], device=dev)]  # gather_nd

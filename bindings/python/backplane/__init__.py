@@ -40,7 +40,6 @@ from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
 from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
-from . import nn, optim  # noqa: E402  (training: layers and losses, optimisers)
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
@@ -81,6 +80,14 @@ __all__ = [
     "init", "config", "plugins", "trace", "trace_lines", "trace_clear", "backend_counters",
     "library_path", "api_version",
 ]
+
+
+def __getattr__(name):
+    """bp.nn and bp.optim, imported on first use (import backplane stays fast)."""
+    if name in ("nn", "optim"):
+        import importlib
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError("module 'backplane' has no attribute '{}'".format(name))
 
 
 def library_path():
