@@ -1,6 +1,7 @@
-// GATHER_ND and SCATTER_ND: known values with k = 1 and k = 2, strided
-// views, N = 0, index rows out of range (skipped, never outside the views);
-// and every dtype against the reference.
+// GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: known values with k = 1 and
+// k = 2, strided views, N = 0, index rows out of range (skipped, never
+// outside the views), repeated rows that all add (the atomics of every
+// dtype); and every dtype against the reference.
 #include <cstdint>
 
 #include "opencl_test.hpp"
@@ -37,6 +38,26 @@ TEST_CASE("scatter_nd writes rows (k = 1) and elements (k = 2) in place", "[inde
   b.exec(BP_OP_SCATTER_ND, {b.tensor<int64_t>({2, 2}, {0, 1, 2, 0}), b.tensor<uint8_t>({2}, {1, 1})},
          flags);
   check_values(b.values<uint8_t>(flags), std::vector<uint8_t>{0, 1, 0, 0, 1, 0});
+}
+
+TEST_CASE("scatter_add_nd adds every row, repeated ones too, in every dtype", "[indexing]") {
+  Buffers b(ocl());
+  // Row 3 named three times, row 0 never; int64 wraps past its maximum.
+  const bp_plugin_tensor rows = b.tensor<int64_t>({4, 1}, {3, 1, 3, 3});
+  const bp_plugin_tensor wide = b.tensor<int64_t>({4, 2}, {1, 2, 3, 4, 5, 6, 7, INT64_MAX});
+  b.exec(BP_OP_SCATTER_ADD_ND, {rows, b.tensor<int64_t>({4, 2}, {10, 1, 20, 2, 30, 3, 40, 4})}, wide);
+  check_values(b.values<int64_t>(wide), std::vector<int64_t>{1, 2, 23, 6, 5, 6, 87, INT64_MIN + 7});
+  const bp_plugin_tensor narrow = b.tensor<int32_t>({4}, {0, 0, 0, INT32_MAX});
+  b.exec(BP_OP_SCATTER_ADD_ND, {rows, b.tensor<int32_t>({4}, {1, 2, 3, 4})}, narrow);
+  check_values(b.values<int32_t>(narrow), std::vector<int32_t>{0, 2, 0, INT32_MIN + 7});
+  // Floats through the compare-and-swap loops; k = 2 into a column-major output.
+  const bp_plugin_tensor points = b.tensor<int64_t>({3, 2}, {0, 1, 2, 0, 0, 1});
+  const bp_plugin_tensor f32 = b.view<float>({0, 0, 0, 0, 0, 0}, {3, 2}, {1, 3});
+  b.exec(BP_OP_SCATTER_ADD_ND, {points, b.tensor<float>({3}, {0.5f, 2, 0.25f})}, f32);
+  check_values(b.values<float>(f32), std::vector<float>{0, 0.75f, 0, 0, 2, 0});
+  const bp_plugin_tensor f64 = b.tensor<double>({3, 2}, {1, 1, 1, 1, 1, 1});
+  b.exec(BP_OP_SCATTER_ADD_ND, {points, b.tensor<double>({3}, {0.5, 2, 0.25})}, f64);
+  check_values(b.values<double>(f64), std::vector<double>{1, 1.75, 1, 1, 3, 1});
 }
 
 TEST_CASE("gather_nd and scatter_nd of no index rows do nothing", "[indexing]") {

@@ -120,6 +120,26 @@ TEST_CASE("MAX, MIN and ARGMAX propagate NaN and ARGMAX finds the first maximum"
   }
 }
 
+TEST_CASE("LOGSUMEXP of NaN, infinities and empty sets matches the reference", "[reduce]") {
+  const double nan = std::nan(""), inf = HUGE_VAL;
+  std::mt19937_64 rng(16);
+  for (int32_t dtype : {BP_FLOAT32, BP_FLOAT64}) {
+    // Rows: a NaN among infinities; +inf among numbers; nothing but -inf;
+    // numbers far beyond exp's range. The columns mix them again.
+    const std::vector<double> values = {inf,  nan, -inf,  1,     inf,  2,    -inf,  -inf,
+                                        -inf, -inf, -inf, -inf,  1000, 999,  -1000, 0};
+    const Tensor x = tensor_of(dense(dtype, {4, 4}), values);
+    check_against_reference(BP_OP_LOGSUMEXP, attrs_with(), {x}, dense(dtype, {4, 1}), tolerance(dtype),
+                            std::string("rows, ") + dtype_name(dtype));
+    check_against_reference(BP_OP_LOGSUMEXP, attrs_with(), {x}, dense(dtype, {1, 4}), tolerance(dtype),
+                            std::string("columns, ") + dtype_name(dtype), 1);
+    const Bytes none = run_on(ocl(), 0, BP_OP_LOGSUMEXP, attrs_with(),
+                              {random_tensor(dense(dtype, {2, 0}), rng)}, dense(dtype, {2, 1}));
+    CHECK(element(dtype, none, 0) == -HUGE_VAL);
+    CHECK(element(dtype, none, 1) == -HUGE_VAL);
+  }
+}
+
 TEST_CASE("integer sums wrap around in 64 bits", "[reduce]") {
   std::mt19937_64 rng(15);
   const Tensor x = random_tensor(dense(BP_INT64, {4, 300}), rng, Values::full);

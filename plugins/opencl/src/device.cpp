@@ -44,6 +44,7 @@ DeviceInfo query_info(cl_device_id id, const std::string &platform) {
   info.max_work_group = std::max<size_t>(1, info_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
   const std::string extensions = " " + info_string(id, CL_DEVICE_EXTENSIONS) + " ";
   info.has_fp64 = extensions.find(" cl_khr_fp64 ") != std::string::npos;
+  info.has_int64_atomics = extensions.find(" cl_khr_int64_base_atomics ") != std::string::npos;
   info.correctly_rounded_div_sqrt =
       (info_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) &
        CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
@@ -107,8 +108,7 @@ bool Device::idle(const Lock &) {
 
 const Kernel &Device::kernel(const Lock &, Family family, int32_t dtype,
                              const std::string &name) {
-  SourceOptions source;
-  source.fp64 = fp64_;
+  const SourceOptions source = features();
   // Float division and sqrt correctly rounded where the device can, so that
   // they agree with the C backends bit for bit.
   const std::string options =

@@ -24,6 +24,7 @@ struct DeviceInfo {
   cl_ulong global_mem = 0, max_alloc = 0, local_mem = 0;
   size_t max_work_group = 1;
   bool has_fp64 = false;                    // cl_khr_fp64
+  bool has_int64_atomics = false;           // cl_khr_int64_base_atomics
   bool correctly_rounded_div_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
 };
 
@@ -54,6 +55,8 @@ class Device {
   cl_device_id id() const { return id_; }
   const DeviceInfo &info() const { return info_; }
   bool fp64() const { return fp64_; }  // float64 offered (has it, not turned off)
+  // What its kernels may use: what supports() answers and the programs hold.
+  SourceOptions features() const { return SourceOptions{fp64_, info_.has_int64_atomics}; }
   Platform &platform() const { return platform_; }
   cl_context context();
   std::atomic<uint64_t> &bytes_in_use() { return bytes_in_use_; }

@@ -1,7 +1,7 @@
-// index.cpp — GATHER_ND and SCATTER_ND: the rows of an int64 index [N, k]
-// name positions in the first k axes of the `indexed` tensor, each paired
-// with one row of the `rows` tensor [N, r...]. One work-item per element of
-// `rows`.
+// index.cpp — GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: the rows of an
+// int64 index [N, k] name positions in the first k axes of the `indexed`
+// tensor, each paired with one row of the `rows` tensor [N, r...]. One
+// work-item per element of `rows`.
 #include "ops.hpp"
 
 namespace bp_ocl {

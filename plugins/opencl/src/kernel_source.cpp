@@ -304,6 +304,51 @@ __kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L
 }
 )CL";
 
+// LOGSUMEXP (plugin.h): the maximum m of the reduced set first (a NaN wins,
+// as for MAX), then the sum of exp(x - m) in ACC with ADD, RESULT and
+// COMBINE as for SUM, and m + log(sum). A maximum that is not finite is the
+// result itself: NaN, +inf, or -inf (nothing but -inf, or the empty set).
+// No barrier sits inside a branch (PoCL 2.10 hung on one that every
+// work-item took the same way): for an m that is not finite the sum runs
+// too, over no terms.
+const char *const kReduceLogSumExp = R"CL(
+inline ACC {{NAME}}_max(ACC best, ACC x) { return (isnan(best) || x <= best) ? best : x; }
+
+__kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
+  __local ACC part[BP_GROUP_MAX];
+  const int lid = (int)get_local_id(0);
+  const int lsize = (int)get_local_size(0);
+  for (long g = get_group_id(0); g < L.n_out; g += get_num_groups(0)) {
+    long in, out;
+    bp_keep_offsets(&L, g, &in, &out);
+    ACC m = -INFINITY;
+    for (long j = lid; j < L.n_red; j += lsize) m = {{NAME}}_max(m, (ACC)x[in + bp_red_offset(&L, j)]);
+    part[lid] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = lsize / 2; h > 0; h /= 2) {
+      if (lid < h) part[lid] = {{NAME}}_max(part[lid], part[lid + h]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    m = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item has read m before part is reused */
+    const long terms = isfinite(m) ? L.n_red : 0;
+    ACC s = 0, c = 0;
+    for (long j = lid; j < terms; j += lsize) {
+      const ACC v = exp((ACC)x[in + bp_red_offset(&L, j)] - m);
+      ADD(s, c, v);
+    }
+    part[lid] = RESULT(s, c);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = lsize / 2; h > 0; h /= 2) {
+      if (lid < h) part[lid] = COMBINE(part[lid], part[lid + h]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) o[out] = (T)(isfinite(m) ? m + log(part[0]) : m);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+)CL";
+
 // Integer matmul, one work-item per output element, wrapping like the
 // elementwise integer ops.
 const char *const kMatmul = R"CL(
@@ -368,7 +413,8 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_scan_layout 
 }
 )CL";
 
-// GATHER_ND and SCATTER_ND, one work-item per element of the rows tensor.
+// GATHER_ND, SCATTER_ND and SCATTER_ADD_ND, one work-item per element of
+// the rows tensor.
 // An index row naming a position outside the indexed tensor is skipped, as
 // plugin.h lets a device backend do: no access leaves the views.
 const char *const kIndexPrelude = R"CL(
@@ -429,6 +475,57 @@ __kernel void {{NAME}}(__global T *o, __global const long *index, __global const
   }
 }
 )CL";
+
+// Rows naming one element more than once all add into it: bp_atomic_add
+// (atomic_add_source) makes each addition one indivisible step.
+const char *const kScatterAddNd = R"CL(
+__kernel void {{NAME}}(__global T *o, __global const long *index, __global const T *values,
+                       bp_index_layout L, long n) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long a, b;
+    if (bp_index_offsets(&L, index, i, &a, &b)) bp_atomic_add(o + a, values[b]);
+  }
+}
+)CL";
+
+// *p += v as one atomic step. Integers use the unsigned atomic add, whose
+// wrap-around is two's complement's; floats, which OpenCL C 1.2 cannot add
+// atomically, a compare-and-swap loop on their bits (compared as integers,
+// so a NaN ends the loop like any value). 64-bit forms need
+// cl_khr_int64_base_atomics (supports.cpp).
+std::string atomic_add_source(int32_t dtype) {
+  switch (dtype) {
+    case BP_INT32:
+      return "inline void bp_atomic_add(__global T *p, T v) { atomic_add((volatile __global uint *)p, (uint)v); }\n";
+    case BP_INT64:
+      return "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
+             "inline void bp_atomic_add(__global T *p, T v) { atom_add((volatile __global ulong *)p, (ulong)v); }\n";
+    case BP_FLOAT32:
+      return R"CL(
+inline void bp_atomic_add(__global T *p, T v) {
+  volatile __global uint *bits = (volatile __global uint *)p;
+  uint seen = *bits, was;
+  do {
+    was = seen;
+    seen = atomic_cmpxchg(bits, was, as_uint(as_float(was) + v));
+  } while (seen != was);
+}
+)CL";
+    case BP_FLOAT64:
+      return R"CL(
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline void bp_atomic_add(__global T *p, T v) {
+  volatile __global ulong *bits = (volatile __global ulong *)p;
+  ulong seen = *bits, was;
+  do {
+    was = seen;
+    seen = atom_cmpxchg(bits, was, as_ulong(as_double(was) + v));
+  } while (seen != was);
+}
+)CL";
+    default: return "";
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Operator bodies, per dtype class
@@ -607,7 +704,7 @@ std::string accumulator_type(int32_t dtype, bool fp64) {
 // Every binary, comparison and unary operator the capability table declares
 // for `dtype`; one without an expression above gets no kernel (so execute
 // reports the missing kernel by name, and the rest of the program builds).
-void elementwise_family(Source &src, int32_t dtype, bool fp64) {
+void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options) {
   if (dtype_is_integer(dtype)) {
     src.raw(kIntPow);
     src.raw(kIntDivision);
@@ -617,31 +714,31 @@ void elementwise_family(Source &src, int32_t dtype, bool fp64) {
     const int32_t family = bp_vocab_op_family(op);
     if (family == BP_OP_FAMILY_UNARY) {
       const std::string body = unary_body(op, dtype);
-      if (!body.empty() && implements(op, dtype, dtype, fp64))
+      if (!body.empty() && implements(op, dtype, dtype, options))
         src.pair(kUnary, kernel_stem(op), "(x)", body);
     } else if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
       const int32_t out = bp_vocab_out_dtype(op, dtype);
       const std::string body = binary_body(op, dtype);
-      if (!body.empty() && implements(op, dtype, out, fp64))
+      if (!body.empty() && implements(op, dtype, out, options))
         src.pair(kBinary, kernel_stem(op), "(x, y)", body, dtype_cl_type(out));
     }
   }
-  if (implements(BP_OP_WHERE, dtype, dtype, fp64))
+  if (implements(BP_OP_WHERE, dtype, dtype, options))
     src.pair(kWhere, kernel_stem(BP_OP_WHERE), "", "");
 }
 
-void copy_family(Source &src, int32_t dtype, bool fp64) {
+void copy_family(Source &src, int32_t dtype, const SourceOptions &options) {
   for (int32_t to : kAllDtypes)
-    if (implements(BP_OP_COPY, dtype, to, fp64))
+    if (implements(BP_OP_COPY, dtype, to, options))
       src.pair(kCopy, copy_stem(to), "(x)", convert_body(dtype_is_float(dtype), to), dtype_cl_type(to));
 }
 
-void create_family(Source &src, int32_t dtype, bool fp64) {
-  if (implements(BP_OP_FILL, dtype, dtype, fp64)) src.pair(kFill, kernel_stem(BP_OP_FILL), "", "");
-  if (implements(BP_OP_ARANGE, dtype, dtype, fp64))
+void create_family(Source &src, int32_t dtype, const SourceOptions &options) {
+  if (implements(BP_OP_FILL, dtype, dtype, options)) src.pair(kFill, kernel_stem(BP_OP_FILL), "", "");
+  if (implements(BP_OP_ARANGE, dtype, dtype, options))
     src.pair(kArange, kernel_stem(BP_OP_ARANGE), "(x)", convert_body(true, dtype));  // x is start + i * step
-  const bool uniform = implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, fp64);
-  const bool normal = implements(BP_OP_RANDOM_NORMAL, dtype, dtype, fp64);
+  const bool uniform = implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, options);
+  const bool normal = implements(BP_OP_RANDOM_NORMAL, dtype, dtype, options);
   if (uniform || normal) {
     src.raw(kRandomPrelude);
     src.raw(dtype == BP_FLOAT32 ? kUnitF32 : kUnitF64);
@@ -691,23 +788,25 @@ int32_t sum_dtype(int32_t dtype) { return dtype_is_float(dtype) ? dtype : BP_INT
 
 // Macros are expanded where a kernel's text stands, so each kernel gets its
 // TERM/FINISH/IDENTITY defined right before it.
-void reduce_family(Source &src, int32_t dtype, bool fp64) {
+void reduce_family(Source &src, int32_t dtype, const SourceOptions &options) {
   src.raw(render(kReducePrelude, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
   sum_macros(src, dtype);
   const int32_t sum_out = sum_dtype(dtype);
   src.raw("#define INIT 0\n#define TERM(x) ((ACC)(x))\n");
   src.raw(std::string("#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
   src.kernel(kReduceSum, kernel_stem(BP_OP_SUM), "", "", dtype_cl_type(sum_out));
-  if (implements(BP_OP_MEAN, dtype, dtype, fp64)) {
+  if (implements(BP_OP_MEAN, dtype, dtype, options)) {
     src.raw("#undef FINISH\n#define FINISH(s, n) ((T)((s) / (ACC)(n)))\n");
     src.kernel(kReduceSum, kernel_stem(BP_OP_MEAN), "", "");
   }
-  if (implements(BP_OP_NORM, dtype, dtype, fp64)) {
+  if (implements(BP_OP_NORM, dtype, dtype, options)) {
     src.raw("#undef TERM\n#define TERM(x) ((ACC)(x) * (ACC)(x))\n");
     src.raw("#undef FINISH\n#define FINISH(s, n) ((T)sqrt(s))\n");
     src.kernel(kReduceSum, kernel_stem(BP_OP_NORM), "", "");
   }
-  if (implements(BP_OP_PROD, dtype, sum_out, fp64)) {
+  if (implements(BP_OP_LOGSUMEXP, dtype, dtype, options))
+    src.kernel(kReduceLogSumExp, kernel_stem(BP_OP_LOGSUMEXP), "", "");
+  if (implements(BP_OP_PROD, dtype, sum_out, options)) {
     // In the sum's accumulator and output dtype; integer products wrap.
     src.raw("#undef INIT\n#define INIT 1\n#undef TERM\n#define TERM(x) ((ACC)(x))\n"
             "#undef ADD\n#undef RESULT\n#undef COMBINE\n#undef FINISH\n");
@@ -717,7 +816,7 @@ void reduce_family(Source &src, int32_t dtype, bool fp64) {
     src.raw(std::string("#define RESULT(s, c) (s)\n#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
     src.kernel(kReduceSum, kernel_stem(BP_OP_PROD), "", "", dtype_cl_type(sum_out));
   }
-  if (!implements(BP_OP_MAX, dtype, dtype, fp64)) return;  // bool: SUM only
+  if (!implements(BP_OP_MAX, dtype, dtype, options)) return;  // bool: SUM only
   // x replaces best only when strictly better, or a NaN replacing a number
   // (as in the reference: ties keep the earlier element).
   src.raw("#define IDENTITY " + lowest(dtype) + "\n");
@@ -737,10 +836,13 @@ void scan_family(Source &src, int32_t dtype) {
   src.kernel(kCumsum, kernel_stem(BP_OP_CUMSUM), "", "", dtype_cl_type(sum_dtype(dtype)));
 }
 
-void index_family(Source &src) {
+void index_family(Source &src, int32_t dtype, const SourceOptions &options) {
   src.raw(kIndexPrelude);
   src.kernel(kGatherNd, kernel_stem(BP_OP_GATHER_ND), "", "");
   src.kernel(kScatterNd, kernel_stem(BP_OP_SCATTER_ND), "", "");
+  if (!implements(BP_OP_SCATTER_ADD_ND, dtype, dtype, options)) return;
+  src.raw(atomic_add_source(dtype));
+  src.kernel(kScatterAddNd, kernel_stem(BP_OP_SCATTER_ADD_ND), "", "");
 }
 
 }  // namespace
@@ -777,13 +879,13 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
                             {"ACC", accumulator_type(dtype, options.fp64)}}));
   src.raw(dtype_is_float(dtype) ? "#define IS_NAN(x) isnan(x)\n" : "#define IS_NAN(x) 0\n");
   switch (family) {
-    case Family::Elementwise: elementwise_family(src, dtype, options.fp64); break;
-    case Family::Copy: copy_family(src, dtype, options.fp64); break;
-    case Family::Create: create_family(src, dtype, options.fp64); break;
-    case Family::Reduce: reduce_family(src, dtype, options.fp64); break;
+    case Family::Elementwise: elementwise_family(src, dtype, options); break;
+    case Family::Copy: copy_family(src, dtype, options); break;
+    case Family::Create: create_family(src, dtype, options); break;
+    case Family::Reduce: reduce_family(src, dtype, options); break;
     case Family::Matmul: matmul_family(src); break;
     case Family::Scan: scan_family(src, dtype); break;
-    case Family::Index: index_family(src); break;
+    case Family::Index: index_family(src, dtype, options); break;
   }
   return src.str();
 }

@@ -17,16 +17,18 @@ enum class Family {
   Elementwise,  // binary, comparison, unary and where kernels on one dtype
   Copy,         // conversions from one dtype to each dtype
   Create,       // fill, arange, random_uniform, random_normal of one dtype
-  Reduce,       // sum, mean, norm, max, min, argmax over one dtype
+  Reduce,       // sum, mean, norm, prod, logsumexp, max, min, argmax, argmin over one dtype
   Matmul,       // integer matmul (float matmul goes to CLBlast)
   Scan,         // cumsum of one input dtype
-  Index         // gather_nd and scatter_nd of one data dtype
+  Index         // gather_nd, scatter_nd and scatter_add_nd of one data dtype
 };
 
 const char *family_name(Family family);
 
+// What a device offers that decides which kernels it gets (supports.cpp).
 struct SourceOptions {
-  bool fp64 = false;  // the device takes double (cl_khr_fp64) and it is enabled
+  bool fp64 = false;           // the device takes double (cl_khr_fp64) and it is enabled
+  bool int64_atomics = false;  // cl_khr_int64_base_atomics: 64-bit atom_add and atom_cmpxchg
 };
 
 // The OpenCL C of one program: every kernel of `family` for input dtype
@@ -89,11 +91,11 @@ struct ClScanLayout {
 };
 static_assert(sizeof(ClScanLayout) == 28 * sizeof(cl_long), "ClScanLayout has padding");
 
-// GATHER_ND and SCATTER_ND: the `indexed` tensor (gather's data, scatter's
-// output) of shape [s0..sk-1, r...], the `rows` tensor (gather's output,
-// scatter's values) of shape [N, r...], and the int64 index [N, k]. One
-// work-item per element of `rows`; the k index axes and the m axes r...
-// have their strides in each tensor.
+// GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: the `indexed` tensor (gather's
+// data, scatter's output) of shape [s0..sk-1, r...], the `rows` tensor
+// (gather's output, scatter's values) of shape [N, r...], and the int64
+// index [N, k]. One work-item per element of `rows`; the k index axes and
+// the m axes r... have their strides in each tensor.
 struct ClIndexLayout {
   cl_long extent[BP_MAX_RANK];       // s0..sk-1: index column j must be in [0, extent[j])
   cl_long indexed_axis[BP_MAX_RANK]; // indexed strides of the k indexed axes

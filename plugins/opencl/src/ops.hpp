@@ -20,7 +20,7 @@ void run_where(Device &device, const Device::Lock &lock, const View &cond, const
                const View &b, const View &out);
 void run_copy(Device &device, const Device::Lock &lock, const View &in, const View &out);
 
-// reduce.cpp: SUM..NORM.
+// reduce.cpp: SUM..NORM, PROD, ARGMIN, LOGSUMEXP.
 void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View &in,
                 const View &out);
 
@@ -39,7 +39,7 @@ void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a, c
 void run_scan(Device &device, const Device::Lock &lock, int32_t op, const View &in,
               const View &out);
 
-// index.cpp: GATHER_ND and SCATTER_ND (the output updated in place).
+// index.cpp: GATHER_ND, SCATTER_ND and SCATTER_ADD_ND (the output updated in place).
 void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View &data,
                 const View &index, const View &out);
 void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,

@@ -127,7 +127,7 @@ bp_status api_supports(int32_t index, int32_t op, int32_t dtype, int32_t out_dty
   return guarded([&] {
     Device &device = backend("supports").device(index, "supports");
     require(answer, "supports", "answer");
-    *answer = implements(op, dtype, out_dtype, device.fp64()) ? 1 : 0;
+    *answer = implements(op, dtype, out_dtype, device.features()) ? 1 : 0;
   });
 }
 

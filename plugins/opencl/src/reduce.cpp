@@ -1,7 +1,7 @@
-// reduce.cpp — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN. One work-group per output
-// element (a grid-stride loop when there are more outputs than groups); its
-// work-items share the reduced elements and combine them in local memory,
-// so a full reduction still runs in parallel.
+// reduce.cpp — SUM, MEAN, NORM, PROD, LOGSUMEXP, MAX, MIN, ARGMAX, ARGMIN.
+// One work-group per output element (a grid-stride loop when there are more
+// outputs than groups); its work-items share the reduced elements and
+// combine them in local memory, so a full reduction still runs in parallel.
 #include <algorithm>
 #include <string>
 
