@@ -167,7 +167,7 @@ void unary_cases(Builder &b) {
 }
 
 void reduce_cases(Builder &b) {
-  const bool empty_set_ok = b.op == BP_OP_SUM || b.op == BP_OP_MEAN || b.op == BP_OP_NORM;
+  const bool empty_set_ok = b.op == BP_OP_SUM || b.op == BP_OP_MEAN || b.op == BP_OP_NORM || b.op == BP_OP_LOGSUMEXP;
   auto red = [&](const char *what, const Shape &in, const Shape &out, LayoutSpec li) {
     Case &c = b.start(std::string(what) + (*what ? " " : "") + shape_text(int32_t(in.size()), in.data()) + " -> " +
                       shape_text(int32_t(out.size()), out.data()));

@@ -51,8 +51,9 @@ inline const Shape kLargeish = {400, 250};
 
 // The views of one case of each family, into c (b.dtype in, b.out_dtype out):
 // a scan of `shape`; a gather of n index rows of k coordinates from data of
-// shape `data`; a scatter of n distinct index rows into an output of shape
-// `out`, which starts with known values (its unnamed elements must keep them).
+// shape `data`; a scatter of n index rows into an output of shape `out`,
+// which starts with known values (its unnamed elements must keep them); the
+// rows are distinct unless the operator defines repeats (SCATTER_ADD_ND).
 void add_scan(Builder &b, Case &c, const Shape &shape, LayoutSpec in = dense(), LayoutSpec out = dense());
 void add_gather(Builder &b, Case &c, const Shape &data, int k, int64_t n, LayoutSpec data_layout = dense(),
                 LayoutSpec index_layout = dense(), LayoutSpec out_layout = dense());

@@ -30,6 +30,8 @@ TolClass tol_class(int32_t op) {
     case BP_OP_RANDOM_UNIFORM: case BP_OP_SQUARE: case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER:
       return TolClass::exact;
     case BP_OP_POW: return TolClass::trans;
+    // A sum of the rows naming an element, in any order (plugin.h).
+    case BP_OP_SCATTER_ADD_ND: return TolClass::accum;
     default: break;
   }
   switch (op_family(op)) {
@@ -57,12 +59,61 @@ Tolerance tolerance(int32_t op, int32_t dtype) {
   return {};
 }
 
+// LOGSUMEXP is m + log(s) with m the set's maximum and s, the sum of
+// exp(x - m), between 1 and the count: rounding s moves the log by about
+// its relative error, and the additions and the log round relative to |m|
+// and log(count). A maximum that is not finite is the exact result (NaN,
+// +inf, -inf): no scale there.
+void log_sum_exp_scale(const Case &c, std::vector<double> &scale) {
+  const ViewDesc &in = c.inputs[0];
+  const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
+  std::vector<double> max(scale.size(), -HUGE_VAL);
+  std::vector<int64_t> count(scale.size(), 0);
+  for_each_index(in, [&](const int64_t *idx, int64_t) {
+    int64_t oidx[BP_MAX_RANK] = {0};
+    for (int d = 0; d < in.rank; ++d) oidx[d] = c.output.shape[d] == 1 ? 0 : idx[d];
+    const size_t pos = size_t(c_position(c.output, oidx));
+    const double x = load_double(in.dtype, s.data() + byte_at(in, idx));
+    if (std::isnan(x) || x > max[pos]) max[pos] = x;
+    ++count[pos];
+  });
+  for (size_t i = 0; i < scale.size(); ++i)
+    scale[i] = std::isfinite(max[i]) ? std::fabs(max[i]) + 1 + std::log(double(count[i])) : 0;
+}
+
+// SCATTER_ADD_ND: an element's old value and every value a row adds into
+// it. Infinite and NaN terms decide the result whatever the order, so only
+// the finite ones count.
+void scatter_add_scale(const Case &c, std::vector<double> &scale) {
+  const ViewDesc &index = c.inputs[0], &values = c.inputs[1], &out = c.output;
+  const std::vector<uint8_t> &si = c.storages[size_t(index.storage)], &sv = c.storages[size_t(values.storage)],
+                             &so = c.storages[size_t(out.storage)];
+  auto magnitude = [](double x) { return std::isfinite(x) ? std::fabs(x) : 0.0; };
+  for_each_index(out, [&](const int64_t *idx, int64_t pos) {
+    scale[size_t(pos)] = magnitude(load_double(out.dtype, so.data() + byte_at(out, idx)));
+  });
+  const int k = int(index.shape[1]);
+  for_each_index(values, [&](const int64_t *idx, int64_t) {
+    int64_t oidx[BP_MAX_RANK] = {0};
+    for (int j = 0; j < k; ++j) {
+      const int64_t at[2] = {idx[0], j};
+      oidx[j] = load_int(BP_INT64, si.data() + byte_at(index, at));
+    }
+    for (int d = 1; d < values.rank; ++d) oidx[k + d - 1] = idx[d];
+    scale[size_t(c_position(out, oidx))] += magnitude(load_double(values.dtype, sv.data() + byte_at(values, idx)));
+  });
+}
+
 // Sum of the magnitudes of the terms behind each output element of a SUM,
-// MEAN, CUMSUM or MATMUL (by C-order position): the scale their rounding
-// error grows with.
+// MEAN, CUMSUM, MATMUL or SCATTER_ADD_ND, and LOGSUMEXP's scale (by
+// C-order position): the scale their rounding error grows with.
 std::vector<double> accum_scale(const Case &c) {
   std::vector<double> scale(size_t(numel(c.output)), 0.0);
-  if (c.op == BP_OP_CUMSUM) {
+  if (c.op == BP_OP_LOGSUMEXP) {
+    log_sum_exp_scale(c, scale);
+  } else if (c.op == BP_OP_SCATTER_ADD_ND) {
+    scatter_add_scale(c, scale);
+  } else if (c.op == BP_OP_CUMSUM) {
     // The prefix of its row: the last axis is the innermost of the C order.
     const ViewDesc &in = c.inputs[0];
     const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
@@ -175,7 +226,8 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
   const int32_t dtype = v.dtype;
   const Tolerance tol = tolerance(c.op, dtype);
   std::vector<double> scale;
-  if (is_float(dtype) && (c.op == BP_OP_SUM || c.op == BP_OP_MEAN || c.op == BP_OP_CUMSUM || c.op == BP_OP_MATMUL))
+  if (is_float(dtype) && (c.op == BP_OP_SUM || c.op == BP_OP_MEAN || c.op == BP_OP_CUMSUM || c.op == BP_OP_MATMUL ||
+                          c.op == BP_OP_LOGSUMEXP || c.op == BP_OP_SCATTER_ADD_ND))
     scale = accum_scale(c);
   int64_t bad = 0;
   std::string first;

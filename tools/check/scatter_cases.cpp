@@ -1,11 +1,13 @@
-// SCATTER_ND's cases: outputs of rank 1 to 4 written by index rows of every
-// length k, every position named or half of them, N = 0, rows without
-// elements, strided, transposed and rotated outputs, transposed and
+// The SCATTER family's cases: outputs of rank 1 to 4 written by index rows
+// of every length k, every position named or half of them, N = 0, rows
+// without elements, strided, transposed and rotated outputs, transposed and
 // broadcast values, a transposed index, repeated index rows (defined when
-// their values agree), special values and large tensors. Index rows are
-// distinct elsewhere (plugin.h leaves repeats with different values open),
-// and the output starts with known values that the elements no row names
-// must keep. Judged bit for bit, like a gather (judge.cpp).
+// their values agree), special values and large tensors. The output starts
+// with known values that the elements no row names must keep. SCATTER_ND's
+// index rows are distinct elsewhere (plugin.h leaves repeats with different
+// values open) and it is judged bit for bit, like a gather; SCATTER_ADD_ND
+// adds every row, so its rows repeat everywhere, with cases that pile many
+// terms onto each element, and it is judged like a sum (judge.cpp).
 #include "family_builders.hpp"
 #include "index_rows.hpp"
 
@@ -26,11 +28,15 @@ int64_t positions(const Shape &out, int k) {
   return p;
 }
 
+// Whether index rows naming one element twice have one answer whatever
+// their values (plugin.h): the adding scatter sums them all.
+bool repeats_defined(int32_t op) { return op == BP_OP_SCATTER_ADD_ND; }
+
 }  // namespace
 
 void add_scatter(Builder &b, Case &c, const Shape &out, int k, int64_t n, LayoutSpec out_layout,
                  LayoutSpec index_layout, LayoutSpec values_layout) {
-  c.inputs.push_back(add_index(c, b.rng, out, k, n, true, index_layout));
+  c.inputs.push_back(add_index(c, b.rng, out, k, n, !repeats_defined(b.op), index_layout));
   c.inputs.push_back(b.input(c, 1, b.dtype, rows_shape(out, k, n), values_layout));
   c.output = prefilled_output(b, c, out, out_layout);
 }
@@ -68,11 +74,22 @@ void scatter_cases(Builder &b) {
     c.inputs.push_back(b.input(c, 1, b.dtype, rows_shape(out, 1, n), broadcast(0)));
     c.output = prefilled_output(b, c, out, dense());
   }
+  if (repeats_defined(b.op)) {
+    // Eight terms on each element on average, then a hundred (rows of
+    // elements, and single elements that every row contends for); few
+    // enough that a float32 sum in any order stays within the sum's
+    // tolerance.
+    for (int k = 1; k <= 2; ++k) scatter("piled rows", {5, 7}, k, 8 * positions({5, 7}, k));
+    scatter("piled rows", {3, 2, 4}, 3, 8 * 24, rotated());
+    scatter("piled rows, strided values", {6, 5}, 1, 48, dense(), transposed(), transposed());
+    scatter("a hundred rows each", {40, 250}, 1, 4000);
+    scatter("a hundred rows on each element", {300}, 1, 30000);
+  }
   if (specials_apply(b.op, b.dtype)) {
     const std::vector<Val> sp = specials_for(b.op, b.dtype);
     const Shape out = {int64_t(sp.size())};
     Case &c = b.start(index_label("special values", out, 1, out[0]));
-    c.inputs.push_back(add_index(c, b.rng, out, 1, out[0], true, dense()));
+    c.inputs.push_back(add_index(c, b.rng, out, 1, out[0], !repeats_defined(b.op), dense()));
     ViewDesc v = add_view(c, b.dtype, out, dense(), false);
     fill(c, v, [&](const int64_t *, int64_t i) { return sp[size_t(i)]; });
     c.inputs.push_back(v);
