@@ -232,6 +232,16 @@ class Program {
     return t;
   }
 
+  // LOGSUMEXP is m + log(s), s the sum of exp(x - m) over at most 64 terms
+  // of at most 1: libm's last bits and the sum's rounding (relative to s)
+  // move the log by a few float64 epsilons times the count, absolutely,
+  // which matters only where m + log(s) nearly cancels.
+  static Tolerance log_sum_exp() {
+    Tolerance t = transcendental();
+    t.absolute = 1e-12;
+    return t;
+  }
+
   void step(Reader &in) {
     int dst = in.below(kRegisters), a = in.below(kRegisters), b = in.below(kRegisters);
     int c = in.below(kRegisters);
@@ -314,8 +324,9 @@ class Program {
         bool ordered = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM;
         double m = scale({a});
         Tolerance tol = ordered ? accumulation(numel(a), op == BP_OP_NORM ? m * m : m)
-                        : op == BP_OP_PROD ? product(a)
-                                           : Tolerance{};
+                        : op == BP_OP_PROD      ? product(a)
+                        : op == BP_OP_LOGSUMEXP ? log_sum_exp()
+                                                : Tolerance{};
         if (op == BP_OP_NORM) tol.absolute = std::sqrt(tol.absolute);  // |sqrt(x + d) - sqrt(x)| <= sqrt(|d|)
         both(bp_op_name(op), dst, tol, [&](int s, bp_tensor *o) { return bp_reduce(op, r[s][a], axis, keep, o); });
         break;
