@@ -355,17 +355,26 @@ class Tensor {
   Tensor prod(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_PROD, axis, keepdims); }
   Tensor argmin(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMIN, axis, keepdims); }
   Tensor norm() const { return reduce(BP_OP_NORM); }
+  // log(sum(exp(x))) without overflow; integers give float64 (since 1.1).
+  Tensor logsumexp(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
+    return reduce(BP_OP_LOGSUMEXP, axis, keepdims);
+  }
   // Running sums along axis; BP_AXIS_ALL: along the flattened tensor (since 1.1).
   Tensor cumsum(int32_t axis = BP_AXIS_ALL) const {
     return wrap([&](bp_tensor *o) { return bp_scan(BP_OP_CUMSUM, h_, axis, o); });
   }
-  // Indexing by data (bp_gather_nd, bp_scatter_nd, bp_nonzero) (since 1.1):
-  // rows of `index` [..., k] name sub-tensors by their first k indices.
+  // Indexing by data (bp_gather_nd, bp_scatter_nd, bp_scatter_add_nd,
+  // bp_nonzero) (since 1.1): rows of `index` [..., k] name sub-tensors by
+  // their first k indices.
   Tensor gather_nd(const Tensor &index) const {
     return wrap([&](bp_tensor *o) { return bp_gather_nd(h_, index.h_, o); });
   }
   void scatter_nd(const Tensor &index, const Tensor &values) const {
     check(bp_scatter_nd(h_, index.h_, values.h_));
+  }
+  // Adds instead of writing; repeated rows all add (np.add.at).
+  void scatter_add_nd(const Tensor &index, const Tensor &values) const {
+    check(bp_scatter_add_nd(h_, index.h_, values.h_));
   }
   // int64 [count, rank]: where the nonzero elements are, in C order.
   Tensor nonzero() const { return wrap([&](bp_tensor *o) { return bp_nonzero(h_, o); }); }

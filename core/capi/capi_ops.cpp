@@ -181,6 +181,15 @@ bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
   });
 }
 
+bp_status bp_scatter_add_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
+  const int32_t op = BP_OP_SCATTER_ADD_ND;
+  return guarded([&] {
+    const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
+    ag::before_write("scatter_add_nd", d, {&v});
+    scatter_add_nd(d, i, v);
+  });
+}
+
 bp_status bp_nonzero(bp_tensor a, bp_tensor *out) {
   return guarded([&] {
     as_function("bp_nonzero", {"scatter_nd", "nonzero"}, [&] {

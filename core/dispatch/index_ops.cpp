@@ -1,9 +1,10 @@
-// Indexing by data: gather_nd and scatter_nd (the plugin families GATHER and
-// SCATTER) and nonzero, which the core composes from operators every backend
-// has. A plugin sees an int64 index of shape [N, k] whose values are inside
-// their axes: the core converts the caller's index, checks its range (one
-// read of its per-column minimum and maximum) and turns negative entries
-// into positive ones, so no backend has to report a bad index itself.
+// Indexing by data: gather_nd, scatter_nd and scatter_add_nd (the plugin
+// families GATHER and SCATTER) and nonzero, which the core composes from
+// operators every backend has. A plugin sees an int64 index of shape [N, k]
+// whose values are inside their axes: the core converts the caller's index,
+// checks its range (one read of its per-column minimum and maximum) and
+// turns negative entries into positive ones, so no backend has to report a
+// bad index itself.
 #include <algorithm>
 #include <string>
 
@@ -148,8 +149,13 @@ void scatter_nd(const View &dst, const View &index, const View &values) {
   scatter(BP_OP_SCATTER_ND, dst, index, values);
 }
 
+// dst is written in place, so its dtype cannot be converted: adding into
+// bool (which has no sum) is refused before anything runs.
 void scatter_add_nd(const View &dst, const View &index, const View &values) {
-  scatter(BP_OP_SCATTER_ADD_ND, dst, index, values);
+  const int32_t op = BP_OP_SCATTER_ADD_ND;
+  if (!bp_vocab_dtype_in_set(dst.dtype, bp_vocab_op_dtypes(op)))
+    index_fail(op, BP_ERR_DTYPE, std::string("adds into numeric tensors, not ") + dtype_name(dst.dtype));
+  scatter(op, dst, index, values);
 }
 
 // The C-order positions of the true elements come from one scatter: each

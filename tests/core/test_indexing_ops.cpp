@@ -1,8 +1,10 @@
-// Bitwise operators, cumsum, gather_nd, scatter_nd, nonzero and expand_dims
-// through the C API and the C++ header, on every host device: the dtype
-// rules of the core, negative and out-of-range indices, writes through views.
+// Bitwise operators, cumsum, gather_nd, scatter_nd, scatter_add_nd,
+// logsumexp, nonzero and expand_dims through the C API and the C++ header,
+// on every host device: the dtype rules of the core, negative and
+// out-of-range indices, writes through views.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,44 @@ TEST_CASE("scatter_nd writes through a view, broadcasts and converts its values"
   CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{3, 2, 1});
   CHECK(bp_scatter_nd(y.handle(), bp::from_vector<int64_t>({0}, {1, 1}, d).handle(),
                       bp::zeros({2}, bp::i32, d).handle()) == BP_ERR_SHAPE);
+}
+
+TEST_CASE("scatter_add_nd adds every row through a view, broadcasts and converts its values") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor x = bp::zeros({3, 4}, bp::i64, d);
+  // The view x[:, 1:3]; row 2 of it named twice, with a negative index once.
+  const bp::Tensor view = x.slice(1, 1, 3);
+  view.scatter_add_nd(bp::from_vector<int64_t>({0, 2, -1}, {3, 1}, d), bp::full({}, 7.5, bp::f64, d));
+  CHECK(x.to_vector<int64_t>() == std::vector<int64_t>{0, 7, 7, 0, 0, 0, 0, 0, 0, 14, 14, 0});
+  // Values read before anything is written, even when they are dst itself.
+  const bp::Tensor y = bp::from_vector<float>({1, 2, 3}, {3}, d);
+  y.scatter_add_nd(bp::from_vector<int64_t>({0, 0, 0}, {3, 1}, d), y);
+  CHECK(y.to_vector<float>() == std::vector<float>{7, 2, 3});
+  CHECK(bp_scatter_add_nd(y.handle(), bp::from_vector<int64_t>({3}, {1, 1}, d).handle(), y.handle()) ==
+        BP_ERR_INDEX);
+  CHECK(last_error_mentions("scatter_add_nd"));
+  CHECK(y.to_vector<float>() == std::vector<float>{7, 2, 3});
+  // A bool dst has no sum, and cannot be converted in place.
+  const bp::Tensor flags = bp::zeros({2}, bp::boolean, d);
+  CHECK(bp_scatter_add_nd(flags.handle(), bp::from_vector<int64_t>({0}, {1, 1}, d).handle(),
+                          bp::full({}, 1, bp::boolean, d).handle()) == BP_ERR_DTYPE);
+  CHECK(last_error_mentions("bool"));
+}
+
+TEST_CASE("logsumexp through bp_reduce: axes, keepdims, integers into float64, the empty set") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor x = bp::from_vector<float>({0, 0, 1000, 1000}, {2, 2}, d);
+  const bp::Tensor rows = x.logsumexp(1, true);
+  CHECK(rows.dtype() == BP_FLOAT32);
+  CHECK(rows.shape() == bp::Shape{2, 1});
+  const std::vector<float> got = rows.to_vector<float>();
+  CHECK(got[0] == Approx(std::log(2.0f)));
+  CHECK(got[1] == Approx(1000 + std::log(2.0f)));
+  const bp::Tensor ints = bp::from_vector<int32_t>({1, 2, 3}, {3}, d).logsumexp();
+  CHECK(ints.dtype() == BP_FLOAT64);
+  CHECK(ints.item<double>() == Approx(3 + std::log(1 + std::exp(-1.0) + std::exp(-2.0))));
+  CHECK(bp::zeros({0, 3}, bp::f64, d).logsumexp(0).to_vector<double>() ==
+        std::vector<double>(3, -HUGE_VAL));
 }
 
 TEST_CASE("nonzero gives C-order multi-indices, and an empty [0, rank] when nothing is set") {

@@ -361,7 +361,10 @@ BP_API bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out);
 BP_API bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out);
 BP_API bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out);
 /* op: any operator of the REDUCE family (SUM, MEAN, MAX, MIN, ARGMAX, NORM,
- * PROD, ARGMIN) over one axis or BP_AXIS_ALL. */
+ * PROD, ARGMIN, LOGSUMEXP) over one axis or BP_AXIS_ALL. LOGSUMEXP (since
+ * 1.1) is log(sum(exp(a))) without overflow: NaN if the set holds a NaN,
+ * +inf if it holds +inf, -inf for a set of -inf only or an empty one;
+ * integer and bool inputs give float64. */
 BP_API bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
                            bp_tensor *out);
 BP_API bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
@@ -400,6 +403,13 @@ BP_API bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out);
  * the element gets the value of one of them (which one is unspecified)
  * (since 1.1). */
 BP_API bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values);
+/* The adding form of bp_scatter_nd (the gradient of bp_gather_nd): adds
+ * values, broadcast to index.shape[:-1] + dst.shape[k:] and converted to
+ * dst's dtype, into the sub-tensors of dst the index rows name; rows that
+ * repeat all add (NumPy's np.add.at). dst is numeric (a bool dst is
+ * BP_ERR_DTYPE); integers wrap around, floats are summed in any order.
+ * Index rules, views and aliasing as for bp_scatter_nd (since 1.1). */
+BP_API bp_status bp_scatter_add_nd(bp_tensor dst, bp_tensor index, bp_tensor values);
 /* The multi-indices of the nonzero (true) elements of a, in C order: a new
  * int64 tensor of shape [count, rank of a] (NumPy's argwhere,
  * torch.nonzero; its columns are NumPy's nonzero and one-argument where).
