@@ -33,9 +33,10 @@ from ._tensor import (  # noqa: E402
     Tensor, abs, add, arange, argmax, argmin, argwhere, array, bitwise_and, bitwise_not,
     bitwise_or, bitwise_xor, copyto, cos, cumsum, divide, empty, equal, exp, floor_divide,
     from_dlpack, from_numpy, full, full_like, greater, greater_equal, invert, less, less_equal,
-    live_tensor_count, log, matmul, max, maximum, mean, min, minimum, mod, multiply, negative,
-    nonzero, norm, not_equal, ones, ones_like, power, prod, relu, remainder, reshape, sigmoid,
-    sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros, zeros_like)
+    live_tensor_count, log, logsumexp, matmul, max, maximum, mean, min, minimum, mod, multiply,
+    negative, nonzero, norm, not_equal, ones, ones_like, power, prod, relu, remainder, reshape,
+    sigmoid, sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros,
+    zeros_like)
 from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
 from . import random  # noqa: E402
@@ -70,7 +71,7 @@ __all__ = [
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
-    "argwhere",
+    "argwhere", "logsumexp",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "nn", "optim",

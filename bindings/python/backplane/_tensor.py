@@ -474,6 +474,13 @@ class Tensor(_C.TensorBase):
         """Frobenius norm sqrt(sum(x * x)), over all elements or along axis."""
         return norm(self, axis, keepdims, out)
 
+    def logsumexp(self, axis=None, keepdims=False, out=None):
+        """log(sum(exp(x))) over all elements (axis=None), one axis, or a
+        tuple of axes, without overflow (SciPy's and PyTorch's logsumexp):
+        NaN where a NaN is summed, inf where inf is, -inf for nothing but
+        -inf or an empty set. Integers and bool give float64."""
+        return _reduce(OP["logsumexp"], self, axis, keepdims, out)
+
     def cumsum(self, axis=None, dtype=None, out=None):
         """Running sums along axis; axis=None runs along the flattened tensor
         (NumPy; PyTorch's dim is the same axis). Integers and bool sum into
@@ -586,8 +593,8 @@ def _reduce(op, t, axis, keepdims, out):
         if not axes:
             return t.copy()
         # Reduce the last axes first so the remaining indices stay valid;
-        # mean of means, max of maxes, products of products and norm of norms
-        # are the same thing.
+        # mean of means, max of maxes, products of products, norm of norms
+        # and logsumexp of logsumexps are the same thing.
         for a in axes:
             t = _C.reduce(op, t, a, keepdims)
         return t
@@ -830,6 +837,7 @@ def _reduce_fn(name):
 
 sum = _reduce_fn("sum")
 prod = _reduce_fn("prod")
+logsumexp = _reduce_fn("logsumexp")
 mean = _reduce_fn("mean")
 max = _reduce_fn("max")
 min = _reduce_fn("min")

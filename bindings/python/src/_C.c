@@ -1139,6 +1139,19 @@ static PyObject *m_scatter_nd(PyObject *mod, PyObject *const *args, Py_ssize_t n
   Py_RETURN_NONE;
 }
 
+static PyObject *m_scatter_add_nd(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor dst, index, values;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "scatter_add_nd(dst, index, values)");
+  if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &index) || !get_tensor(args[2], &values))
+    return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_scatter_add_nd(dst, index, values);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
 static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
   (void)mod;
   bp_tensor a, out;
@@ -1566,6 +1579,7 @@ static PyMethodDef module_methods[] = {
     FAST(scan),
     FAST(gather_nd),
     FAST(scatter_nd),
+    FAST(scatter_add_nd),
     {"nonzero", m_nonzero, METH_O, NULL},
     FAST(join),
     {"eye", m_eye, METH_VARARGS, NULL},
