@@ -33,6 +33,7 @@ CASES = {
     "sum_axis": ([A], lambda a: a.sum(axis=0)),
     "mean": ([A], lambda a: a.mean(axis=1, keepdims=True)),
     "max": ([A], lambda a: a.max(axis=1)),
+    "logsumexp": ([A], lambda a: bp.logsumexp(a, axis=1)),
     "log_softmax": ([A], lambda a: nn.functional.log_softmax(a, dim=1)),
     "cross_entropy": ([A], lambda a: nn.functional.cross_entropy(
         a, bp.tensor([2, 0], device=a.device), reduction="none")),

@@ -1,11 +1,7 @@
 """Functions of the layers and losses (torch.nn.functional's spellings):
 differentiable compositions of the recorded operators, so they run on the
 device of their inputs and backward() goes through them."""
-import operator
-
-from .. import _C, _composite, _tensor
-
-_LOGSUMEXP = _tensor.OP["logsumexp"]
+from .. import _composite, _tensor
 
 
 def linear(x, weight, bias=None):
@@ -33,7 +29,7 @@ def softmax(x, dim=-1):
 def log_softmax(x, dim=-1):
     """x - logsumexp(x) along dim: the LOGSUMEXP reduction subtracts the
     maximum first, so there is no exp of a large x and no log of 0."""
-    return x - _C.reduce(_LOGSUMEXP, x, operator.index(dim), True)
+    return x - x.logsumexp(axis=dim, keepdims=True)
 
 
 def _reduce(loss, reduction):
