@@ -136,30 +136,27 @@ print(Y.sum().item())
 
 # ---- Neural networks and GPUs -----------------------------------------------------
 # pytorch: net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu())
+from backplane import nn  # noqa: E402  (the chapter imports it here too)
 
-
-class Linear:
-    """A dense layer whose parameters live on one device."""
-
-    def __init__(self, in_features, out_features, device):
-        self.weight = bp.random.normal((in_features, out_features), std=0.01, device=device, seed=1)
-        self.bias = bp.zeros(out_features, device=device)
-
-    def __call__(self, X):
-        return X @ self.weight + self.bias
-
-    def to(self, device):
-        self.weight, self.bias = self.weight.to(device), self.bias.to(device)
-        return self
-
-
-cell("net = Linear(3, 1, device=try_gpu()); net(X)")
-net = Linear(3, 1, device=bp.try_gpu())
+cell("net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu()); net(X)")
+net = nn.Sequential(nn.LazyLinear(1))
+net = net.to(device=bp.try_gpu())
 out(net(X))
 
 # pytorch: net[0].weight.data.device
-cell("net.weight.device")
-out(net.weight.device)
+cell("net[0].weight.data.device")
+out(net[0].weight.data.device)
+
+# mxnet: net = nn.Sequential(); net.add(nn.Dense(1)); net.initialize(ctx=try_gpu())
+cell("net = nn.Sequential(); net.add(nn.Dense(1)); net.initialize(ctx=try_gpu()); net(X)")
+net = nn.Sequential()
+net.add(nn.Dense(1))
+net.initialize(ctx=bp.try_gpu())
+out(net(X))
+
+# mxnet: net[0].weight.data().ctx
+cell("net[0].weight.data().ctx")
+out(net[0].weight.data().ctx)
 
 # d2l Trainer.prepare_batch: batch = [d2l.to(a, self.gpus[0]) for a in batch]
 cell("prepare_batch: [bp.to(a, gpus[0]) for a in batch]")
