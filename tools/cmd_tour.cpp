@@ -229,6 +229,12 @@ int cmd_tour(int argc, char **argv) {
   code("net[0].weight.device");
   auto &layer = static_cast<bp::nn::Linear &>(net[0]);
   say(layer.weight.device().name() + "   (the input, the weights and the result share one device)");
+  say("The MXNet edition's spelling builds the same network:");
+  code("gluon_net = nn.Sequential(); gluon_net.add(nn.Dense(1)); gluon_net.initialize(ctx=bp.try_gpu())");
+  code("gluon_net(X); gluon_net[0].weight.data().ctx");
+  bp::nn::Sequential gluon_net;
+  gluon_net.add(std::make_shared<bp::nn::Linear>(3, 1, g0, 9));
+  say(gluon_net(X).device().name() + "   (Dense(1) learns its input size, 3, from X on the first call)");
 
   say("Training runs there too: the backward pass is made of the same routed operators.");
   say("A linear regression on synthetic data, y = X w + 4.2 with w = (2, -3.4, 1.7):");
