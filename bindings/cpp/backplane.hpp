@@ -401,8 +401,8 @@ class Tensor {
 
   // ---- gradients (since 1.1; backplane/autograd.h) ----
   // Marks this leaf as requiring gradients (a float tensor), like PyTorch's
-  // requires_grad_(); returns *this.
-  const Tensor &requires_grad_(bool on = true) const {
+  // requires_grad_(); returns the tensor (by value: a temporary stays safe).
+  Tensor requires_grad_(bool on = true) const {
     check(bp_tensor_set_requires_grad(h_, on));
     return *this;
   }

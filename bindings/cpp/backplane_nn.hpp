@@ -29,7 +29,9 @@ class Module {
   Tensor operator()(const Tensor &x) { return forward(x); }
   // The learnable tensors (leaves that require gradients), in a fixed order.
   virtual std::vector<Tensor> parameters() const { return {}; }
-  // Moves the parameters to `d` (new leaves there; gradients start anew).
+  // Moves the parameters to `d`: new leaves there, gradients start anew, so
+  // build optimisers after moving (one built before holds the old tensors).
+  // Parameters already on `d` stay the same tensors.
   virtual void to(Device) {}
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
@@ -45,6 +47,7 @@ inline uint64_t next_seed() {
 
 // A moved or new parameter: a leaf on `d` that requires gradients.
 inline Tensor parameter_on(const Tensor &t, Device d) {
+  if (t.device() == d && t.requires_grad() && t.is_leaf()) return t;
   Tensor p = t.device() == d ? t.detach() : t.to(d).detach();
   p.requires_grad_();
   return p;
@@ -120,7 +123,9 @@ inline Tensor mse_loss(const Tensor &prediction, const Tensor &target) {
 }
 
 // mean over the batch of -log softmax(logits)[label]: logits [N, C], labels
-// [N] of class indices (integers), on the logits' device.
+// [N] of class indices (integers), on the logits' device. A negative label
+// counts from the end (as every index does here); one outside [-C, C) is
+// bp::IndexError.
 inline Tensor cross_entropy(const Tensor &logits, const Tensor &labels) {
   const int64_t n = logits.shape().at(0);
   const Tensor rows = arange(0, double(n), 1, i64, logits.device());

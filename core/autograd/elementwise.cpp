@@ -78,6 +78,11 @@ struct BinaryNode : Node {
       }
     }
   }
+  void check() const override {
+    a.get(name);
+    b.get(name);
+    out.get(name);
+  }
   void release() override {
     a.release();
     b.release();
@@ -119,6 +124,10 @@ struct ScalarNode : Node {
                              select_where(cmp_scalar(BP_OP_EQ, x, s), scale(g, 0.5), zeros(g, g.dtype)))};
       }
     }
+  }
+  void check() const override {
+    a.get(name);
+    out.get(name);
   }
   void release() override {
     a.release();
@@ -166,6 +175,10 @@ struct UnaryNode : Node {
       default: return {fn(BP_OP_NEG, mul(g, fn(BP_OP_SIN, x)))};  // COS
     }
   }
+  void check() const override {
+    a.get(name);
+    out.get(name);
+  }
   void release() override {
     a.release();
     out.release();
@@ -180,6 +193,7 @@ struct WhereNode : Node {
     View none = zeros(g, g.dtype);
     return {View(), select_where(c, g, none), select_where(c, none, g)};
   }
+  void check() const override { cond.get(name); }
   void release() override { cond.release(); }
 };
 

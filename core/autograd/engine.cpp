@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "autograd/record.hpp"
+#include "devices/registry.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
@@ -38,6 +39,8 @@ void accumulate(TensorMeta &leaf, View g) {
     leaf.grad = own ? std::move(g) : contiguous_copy(g);
   } else {
     core::binary(BP_OP_ADD, leaf.grad, g, &leaf.grad);
+    // A write like any other: a saved copy of this gradient is now stale.
+    leaf.grad.storage->bump_version();
   }
 }
 
@@ -55,6 +58,14 @@ void backward(const View &root, const View &seed, bool retain_graph) {
   if (seed.storage && (seed.rank != root.rank || !std::equal(seed.shape, seed.shape + seed.rank, root.shape)))
     fail(BP_ERR_SHAPE, "backward: the gradient has shape " + shape_string(seed.rank, seed.shape) +
                            " but the tensor has shape " + shape_string(root.rank, root.shape));
+  if (seed.storage && &seed.device() != &root.device()) {
+    Error e(BP_ERR_DEVICE_MISMATCH, "backward: the gradient is on " + seed.device().name +
+                                        " but the tensor is on " + root.device().name +
+                                        " (move the gradient with bp_to)");
+    e.op = "backward";
+    e.devices = {root.device().id, seed.device().id};
+    throw e;
+  }
   NoGradScope no_grad;
   View first = seed.storage ? (seed.dtype == root.dtype ? seed : core::cast(seed, root.dtype))
                             : fill(root.device(), root.dtype, root.rank, root.shape, 1.0);
@@ -63,17 +74,19 @@ void backward(const View &root, const View &seed, bool retain_graph) {
     return;
   }
 
-  // Dependencies: how many gradients each reachable node waits for.
+  // Dependencies: how many gradients each reachable node waits for. Every
+  // node's saved tensors are checked here, before any formula runs.
   std::unordered_map<Node *, int64_t> waiting;
   std::vector<Node *> stack = {root_meta->grad_fn.get()};
   waiting[root_meta->grad_fn.get()] = 0;
   while (!stack.empty()) {
     Node *n = stack.back();
     stack.pop_back();
-    if (n->released)
+    if (n->released.load(std::memory_order_acquire))
       fail(BP_ERR_STATE, std::string("backward: the graph through ") + n->name +
                              " was already used by a backward pass that freed its saved tensors "
                              "(pass retain_graph to run backward twice)");
+    n->check();
     for (const Edge &e : n->inputs) {
       if (!e.meta || !e.meta->grad_fn) continue;
       Node *next = e.meta->grad_fn.get();
@@ -87,35 +100,57 @@ void backward(const View &root, const View &seed, bool retain_graph) {
     }
   }
 
+  // The leaves' gradients are summed here and added into the leaves only
+  // once every node has run: a pass that fails leaves no partial gradient.
+  std::unordered_map<TensorMeta *, std::pair<std::shared_ptr<TensorMeta>, View>> leaves;
+  std::vector<Node *> done;
   std::unordered_map<Node *, View> pending = {{root_meta->grad_fn.get(), first}};
   std::deque<Node *> ready = {root_meta->grad_fn.get()};
   while (!ready.empty()) {
     Node *n = ready.front();
     ready.pop_front();
-    View g = std::move(pending[n]);
-    pending.erase(n);
-    std::vector<View> grads = n->apply(g);
-    for (size_t i = 0; i < n->inputs.size() && i < grads.size(); ++i) {
+    done.push_back(n);
+    auto own = pending.find(n);
+    // No gradient reached this node (its consumers gave none): nothing flows
+    // on, but its inputs stop waiting for it.
+    std::vector<View> grads;
+    if (own != pending.end()) {
+      View g = std::move(own->second);
+      pending.erase(own);
+      grads = n->apply(g);
+    }
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
       const std::shared_ptr<TensorMeta> &in = n->inputs[i].meta;
-      if (!in || !grads[i].storage) continue;
-      View gi = fit(std::move(grads[i]), n->inputs[i].shape);
+      if (!in) continue;
+      const bool has = i < grads.size() && grads[i].storage;
       if (!in->grad_fn) {
-        accumulate(*in, std::move(gi));
+        if (!has) continue;
+        View gi = fit(std::move(grads[i]), n->inputs[i].shape);
+        auto it = leaves.find(in.get());
+        if (it == leaves.end())
+          leaves.emplace(in.get(), std::make_pair(in, std::move(gi)));
+        else
+          it->second.second = core::binary(BP_OP_ADD, it->second.second, gi, nullptr);
         continue;
       }
       Node *next = in->grad_fn.get();
-      auto it = pending.find(next);
-      if (it == pending.end())
-        pending.emplace(next, std::move(gi));
-      else
-        it->second = core::binary(BP_OP_ADD, it->second, gi, nullptr);
+      if (has) {
+        View gi = fit(std::move(grads[i]), n->inputs[i].shape);
+        auto it = pending.find(next);
+        if (it == pending.end())
+          pending.emplace(next, std::move(gi));
+        else
+          it->second = core::binary(BP_OP_ADD, it->second, gi, nullptr);
+      }
       if (--waiting[next] == 0) ready.push_back(next);
     }
-    if (!retain_graph) {
-      n->release();
-      n->released = true;
-    }
   }
+  for (auto &entry : leaves) accumulate(*entry.second.first, std::move(entry.second.second));
+  if (!retain_graph)
+    for (Node *n : done) {
+      n->release();
+      n->released.store(true, std::memory_order_release);
+    }
 }
 
 View grad_of(const TensorMeta &meta) {

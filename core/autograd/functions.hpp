@@ -42,8 +42,10 @@ View detach(const View &a);
 // Before a write into an existing tensor (an _out function, assign,
 // scatter): refuses it, naming `what`, when grad mode is on and the tensor
 // needs a gradient or one of `inputs` does (a write records nothing, so the
-// gradient would silently be wrong); then counts the write in the storage's
-// version, which invalidates saved copies of it.
+// gradient would silently be wrong).
 void before_write(const char *what, const View &target, std::initializer_list<const View *> inputs);
+// After the write succeeded: counts it in the storage's version, which
+// makes saved copies of the tensor stale.
+void wrote(const View &target);
 
 }  // namespace bp::core::autograd

@@ -76,6 +76,10 @@ struct MatmulNode : Node {
     if (wants(1)) db = tb ? core::matmul(g, x, true, ta, nullptr) : core::matmul(x, g, !ta, false, nullptr);
     return {da, db};
   }
+  void check() const override {
+    a.get(name);
+    b.get(name);
+  }
   void release() override {
     a.release();
     b.release();
@@ -115,6 +119,7 @@ struct GatherNode : Node {
     core::scatter_add_nd(whole, index.get(name), g);
     return {whole, View()};
   }
+  void check() const override { index.get(name); }
   void release() override { index.release(); }
 };
 

@@ -1,6 +1,7 @@
 #include "autograd/meta.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "dispatch/dtype_rules.hpp"
 #include "errors/error.hpp"
@@ -16,7 +17,23 @@ thread_local bool t_grad_enabled = true;
 }  // namespace
 
 TensorMeta::TensorMeta() { g_metas.fetch_add(1, std::memory_order_acq_rel); }
-TensorMeta::~TensorMeta() { g_metas.fetch_sub(1, std::memory_order_acq_rel); }
+// A graph is a chain of metas owning nodes owning metas: freed recursively,
+// a long one (a sum over an epoch, an unrolled loop) would overflow the
+// stack. The nodes only this meta holds are taken apart here, one at a time.
+TensorMeta::~TensorMeta() {
+  std::vector<std::shared_ptr<Node>> orphans;
+  if (grad_fn && grad_fn.use_count() == 1) orphans.push_back(std::move(grad_fn));
+  while (!orphans.empty()) {
+    std::shared_ptr<Node> n = std::move(orphans.back());
+    orphans.pop_back();
+    for (Edge &e : n->inputs) {
+      if (e.meta && e.meta.use_count() == 1 && e.meta->grad_fn && e.meta->grad_fn.use_count() == 1)
+        orphans.push_back(std::move(e.meta->grad_fn));
+      e.meta.reset();  // without its node now: freed without recursing
+    }
+  }
+  g_metas.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 TensorShape::TensorShape(const View &v) : rank(v.rank), dtype(v.dtype) {
   std::copy(v.shape, v.shape + v.rank, extents);
@@ -28,7 +45,7 @@ const View &Saved::get(const char *op) const {
   if (view_.storage && view_.storage->version() != version_)
     fail(BP_ERR_STATE, std::string(op) +
                            " backward: a tensor its gradient needs was written in place (an _out "
-                           "function, bp_assign or bp_scatter_nd) after " + op +
+                           "function, bp_assign, a scatter or bp_from_host_into) after " + op +
                            " used it; write into a new tensor instead");
   return view_;
 }
@@ -44,13 +61,10 @@ std::shared_ptr<TensorMeta> meta_of(const View &v) {
   return v.autograd.meta;
 }
 
-void set_meta(View &v, std::shared_ptr<TensorMeta> meta) {
-  std::shared_ptr<TensorMeta> old;
-  {
-    std::lock_guard<std::mutex> lock(g_meta_lock);
-    old = std::move(v.autograd.meta);
-    v.autograd.meta = std::move(meta);
-  }
+std::shared_ptr<TensorMeta> meta_or_create(View &v) {
+  std::lock_guard<std::mutex> lock(g_meta_lock);
+  if (!v.autograd.meta) v.autograd.meta = std::make_shared<TensorMeta>();
+  return v.autograd.meta;
 }
 
 namespace {

@@ -78,6 +78,9 @@ struct Node {
   explicit Node(const char *name_) : name(name_) {}
   virtual ~Node() = default;
   virtual std::vector<View> apply(const View &grad) = 0;
+  // Raises the error a saved tensor would raise in apply(), so that a
+  // backward pass refuses before it has touched any gradient.
+  virtual void check() const {}
   // Drops the saved tensors (after a backward pass without retain_graph).
   virtual void release() {}
 
@@ -85,7 +88,9 @@ struct Node {
   std::vector<Edge> inputs;
   // Whether input i wants a gradient: a formula skips the work for the others.
   bool wants(size_t i) const { return i < inputs.size() && inputs[i].meta != nullptr; }
-  bool released = false;
+  // Set by the backward pass that freed the saved tensors. Two backward
+  // passes over one graph at the same time need retain_graph in both.
+  std::atomic<bool> released{false};
 };
 
 // Per-thread grad mode (bp_grad_set_enabled): on by default.
@@ -105,7 +110,9 @@ bool any_requires_grad(std::initializer_list<const View *> views);
 // the views needs a gradient; else nothing. A view that needs none, or is
 // not float, gets a null meta: its edge carries only its shape.
 std::vector<Edge> recording(std::initializer_list<const View *> views);
-void set_meta(View &v, std::shared_ptr<TensorMeta> meta);
+// v's meta, made (a leaf's) when it has none: one lock, so two threads
+// marking one tensor share one meta.
+std::shared_ptr<TensorMeta> meta_or_create(View &v);
 
 // Whether v needs a gradient now: grad mode on and its meta requires one.
 bool requires_grad(const View &v);

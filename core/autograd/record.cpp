@@ -77,6 +77,9 @@ void before_write(const char *what, const View &target, std::initializer_list<co
                                "existing tensor records nothing for them; use the form that "
                                "returns a new tensor, or disable gradients around the call");
   }
+}
+
+void wrote(const View &target) {
   if (target.storage) target.storage->bump_version();
 }
 

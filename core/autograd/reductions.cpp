@@ -64,6 +64,10 @@ struct ReduceNode : Node {
       }
     }
   }
+  void check() const override {
+    a.get(name);
+    out.get(name);
+  }
   void release() override {
     a.release();
     out.release();
@@ -97,7 +101,7 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
 
 View scan(int32_t op, const View &a, int32_t axis) {
   View out = core::scan(op, a, axis, nullptr);
-  if (!is_float(out.dtype)) return out;
+  if (op != BP_OP_CUMSUM || !is_float(out.dtype)) return out;
   if (std::vector<Edge> edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<ScanNode>(op, axis, a), std::move(edges));
   return out;

@@ -26,8 +26,7 @@ bp_status bp_tensor_set_requires_grad(bp_tensor tensor, int32_t requires_grad) {
                              dtype_name(v.dtype));
     if (!meta) {
       if (!requires_grad) return;
-      meta = std::make_shared<ag::TensorMeta>();
-      ag::set_meta(v, meta);
+      meta = ag::meta_or_create(v);
     }
     meta->requires_grad.store(requires_grad != 0, std::memory_order_release);
   });

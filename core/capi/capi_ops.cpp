@@ -57,6 +57,7 @@ bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out) {
     const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x, &y});
     binary(op, x, y, &o);
+    ag::wrote(o);
   });
 }
 
@@ -74,6 +75,7 @@ bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar, int32_t s
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
     binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o);
+    ag::wrote(o);
   });
 }
 
@@ -89,6 +91,7 @@ bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out) {
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
     unary(op, x, &o);
+    ag::wrote(o);
   });
 }
 
@@ -106,6 +109,7 @@ bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out) 
     const View &c = input(cond, op, 0), &x = input(a, op, 1), &y = input(b, op, 2), &o = output(out, op);
     ag::before_write("where", o, {&x, &y});
     where(c, x, y, &o);
+    ag::wrote(o);
   });
 }
 
@@ -121,6 +125,7 @@ bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
     reduce(op, x, axis, keepdims != 0, &o);
+    ag::wrote(o);
   });
 }
 
@@ -146,6 +151,7 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
     const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
     ag::before_write("matmul", o, {&x, &y});
     matmul(x, y, transpose_a != 0, transpose_b != 0, &o);
+    ag::wrote(o);
   });
 }
 
@@ -161,6 +167,7 @@ bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
     scan(op, x, axis, &o);
+    ag::wrote(o);
   });
 }
 
@@ -178,6 +185,7 @@ bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
     const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
     ag::before_write("scatter_nd", d, {&v});
     scatter_nd(d, i, v);
+    ag::wrote(d);
   });
 }
 
@@ -187,6 +195,7 @@ bp_status bp_scatter_add_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
     const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
     ag::before_write("scatter_add_nd", d, {&v});
     scatter_add_nd(d, i, v);
+    ag::wrote(d);
   });
 }
 
@@ -216,6 +225,7 @@ bp_status bp_assign(bp_tensor dst, bp_tensor src) {
       const View &d = output(dst, op), &s = input(src, op, 0);
       ag::before_write("assign", d, {&s});
       assign(d, s);
+      ag::wrote(d);
     });
   });
 }

@@ -98,6 +98,7 @@ bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes) 
     const View &v = view_or_throw(tensor, "bp_from_host_into");
     ag::before_write("bp_from_host_into", v, {});
     from_host_into(v, data, bytes);
+    ag::wrote(v);
   });
 }
 

@@ -4,6 +4,7 @@
 // follow the operators' semantics (plugin.h); the kit checks those. The
 // differentiable ones are made of autograd's operators, so they record.
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,9 +52,9 @@ void same_device(const char *fn, const std::vector<const View *> &tensors) {
 }
 
 // How many elements one result of a reduction over axis covers.
-int64_t reduced_count(const View &a, int32_t axis) {
+int64_t reduced_count(const char *fn, const View &a, int32_t axis) {
   if (axis == BP_AXIS_ALL) return a.numel();
-  return a.shape[checked_axis("var", axis, a.rank)];
+  return a.shape[checked_axis(fn, axis, a.rank)];
 }
 
 }  // namespace
@@ -148,12 +149,14 @@ View clip(const View &a, double low, double high) {
   // keeps an integer tensor's dtype.
   const bool no_low = std::isinf(low) && low < 0, no_high = std::isinf(high) && high > 0;
   if (no_low && no_high) return autograd::contiguous(a);
-  View t = no_low ? View(a) : autograd::binary_scalar(BP_OP_MAXIMUM, a, low, false);
-  return no_high ? t : autograd::binary_scalar(BP_OP_MINIMUM, no_low ? a : t, high, false);
+  if (no_low) return autograd::binary_scalar(BP_OP_MINIMUM, a, high, false);
+  View t = autograd::binary_scalar(BP_OP_MAXIMUM, a, low, false);
+  if (no_high) return t;  // (returning a named local moves it: its autograd link stays)
+  return autograd::binary_scalar(BP_OP_MINIMUM, t, high, false);
 }
 
 View var(const View &a, int32_t axis, bool keepdims, double ddof) {
-  const int64_t n = reduced_count(a, axis);
+  const int64_t n = reduced_count("var", a, axis);
   View mean = autograd::reduce(BP_OP_MEAN, a, axis, true);
   View deviation = autograd::binary(BP_OP_SUB, a, mean);
   View squares = autograd::reduce(BP_OP_MEAN, autograd::unary(BP_OP_SQUARE, deviation), axis, keepdims);
@@ -180,15 +183,29 @@ View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t 
   if (high <= low)
     composite_fail(fn, BP_ERR_INVALID_ARGUMENT,
                    "low (" + std::to_string(low) + ") must be below high (" + std::to_string(high) + ")");
-  // The float64 stream is exact for ranges up to 2^53 integers.
-  const double span = double(high) - double(low);
-  if (span > 9007199254740992.0)
+  // Every value drawn must fit the dtype (NumPy refuses such a range too).
+  const int32_t bits = 8 * bp_vocab_dtype_size(dtype);
+  const bool is_signed = bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_SIGNED_INT;
+  const int64_t lowest = bits >= 64 ? INT64_MIN : is_signed ? -(int64_t(1) << (bits - 1)) : 0;
+  const int64_t highest = bits >= 64 ? INT64_MAX : is_signed ? (int64_t(1) << (bits - 1)) - 1
+                                                             : (int64_t(1) << bits) - 1;
+  if (low < lowest || high - 1 > highest)
+    composite_fail(fn, BP_ERR_INVALID_ARGUMENT,
+                   "[" + std::to_string(low) + ", " + std::to_string(high) + ") does not fit " +
+                       dtype_name(dtype));
+  // The span in integers (no rounding of large bounds); the float64 stream is
+  // exact for spans up to 2^53.
+  const uint64_t span = uint64_t(high) - uint64_t(low);
+  if (span > (uint64_t(1) << 53))
     composite_fail(fn, BP_ERR_INVALID_ARGUMENT, "the range [low, high) holds more than 2^53 integers");
-  View u = random(device, BP_OP_RANDOM_UNIFORM, BP_FLOAT64, rank, shape, 0.0, span, seed);
+  View u = random(device, BP_OP_RANDOM_UNIFORM, BP_FLOAT64, rank, shape, 0.0, double(span), seed);
   // Truncation is floor for these non-negative draws; the minimum keeps a
   // draw that rounded up to the span inside the range.
-  View k = binary_scalar(BP_OP_MINIMUM, cast(u, BP_INT64), span - 1, false, nullptr);
-  if (low != 0) k = binary_scalar(BP_OP_ADD, k, double(low), false, nullptr);
+  View k = binary_scalar(BP_OP_MINIMUM, cast(u, BP_INT64), double(span - 1), false, nullptr);
+  if (low != 0) {  // low added exactly, as an int64 tensor rather than a double
+    View offset = from_host(device, BP_INT64, 0, nullptr, &low);
+    k = binary(BP_OP_ADD, k, offset, nullptr);
+  }
   return dtype == BP_INT64 ? k : cast(k, dtype);
 }
 

@@ -2,7 +2,7 @@
 // families GATHER and SCATTER) and nonzero, which the core composes from
 // operators every backend has. A plugin sees an int64 index of shape [N, k]
 // whose values are inside their axes: the core converts the caller's index,
-// checks its range (one read of its per-column minimum and maximum) and
+// checks its range (two small reads, of its per-column minimum and maximum) and
 // turns negative entries into positive ones, so no backend has to report a
 // bad index itself.
 #include <algorithm>

@@ -126,6 +126,8 @@ TEST_CASE("matmul with transposes, batches and vectors matches finite difference
   const Input m43{{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1.0, 1.1, 1.2}, {4, 3}};
   const Input m32{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5}, {3, 2}};
   gradcheck(d, {m32, m43}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1], true, true); });
+  gradcheck(d, {m32, m34}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1], true, false); });
+  gradcheck(d, {kA, m43}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1], false, true); });
   const Input batch{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, 0.1, -0.4, 0.9, 1.1, -0.7}, {2, 2, 3}};
   gradcheck(d, {batch, m34}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1]); });
   gradcheck(d, {kB, m34}, [](const std::vector<bp::Tensor> &x) { return bp::matmul(x[0], x[1]); });
@@ -158,6 +160,8 @@ TEST_CASE("the composites record through the operators they are made of") {
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].var(0, false, 1); });
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].std(); });
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].clip(-1, 1); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].clip(-1, INFINITY); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].clip(-INFINITY, 1); });
   gradcheck(d, {kA, kA}, [](const std::vector<bp::Tensor> &x) { return bp::concatenate({x[0], x[1] * 2.0}, 1); });
   gradcheck(d, {kA, kA}, [](const std::vector<bp::Tensor> &x) { return bp::stack({x[0], x[1] * x[1]}, 2); });
 }
@@ -237,4 +241,37 @@ TEST_CASE("in-place writes that would make a gradient wrong are errors naming th
   REQUIRE(bp_backward(z.handle(), BP_NO_TENSOR, 0) == BP_OK);
   CHECK(bp_backward(z.handle(), BP_NO_TENSOR, 0) == BP_ERR_STATE);
   CHECK(last_error_mentions("retain_graph"));
+}
+
+TEST_CASE("a backward pass that must fail touches no gradient and frees nothing") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor w = bp::from_vector<double>({1, 2}, {2}, d).requires_grad_();
+  // Two branches: the second's saved input is overwritten before backward.
+  const bp::Tensor kept = w * 3.0;
+  const bp::Tensor e = w.exp();
+  const bp::Tensor y = (kept + e).sum();
+  REQUIRE(bp_binary_scalar_out(BP_OP_MUL, e.detach().handle(), 2.0, 0, e.detach().handle()) == BP_OK);
+  CHECK(bp_backward(y.handle(), BP_NO_TENSOR, 0) == BP_ERR_STATE);
+  CHECK_FALSE(w.grad().defined());
+  // The graph is intact: the part that can still run, runs.
+  kept.sum().backward();
+  CHECK(w.grad().to_vector<double>() == std::vector<double>{3, 3});
+}
+
+TEST_CASE("a very long graph is freed without recursing through it") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor w = bp::from_vector<float>({1}, {1}, d).requires_grad_();
+  bp::Tensor total = w * 1.0;
+  for (int i = 0; i < 200000; ++i) total = total + w;
+  total = bp::Tensor();  // the last handle: 200001 nodes freed
+  CHECK(w.requires_grad());
+}
+
+TEST_CASE("the gradient given to backward must be on the tensor's device") {
+  bp_test::each_host_device();
+  const bp::Tensor w = bp::from_vector<double>({1, 2}, {2}, bp::Device("cpu:0")).requires_grad_();
+  const bp::Tensor y = w * 2.0;
+  const bp::Tensor g = bp::ones({2}, bp::f64, bp::Device("reference:0"));
+  CHECK(bp_backward(y.handle(), g.handle(), 0) == BP_ERR_DEVICE_MISMATCH);
+  CHECK(last_error_mentions("reference:0"));
 }

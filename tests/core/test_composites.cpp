@@ -97,4 +97,13 @@ TEST_CASE("random_integers draws one stream on every backend, from low up to but
   CHECK(bp_random_integers(d.id(), BP_INT64, 1, shape, 2, 2, 1, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(last_error_mentions("bp_random_integers: low (2) must be below high (2)"));
   CHECK(bp_random_integers(d.id(), BP_INT64, 1, shape, 0, int64_t(1) << 60, 1, &out) == BP_ERR_INVALID_ARGUMENT);
+  // Bounds beyond 2^53 are exact: every value stays inside the range.
+  const int64_t low = (int64_t(1) << 60) + 1;
+  REQUIRE(bp_random_integers(d.id(), BP_INT64, 1, shape, low, low + 2, 3, &h) == BP_OK);
+  const bp::Tensor big = bp::Tensor::adopt(h);
+  CHECK(big.min().item<int64_t>() >= low);
+  CHECK(big.max().item<int64_t>() <= low + 1);
+  // A range the dtype cannot hold is refused, not wrapped.
+  CHECK(bp_random_integers(d.id(), BP_INT32, 1, shape, 0, int64_t(1) << 40, 1, &out) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(last_error_mentions("does not fit int32"));
 }

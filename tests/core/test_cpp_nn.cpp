@@ -74,6 +74,17 @@ TEST_CASE("a network trains on its device and moves with to()") {
     CHECK(p.requires_grad());
   }
   CHECK(net(x.to(other)).device() == other);
+  // An optimiser built after the move trains the moved parameters.
+  bp::nn::SGD moved(net.parameters(), 0.05);
+  const bp::Tensor xo = x.to(other), yo = y.to(other);
+  const float before = bp::nn::mse_loss(net(xo), yo).item<float>();
+  for (int step = 0; step < 5; ++step) {
+    const bp::Tensor loss = bp::nn::mse_loss(net(xo), yo);
+    moved.zero_grad();
+    loss.backward();
+    moved.step();
+  }
+  CHECK(bp::nn::mse_loss(net(xo), yo).item<float>() < before);
 }
 
 TEST_CASE("cross_entropy is the mean of logsumexp minus the label's logit") {

@@ -160,3 +160,11 @@ def test_bitwise_refuses_floats(dev):
         ~x
     with pytest.raises(TypeError, match="not an integer"):
         bp.tensor([1, 2], device=dev) | 2.5
+
+
+def test_empty_and_small_integer_index_arrays(dev):
+    x = bp.tensor(N, device=dev)
+    assert x[[]].shape == N[[]].shape
+    for dtype in ("int8", "uint8", "int16", "int32"):
+        idx = np.array([2, 0], dtype=dtype)
+        assert (x[idx].numpy() == N[idx]).all()

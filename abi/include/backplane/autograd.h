@@ -25,18 +25,26 @@
  *   bp_std, bp_softmax). Broadcast inputs get their gradient summed back to
  *   their shape, and in their own dtype. Comparisons, floor_divide,
  *   remainder, the bitwise operators, argmax/argmin and integer results
- *   record nothing (their gradient is zero or undefined).
+ *   record nothing: no gradient flows through them (for remainder, whose
+ *   derivative in a is 1 almost everywhere, write a - floor_divide(a, b) * b
+ *   to get one). maximum, minimum and clip give half the gradient to each
+ *   side of a tie (clip: at a bound).
  * - Writing into a tensor in place (the _out functions, bp_assign,
- *   bp_scatter_nd) while grad mode is on is BP_ERR_STATE when that tensor
- *   requires gradients or an input of the write does; disable grad mode for
- *   such writes (optimiser steps). A tensor saved for a backward pass that
- *   is written in place after it was saved makes that backward pass fail
- *   with BP_ERR_STATE naming the operator, instead of giving a wrong
- *   gradient.
+ *   bp_scatter_nd, bp_scatter_add_nd, bp_from_host_into) while grad mode is
+ *   on is BP_ERR_STATE when that tensor requires gradients or an input of
+ *   the write does; disable grad mode for such writes (optimiser steps). A
+ *   tensor saved for a backward pass that is written in place after it was
+ *   saved makes that backward pass fail with BP_ERR_STATE naming the
+ *   operator, before any gradient is touched, instead of giving a wrong
+ *   gradient. Writes through host memory (bp_tensor_host_address, DLPack)
+ *   are not seen by that check.
  * - Memory: the record is owned by the tensors it produced and is freed with
- *   them; bp_backward frees the tensors it saved unless retain_graph is set,
- *   so a second backward pass through it is BP_ERR_STATE. No handle is
- *   created behind your back.
+ *   them (iteratively: a graph of any length); bp_backward frees the tensors
+ *   it saved unless retain_graph is set, so a second backward pass through
+ *   it is BP_ERR_STATE. No handle is created behind your back.
+ * - Threads: recording and backward passes may run on many threads; two
+ *   backward passes through one graph at the same time need retain_graph in
+ *   both (a pass that frees the saved tensors must be the only one).
  */
 #ifndef BACKPLANE_AUTOGRAD_H
 #define BACKPLANE_AUTOGRAD_H
@@ -68,10 +76,12 @@ BP_API bp_status bp_tensor_clear_grad(bp_tensor tensor);
 BP_API bp_status bp_tensor_grad_fn(bp_tensor tensor, const char **name);
 
 /* Runs the record behind `tensor` backwards and adds the gradients into
- * the leaves. grad is d(loss)/d(tensor), of the tensor's shape (converted
- * to its dtype), or BP_NO_TENSOR for a tensor of one element (then 1).
- * retain_graph keeps the saved tensors for another pass. The tensor must
- * require gradients (BP_ERR_STATE). Runs with grad mode off. */
+ * the leaves, all at the end: a pass that fails adds nothing. grad is
+ * d(loss)/d(tensor), of the tensor's shape (else BP_ERR_SHAPE) and device
+ * (else BP_ERR_DEVICE_MISMATCH), converted to its dtype; or BP_NO_TENSOR
+ * for a tensor of one element (then 1). retain_graph keeps the saved
+ * tensors for another pass. The tensor must require gradients
+ * (BP_ERR_STATE). Runs with grad mode off. */
 BP_API bp_status bp_backward(bp_tensor tensor, bp_tensor grad, int32_t retain_graph);
 
 /* Sets this thread's grad mode (1: record, 0: do not) and writes the mode

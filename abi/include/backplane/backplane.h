@@ -448,8 +448,9 @@ BP_API bp_status bp_std(bp_tensor a, int32_t axis, int32_t keepdims, double ddof
 BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
 /* Integers drawn uniformly from [low, high) (NumPy's randint, PyTorch's
  * randint) in an integer dtype: the float64 stream of bp_random_uniform over
- * [0, high - low), truncated, plus low, so every backend draws the same
- * numbers for one seed. high - low is at most 2^53. */
+ * [0, high - low), truncated, plus low (exactly, in int64), so every backend
+ * draws the same numbers for one seed. high - low is at most 2^53 and
+ * [low, high) must fit the dtype (else BP_ERR_INVALID_ARGUMENT). */
 BP_API bp_status bp_random_integers(bp_device device, int32_t dtype, int32_t rank,
                                     const int64_t *shape, int64_t low, int64_t high, uint64_t seed,
                                     bp_tensor *out);

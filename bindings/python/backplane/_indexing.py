@@ -44,7 +44,12 @@ def _as_index_tensor(k, t):
     T = _tensor_module()
     if isinstance(k, T.Tensor):
         return k
-    return T.tensor(k, device=t.device)
+    # NumPy's reading of the data: an empty list selects nothing (not a
+    # float array), and every integer type indexes (as int64).
+    arr = T._numpy().asarray(k)
+    if arr.size == 0 or arr.dtype.kind in "iu":
+        arr = arr.astype("int64")
+    return T.tensor(arr, device=t.device)
 
 
 def _is_advanced(k):
