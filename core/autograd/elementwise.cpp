@@ -48,7 +48,9 @@ struct BinaryNode : Node {
         op(op_),
         a(keep(op != BP_OP_ADD && op != BP_OP_SUB && op != BP_OP_DIV, a_)),
         b(keep(op != BP_OP_ADD && op != BP_OP_SUB, b_)),
-        out(keep(op == BP_OP_DIV || op == BP_OP_POW, out_)) {}
+        out(keep(op == BP_OP_DIV || op == BP_OP_POW, out_)) {
+    saves({&a, &b, &out});
+  }
 
   std::vector<View> apply(const View &g) override {
     switch (op) {
@@ -78,16 +80,6 @@ struct BinaryNode : Node {
       }
     }
   }
-  void check() const override {
-    a.get(name);
-    b.get(name);
-    out.get(name);
-  }
-  void release() override {
-    a.release();
-    b.release();
-    out.release();
-  }
 };
 
 // op(a, s) or op(s, a) for a scalar s: the gradient of the tensor operand.
@@ -104,7 +96,9 @@ struct ScalarNode : Node {
         a(keep((op_ == BP_OP_DIV && lhs_) || (op_ == BP_OP_POW && !lhs_) || op_ == BP_OP_MAXIMUM ||
                    op_ == BP_OP_MINIMUM,
                a_)),
-        out(keep((op_ == BP_OP_DIV || op_ == BP_OP_POW) && lhs_, out_)) {}
+        out(keep((op_ == BP_OP_DIV || op_ == BP_OP_POW) && lhs_, out_)) {
+    saves({&a, &out});
+  }
 
   std::vector<View> apply(const View &g) override {
     switch (op) {
@@ -125,14 +119,6 @@ struct ScalarNode : Node {
       }
     }
   }
-  void check() const override {
-    a.get(name);
-    out.get(name);
-  }
-  void release() override {
-    a.release();
-    out.release();
-  }
 };
 
 struct UnaryNode : Node {
@@ -147,7 +133,9 @@ struct UnaryNode : Node {
       : Node(op_name(op_)),
         op(op_),
         a(keep(!from_output(op_) && op_ != BP_OP_NEG, a_)),
-        out(keep(from_output(op_), out_)) {}
+        out(keep(from_output(op_), out_)) {
+    saves({&a, &out});
+  }
 
   std::vector<View> apply(const View &g) override {
     if (op == BP_OP_NEG) return {fn(BP_OP_NEG, g)};
@@ -175,26 +163,16 @@ struct UnaryNode : Node {
       default: return {fn(BP_OP_NEG, mul(g, fn(BP_OP_SIN, x)))};  // COS
     }
   }
-  void check() const override {
-    a.get(name);
-    out.get(name);
-  }
-  void release() override {
-    a.release();
-    out.release();
-  }
 };
 
 struct WhereNode : Node {
   Saved cond;
-  WhereNode(const View &c) : Node("where"), cond(c) {}
+  WhereNode(const View &c) : Node("where"), cond(c) { saves({&cond}); }
   std::vector<View> apply(const View &g) override {
     const View &c = cond.get(name);
     View none = zeros(g, g.dtype);
     return {View(), select_where(c, g, none), select_where(c, none, g)};
   }
-  void check() const override { cond.get(name); }
-  void release() override { cond.release(); }
 };
 
 // Between float dtypes the gradient converts back; the engine does that.

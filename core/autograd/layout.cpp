@@ -66,7 +66,9 @@ struct IdentityNode : Node {
 struct MatmulNode : Node {
   Saved a, b;
   bool ta, tb;
-  MatmulNode(const View &a_, const View &b_, bool ta_, bool tb_) : Node("matmul"), a(a_), b(b_), ta(ta_), tb(tb_) {}
+  MatmulNode(const View &a_, const View &b_, bool ta_, bool tb_) : Node("matmul"), a(a_), b(b_), ta(ta_), tb(tb_) {
+    saves({&a, &b});
+  }
   std::vector<View> apply(const View &g) override {
     const View &x = a.get(name), &y = b.get(name);
     // dA = g B^T: with B = y^T (tb) that is g y, else g y^T. dA^T = B g^T
@@ -75,14 +77,6 @@ struct MatmulNode : Node {
     if (wants(0)) da = ta ? core::matmul(y, g, tb, true, nullptr) : core::matmul(g, y, false, !tb, nullptr);
     if (wants(1)) db = tb ? core::matmul(g, x, true, ta, nullptr) : core::matmul(x, g, !ta, false, nullptr);
     return {da, db};
-  }
-  void check() const override {
-    a.get(name);
-    b.get(name);
-  }
-  void release() override {
-    a.release();
-    b.release();
   }
 };
 
@@ -113,14 +107,14 @@ struct ConcatenateNode : Node {
 struct GatherNode : Node {
   TensorShape input;
   Saved index;
-  GatherNode(const View &a, const View &index_) : Node("gather_nd"), input(a), index(index_) {}
+  GatherNode(const View &a, const View &index_) : Node("gather_nd"), input(a), index(index_) {
+    saves({&index});
+  }
   std::vector<View> apply(const View &g) override {
     View whole = fill(g.device(), g.dtype, input.rank, input.extents, 0.0);
     core::scatter_add_nd(whole, index.get(name), g);
     return {whole, View()};
   }
-  void check() const override { index.get(name); }
-  void release() override { index.release(); }
 };
 
 template <class N, class... Args>

@@ -77,12 +77,18 @@ struct Edge {
 struct Node {
   explicit Node(const char *name_) : name(name_) {}
   virtual ~Node() = default;
+  Node(const Node &) = delete;  // saves() keeps pointers into the node
+  Node &operator=(const Node &) = delete;
   virtual std::vector<View> apply(const View &grad) = 0;
   // Raises the error a saved tensor would raise in apply(), so that a
   // backward pass refuses before it has touched any gradient.
-  virtual void check() const {}
+  void check() const {
+    for (const Saved *s : saved_) s->get(name);
+  }
   // Drops the saved tensors (after a backward pass without retain_graph).
-  virtual void release() {}
+  void release() {
+    for (Saved *s : saved_) s->release();
+  }
 
   const char *name;
   std::vector<Edge> inputs;
@@ -91,6 +97,13 @@ struct Node {
   // Set by the backward pass that freed the saved tensors. Two backward
   // passes over one graph at the same time need retain_graph in both.
   std::atomic<bool> released{false};
+
+ protected:
+  // Registers the node's saved tensors with check() and release().
+  void saves(std::initializer_list<Saved *> saved) { saved_.assign(saved); }
+
+ private:
+  std::vector<Saved *> saved_;
 };
 
 // Per-thread grad mode (bp_grad_set_enabled): on by default.

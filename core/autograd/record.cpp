@@ -80,7 +80,10 @@ void before_write(const char *what, const View &target, std::initializer_list<co
 }
 
 void wrote(const View &target) {
-  if (target.storage) target.storage->bump_version();
+  // Versions matter only to saved tensors, which exist only inside graphs:
+  // with no TensorMeta alive there is nothing to invalidate, and the hot
+  // _out path keeps its atomic increment out.
+  if (target.storage && active()) target.storage->bump_version();
 }
 
 }  // namespace bp::core::autograd

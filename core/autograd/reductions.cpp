@@ -32,7 +32,9 @@ struct ReduceNode : Node {
         keepdims(keepdims_),
         input(a_),
         a(op_ == BP_OP_SUM || op_ == BP_OP_MEAN ? Saved() : Saved(a_)),
-        out(op_ == BP_OP_SUM || op_ == BP_OP_MEAN ? Saved() : Saved(out_)) {}
+        out(op_ == BP_OP_SUM || op_ == BP_OP_MEAN ? Saved() : Saved(out_)) {
+    saves({&a, &out});
+  }
 
   std::vector<View> apply(const View &g) override {
     const View kept = unsqueeze_reduced(g, input.rank, axis, keepdims);
@@ -63,14 +65,6 @@ struct ReduceNode : Node {
         return {select_where(hit, expand(share, input.rank, input.extents), zeros(x, x.dtype))};
       }
     }
-  }
-  void check() const override {
-    a.get(name);
-    out.get(name);
-  }
-  void release() override {
-    a.release();
-    out.release();
   }
 };
 
