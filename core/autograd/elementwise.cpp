@@ -49,7 +49,7 @@ struct BinaryNode : Node {
         a(keep(op != BP_OP_ADD && op != BP_OP_SUB && op != BP_OP_DIV, a_)),
         b(keep(op != BP_OP_ADD && op != BP_OP_SUB, b_)),
         out(keep(op == BP_OP_DIV || op == BP_OP_POW, out_)) {
-    saves({&a, &b, &out});
+    saves(&a, &b, &out);
   }
 
   std::vector<View> apply(const View &g) override {
@@ -97,7 +97,7 @@ struct ScalarNode : Node {
                    op_ == BP_OP_MINIMUM,
                a_)),
         out(keep((op_ == BP_OP_DIV || op_ == BP_OP_POW) && lhs_, out_)) {
-    saves({&a, &out});
+    saves(&a, &out);
   }
 
   std::vector<View> apply(const View &g) override {
@@ -134,7 +134,7 @@ struct UnaryNode : Node {
         op(op_),
         a(keep(!from_output(op_) && op_ != BP_OP_NEG, a_)),
         out(keep(from_output(op_), out_)) {
-    saves({&a, &out});
+    saves(&a, &out);
   }
 
   std::vector<View> apply(const View &g) override {
@@ -167,7 +167,7 @@ struct UnaryNode : Node {
 
 struct WhereNode : Node {
   Saved cond;
-  WhereNode(const View &c) : Node("where"), cond(c) { saves({&cond}); }
+  WhereNode(const View &c) : Node("where"), cond(c) { saves(&cond); }
   std::vector<View> apply(const View &g) override {
     const View &c = cond.get(name);
     View none = zeros(g, g.dtype);
@@ -186,7 +186,7 @@ struct CastNode : Node {
 View binary(int32_t op, const View &a, const View &b) {
   View out = core::binary(op, a, b, nullptr);
   if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a, &b}); !edges.empty()) {
+  if (Edges edges = recording({&a, &b}); !edges.empty()) {
     // The formulas compute in the output's dtype: inputs converted as the
     // operator converted them.
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
@@ -199,7 +199,7 @@ View binary(int32_t op, const View &a, const View &b) {
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs) {
   View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr);
   if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a}); !edges.empty()) {
+  if (Edges edges = recording({&a}); !edges.empty()) {
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
     attach(out, std::make_shared<ScalarNode>(op, ca, scalar, scalar_is_lhs, out), std::move(edges));
   }
@@ -209,7 +209,7 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs)
 View unary(int32_t op, const View &a) {
   View out = core::unary(op, a, nullptr);
   if (!differentiable_unary(op) || !is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a}); !edges.empty()) {
+  if (Edges edges = recording({&a}); !edges.empty()) {
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
     attach(out, std::make_shared<UnaryNode>(op, ca, out), std::move(edges));
   }
@@ -219,7 +219,7 @@ View unary(int32_t op, const View &a) {
 View where(const View &cond, const View &a, const View &b) {
   View out = core::where(cond, a, b, nullptr);
   if (!is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&cond, &a, &b}); !edges.empty())
+  if (Edges edges = recording({&cond, &a, &b}); !edges.empty())
     attach(out, std::make_shared<WhereNode>(cond), std::move(edges));
   return out;
 }
@@ -227,7 +227,7 @@ View where(const View &cond, const View &a, const View &b) {
 View cast(const View &a, int32_t dtype) {
   View out = core::cast(a, dtype);
   if (!is_float(dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+  if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<CastNode>(), std::move(edges));
   return out;
 }

@@ -30,7 +30,7 @@ View fit(View g, const TensorShape &input) {
 
 void accumulate(TensorMeta &leaf, View g) {
   std::lock_guard<std::mutex> lock(leaf.grad_mutex);
-  if (!leaf.grad.storage) {
+  if (!leaf.grad) {
     // The leaf's gradient must be a tensor of its own: g is adopted when
     // nothing else holds its storage and it covers all of it, else copied
     // (it may be a view of another gradient, or shared with another input).
@@ -38,9 +38,9 @@ void accumulate(TensorMeta &leaf, View g) {
                      g.extent_bytes() == g.storage->bytes();
     leaf.grad = own ? std::move(g) : contiguous_copy(g);
   } else {
-    core::binary(BP_OP_ADD, leaf.grad, g, &leaf.grad);
+    core::binary(BP_OP_ADD, *leaf.grad, g, &*leaf.grad);
     // A write like any other: a saved copy of this gradient is now stale.
-    leaf.grad.storage->bump_version();
+    leaf.grad->storage->bump_version();
   }
 }
 
@@ -155,14 +155,13 @@ void backward(const View &root, const View &seed, bool retain_graph) {
 
 View grad_of(const TensorMeta &meta) {
   std::lock_guard<std::mutex> lock(const_cast<TensorMeta &>(meta).grad_mutex);
-  return meta.grad;
+  return meta.grad ? *meta.grad : View();
 }
 
 void clear_grad(TensorMeta &meta) {
-  View old;
+  std::optional<View> old;
   std::lock_guard<std::mutex> lock(meta.grad_mutex);
-  old = std::move(meta.grad);
-  meta.grad = View();
+  old.swap(meta.grad);
 }
 
 }  // namespace bp::core::autograd

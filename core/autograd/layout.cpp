@@ -67,7 +67,7 @@ struct MatmulNode : Node {
   Saved a, b;
   bool ta, tb;
   MatmulNode(const View &a_, const View &b_, bool ta_, bool tb_) : Node("matmul"), a(a_), b(b_), ta(ta_), tb(tb_) {
-    saves({&a, &b});
+    saves(&a, &b);
   }
   std::vector<View> apply(const View &g) override {
     const View &x = a.get(name), &y = b.get(name);
@@ -108,7 +108,7 @@ struct GatherNode : Node {
   TensorShape input;
   Saved index;
   GatherNode(const View &a, const View &index_) : Node("gather_nd"), input(a), index(index_) {
-    saves({&index});
+    saves(&index);
   }
   std::vector<View> apply(const View &g) override {
     View whole = fill(g.device(), g.dtype, input.rank, input.extents, 0.0);
@@ -119,7 +119,7 @@ struct GatherNode : Node {
 
 template <class N, class... Args>
 View recorded(View out, const View &a, Args &&...args) {
-  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+  if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<N>(std::forward<Args>(args)...), std::move(edges));
   return out;
 }
@@ -187,7 +187,7 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b) {
   }
   View out = core::matmul(a, b, transpose_a, transpose_b, nullptr);
   if (!is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a, &b}); !edges.empty()) {
+  if (Edges edges = recording({&a, &b}); !edges.empty()) {
     View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
     View cb = b.dtype == out.dtype ? b : core::cast(b, out.dtype);
     attach(out, std::make_shared<MatmulNode>(ca, cb, transpose_a, transpose_b), std::move(edges));
@@ -202,12 +202,12 @@ View copy_to(const View &a, Device &device) {
 View concatenate(const std::vector<const View *> &tensors, int32_t axis) {
   View out = core::concatenate(tensors, axis);
   if (!is_float(out.dtype)) return out;
-  std::vector<Edge> edges;
+  Edges edges;
   bool needed = false;
   for (const View *t : tensors) {
-    std::vector<Edge> one = recording({t});
+    Edges one = recording({t});
     needed = needed || !one.empty();
-    edges.push_back(one.empty() ? Edge{nullptr, TensorShape(*t)} : std::move(one.front()));
+    edges.push_back(one.empty() ? Edge(nullptr, *t) : std::move(one.front()));
   }
   if (!needed) return out;
   const int32_t ax = axis < 0 ? axis + out.rank : axis;
@@ -219,7 +219,7 @@ View concatenate(const std::vector<const View *> &tensors, int32_t axis) {
 
 View gather_nd(const View &a, const View &index) {
   View out = core::gather_nd(a, index);
-  if (std::vector<Edge> edges = recording({&a, &index}); !edges.empty())
+  if (Edges edges = recording({&a, &index}); !edges.empty())
     attach(out, std::make_shared<GatherNode>(a, index), std::move(edges));
   return out;
 }

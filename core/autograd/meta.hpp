@@ -12,8 +12,11 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "tensors/view.hpp"
 
@@ -42,9 +45,10 @@ struct TensorMeta {
   // tensor's handle exists and never changed.
   std::shared_ptr<Node> grad_fn;
 
-  // A leaf's accumulated gradient (empty until a backward pass reaches it).
+  // A leaf's accumulated gradient (none until a backward pass reaches it;
+  // optional so that the many non-leaf metas cost nothing for it).
   std::mutex grad_mutex;
-  View grad;
+  std::optional<View> grad;
 };
 
 // A tensor a backward formula needs, with its storage's write count when
@@ -52,15 +56,18 @@ struct TensorMeta {
 // gradient.
 class Saved {
  public:
-  Saved() = default;
+  // User-provided, not defaulted: Saved() would otherwise zero all of the
+  // optional's storage first (value-initialisation), on the recording path.
+  Saved() noexcept {}
   explicit Saved(const View &v);
   // The tensor, or Error(BP_ERR_STATE) naming `op` when it was overwritten
   // or already freed by a backward pass.
   const View &get(const char *op) const;
-  void release() { view_ = View(); }
+  void release() { view_.reset(); }
 
  private:
-  View view_;
+  // Optional so that a node's unused slots cost nothing to make and free.
+  std::optional<View> view_;
   uint64_t version_ = 0;
 };
 
@@ -68,9 +75,13 @@ class Saved {
 // needs a gradient (else null), and the shape and dtype the gradient is
 // summed and converted to.
 struct Edge {
+  Edge(std::shared_ptr<TensorMeta> meta_, const View &input) : meta(std::move(meta_)), shape(input) {}
   std::shared_ptr<TensorMeta> meta;
   TensorShape shape;
 };
+// A node's edges, inline up to three (every operator but concatenate and
+// stack): recording an operation allocates as little as it can.
+using Edges = std::vector<Edge>;
 
 // One recorded operation. apply() returns one gradient per input (an empty
 // View where none is needed) for the gradient of the output.
@@ -91,7 +102,7 @@ struct Node {
   }
 
   const char *name;
-  std::vector<Edge> inputs;
+  Edges inputs;
   // Whether input i wants a gradient: a formula skips the work for the others.
   bool wants(size_t i) const { return i < inputs.size() && inputs[i].meta != nullptr; }
   // Set by the backward pass that freed the saved tensors. Two backward
@@ -100,10 +111,26 @@ struct Node {
 
  protected:
   // Registers the node's saved tensors with check() and release().
-  void saves(std::initializer_list<Saved *> saved) { saved_.assign(saved); }
+  template <class... S>
+  void saves(S *...saved) {
+    static_assert(sizeof...(S) <= kMaxSaved, "a node saves at most kMaxSaved tensors");
+    (saved_.push(saved), ...);
+  }
 
  private:
-  std::vector<Saved *> saved_;
+  // Inline, not a vector: recording an operation allocates as little as it can.
+  static constexpr size_t kMaxSaved = 4;
+  class SavedList {
+   public:
+    void push(Saved *s) { items_[n_++] = s; }
+    Saved *const *begin() const { return items_; }
+    Saved *const *end() const { return items_ + n_; }
+
+   private:
+    Saved *items_[kMaxSaved] = {};
+    size_t n_ = 0;
+  };
+  SavedList saved_;
 };
 
 // Per-thread grad mode (bp_grad_set_enabled): on by default.
@@ -114,17 +141,17 @@ void set_grad_enabled(bool on);
 // need recording and the operators skip the autograd lock entirely.
 bool active();
 
-// The meta of a view that may sit in the handle table, read and written
-// under one process-wide lock (another thread may be setting it).
+// The meta of a view that may sit in the handle table (without a lock:
+// AutogradLink says why that is safe).
 std::shared_ptr<TensorMeta> meta_of(const View &v);
-// Whether grad mode is on and one of the views needs a gradient (one lock).
+// Whether grad mode is on and one of the views needs a gradient.
 bool any_requires_grad(std::initializer_list<const View *> views);
-// One edge per view, read under one lock, when grad mode is on and one of
+// One edge per view, when grad mode is on and one of
 // the views needs a gradient; else nothing. A view that needs none, or is
 // not float, gets a null meta: its edge carries only its shape.
-std::vector<Edge> recording(std::initializer_list<const View *> views);
-// v's meta, made (a leaf's) when it has none: one lock, so two threads
-// marking one tensor share one meta.
+Edges recording(std::initializer_list<const View *> views);
+// v's meta, made (a leaf's) when it has none, under a lock so that two
+// threads marking one tensor share one meta.
 std::shared_ptr<TensorMeta> meta_or_create(View &v);
 
 // Whether v needs a gradient now: grad mode on and its meta requires one.

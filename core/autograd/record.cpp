@@ -11,12 +11,12 @@
 
 namespace bp::core::autograd {
 
-void attach(View &result, std::shared_ptr<Node> node, std::vector<Edge> edges) {
+void attach(View &result, std::shared_ptr<Node> node, Edges edges) {
   node->inputs = std::move(edges);
   auto meta = std::make_shared<TensorMeta>();
   meta->requires_grad.store(true, std::memory_order_release);
   meta->grad_fn = std::move(node);
-  result.autograd.meta = std::move(meta);  // result is not in the handle table yet
+  result.autograd.set(std::move(meta));  // result is not in the handle table yet
 }
 
 View add(const View &a, const View &b) { return core::binary(BP_OP_ADD, a, b, nullptr); }

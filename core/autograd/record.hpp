@@ -13,7 +13,7 @@ namespace bp::core::autograd {
 
 // Gives `result` a meta whose grad_fn is `node`, whose inputs are `edges`
 // (from recording()).
-void attach(View &result, std::shared_ptr<Node> node, std::vector<Edge> edges);
+void attach(View &result, std::shared_ptr<Node> node, Edges edges);
 
 // ---- gradient arithmetic: plain operators on gradients --------------------
 

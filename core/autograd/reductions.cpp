@@ -33,7 +33,7 @@ struct ReduceNode : Node {
         input(a_),
         a(op_ == BP_OP_SUM || op_ == BP_OP_MEAN ? Saved() : Saved(a_)),
         out(op_ == BP_OP_SUM || op_ == BP_OP_MEAN ? Saved() : Saved(out_)) {
-    saves({&a, &out});
+    saves(&a, &out);
   }
 
   std::vector<View> apply(const View &g) override {
@@ -88,7 +88,7 @@ struct ScanNode : Node {
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
   View out = core::reduce(op, a, axis, keepdims, nullptr);
   if (!differentiable_reduction(op) || !is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+  if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<ReduceNode>(op, a, axis, keepdims, out), std::move(edges));
   return out;
 }
@@ -96,7 +96,7 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
 View scan(int32_t op, const View &a, int32_t axis) {
   View out = core::scan(op, a, axis, nullptr);
   if (op != BP_OP_CUMSUM || !is_float(out.dtype)) return out;
-  if (std::vector<Edge> edges = recording({&a}); !edges.empty())
+  if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<ScanNode>(op, axis, a), std::move(edges));
   return out;
 }

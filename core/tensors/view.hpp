@@ -2,6 +2,7 @@
 // Views are values; making a view of a view copies metadata, not data.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,18 +20,46 @@ struct TensorMeta;
 // (into the handle table, out of an operator) but is never copied, because a
 // copy of a view's metadata is a new tensor as far as gradients go (a slice,
 // a saved input); the autograd layer gives each result its own.
+//
+// The meta is set at most once while the view is in the handle table (null
+// to a meta, under the autograd layer's lock) and never changed after, so an
+// operator reads it without a lock: an acquire load of the published raw
+// pointer, then, when that is not null, the owning pointer, which can no
+// longer change.
 class AutogradLink {
  public:
   AutogradLink() = default;
   AutogradLink(const AutogradLink &) noexcept {}
   AutogradLink &operator=(const AutogradLink &) noexcept {
-    meta.reset();
+    set(nullptr);
     return *this;
   }
-  AutogradLink(AutogradLink &&) noexcept = default;
-  AutogradLink &operator=(AutogradLink &&) noexcept = default;
+  AutogradLink(AutogradLink &&other) noexcept { take(other); }
+  AutogradLink &operator=(AutogradLink &&other) noexcept {
+    if (this != &other) take(other);
+    return *this;
+  }
 
-  std::shared_ptr<autograd::TensorMeta> meta;
+  // The meta, or null when the tensor has none.
+  autograd::TensorMeta *get() const { return published_.load(std::memory_order_acquire); }
+  // Shared ownership of the meta; only after get() returned it (or on a view
+  // no other thread sees).
+  const std::shared_ptr<autograd::TensorMeta> &owner() const { return meta_; }
+  // Only on a view no other thread sees, or on one whose meta is null under
+  // the autograd layer's lock.
+  void set(std::shared_ptr<autograd::TensorMeta> meta) {
+    meta_ = std::move(meta);
+    published_.store(meta_.get(), std::memory_order_release);
+  }
+
+ private:
+  void take(AutogradLink &other) {
+    set(std::move(other.meta_));
+    other.published_.store(nullptr, std::memory_order_relaxed);
+  }
+
+  std::shared_ptr<autograd::TensorMeta> meta_;
+  std::atomic<autograd::TensorMeta *> published_{nullptr};
 };
 
 struct View {
@@ -41,7 +70,7 @@ struct View {
   // Entries at and past rank are always zero: to_plugin copies whole arrays.
   int64_t shape[BP_MAX_RANK] = {};
   int64_t strides[BP_MAX_RANK] = {};  // elements
-  // Set only by the autograd layer, read under its lock (autograd/meta.hpp).
+  // Set only by the autograd layer (autograd/meta.hpp).
   AutogradLink autograd;
 
   Device &device() const { return storage->device(); }

@@ -76,7 +76,7 @@ void figure_training(Context &ctx, Report &rep) {
   ctx.progress("training: the libtorch step (bp-bench-torch)");
   const TorchBaseline torch = run_torch_baseline("train_step", trials, target, threads);
   t.baseline = torch.ns_per_op / 1e6;
-  t.note = torch.why_not.empty() ? "libtorch " + torch.version + ", " + std::to_string(threads) + " threads"
+  t.note = torch.why_not.empty() ? "libtorch " + torch.version + ", " + std::to_string(threads) + " threads, BLAS: " + torch.blas_threads
                                  : "baseline skipped: " + torch.why_not;
   rep.add(t);
 

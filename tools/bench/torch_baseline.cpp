@@ -92,6 +92,8 @@ TorchBaseline run_torch_baseline(const std::string &what, int trials, double tar
   }
   r.ns_per_op = doc["ns_per_op"].get<double>();
   if (doc.contains("torch_version") && doc["torch_version"].is_string()) r.version = doc["torch_version"].get<std::string>();
+  if (doc.contains("blas_threads") && doc["blas_threads"].is_string())
+    r.blas_threads = doc["blas_threads"].get<std::string>();
   return r;
 }
 

@@ -12,13 +12,14 @@ namespace bptool::bench {
 
 struct TorchBaseline {
   double ns_per_op = kNaN;
-  std::string version;  // libtorch's, "1.13.1"
+  std::string version;       // libtorch's, "1.13.1"
+  std::string blas_threads;  // the BLAS library's thread cap, "OpenBLAS 1"
   std::string why_not;  // when ns_per_op is NaN: why there is no figure
 };
 
 // `what`: "add_out" (a 1-element float32 at::add_out into a preallocated
 // output) or "train_step" (one step of the training figure's MLP, `threads`
-// intra-op threads).
+// intra-op and BLAS threads).
 TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads = 1);
 
 }  // namespace bptool::bench

@@ -6,7 +6,13 @@
 //
 // and reads one JSON object from its standard output:
 //
-//   {"baseline": "libtorch at::add_out", "torch_version": "1.13.1", "ns_per_op": 812.5}
+//   {"baseline": "libtorch at::add_out", "torch_version": "1.13.1", "ns_per_op": 812.5,
+//    "blas_threads": "OpenBLAS 1"}
+//
+// --threads caps both libtorch's own pool and the BLAS library's: Debian's
+// libtorch calls the same pthreads OpenBLAS as Backplane, and at::set_num_threads
+// leaves OpenBLAS's pool alone (it caps MKL only), so without this the
+// "1-thread" baseline would run its matmuls on every core.
 //
 // add_out: a 1-element float32 at::add_out into a preallocated output on the
 // CPU. train_step: one forward, backward and SGD step of the training
@@ -14,6 +20,8 @@
 // Both timed as bp bench times its own side (timing.hpp).
 #include <torch/torch.h>
 #include <torch/version.h>
+
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +41,22 @@ int usage(const char *why) {
                "--trials N --target SECONDS\n",
                why);
   return 2;
+}
+
+// The BLAS library libtorch loaded, capped at n threads; what was capped, for
+// the report. Looked up at run time: which BLAS a libtorch build links is
+// the distribution's choice.
+std::string cap_blas_threads(int n) {
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+    set(n);
+    return "OpenBLAS " + std::to_string(n);
+  }
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads"))) {
+    set(n);
+    return "MKL " + std::to_string(n);
+  }
+  return "BLAS threads not capped (no OpenBLAS or MKL found)";
 }
 
 }  // namespace
@@ -56,6 +80,7 @@ int main(int argc, char **argv) {
   using namespace bptool::bench;
   try {
     at::set_num_threads(threads);
+    const std::string blas_threads = cap_blas_threads(threads);
     double seconds = 0;
     std::string baseline;
     if (what == "add_out") {
@@ -88,6 +113,7 @@ int main(int argc, char **argv) {
         {"torch_version", std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
                               std::to_string(TORCH_VERSION_PATCH)},
         {"ns_per_op", seconds * 1e9},
+        {"blas_threads", blas_threads},
     };
     std::printf("%s\n", result.dump().c_str());
   } catch (const std::exception &e) {
