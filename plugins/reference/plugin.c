@@ -88,6 +88,12 @@ static const bp_plugin_api g_api = {
     ref_execute,
     ref_synchronize,
     ref_host_address,
+    /* The oracle runs no collective itself: the core's host-staged
+     * collectives, which the kit compares other backends against, are it. */
+    NULL, /* collective */
+    NULL, /* group_id */
+    NULL, /* group_join */
+    NULL, /* group_leave */
 };
 
 /* Declared in plugin.h (with C linkage, should this file ever be C++);

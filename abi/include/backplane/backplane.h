@@ -54,7 +54,7 @@ extern "C" {
 
 /* Version of this API; the library's own is returned by bp_api_version(). */
 #define BP_API_VERSION_MAJOR 1
-#define BP_API_VERSION_MINOR 1
+#define BP_API_VERSION_MINOR 2
 
 /* A tensor handle; 0 is never a valid tensor. */
 typedef uint64_t bp_tensor;
@@ -515,5 +515,7 @@ static inline bp_status bp_cumsum(bp_tensor a, int32_t axis, bp_tensor *out) { r
 
 /* Gradients: bp_backward and its friends (since 1.1). */
 #include "backplane/autograd.h"
+/* Collectives across devices and processes (since 1.2). */
+#include "backplane/collectives.h"
 
 #endif /* BACKPLANE_H */

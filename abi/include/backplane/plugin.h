@@ -32,7 +32,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 1
+#define BP_PLUGIN_ABI_MINOR 2
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
@@ -90,6 +90,51 @@ typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_0 
 #define BP_PLUGIN_TENSOR_SIZE_1_0 (offsetof(bp_plugin_tensor, strides) + BP_MAX_RANK * sizeof(int64_t))
 typedef char bp_plugin_tensor_size_check
     [sizeof(bp_plugin_tensor) == BP_PLUGIN_TENSOR_SIZE_1_0 ? 1 : -1];
+
+/* Arguments of a collective (bp_plugin_api.collective, since 1.2). The core
+ * zero-fills and sets struct_size; a plugin must not read fields past
+ * struct_size.
+ *
+ * Every view is contiguous (dense C-order strides) and all inputs share one
+ * dtype and one shape S; outputs have the inputs' dtype. With group 0 the
+ * collective runs among `count` devices of this plugin in this process,
+ * pairwise distinct, participant i being devices[i], inputs[i] and
+ * outputs[i]. With a group from group_join, count is 1: this process's
+ * participant, and the others are the group's other ranks, in rank order.
+ * Below, n is the number of participants and x_j participant j's input.
+ *
+ * - ALL_REDUCE: every output (shape S) is reduce_op over j of x_j.
+ * - BROADCAST: every output (shape S) is a copy of the input of participant
+ *   `root` (the other inputs are not read).
+ * - ALL_GATHER: every output has shape [n, S...]; its row j is x_j.
+ * - REDUCE_SCATTER: inputs have shape [n, S...]; output i (shape S) is
+ *   reduce_op over j of row i of x_j.
+ *
+ * An output is either exactly its participant's input view (in place) or
+ * overlaps no input. Reductions: SUM adds (floats in an order the backend
+ * picks, so within n - 1 roundings of the exact sum; integers wrap as ADD
+ * does); MEAN is SUM divided by n (integers: truncated toward zero, as C
+ * divides); MAX and MIN are elementwise (on bool: or, and). Which value a
+ * float MAX or MIN gives when an input is NaN is unspecified. The core never
+ * passes SUM or MEAN of bool. The collective is ordered after earlier work
+ * on every device involved, and later work on those devices sees its
+ * results. BP_ERR_UNSUPPORTED returned before any output is written makes
+ * the core do the collective itself (staged through host memory), so a
+ * backend may implement only some dtypes, reductions or device sets. */
+typedef struct bp_collective_args {
+  uint32_t struct_size;            /* sizeof(bp_collective_args) as the core built it (since 1.2) */
+  int32_t collective;              /* a BP_COLLECTIVE_* (since 1.2) */
+  int32_t reduce_op;               /* a BP_REDUCE_* for ALL_REDUCE and REDUCE_SCATTER, else 0 (since 1.2) */
+  int32_t root;                    /* BROADCAST: the source participant, else 0 (since 1.2) */
+  int32_t count;                   /* participants in this call, >= 1 (since 1.2) */
+  const int32_t *devices;          /* count device indices of this plugin (since 1.2) */
+  const bp_plugin_tensor *inputs;  /* count views, inputs[i] on devices[i] (since 1.2) */
+  const bp_plugin_tensor *outputs; /* count views, outputs[i] on devices[i] (since 1.2) */
+  uint64_t group;                  /* 0, or a group from group_join (since 1.2) */
+} bp_collective_args;
+#define BP_COLLECTIVE_ARGS_SIZE_1_2 (offsetof(bp_collective_args, group) + sizeof(uint64_t))
+typedef char bp_collective_args_size_check
+    [sizeof(bp_collective_args) == BP_COLLECTIVE_ARGS_SIZE_1_2 ? 1 : -1];
 
 /* Plugin-level flags (bp_plugin_api.flags). */
 #define BP_PLUGIN_THREAD_SAFE 1u /* every entry may be called from many threads at once */
@@ -350,11 +395,32 @@ typedef struct bp_plugin_api {
    * buffer's first byte, valid until free. Lets the core read without a copy.
    * (optional) (since 1.0) */
   bp_status (*host_address)(bp_buffer buffer, void **address);
+
+  /* Runs a collective (bp_collective_args says what and with which
+   * semantics). Without it, or when it answers BP_ERR_UNSUPPORTED, the core
+   * stages the collective through host memory. (optional) (since 1.2) */
+  bp_status (*collective)(const bp_collective_args *args);
+
+  /* Collectives across processes (the CUDA backend: NCCL). group_id, on one
+   * process, writes an opaque bootstrap id of at most `capacity` bytes and
+   * its size; the core sends it to every process of the group (over MPI),
+   * and each calls group_join with it, its rank among nranks and its local
+   * device, which returns a group number for bp_collective_args.group. All
+   * processes must call group_join; it may block until they have.
+   * group_leave frees the group. The three are optional together; without
+   * them the core stages cross-process collectives through host memory and
+   * its own transport. (optional) (since 1.2) */
+  bp_status (*group_id)(int32_t device, void *id, uint32_t capacity, uint32_t *size);
+  bp_status (*group_join)(int32_t device, const void *id, uint32_t size, int32_t rank, int32_t nranks,
+                          uint64_t *group);
+  bp_status (*group_leave)(uint64_t group);
 } bp_plugin_api;
 
-/* struct_size of a version 1.0 table: through its last field. */
+/* struct_size of a version 1.0 table: through its last 1.0 field. */
 #define BP_PLUGIN_API_SIZE_1_0 (offsetof(bp_plugin_api, host_address) + sizeof(void *))
-typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_0 ? 1 : -1];
+/* struct_size of a version 1.2 table (1.1 added no entry). */
+#define BP_PLUGIN_API_SIZE_1_2 (offsetof(bp_plugin_api, group_leave) + sizeof(void *))
+typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_2 ? 1 : -1];
 
 /* The entry point, declared here so that a C++ plugin defining it gets C
  * linkage (an unmangled symbol) without writing extern "C" itself. Define it

@@ -87,6 +87,15 @@ typedef char bp_dtype_count_check[1 BP_DTYPE_LIST(BP_DTYPE_BELOW_COUNT_) ? 1 : -
 typedef enum bp_op_family { BP_OP_FAMILY_LIST(BP_OP_FAMILY_ENUMERATOR_) } bp_op_family;
 #undef BP_OP_FAMILY_ENUMERATOR_
 
+/* Collectives and their reductions (BP_COLLECTIVE_LIST and
+ * BP_REDUCE_OP_LIST in vocabulary.h; since 1.2). */
+#define BP_COLLECTIVE_ENUMERATOR_(id, value, name) BP_COLLECTIVE_##id = value,
+typedef enum bp_collective { BP_COLLECTIVE_LIST(BP_COLLECTIVE_ENUMERATOR_) } bp_collective;
+#undef BP_COLLECTIVE_ENUMERATOR_
+#define BP_REDUCE_OP_ENUMERATOR_(id, value, name, dtypes) BP_REDUCE_##id = value,
+typedef enum bp_reduce_op { BP_REDUCE_OP_LIST(BP_REDUCE_OP_ENUMERATOR_) } bp_reduce_op;
+#undef BP_REDUCE_OP_ENUMERATOR_
+
 /* What a dtype's elements are. */
 typedef enum bp_dtype_kind {
   BP_DTYPE_KIND_BOOL = 1,
@@ -225,6 +234,36 @@ static inline int32_t bp_vocab_op_out(int32_t op) {
   switch (op) {
 #define BP_CASE_(id, value, name, family, dtypes, out) case value: return out;
     BP_OP_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* "all_reduce", or NULL (since 1.2). */
+static inline const char *bp_vocab_collective_name(int32_t collective) {
+  switch (collective) {
+#define BP_CASE_(id, value, name) case value: return name;
+    BP_COLLECTIVE_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return NULL;
+  }
+}
+
+/* "sum", or NULL (since 1.2). */
+static inline const char *bp_vocab_reduce_op_name(int32_t reduce_op) {
+  switch (reduce_op) {
+#define BP_CASE_(id, value, name, dtypes) case value: return name;
+    BP_REDUCE_OP_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return NULL;
+  }
+}
+
+/* The bp_dtype_set a reduction is defined for, or 0 (since 1.2). */
+static inline int32_t bp_vocab_reduce_op_dtypes(int32_t reduce_op) {
+  switch (reduce_op) {
+#define BP_CASE_(id, value, name, dtypes) case value: return dtypes;
+    BP_REDUCE_OP_LIST(BP_CASE_)
 #undef BP_CASE_
     default: return 0;
   }

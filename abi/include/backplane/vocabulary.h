@@ -2,8 +2,8 @@
  * backplane/vocabulary.h — the one list of Backplane's numbers and names
  * (since 1.1).
  *
- * Every status, element type and operator is written exactly once, here, as
- * an X-macro list. The enums of types.h, every name table, every family,
+ * Every status, element type, operator, collective and reduction is written
+ * exactly once, here, as an X-macro list. The enums of types.h, every name table, every family,
  * arity or dtype rule of the core, of `bp check`, of the plugin SDK and of
  * the C++ and Python bindings are generated from these lists, so that adding
  * an operator is one line here plus its kernels (docs/adding-an-operator.md).
@@ -44,7 +44,8 @@
   X(ERR_BACKEND, 11, "a backend call failed (driver error, ...)")                            \
   X(ERR_STATE, 12, "call not valid now (e.g. bp_init twice)")                                \
   X(ERR_INTERNAL, 13, "a bug in Backplane; the message says where")                          \
-  X(ERR_INDEX, 14, "an index outside the extent of its axis (since 1.1)")
+  X(ERR_INDEX, 14, "an index outside the extent of its axis (since 1.1)")                   \
+  X(ERR_PEER, 15, "a peer process of a collective did not arrive in time (since 1.2)")
 
 /*
  * Element types: X(id, value, name, size, kind). The enumerator is BP_<id>
@@ -142,5 +143,28 @@
   X(GATHER_ND, 100, "gather_nd", BP_OP_FAMILY_GATHER, BP_DTYPE_SET_ALL, BP_OUT_SAME)        \
   X(SCATTER_ND, 101, "scatter_nd", BP_OP_FAMILY_SCATTER, BP_DTYPE_SET_ALL, BP_OUT_SAME)    \
   X(SCATTER_ADD_ND, 102, "scatter_add_nd", BP_OP_FAMILY_SCATTER, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
+
+/*
+ * Collectives (since 1.2): X(id, value, name). The enumerator is
+ * BP_COLLECTIVE_<id>. What each does is written in plugin.h (the plugin's
+ * collective entry) and collectives.h (the user API).
+ */
+#define BP_COLLECTIVE_LIST(X)                   \
+  X(ALL_REDUCE, 1, "all_reduce")                \
+  X(BROADCAST, 2, "broadcast")                  \
+  X(ALL_GATHER, 3, "all_gather")                \
+  X(REDUCE_SCATTER, 4, "reduce_scatter")
+
+/*
+ * How a collective combines its tensors (since 1.2): X(id, value, name,
+ * dtypes). The enumerator is BP_REDUCE_<id>; `dtypes` is the
+ * BP_DTYPE_SET_* the reduction is defined for (MAX and MIN of bool are
+ * logical or and and; SUM and MEAN refuse bool).
+ */
+#define BP_REDUCE_OP_LIST(X)                    \
+  X(SUM, 1, "sum", BP_DTYPE_SET_NUMERIC)        \
+  X(MEAN, 2, "mean", BP_DTYPE_SET_NUMERIC)      \
+  X(MAX, 3, "max", BP_DTYPE_SET_ALL)            \
+  X(MIN, 4, "min", BP_DTYPE_SET_ALL)
 
 #endif /* BACKPLANE_VOCABULARY_H */
