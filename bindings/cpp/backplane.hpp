@@ -94,7 +94,8 @@ class Error : public std::runtime_error {
   X(ERR_BACKEND, BackendError)                      \
   X(ERR_STATE, StateError)                          \
   X(ERR_INTERNAL, InternalError)                    \
-  X(ERR_INDEX, IndexError)
+  X(ERR_INDEX, IndexError)                          \
+  X(ERR_PEER, PeerError)
 
 namespace detail {
 // The class thrown for a status: Error unless BP_CPP_ERROR_LIST names one (a
@@ -558,6 +559,65 @@ inline Tensor stack(const std::vector<Tensor> &ts, int32_t axis = 0) {
   const std::vector<bp_tensor> hs = detail::handles_of(ts);
   return Tensor::wrap([&](bp_tensor *o) { return bp_stack(hs.data(), int32_t(hs.size()), axis, o); });
 }
+// ---- collectives (since 1.2; backplane/collectives.h) ----------------------
+
+// How all_reduce and reduce_scatter combine.
+enum class Reduce : int32_t { sum = BP_REDUCE_SUM, mean = BP_REDUCE_MEAN, max = BP_REDUCE_MAX, min = BP_REDUCE_MIN };
+
+namespace detail {
+inline std::vector<Tensor> adopt_all(const std::vector<bp_tensor> &hs) {
+  std::vector<Tensor> ts;
+  for (bp_tensor h : hs) ts.push_back(Tensor::adopt(h));
+  return ts;
+}
+}  // namespace detail
+
+// Across the devices of this process, one tensor per device.
+inline void all_reduce(const std::vector<Tensor> &ts, Reduce op = Reduce::sum) {
+  const std::vector<bp_tensor> hs = detail::handles_of(ts);
+  check(bp_all_reduce(hs.data(), int32_t(hs.size()), int32_t(op)));
+}
+inline void broadcast(const std::vector<Tensor> &ts, int32_t root = 0) {
+  const std::vector<bp_tensor> hs = detail::handles_of(ts);
+  check(bp_broadcast(hs.data(), int32_t(hs.size()), root));
+}
+inline std::vector<Tensor> all_gather(const std::vector<Tensor> &ts) {
+  const std::vector<bp_tensor> hs = detail::handles_of(ts);
+  std::vector<bp_tensor> out(hs.size(), BP_NO_TENSOR);
+  check(bp_all_gather(hs.data(), int32_t(hs.size()), out.data()));
+  return detail::adopt_all(out);
+}
+inline std::vector<Tensor> reduce_scatter(const std::vector<Tensor> &ts, Reduce op = Reduce::sum) {
+  const std::vector<bp_tensor> hs = detail::handles_of(ts);
+  std::vector<bp_tensor> out(hs.size(), BP_NO_TENSOR);
+  check(bp_reduce_scatter(hs.data(), int32_t(hs.size()), int32_t(op), out.data()));
+  return detail::adopt_all(out);
+}
+
+// Across the processes of an MPI launch, one tensor per process.
+namespace dist {
+inline void init(double timeout_seconds = 0) {
+  bp_dist_options o{};
+  o.struct_size = sizeof o;
+  o.timeout_seconds = timeout_seconds;
+  check(bp_dist_init(&o));
+}
+inline void finalize() { check(bp_dist_finalize()); }
+inline int32_t rank() { int32_t r = 0; check(bp_dist_rank(&r)); return r; }
+inline int32_t size() { int32_t n = 0; check(bp_dist_size(&n)); return n; }
+inline int32_t local_rank() { int32_t r = 0; check(bp_dist_local_rank(&r)); return r; }
+inline int32_t local_size() { int32_t n = 0; check(bp_dist_local_size(&n)); return n; }
+inline void all_reduce(const Tensor &t, Reduce op = Reduce::sum) { check(bp_dist_all_reduce(t.handle(), int32_t(op))); }
+inline void broadcast(const Tensor &t, int32_t root = 0) { check(bp_dist_broadcast(t.handle(), root)); }
+inline Tensor all_gather(const Tensor &t) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_dist_all_gather(t.handle(), o); });
+}
+inline Tensor reduce_scatter(const Tensor &t, Reduce op = Reduce::sum) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_dist_reduce_scatter(t.handle(), int32_t(op), o); });
+}
+inline void barrier() { check(bp_dist_barrier()); }
+}  // namespace dist
+
 inline Tensor eye(int64_t n, int64_t m = -1, int64_t k = 0, bp_dtype t = f32, Device d = default_device()) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_eye(d.id(), t, n, m < 0 ? n : m, k, o); });
 }

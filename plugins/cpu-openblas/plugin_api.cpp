@@ -171,6 +171,12 @@ const bp_plugin_api kApi = {
     api_execute,
     api_synchronize,
     api_host_address,
+    // One device: a collective among several never reaches this backend,
+    // and across processes the core sends host memory through MPI itself.
+    nullptr,  // collective
+    nullptr,  // group_id
+    nullptr,  // group_join
+    nullptr,  // group_leave
 };
 
 }  // namespace

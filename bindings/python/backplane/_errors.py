@@ -49,6 +49,7 @@ _BUILTIN = {
     "BP_ERR_STATE": RuntimeError,
     "BP_ERR_INTERNAL": RuntimeError,
     "BP_ERR_INDEX": IndexError,
+    "BP_ERR_PEER": TimeoutError,
 }
 
 # What the docstrings add to the status's own description.
@@ -56,6 +57,7 @@ _NOTE = {
     "BP_ERR_DEVICE_MISMATCH": "Never copied silently: .op names the operator, .devices "
                               "lists each input's device.",
     "BP_ERR_CONFIG": "The message gives file:line:column.",
+    "BP_ERR_PEER": "The process group is broken after it: exit the process.",
 }
 
 _PREFIX = "BP_ERR_"
