@@ -39,6 +39,7 @@ from ._tensor import (  # noqa: E402
     zeros_like)
 from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
+from ._collectives import all_gather, all_reduce, broadcast, reduce_scatter  # noqa: E402
 from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
@@ -72,6 +73,8 @@ __all__ = [
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
     "argwhere", "logsumexp",
+    # collectives across this process's devices (across processes: backplane.distributed)
+    "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "nn", "optim",
@@ -84,8 +87,9 @@ __all__ = [
 
 
 def __getattr__(name):
-    """bp.nn and bp.optim, imported on first use (import backplane stays fast)."""
-    if name in ("nn", "optim"):
+    """bp.nn, bp.optim and bp.distributed, imported on first use (import
+    backplane stays fast)."""
+    if name in ("nn", "optim", "distributed"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'backplane' has no attribute '{}'".format(name))

@@ -1173,8 +1173,27 @@ static PyObject *m_expand_dims(PyObject *mod, PyObject *const *args, Py_ssize_t 
   return wrap(out);
 }
 
+/* The handles of a sequence of tensors, in a PyMem block the caller frees
+ * (NULL with an exception set on failure). The sequence keeps the tensors
+ * alive for as long as the caller holds it. */
+static bp_tensor *handles_of(PyObject *seq, Py_ssize_t *n) {
+  *n = PySequence_Fast_GET_SIZE(seq);
+  bp_tensor *handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(*n > 0 ? *n : 1));
+  if (!handles) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < *n; ++i) {
+    if (!get_tensor(PySequence_Fast_GET_ITEM(seq, i), &handles[i])) {
+      PyMem_Free(handles);
+      return NULL;
+    }
+  }
+  return handles;
+}
+
 /* join(stack, [tensors], axis): bp_stack or bp_concatenate of the sequence's
- * handles, which the sequence keeps alive for the duration of the call. */
+ * handles. */
 static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   long stack, axis;
@@ -1182,18 +1201,11 @@ static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   if (!int_arg(args[0], &stack) || !int_arg(args[2], &axis)) return NULL;
   PyObject *seq = PySequence_Fast(args[1], "join: tensors must be a sequence");
   if (!seq) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  bp_tensor *handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1));
+  Py_ssize_t n;
+  bp_tensor *handles = handles_of(seq, &n);
   if (!handles) {
     Py_DECREF(seq);
-    return PyErr_NoMemory();
-  }
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    if (!get_tensor(PySequence_Fast_GET_ITEM(seq, i), &handles[i])) {
-      PyMem_Free(handles);
-      Py_DECREF(seq);
-      return NULL;
-    }
+    return NULL;
   }
   bp_tensor out;
   bp_status st = stack ? p_bp_stack(handles, (int32_t)n, (int32_t)axis, &out)
@@ -1202,6 +1214,68 @@ static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   Py_DECREF(seq);
   CHECK(st);
   return wrap(out);
+}
+
+/* collective(kind, [tensors], arg): across the devices of this process.
+ * all_reduce (arg: the reduce op) and broadcast (arg: the root) write in
+ * place and return None; all_gather and reduce_scatter (arg: the reduce op)
+ * return a list of new tensors. Runs without the GIL: staging may copy a
+ * lot. */
+static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  long kind, arg;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "collective(kind, tensors, arg)");
+  if (!int_arg(args[0], &kind) || !int_arg(args[2], &arg)) return NULL;
+  PyObject *seq = PySequence_Fast(args[1], "collective: tensors must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t n;
+  bp_tensor *handles = handles_of(seq, &n);
+  bp_tensor *outs = handles ? PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1)) : NULL;
+  if (!outs) {
+    if (handles) {
+      PyMem_Free(handles);
+      PyErr_NoMemory();
+    }
+    Py_DECREF(seq);
+    return NULL;
+  }
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS switch (kind) {
+    case BP_COLLECTIVE_ALL_REDUCE: st = p_bp_all_reduce(handles, (int32_t)n, (int32_t)arg); break;
+    case BP_COLLECTIVE_BROADCAST: st = p_bp_broadcast(handles, (int32_t)n, (int32_t)arg); break;
+    case BP_COLLECTIVE_ALL_GATHER: st = p_bp_all_gather(handles, (int32_t)n, outs); break;
+    default: st = p_bp_reduce_scatter(handles, (int32_t)n, (int32_t)arg, outs); break;
+  }
+  Py_END_ALLOW_THREADS
+  PyMem_Free(handles);
+  Py_DECREF(seq);
+  if (st != BP_OK) {
+    PyMem_Free(outs);
+    CHECK(st);
+  }
+  if (kind == BP_COLLECTIVE_ALL_REDUCE || kind == BP_COLLECTIVE_BROADCAST) {
+    PyMem_Free(outs);
+    Py_RETURN_NONE;
+  }
+  PyObject *list = PyList_New(n);
+  if (!list) {
+    for (Py_ssize_t j = 0; j < n; ++j) p_bp_tensor_release(outs[j]);
+    PyMem_Free(outs);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *t = wrap(outs[i]);
+    if (!t) {
+      /* wrap released what it could not wrap; release the rest too. */
+      for (Py_ssize_t j = i + 1; j < n; ++j) p_bp_tensor_release(outs[j]);
+      Py_DECREF(list);
+      PyMem_Free(outs);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, t);
+  }
+  PyMem_Free(outs);
+  return list;
 }
 
 static PyObject *m_eye(PyObject *mod, PyObject *args) {
@@ -1582,6 +1656,7 @@ static PyMethodDef module_methods[] = {
     FAST(scatter_add_nd),
     {"nonzero", m_nonzero, METH_O, NULL},
     FAST(join),
+    FAST(collective),
     {"eye", m_eye, METH_VARARGS, NULL},
     {"linspace", m_linspace, METH_VARARGS, NULL},
     {"clip", m_clip, METH_VARARGS, NULL},
@@ -1614,12 +1689,15 @@ static PyMethodDef module_methods[] = {
 #undef FAST
 
 /* ---- the vocabulary ------------------------------------------------------
- * BP_STATUS_LIST, BP_DTYPE_LIST, BP_OP_FAMILY_LIST and BP_OP_LIST of
+ * BP_STATUS_LIST, BP_DTYPE_LIST, BP_OP_FAMILY_LIST, BP_OP_LIST,
+ * BP_COLLECTIVE_LIST and BP_REDUCE_OP_LIST of
  * vocabulary.h as module attributes, one tuple per entry, in list order:
  *   statuses     (value, "BP_ERR_SHAPE", doc)
  *   dtypes       (value, "float32", size in bytes, kind: a DTYPE_KIND_*)
  *   op_families  (value, "binary", arity)
  *   ops          (value, "add", family name)
+ *   collectives  (value, "all_reduce")
+ *   reduce_ops   (value, "sum")
  * They are the header's lists as this module was built; the loaded library
  * may know more (status_name() and friends ask it). */
 
@@ -1628,6 +1706,8 @@ static PyMethodDef module_methods[] = {
 #define FAMILY_ROW_(id, value, name, arity) Py_BuildValue("(isi)", value, name, arity),
 #define OP_ROW_(id, value, name, family, dtypes, out) \
   Py_BuildValue("(iss)", value, name, bp_vocab_family_name(family)),
+#define COLLECTIVE_ROW_(id, value, name) Py_BuildValue("(is)", value, name),
+#define REDUCE_OP_ROW_(id, value, name, dtypes) Py_BuildValue("(is)", value, name),
 
 /* Adds m.<name> = tuple(rows); steals the n rows, NULL where one could not
  * be made. Returns -1 with an error set on failure. */
@@ -1658,7 +1738,11 @@ static int add_vocabulary(PyObject *m) {
   PyObject *families[] = {BP_OP_FAMILY_LIST(FAMILY_ROW_)};
   if (ADD_ROWS(m, "op_families", families) < 0) return -1;
   PyObject *ops[] = {BP_OP_LIST(OP_ROW_)};
-  return ADD_ROWS(m, "ops", ops);
+  if (ADD_ROWS(m, "ops", ops) < 0) return -1;
+  PyObject *collectives[] = {BP_COLLECTIVE_LIST(COLLECTIVE_ROW_)};
+  if (ADD_ROWS(m, "collectives", collectives) < 0) return -1;
+  PyObject *reduce_ops[] = {BP_REDUCE_OP_LIST(REDUCE_OP_ROW_)};
+  return ADD_ROWS(m, "reduce_ops", reduce_ops);
 }
 
 /* Integer constants: _C.AXIS_ALL is BP_AXIS_ALL, ... */

@@ -39,7 +39,8 @@
   X(bp_var) X(bp_std) X(bp_softmax) X(bp_allclose) X(bp_random_integers)                    \
   X(bp_tensor_set_requires_grad) X(bp_tensor_requires_grad) X(bp_tensor_is_leaf)            \
   X(bp_tensor_grad) X(bp_tensor_clear_grad) X(bp_tensor_grad_fn) X(bp_backward)             \
-  X(bp_grad_set_enabled) X(bp_grad_is_enabled) X(bp_detach)
+  X(bp_grad_set_enabled) X(bp_grad_is_enabled) X(bp_detach)                                \
+  X(bp_all_reduce) X(bp_broadcast) X(bp_all_gather) X(bp_reduce_scatter)
 
 /* Same names as the C API with a p_ prefix; the types come from the header.
  * Defined in _C.c. */
