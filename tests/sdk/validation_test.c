@@ -1,9 +1,9 @@
 /*
  * validation_test.c — the plugin SDK's argument validation at its edges:
- * bp_sdk_check_execute, bp_sdk_check_view and BP_SDK_FITS, called directly
- * with two fake buffers. Every plugin relies on these rules (plugin.h,
- * "Errors"), so each rule is pinned here once. Prints every failed check and
- * exits 1 if there was one.
+ * bp_sdk_check_execute, bp_sdk_check_view, bp_sdk_check_collective and
+ * BP_SDK_FITS, called directly with two fake buffers. Every plugin relies on
+ * these rules (plugin.h, "Errors", and bp_collective_args), so each rule is
+ * pinned here once. Prints every failed check and exits 1 if there was one.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -167,6 +167,42 @@ static bp_status view(bp_sdk_check *c) {
   return bp_sdk_check_view("op", "view", &g_view, g_is_output, bytes_of, NULL, &g_numel, c);
 }
 
+/* Collectives, through bp_sdk_check_collective: two participants on
+ * devices 0 and 1, float32 [4] inputs at the start of buffers 0 and 1,
+ * outputs right after them; each case changes a copy. */
+static const int64_t k4_[1] = {4}, k24[2] = {2, 4}, k34[2] = {3, 4};
+static int32_t g_devices[2] = {0, 1};
+static bp_plugin_tensor g_in[2], g_out[2];
+static bp_collective_args g_coll;
+static int32_t g_group_size;
+static bp_sdk_collective_info g_coll_info;
+
+static void collective_reset(void) {
+  int i;
+  for (i = 0; i < 2; ++i) {
+    g_in[i] = dense(BP_FLOAT32, i, 1, k4_);
+    g_out[i] = dense(BP_FLOAT32, i, 1, k4_);
+    g_out[i].offset = 16;
+  }
+  g_devices[0] = 0;
+  g_devices[1] = 1;
+  memset(&g_coll, 0, sizeof g_coll);
+  g_coll.struct_size = sizeof g_coll;
+  g_coll.collective = BP_COLLECTIVE_ALL_REDUCE;
+  g_coll.reduce_op = BP_REDUCE_SUM;
+  g_coll.count = 2;
+  g_coll.devices = g_devices;
+  g_coll.inputs = g_in;
+  g_coll.outputs = g_out;
+  g_group_size = 0;
+}
+static bp_status collective(bp_sdk_check *c) {
+  return bp_sdk_check_collective(&g_coll, g_group_size, bytes_of, NULL, &g_coll_info, c);
+}
+static bp_status collective_null(bp_sdk_check *c) {
+  return bp_sdk_check_collective(NULL, 0, bytes_of, NULL, &g_coll_info, c);
+}
+
 int main(void) {
   const int64_t k16[1] = {16}, k17[1] = {17}, k4[1] = {4};
   g_attrs = attrs_of(BP_SCALAR_NONE);
@@ -294,6 +330,101 @@ int main(void) {
     CHECK(BP_SDK_FITS(&old, scalar2));
     CHECK(!BP_SDK_FITS(&old, seed));
   }
+
+  /* Collectives: valid calls of each collective, in place, with a group. */
+  collective_reset();
+  EXPECT(collective, BP_OK);
+  CHECK(g_coll_info.dtype == BP_FLOAT32 && g_coll_info.participants == 2 && g_coll_info.numel == 4);
+  g_out[0] = g_in[0];
+  g_out[1] = g_in[1];
+  EXPECT(collective, BP_OK); /* in place */
+  collective_reset();
+  g_coll.collective = BP_COLLECTIVE_BROADCAST;
+  g_coll.reduce_op = 0;
+  g_coll.root = 1;
+  EXPECT(collective, BP_OK);
+  g_coll.root = 2;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_coll.collective = BP_COLLECTIVE_ALL_GATHER;
+  g_out[0] = dense(BP_FLOAT32, 0, 2, k24);
+  g_out[1] = dense(BP_FLOAT32, 1, 2, k24);
+  g_out[0].offset = g_out[1].offset = 16;
+  EXPECT(collective, BP_OK);
+  CHECK(g_coll_info.numel == 4);
+  g_out[1].shape[0] = 3;
+  EXPECT(collective, BP_ERR_SHAPE);
+  collective_reset();
+  g_coll.collective = BP_COLLECTIVE_REDUCE_SCATTER;
+  g_coll.reduce_op = BP_REDUCE_MAX;
+  g_in[0] = dense(BP_FLOAT32, 0, 2, k24);
+  g_in[1] = dense(BP_FLOAT32, 1, 2, k24);
+  g_out[0].offset = g_out[1].offset = 32;
+  EXPECT(collective, BP_OK);
+  CHECK(g_coll_info.numel == 4);
+  g_in[0].shape[0] = g_in[1].shape[0] = 1;
+  EXPECT(collective, BP_ERR_SHAPE); /* the leading extent is not n */
+  collective_reset();
+  g_coll.collective = BP_COLLECTIVE_ALL_GATHER;
+  g_coll.count = 1;
+  g_coll.group = 9;
+  g_group_size = 3;
+  g_out[0] = dense(BP_FLOAT32, 0, 2, k34);
+  g_out[0].offset = 16;
+  EXPECT(collective, BP_OK);
+  CHECK(g_coll_info.participants == 3);
+  g_coll.count = 2;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT); /* a group's call has one participant */
+
+  /* Collectives: the call. */
+  collective_reset();
+  EXPECT(collective_null, BP_ERR_INVALID_ARGUMENT);
+  g_coll.struct_size = (uint32_t)offsetof(bp_collective_args, group);
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_coll.collective = 99;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_coll.reduce_op = 0;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_coll.count = 0;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_coll.devices = NULL;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_devices[1] = 0;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+
+  /* Collectives: views, dtypes, shapes, overlaps. */
+  collective_reset();
+  g_in[1].shape[0] = 2;
+  g_in[1].strides[0] = 2;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT); /* not contiguous */
+  collective_reset();
+  g_in[1].buffer = &g_foreign;
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_out[1].dtype = BP_INT32;
+  EXPECT(collective, BP_ERR_DTYPE);
+  collective_reset();
+  g_in[0].dtype = g_in[1].dtype = g_out[0].dtype = g_out[1].dtype = BP_BOOL;
+  EXPECT(collective, BP_ERR_DTYPE); /* SUM of bool */
+  g_coll.reduce_op = BP_REDUCE_MAX;
+  EXPECT(collective, BP_OK); /* MAX of bool is or */
+  collective_reset();
+  g_in[1].shape[0] = g_out[1].shape[0] = 3;
+  EXPECT(collective, BP_ERR_SHAPE);
+  collective_reset();
+  g_out[0].offset = 8; /* half over its own input */
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_out[0] = g_in[1]; /* exactly another participant's input */
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
+  collective_reset();
+  g_out[1] = g_out[0]; /* two outputs in one place */
+  EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
 
   printf("%d passed, %d failed\n", g_checks - g_failed, g_failed);
   return g_failed ? 1 : 0;

@@ -19,6 +19,8 @@
  *   known, input count for its family, attrs, every view well-formed and
  *   inside its buffer, shapes and dtypes as plugin.h's semantics require),
  *   with a message that names the operator and the argument at fault.
+ * - bp_sdk_check_collective(): the same for collective()'s arguments
+ *   (since 1.2).
  *
  * What it does not hold: kernels, and the plugin's own capability table
  * (which ops and dtypes it implements; bp_vocab_allows() in types.h gives
@@ -423,6 +425,193 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
   if (s != BP_OK) return s;
   return bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
+}
+
+/* ---- collective() arguments (since 1.2) ---------------------------------- */
+
+/* What bp_sdk_check_collective found. */
+typedef struct bp_sdk_collective_info {
+  int32_t dtype;        /* of every input and output */
+  int32_t participants; /* n: count for group 0, else the group's size */
+  int64_t numel;        /* elements of S, the shape one participant contributes or receives */
+} bp_sdk_collective_info;
+
+/* 1 when the two views are the very same view: an output "in place". */
+static inline int32_t bp_sdk_same_view(const bp_plugin_tensor *a, const bp_plugin_tensor *b) {
+  int32_t d;
+  if (a->buffer != b->buffer || a->offset != b->offset || a->dtype != b->dtype || !bp_sdk_same_shape(a, b))
+    return 0;
+  for (d = 0; d < a->rank; ++d)
+    if (a->shape[d] > 1 && a->strides[d] != b->strides[d]) return 0;
+  return 1;
+}
+
+/* Bytes [*first, *end) a well-formed view of numel > 0 elements can touch. */
+static inline void bp_sdk_view_bytes_(const bp_plugin_tensor *t, uint64_t *first, uint64_t *end) {
+  uint64_t last = 0;
+  int32_t d;
+  for (d = 0; d < t->rank; ++d) last += (uint64_t)(t->shape[d] - 1) * (uint64_t)t->strides[d];
+  *first = t->offset;
+  *end = t->offset + (last + 1) * (uint64_t)bp_vocab_dtype_size(t->dtype);
+}
+
+/* Contiguity as plugin.h's collectives require it: dense C-order strides on
+ * every axis that has more than one element. */
+static inline bp_status bp_sdk_check_contiguous_(const char *name, const char *role, const bp_plugin_tensor *t,
+                                                 bp_sdk_check *c) {
+  int64_t stride = 1;
+  int32_t d;
+  for (d = t->rank - 1; d >= 0; --d) {
+    if (t->shape[d] > 1 && t->strides[d] != stride)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                            "%s: %s is not contiguous (stride %lld on axis %d, where dense C order has %lld)", name,
+                            role, (long long)t->strides[d], (int)d, (long long)stride);
+    stride *= t->shape[d];
+  }
+  return BP_OK;
+}
+
+/* Validates everything about a collective() call that plugin.h fixes:
+ * struct_size reaches every 1.2 field; the collective (and, for ALL_REDUCE
+ * and REDUCE_SCATTER, the reduction) is known, else BP_ERR_INVALID_ARGUMENT;
+ * count >= 1 (exactly 1 with a group); devices, inputs and outputs are not
+ * NULL; with group 0 the device indices are pairwise distinct; BROADCAST's
+ * root is a participant; every view is well-formed, contiguous and inside a
+ * live buffer of this plugin (bp_sdk_check_view); the inputs share one dtype
+ * and the outputs have it (BP_ERR_DTYPE, as is a reduction the dtype does
+ * not define: SUM or MEAN of bool); the inputs share one shape and the
+ * outputs have the collective's (BP_ERR_SHAPE); and each output is exactly
+ * its participant's input view or overlaps no input and no other output.
+ * `group_size` is the number of participants of a group (args->group != 0),
+ * which only the plugin knows; it is ignored for group 0. Left to the
+ * plugin: the device indices, that each view's buffer is on its device, the
+ * group number, and whether it implements the case (BP_ERR_UNSUPPORTED lets
+ * the core stage it). Returns BP_OK and fills *info, or a status with
+ * c->message set ("all_reduce: input 1 ..."). */
+static inline bp_status bp_sdk_check_collective(const bp_collective_args *args, int32_t group_size,
+                                                bp_sdk_buffer_bytes_fn bytes_of, void *context,
+                                                bp_sdk_collective_info *info, bp_sdk_check *c) {
+  const char *name;
+  const bp_plugin_tensor *first;
+  int32_t i, j, d, n, gathered, scattered, reducing, share_rank;
+  const int64_t *share_shape;
+  char role[32], other[32], a[160], b[160];
+  int64_t numel = 0;
+  bp_status s;
+  c->status = BP_OK;
+  c->message[0] = '\0';
+  info->dtype = BP_DTYPE_INVALID;
+  info->participants = 0;
+  info->numel = 0;
+  if (args == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "collective: args is NULL");
+  if (args->struct_size < BP_COLLECTIVE_ARGS_SIZE_1_2)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "collective: args->struct_size %u is smaller than a version 1.2 bp_collective_args (%u)",
+                          (unsigned)args->struct_size, (unsigned)BP_COLLECTIVE_ARGS_SIZE_1_2);
+  name = bp_vocab_collective_name(args->collective);
+  if (name == NULL)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "collective: %d is not a BP_COLLECTIVE_*",
+                          (int)args->collective);
+  reducing = args->collective == BP_COLLECTIVE_ALL_REDUCE || args->collective == BP_COLLECTIVE_REDUCE_SCATTER;
+  gathered = args->collective == BP_COLLECTIVE_ALL_GATHER;
+  scattered = args->collective == BP_COLLECTIVE_REDUCE_SCATTER;
+  if (reducing && bp_vocab_reduce_op_name(args->reduce_op) == NULL)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: reduce_op %d is not a BP_REDUCE_*", name,
+                          (int)args->reduce_op);
+  if (args->count < 1 || (args->group != 0 && args->count != 1))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: count is %d (%s)", name, (int)args->count,
+                          args->group != 0 ? "a group's collective has one participant in this process"
+                                           : "at least 1");
+  if (args->devices == NULL || args->inputs == NULL || args->outputs == NULL)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,
+                          args->devices == NULL ? "devices" : args->inputs == NULL ? "inputs" : "outputs");
+  n = args->group != 0 ? group_size : args->count;
+  if (n < 1) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: the group has %d participants", name, (int)n);
+  if (args->group == 0)
+    for (i = 1; i < args->count; ++i)
+      for (j = 0; j < i; ++j)
+        if (args->devices[i] == args->devices[j])
+          return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                                "%s: devices[%d] and devices[%d] are both device %d (participants are distinct "
+                                "devices)",
+                                name, (int)j, (int)i, (int)args->devices[i]);
+  if (args->collective == BP_COLLECTIVE_BROADCAST && (args->root < 0 || args->root >= n))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: root %d is not a participant (0..%d)", name,
+                          (int)args->root, (int)(n - 1));
+  for (i = 0; i < args->count; ++i) {
+    snprintf(role, sizeof role, "input %d", (int)i);
+    s = bp_sdk_check_view(name, role, &args->inputs[i], 0, bytes_of, context, &numel, c);
+    if (s == BP_OK && numel > 0) s = bp_sdk_check_contiguous_(name, role, &args->inputs[i], c);
+    if (s != BP_OK) return s;
+    snprintf(role, sizeof role, "output %d", (int)i);
+    s = bp_sdk_check_view(name, role, &args->outputs[i], 1, bytes_of, context, &numel, c);
+    if (s == BP_OK && numel > 0) s = bp_sdk_check_contiguous_(name, role, &args->outputs[i], c);
+    if (s != BP_OK) return s;
+  }
+  first = &args->inputs[0];
+  info->dtype = first->dtype;
+  for (i = 0; i < args->count; ++i) {
+    if (args->inputs[i].dtype != info->dtype || args->outputs[i].dtype != info->dtype)
+      return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: %s %d is %s but input 0 is %s", name,
+                            args->inputs[i].dtype != info->dtype ? "input" : "output", (int)i,
+                            bp_vocab_dtype_name(args->inputs[i].dtype != info->dtype ? args->inputs[i].dtype
+                                                                                     : args->outputs[i].dtype),
+                            bp_vocab_dtype_name(info->dtype));
+  }
+  if (reducing && !bp_vocab_dtype_in_set(info->dtype, bp_vocab_reduce_op_dtypes(args->reduce_op)))
+    return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: reduction %s is not defined for %s", name,
+                          bp_vocab_reduce_op_name(args->reduce_op), bp_vocab_dtype_name(info->dtype));
+  /* S: the inputs' shape, or for REDUCE_SCATTER what follows their leading n. */
+  if (scattered && (first->rank < 1 || first->shape[0] != n))
+    return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: input 0 %s does not have the leading extent %d (participants)",
+                          name, bp_sdk_shape_text(first->rank, first->shape, a, sizeof a), (int)n);
+  if (gathered && first->rank >= BP_MAX_RANK)
+    return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: input 0 has rank %d; the output would need %d (at most %d)", name,
+                          (int)first->rank, (int)first->rank + 1, BP_MAX_RANK);
+  share_rank = scattered ? first->rank - 1 : first->rank;
+  share_shape = scattered ? first->shape + 1 : first->shape;
+  for (i = 0; i < args->count; ++i) {
+    const bp_plugin_tensor *in = &args->inputs[i], *out = &args->outputs[i];
+    int32_t fits = out->rank == share_rank + gathered && (!gathered || out->shape[0] == n);
+    if (!bp_sdk_same_shape(in, first))
+      return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: input %d %s differs from input 0 %s", name, (int)i,
+                            bp_sdk_shape_text(in->rank, in->shape, a, sizeof a),
+                            bp_sdk_shape_text(first->rank, first->shape, b, sizeof b));
+    for (d = 0; fits && d < share_rank; ++d) fits = out->shape[d + gathered] == share_shape[d];
+    if (!fits)
+      return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: output %d %s does not fit input %s (%s)", name, (int)i,
+                            bp_sdk_shape_text(out->rank, out->shape, a, sizeof a),
+                            bp_sdk_shape_text(in->rank, in->shape, b, sizeof b),
+                            gathered     ? "all_gather writes [n, S...]"
+                            : scattered ? "reduce_scatter reads [n, S...] and writes S"
+                                        : "the output has the input's shape");
+  }
+  numel = 1;
+  for (d = 0; d < share_rank; ++d) numel *= share_shape[d];
+  /* Overlaps: an output may be its own participant's input view, nothing else. */
+  for (i = 0; numel > 0 && i < args->count; ++i) {
+    uint64_t first_byte, end_byte, other_first, other_end;
+    const bp_plugin_tensor *out = &args->outputs[i];
+    bp_sdk_view_bytes_(out, &first_byte, &end_byte);
+    for (j = 0; j < 2 * args->count; ++j) {
+      const bp_plugin_tensor *v = j < args->count ? &args->inputs[j] : &args->outputs[j - args->count];
+      if (v == out || v->buffer != out->buffer) continue;
+      if (j == i && bp_sdk_same_view(v, out)) continue;
+      bp_sdk_view_bytes_(v, &other_first, &other_end);
+      if (first_byte < other_end && other_first < end_byte) {
+        snprintf(role, sizeof role, "output %d", (int)i);
+        snprintf(other, sizeof other, "%s %d", j < args->count ? "input" : "output",
+                 (int)(j < args->count ? j : j - args->count));
+        return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                              "%s: %s overlaps %s (an output is exactly its participant's input view, or "
+                              "overlaps no input and no other output)",
+                              name, role, other);
+      }
+    }
+  }
+  info->participants = n;
+  info->numel = numel;
+  return BP_OK;
 }
 
 #ifdef __cplusplus

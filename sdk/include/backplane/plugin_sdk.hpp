@@ -3,7 +3,7 @@
 // last-error message, the guard that turns exceptions into statuses (nothing
 // C++ crosses the ABI), the attribute reader, the switch from a runtime dtype
 // to a template instance, a capability table derived from the vocabulary,
-// and execute()'s argument validation (plugin_sdk.h).
+// and the argument validation of execute() and collective() (plugin_sdk.h).
 //
 // Header-only C++17; each plugin .so gets its own copy, and with hidden
 // visibility none of it is exported. CMake: target backplane::plugin_sdk.
@@ -227,6 +227,22 @@ inline ExecuteInfo check_execute(int32_t op, const bp_op_attrs *attrs, const bp_
   ExecuteInfo info;
   bp_sdk_check check;
   if (bp_sdk_check_execute(op, attrs, inputs, n_inputs, output, bytes_of, context, &info, &check) != BP_OK)
+    throw Error(check.status, check.message);
+  return info;
+}
+
+// ---- collective() arguments (since 1.2) ------------------------------------
+
+using CollectiveInfo = bp_sdk_collective_info;
+
+// bp_sdk_check_collective, throwing Error on failure. `group_size` is the
+// number of participants of args->group when it is not 0 (only the plugin
+// knows it); ignored for group 0.
+inline CollectiveInfo check_collective(const bp_collective_args *args, int32_t group_size,
+                                       bp_sdk_buffer_bytes_fn bytes_of, void *context) {
+  CollectiveInfo info;
+  bp_sdk_check check;
+  if (bp_sdk_check_collective(args, group_size, bytes_of, context, &info, &check) != BP_OK)
     throw Error(check.status, check.message);
   return info;
 }
