@@ -142,13 +142,16 @@ void buffer_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t byte
   check_range("write", "dst", b, offset, bytes);
   if (bytes == 0) return;
   if (!src) fail(BP_ERR_INVALID_ARGUMENT, "write: src is NULL");
-  Device &device = *b.device;
+  write_memory(*b.device, b.mem, offset, src, bytes);
+}
+
+void write_memory(Device &device, cl_mem mem, uint64_t offset, const void *src, uint64_t bytes) {
   Device::Lock lock = device.lock();
   cl_command_queue queue = device.queue(lock);
   if (device.idle(lock)) {
     // Nothing runs before it, so waiting for this write costs nothing extra,
     // saves a host copy, and src is free to reuse when we return.
-    check_cl(clEnqueueWriteBuffer(queue, b.mem, CL_TRUE, offset, bytes, src, 0, nullptr, nullptr),
+    check_cl(clEnqueueWriteBuffer(queue, mem, CL_TRUE, offset, bytes, src, 0, nullptr, nullptr),
              "clEnqueueWriteBuffer", device.name());
     return;
   }
@@ -161,7 +164,7 @@ void buffer_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t byte
   std::memcpy(staging, src, bytes);
   EventRef done;
   cl_int err =
-      clEnqueueWriteBuffer(queue, b.mem, CL_FALSE, offset, bytes, staging, 0, nullptr, &done.event);
+      clEnqueueWriteBuffer(queue, mem, CL_FALSE, offset, bytes, staging, 0, nullptr, &done.event);
   if (err != CL_SUCCESS) std::free(staging);
   check_cl(err, "clEnqueueWriteBuffer", device.name());
   err = clSetEventCallback(done.event, CL_COMPLETE, free_staging, staging);
@@ -178,7 +181,10 @@ void buffer_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
   check_range("read", "src", b, offset, bytes);
   if (bytes == 0) return;
   if (!dst) fail(BP_ERR_INVALID_ARGUMENT, "read: dst is NULL");
-  Device &device = *b.device;
+  read_memory(*b.device, b.mem, offset, dst, bytes);
+}
+
+void read_memory(Device &device, cl_mem mem, uint64_t offset, void *dst, uint64_t bytes) {
   cl_command_queue queue;
   {
     Device::Lock lock = device.lock();
@@ -186,7 +192,7 @@ void buffer_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
   }
   // Blocking, on the in-order queue: it runs after all earlier work on the
   // device. The lock is not held, so other threads can keep issuing work.
-  check_cl(clEnqueueReadBuffer(queue, b.mem, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+  check_cl(clEnqueueReadBuffer(queue, mem, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
            "clEnqueueReadBuffer", device.name());
 }
 
@@ -197,31 +203,34 @@ void buffer_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst
   check_range("copy", "src", s, src_offset, bytes);
   check_range("copy", "dst", d, dst_offset, bytes);
   if (bytes == 0) return;
-  Device &from = *s.device, &to = *d.device;
+  copy_memory(*s.device, s.mem, src_offset, *d.device, d.mem, dst_offset, bytes);
+}
 
+void copy_memory(Device &from, cl_mem src, uint64_t src_offset, Device &to, cl_mem dst,
+                 uint64_t dst_offset, uint64_t bytes) {
   if (&from.platform() != &to.platform()) {
     // Different platforms share no context: through host memory. The read
     // waits for the source device, the write is ordered on the destination.
     std::vector<unsigned char> host(bytes);
-    buffer_read(src, src_offset, host.data(), bytes);
-    buffer_write(dst, dst_offset, host.data(), bytes);
+    read_memory(from, src, src_offset, host.data(), bytes);
+    write_memory(to, dst, dst_offset, host.data(), bytes);
     return;
   }
 
   if (&from == &to) {
     Device::Lock lock = from.lock();
-    const bool overlap = s.mem == d.mem && src_offset < dst_offset + bytes &&
-                         dst_offset < src_offset + bytes;
+    const bool overlap =
+        src == dst && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes;
     if (!overlap) {
-      enqueue_copy(from, lock, s.mem, src_offset, d.mem, dst_offset, bytes);
+      enqueue_copy(from, lock, src, src_offset, dst, dst_offset, bytes);
       return;
     }
     // clEnqueueCopyBuffer refuses overlapping ranges (CL_MEM_COPY_OVERLAP);
     // memmove semantics through a scratch buffer released when done.
     cl_mem scratch = create_memory(from, bytes, "copy");
     try {
-      enqueue_copy(from, lock, s.mem, src_offset, scratch, 0, bytes);
-      enqueue_copy(from, lock, scratch, 0, d.mem, dst_offset, bytes);
+      enqueue_copy(from, lock, src, src_offset, scratch, 0, bytes);
+      enqueue_copy(from, lock, scratch, 0, dst, dst_offset, bytes);
     } catch (...) {
       clReleaseMemObject(scratch);
       throw;
@@ -238,7 +247,7 @@ void buffer_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst
   std::lock(lock_from, lock_to);
   EventRef ready, done, after;
   ready.event = from.marker(lock_from);
-  check_cl(clEnqueueCopyBuffer(to.queue(lock_to), s.mem, d.mem, src_offset, dst_offset, bytes, 1,
+  check_cl(clEnqueueCopyBuffer(to.queue(lock_to), src, dst, src_offset, dst_offset, bytes, 1,
                                &ready.event, &done.event),
            "clEnqueueCopyBuffer", from.name() + " -> " + to.name());
   check_cl(clRetainEvent(done.event), "clRetainEvent", to.name());

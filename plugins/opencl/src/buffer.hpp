@@ -44,4 +44,15 @@ void buffer_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes);
 void buffer_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset,
                  uint64_t bytes);
 
+// What the three do once the arguments are checked, on any cl_mem of a
+// device (a buffer's or a temporary one), bytes > 0. write_memory may return
+// before the data is on the device (src is free to reuse at once);
+// read_memory waits for all earlier work on the device; copy_memory is
+// ordered after earlier work on both devices, later work on both is ordered
+// after it, and the two ranges may overlap (memmove).
+void write_memory(Device &device, cl_mem mem, uint64_t offset, const void *src, uint64_t bytes);
+void read_memory(Device &device, cl_mem mem, uint64_t offset, void *dst, uint64_t bytes);
+void copy_memory(Device &from, cl_mem src, uint64_t src_offset, Device &to, cl_mem dst,
+                 uint64_t dst_offset, uint64_t bytes);
+
 }  // namespace bp_ocl

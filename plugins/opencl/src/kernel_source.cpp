@@ -349,6 +349,26 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
 }
 )CL";
 
+// A collective's reduction on the device that holds participant `own`'s
+// share (at own_at): the other n - 1 shares arrived, in participant order,
+// in `others`, numel elements apart. Each element is combined in
+// participant order 0..n-1 (a float sum is the sequential one) and written
+// at out_at; `out` may be the very same elements as `own` (in place): each
+// work-item reads its element before writing it.
+const char *const kCollective = R"CL(
+__kernel void {{NAME}}(__global T *out, long out_at, __global const T *own, long own_at,
+                       long own_index, __global const T *others, long n, long numel) {
+  for (long e = get_global_id(0); e < numel; e += get_global_size(0)) {
+    T acc = own_index == 0 ? own[own_at + e] : others[e];
+    for (long j = 1; j < n; ++j) {
+      const T v = j == own_index ? own[own_at + e] : others[(j < own_index ? j : j - 1) * numel + e];
+      acc = OP(acc, v);
+    }
+    out[out_at + e] = FINISH(acc, n);
+  }
+}
+)CL";
+
 // Integer matmul, one work-item per output element, wrapping like the
 // elementwise integer ops.
 const char *const kMatmul = R"CL(
@@ -687,6 +707,9 @@ const int32_t kAllDtypes[] = {BP_DTYPE_LIST(BP_OCL_DTYPE_)};
 #define BP_OCL_OP_(id, value, name, family, dtypes, out) value,
 const int32_t kAllOps[] = {BP_OP_LIST(BP_OCL_OP_)};
 #undef BP_OCL_OP_
+#define BP_OCL_REDUCE_OP_(id, value, name, dtypes) value,
+const int32_t kAllReduceOps[] = {BP_REDUCE_OP_LIST(BP_OCL_REDUCE_OP_)};
+#undef BP_OCL_REDUCE_OP_
 
 std::string unsigned_type(int32_t dtype) {
   switch (dtype) {
@@ -836,6 +859,30 @@ void scan_family(Source &src, int32_t dtype) {
   src.kernel(kCumsum, kernel_stem(BP_OP_CUMSUM), "", "", dtype_cl_type(sum_dtype(dtype)));
 }
 
+// plugin.h: SUM adds (integers wrap, as ADD does), MEAN divides the sum by
+// n (integers truncate toward zero, which is OpenCL C's division as it is
+// C's), MAX and MIN are elementwise, on bool (0 or 1) or and and. "" for a
+// reduction this backend does not implement.
+std::string collective_body(int32_t reduce_op, int32_t dtype) {
+  switch (reduce_op) {
+    case BP_REDUCE_SUM:
+    case BP_REDUCE_MEAN: return dtype_is_float(dtype) ? "((a) + (b))" : "((T)((UT)(a) + (UT)(b)))";
+    case BP_REDUCE_MAX: return "((b) > (a) ? (b) : (a))";
+    case BP_REDUCE_MIN: return "((b) < (a) ? (b) : (a))";
+    default: return "";
+  }
+}
+
+void collective_family(Source &src, int32_t dtype) {
+  for (int32_t op : kAllReduceOps) {
+    const std::string body = collective_body(op, dtype);
+    if (body.empty() || !bp_vocab_dtype_in_set(dtype, bp_vocab_reduce_op_dtypes(op))) continue;
+    src.raw(op == BP_REDUCE_MEAN ? "#define FINISH(acc, n) ((acc) / (T)(n))\n" : "#define FINISH(acc, n) (acc)\n");
+    src.kernel(kCollective, collective_stem(op), "(a, b)", body);
+    src.raw("#undef FINISH\n");
+  }
+}
+
 void index_family(Source &src, int32_t dtype, const SourceOptions &options) {
   src.raw(kIndexPrelude);
   src.kernel(kGatherNd, kernel_stem(BP_OP_GATHER_ND), "", "");
@@ -852,6 +899,13 @@ std::string kernel_stem(int32_t op) {
   return bp_vocab_op_family(op) == BP_OP_FAMILY_REDUCE ? std::string("reduce_") + name : name;
 }
 
+std::string collective_stem(int32_t reduce_op) {
+  const char *name = bp_vocab_reduce_op_name(reduce_op);
+  return std::string("collective_") + (name ? name : "unknown");
+}
+
+bool collective_implements(int32_t reduce_op) { return !collective_body(reduce_op, BP_FLOAT32).empty(); }
+
 std::string copy_stem(int32_t out_dtype) {
   return kernel_stem(BP_OP_COPY) + "_to_" + dtype_name(out_dtype);
 }
@@ -865,6 +919,7 @@ const char *family_name(Family family) {
     case Family::Matmul: return "matmul";
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
+    case Family::Collective: return "collective";
   }
   return "?";
 }
@@ -886,6 +941,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Matmul: matmul_family(src); break;
     case Family::Scan: scan_family(src, dtype); break;
     case Family::Index: index_family(src, dtype, options); break;
+    case Family::Collective: collective_family(src, dtype); break;
   }
   return src.str();
 }

@@ -20,7 +20,8 @@ enum class Family {
   Reduce,       // sum, mean, norm, prod, logsumexp, max, min, argmax, argmin over one dtype
   Matmul,       // integer matmul (float matmul goes to CLBlast)
   Scan,         // cumsum of one input dtype
-  Index         // gather_nd, scatter_nd and scatter_add_nd of one data dtype
+  Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
+  Collective    // the reductions of collective(): sum, mean, max, min of one dtype
 };
 
 const char *family_name(Family family);
@@ -65,6 +66,12 @@ struct ClReduceLayout {
   cl_long keep_rank, red_rank, in_offset, out_offset, n_out, n_red;
 };
 static_assert(sizeof(ClReduceLayout) == 46 * sizeof(cl_long), "ClReduceLayout has padding");
+
+// Kernels of the Collective family: collective_stem(reduce_op) is
+// "collective_" and the reduction's vocabulary name ("collective_sum").
+std::string collective_stem(int32_t reduce_op);
+// Whether the Collective family has a kernel for the reduction.
+bool collective_implements(int32_t reduce_op);
 
 // Largest work-group a reduction kernel uses (its __local arrays' length).
 constexpr size_t kReduceGroupMax = 128;

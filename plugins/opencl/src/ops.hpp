@@ -45,6 +45,9 @@ void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View
 void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,
                  const View &values, const View &out);
 
+// collective.cpp: the ABI's collective, among devices of this backend (group 0).
+void collective(const bp_collective_args *args);
+
 // execute.cpp: the ABI's execute.
 void execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
              int32_t n_inputs, const bp_plugin_tensor *output);

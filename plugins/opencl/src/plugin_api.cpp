@@ -141,6 +141,10 @@ bp_status api_synchronize(int32_t index) {
   return guarded([&] { backend("synchronize").device(index, "synchronize").finish(); });
 }
 
+bp_status api_collective(const bp_collective_args *args) {
+  return guarded([&] { collective(args); });
+}
+
 // Thread safe: shared state is the backend (immutable after init, lazily
 // made parts behind mutexes), the buffer registry (mutex), per-device queue
 // state and kernel objects (the device mutex), and the per-thread message.
@@ -166,6 +170,12 @@ const bp_plugin_api kApi = {
     api_execute,
     api_synchronize,
     nullptr,  // host_address: buffers are device memory
+    api_collective,
+    // No groups: collectives across processes go through the core's own
+    // transport (MPI), staged through host memory.
+    nullptr,  // group_id
+    nullptr,  // group_join
+    nullptr,  // group_leave
 };
 
 }  // namespace
