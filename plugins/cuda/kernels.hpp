@@ -58,4 +58,8 @@ void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &sha
 void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const IndexShape &shape, void *out,
                        const void *index, const void *values);
 
+// collective_mean.cu (built with NCCL): data[i] /= divisor for int32 or
+// int64 elements, truncating toward zero; divisor >= 1.
+void launch_divide(const Launch &launch, int32_t dtype, void *data, int64_t numel, int64_t divisor);
+
 }  // namespace bp_cuda

@@ -16,6 +16,9 @@
 #include "execute.hpp"
 #include "ops.hpp"
 #include "transfer.hpp"
+#ifdef BP_CUDA_NCCL
+#include "collective.hpp"
+#endif
 
 namespace bp_cuda {
 namespace {
@@ -116,10 +119,34 @@ bp_status api_synchronize(int32_t device) {
   return guarded([&] { device_at(device, "synchronize").synchronize(); });
 }
 
+#ifdef BP_CUDA_NCCL
+bp_status api_collective(const bp_collective_args *args) {
+  return guarded([&] { run_collective(args); });
+}
+
+bp_status api_group_id(int32_t device, void *id, uint32_t capacity, uint32_t *size) {
+  return guarded([&] { group_id(device, id, capacity, size); });
+}
+
+bp_status api_group_join(int32_t device, const void *id, uint32_t size, int32_t rank, int32_t nranks,
+                         uint64_t *group) {
+  return guarded([&] {
+    require_pointer(group, "group_join", "group");
+    *group = group_join(device, id, size, rank, nranks);
+  });
+}
+
+bp_status api_group_leave(uint64_t group) {
+  return guarded([&] { group_leave(group); });
+}
+#endif
+
 // Thread safe: the registry is fixed after init; the live-buffer set has a
 // mutex; each device's stream, cache, staging ring, events and cuBLAS
 // handle are used only under that device's mutex (two at once through
-// std::lock); counters are atomic and the last error is per thread.
+// std::lock; a collective's, in index order); NCCL communicators only under
+// the mutexes of all their devices; counters are atomic and the last error
+// is per thread.
 const bp_plugin_api kApi = {
     sizeof(bp_plugin_api),
     BP_PLUGIN_ABI_MAJOR,
@@ -142,6 +169,18 @@ const bp_plugin_api kApi = {
     api_execute,
     api_synchronize,
     nullptr,  // host_address: buffers are device memory
+#ifdef BP_CUDA_NCCL
+    api_collective,
+    api_group_id,
+    api_group_join,
+    api_group_leave,
+#else
+    // Built without NCCL: the core stages collectives through host memory.
+    nullptr,  // collective
+    nullptr,  // group_id
+    nullptr,  // group_join
+    nullptr,  // group_leave
+#endif
 };
 
 }  // namespace
