@@ -1278,6 +1278,76 @@ static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t n
   return list;
 }
 
+/* ---- across processes (bp_dist_*): every call releases the GIL, since it
+ * waits for the other ranks ---------------------------------------------- */
+
+static PyObject *m_dist_init(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  bp_dist_options o;
+  memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
+  o.timeout_seconds = PyFloat_AsDouble(arg);
+  if (PyErr_Occurred()) return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_dist_init(&o);
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_dist_finalize(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_dist_finalize();
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_dist_barrier(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS st = p_bp_dist_barrier();
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  Py_RETURN_NONE;
+}
+
+/* dist_info() -> (rank, size, local_rank, local_size) */
+static PyObject *m_dist_info(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  int32_t rank, size, local_rank, local_size;
+  CHECK(p_bp_dist_rank(&rank));
+  CHECK(p_bp_dist_size(&size));
+  CHECK(p_bp_dist_local_rank(&local_rank));
+  CHECK(p_bp_dist_local_size(&local_size));
+  return Py_BuildValue("(iiii)", rank, size, local_rank, local_size);
+}
+
+/* dist_collective(kind, tensor, arg): as collective() with one tensor per
+ * process; all_gather and reduce_scatter return the new tensor. */
+static PyObject *m_dist_collective(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  long kind, arg;
+  bp_tensor t, out = 0;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "dist_collective(kind, tensor, arg)");
+  if (!int_arg(args[0], &kind) || !get_tensor(args[1], &t) || !int_arg(args[2], &arg)) return NULL;
+  bp_status st;
+  Py_BEGIN_ALLOW_THREADS switch (kind) {
+    case BP_COLLECTIVE_ALL_REDUCE: st = p_bp_dist_all_reduce(t, (int32_t)arg); break;
+    case BP_COLLECTIVE_BROADCAST: st = p_bp_dist_broadcast(t, (int32_t)arg); break;
+    case BP_COLLECTIVE_ALL_GATHER: st = p_bp_dist_all_gather(t, &out); break;
+    default: st = p_bp_dist_reduce_scatter(t, (int32_t)arg, &out); break;
+  }
+  Py_END_ALLOW_THREADS
+  CHECK(st);
+  if (!out) Py_RETURN_NONE;
+  return wrap(out);
+}
+
 static PyObject *m_eye(PyObject *mod, PyObject *args) {
   (void)mod;
   int device, dtype;
@@ -1657,6 +1727,11 @@ static PyMethodDef module_methods[] = {
     {"nonzero", m_nonzero, METH_O, NULL},
     FAST(join),
     FAST(collective),
+    {"dist_init", m_dist_init, METH_O, NULL},
+    {"dist_finalize", m_dist_finalize, METH_NOARGS, NULL},
+    {"dist_barrier", m_dist_barrier, METH_NOARGS, NULL},
+    {"dist_info", m_dist_info, METH_NOARGS, NULL},
+    FAST(dist_collective),
     {"eye", m_eye, METH_VARARGS, NULL},
     {"linspace", m_linspace, METH_VARARGS, NULL},
     {"clip", m_clip, METH_VARARGS, NULL},

@@ -40,7 +40,10 @@
   X(bp_tensor_set_requires_grad) X(bp_tensor_requires_grad) X(bp_tensor_is_leaf)            \
   X(bp_tensor_grad) X(bp_tensor_clear_grad) X(bp_tensor_grad_fn) X(bp_backward)             \
   X(bp_grad_set_enabled) X(bp_grad_is_enabled) X(bp_detach)                                \
-  X(bp_all_reduce) X(bp_broadcast) X(bp_all_gather) X(bp_reduce_scatter)
+  X(bp_all_reduce) X(bp_broadcast) X(bp_all_gather) X(bp_reduce_scatter)                   \
+  X(bp_dist_init) X(bp_dist_finalize) X(bp_dist_rank) X(bp_dist_size) X(bp_dist_local_rank)  \
+  X(bp_dist_local_size) X(bp_dist_all_reduce) X(bp_dist_broadcast) X(bp_dist_all_gather)     \
+  X(bp_dist_reduce_scatter) X(bp_dist_barrier)
 
 /* Same names as the C API with a p_ prefix; the types come from the header.
  * Defined in _C.c. */
