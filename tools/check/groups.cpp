@@ -170,6 +170,7 @@ const std::vector<GroupDef> &all_groups() {
       {"capabilities", 3, "capabilities", true, with_plugin<group_capabilities>},
       {"core", 3, "through the core", true, group_core},
       {"copies", 3, "copies", true, with_plugin<group_copies>},
+      {"collectives", 3, "collectives", true, with_plugin<group_collectives>},
       {"threads", 4, "threads", true, with_reference<group_threads>},
       {"queues", 4, "queues", true, with_reference<group_queues>},
   };

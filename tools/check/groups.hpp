@@ -88,6 +88,7 @@ void group_numerics(Context &, Plugin &p, Plugin &ref);
 void group_capabilities(Context &, Plugin &p);
 void group_core(Context &);
 void group_copies(Context &, Plugin &p);
+void group_collectives(Context &, Plugin &p);
 void group_threads(Context &, Plugin &p, Plugin &ref);
 void group_queues(Context &, Plugin &p, Plugin &ref);
 // Part of group_arguments in a file of its own: execute's arguments of the

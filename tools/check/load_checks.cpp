@@ -92,6 +92,10 @@ void group_load(Context &ctx) {
   if (api->device_properties) optional += " device_properties";
   if (api->copy) optional += " copy";
   if (api->host_address) optional += " host_address";
+  if (Plugin::table_reaches(*api, &bp_plugin_api::collective) && api->collective) optional += " collective";
+  if (Plugin::table_reaches(*api, &bp_plugin_api::group_leave) && api->group_id && api->group_join &&
+      api->group_leave)
+    optional += " groups";
   rec.info("optional", optional.empty() ? "none" : optional.substr(1));
   const std::string expected_file = std::string("libbackplane-") + api->name + ".so";
   if (file != expected_file)

@@ -103,6 +103,24 @@ bp_status Plugin::synchronize(int32_t device) {
   return api_->synchronize(device);
 }
 
+bp_status Plugin::collective(const bp_collective_args *args) {
+  auto lock = guard();
+  return api_->collective(args);
+}
+bp_status Plugin::group_id(int32_t device, void *id, uint32_t capacity, uint32_t *size) {
+  auto lock = guard();
+  return api_->group_id(device, id, capacity, size);
+}
+bp_status Plugin::group_join(int32_t device, const void *id, uint32_t size, int32_t rank, int32_t nranks,
+                             uint64_t *group) {
+  auto lock = guard();
+  return api_->group_join(device, id, size, rank, nranks, group);
+}
+bp_status Plugin::group_leave(uint64_t group) {
+  auto lock = guard();
+  return api_->group_leave(group);
+}
+
 bool Plugin::declares(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
   int32_t answer = 0;
   return supports(device, op, dtype, out_dtype, &answer) == BP_OK && answer == 1;

@@ -28,6 +28,19 @@ class Plugin {
   bool has_copy() const { return api_->copy != nullptr; }
   bool has_host_address() const { return api_->host_address != nullptr; }
   bool has_properties() const { return api_->device_properties != nullptr; }
+  // An entry the table may end before (a plugin of an older minor): the
+  // entry, or nullptr when the plugin's struct_size does not reach it.
+  template <class F>
+  F entry(F bp_plugin_api::*member) const {
+    return table_reaches(*api_, member) ? api_->*member : nullptr;
+  }
+  template <class F>
+  static bool table_reaches(const bp_plugin_api &api, F bp_plugin_api::*member) {
+    static const bp_plugin_api probe{};
+    const size_t end = size_t(reinterpret_cast<const char *>(&(probe.*member)) -
+                              reinterpret_cast<const char *>(&probe)) + sizeof(F);
+    return api.struct_size >= end;
+  }
   // "<prefix>:<d>", the device's name in messages.
   std::string device_name(int32_t device) const;
 
@@ -55,6 +68,11 @@ class Plugin {
   bp_status execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
                     int32_t n_inputs, const bp_plugin_tensor *output);
   bp_status synchronize(int32_t device);
+  // The 1.2 entries; call only when entry() gave them.
+  bp_status collective(const bp_collective_args *args);
+  bp_status group_id(int32_t device, void *id, uint32_t capacity, uint32_t *size);
+  bp_status group_join(int32_t device, const void *id, uint32_t size, int32_t rank, int32_t nranks, uint64_t *group);
+  bp_status group_leave(uint64_t group);
 
   // 1 when supports() says yes; 0 for no or for an error.
   bool declares(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype);

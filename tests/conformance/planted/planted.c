@@ -1,15 +1,16 @@
 /*
  * planted.c — the reference plugin with one bug planted (PLANT_<bug>): a
  * wrapper that loads the real reference plugin (REFERENCE_PATH), copies its
- * table, and replaces one entry. Each variant is a case `bp check` once
- * passed and must now fail (tests/conformance/CMakeLists.txt).
+ * table, and replaces one entry (the collective variants add one, on top of
+ * alloc and free that track buffer sizes). Each variant is a case `bp
+ * check` once passed and must now fail (tests/conformance/CMakeLists.txt).
  */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "backplane/plugin.h"
+#include "backplane/plugin_sdk.h"
 
 static bp_plugin_api g_api;
 static const bp_plugin_api *g_real;
@@ -169,6 +170,73 @@ static bp_status planted_free(bp_buffer b) {
 }
 #endif
 
+#if defined(PLANT_COLLECTIVE_PAST_END) || defined(PLANT_COLLECTIVE_DECLINES_LATE)
+/* A collective entry on the reference's one device, where every collective
+ * of one participant is a copy of its input's elements to its output. The
+ * SDK validates the call, which needs the size of every live buffer: alloc
+ * and free keep a table of them. */
+#define PLANTED_BUFFERS 4096
+static struct {
+  bp_buffer buffer;
+  uint64_t bytes;
+} g_sizes[PLANTED_BUFFERS];
+
+static bp_status sized_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
+  const bp_status s = g_real->alloc(device, bytes, out);
+  int i;
+  for (i = 0; s == BP_OK && i < PLANTED_BUFFERS; ++i)
+    if (!g_sizes[i].buffer) {
+      g_sizes[i].buffer = *out;
+      g_sizes[i].bytes = bytes;
+      break;
+    }
+  return s;
+}
+
+static bp_status sized_free(bp_buffer b) {
+  int i;
+  for (i = 0; b && i < PLANTED_BUFFERS; ++i)
+    if (g_sizes[i].buffer == b) g_sizes[i].buffer = NULL;
+  return g_real->free(b);
+}
+
+static int32_t sized_bytes(void *context, bp_buffer b, uint64_t *bytes) {
+  int i;
+  (void)context;
+  for (i = 0; b && i < PLANTED_BUFFERS; ++i)
+    if (g_sizes[i].buffer == b) {
+      *bytes = g_sizes[i].bytes;
+      return 1;
+    }
+  return 0;
+}
+
+static bp_status planted_collective(const bp_collective_args *a) {
+  bp_sdk_collective_info info;
+  bp_sdk_check check;
+  void *in = NULL, *out = NULL;
+  size_t bytes;
+  if (bp_sdk_check_collective(a, 0, sized_bytes, NULL, &info, &check) != BP_OK) return check.status;
+  if (a->group != 0 || a->devices[0] != 0) return BP_ERR_INVALID_ARGUMENT;
+  if (info.numel == 0) return BP_OK;
+  g_real->synchronize(0);
+  g_real->host_address(a->inputs[0].buffer, &in);
+  g_real->host_address(a->outputs[0].buffer, &out);
+  bytes = (size_t)info.numel * (size_t)bp_vocab_dtype_size(info.dtype);
+#ifdef PLANT_COLLECTIVE_PAST_END
+  /* One element more than the output holds. */
+  bytes += (size_t)bp_vocab_dtype_size(info.dtype);
+#endif
+  memmove((unsigned char *)out + a->outputs[0].offset, (unsigned char *)in + a->inputs[0].offset, bytes);
+#ifdef PLANT_COLLECTIVE_DECLINES_LATE
+  /* Declines after writing: the core would then run it again, staged. */
+  return BP_ERR_UNSUPPORTED;
+#else
+  return BP_OK;
+#endif
+}
+#endif
+
 BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t minor) {
   if (!g_real) {
     void *lib = dlopen(REFERENCE_PATH, RTLD_NOW | RTLD_LOCAL);
@@ -188,6 +256,11 @@ BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t
 #ifdef PLANT_ZERO_ALLOC
     g_api.alloc = planted_alloc;
     g_api.free = planted_free;
+#endif
+#if defined(PLANT_COLLECTIVE_PAST_END) || defined(PLANT_COLLECTIVE_DECLINES_LATE)
+    g_api.alloc = sized_alloc;
+    g_api.free = sized_free;
+    g_api.collective = planted_collective;
 #endif
   }
   return &g_api;
