@@ -378,19 +378,17 @@ int32_t summed(int32_t reduce_op) { return reduce_op == BP_REDUCE_MEAN ? BP_REDU
 
 void count_staged(const View &v) { v.device().backend->counters.staged_copies.fetch_add(1, std::memory_order_relaxed); }
 
-// A host address MPI reads v's elements from: v's own memory when it is
-// dense host memory, else a copy.
-const void *readable(const View &v, Scratch &scratch, bool &staged) {
+// Host memory holding v's elements for MPI: v's own when MPI can use it in
+// place (zero_copy), else a staging buffer, filled from v when `fill`.
+void *host_memory(const View &v, Scratch &scratch, bool fill) {
   if (zero_copy(v)) {
     wait(v);
     scratch.keep(v.storage);
     return host_pointer(v);
   }
-  staged = true;
-  const uint64_t bytes = bytes_of(v);
-  void *buf = scratch.buffer(bytes);
-  to_host(v, buf, bytes);
-  return buf;
+  void *data = scratch.buffer(bytes_of(v));
+  if (fill) to_host(v, data, bytes_of(v));
+  return data;
 }
 
 // ---- backend groups (the plugin's collective entry across processes) ---------
@@ -539,23 +537,14 @@ bool in_place_in_group(const Call &c, const BackendGroup &g, const View &v, bool
 Path all_reduce_data(State &s, const Call &c, Scratch &scratch, const Record *all) {
   const View &v = *c.view;
   if (group_path(s, all) && in_place_in_group(c, backend_group(s, c, scratch, all), v, true)) return Path::kGroup;
+  const bool in_place = zero_copy(v);
+  void *data = host_memory(v, scratch, true);
   const uint64_t n = uint64_t(v.numel());
-  if (zero_copy(v)) {
-    wait(v);
-    scratch.keep(v.storage);
-    void *data = host_pointer(v);
-    check_transport(s, c.fn, scratch, s.t->all_reduce(data, n, v.dtype, summed(c.reduce_op), s.timeout),
-                    "for the other ranks' data");
-    finish_mean(c.reduce_op, v.dtype, data, n, s.size.load());
-    return Path::kZeroCopy;
-  }
-  const uint64_t bytes = bytes_of(v);
-  void *data = scratch.buffer(bytes);
-  to_host(v, data, bytes);
   check_transport(s, c.fn, scratch, s.t->all_reduce(data, n, v.dtype, summed(c.reduce_op), s.timeout),
                   "for the other ranks' data");
   finish_mean(c.reduce_op, v.dtype, data, n, s.size.load());
-  from_host_into(v, data, bytes);
+  if (in_place) return Path::kZeroCopy;
+  from_host_into(v, data, bytes_of(v));
   count_staged(v);
   return Path::kStaged;
 }
@@ -564,19 +553,12 @@ Path broadcast_data(State &s, const Call &c, Scratch &scratch, const Record *all
   const View &v = *c.view;
   const bool root = s.rank.load() == c.root;
   if (group_path(s, all) && in_place_in_group(c, backend_group(s, c, scratch, all), v, !root)) return Path::kGroup;
-  const uint64_t n = uint64_t(v.numel());
-  if (zero_copy(v)) {
-    wait(v);
-    scratch.keep(v.storage);
-    check_transport(s, c.fn, scratch, s.t->broadcast(host_pointer(v), n, v.dtype, c.root, s.timeout),
-                    "for the root's data");
-    return Path::kZeroCopy;
-  }
-  const uint64_t bytes = bytes_of(v);
-  void *data = scratch.buffer(bytes);
-  if (root) to_host(v, data, bytes);
-  check_transport(s, c.fn, scratch, s.t->broadcast(data, n, v.dtype, c.root, s.timeout), "for the root's data");
-  if (!root) from_host_into(v, data, bytes);
+  const bool in_place = zero_copy(v);
+  void *data = host_memory(v, scratch, root);
+  check_transport(s, c.fn, scratch, s.t->broadcast(data, uint64_t(v.numel()), v.dtype, c.root, s.timeout),
+                  "for the root's data");
+  if (in_place) return Path::kZeroCopy;
+  if (!root) from_host_into(v, data, bytes_of(v));
   count_staged(v);
   return Path::kStaged;
 }
@@ -595,8 +577,8 @@ View gathering_data(State &s, const Call &c, Scratch &scratch, const Record *all
       return out;
     }
   }
-  bool staged = false;
-  const void *input = readable(v, scratch, staged);
+  bool staged = !zero_copy(v);
+  const void *input = host_memory(v, scratch, true);
   const uint64_t out_bytes = bytes_of(out);
   void *output;
   if (out.storage->host()) {
