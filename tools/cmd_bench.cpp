@@ -31,6 +31,8 @@ const Figure kFigures[] = {
      bench::figure_startup},
     {"training", "one MLP training step (autograd, SGD) vs libtorch, and the cost of recording",
      bench::figure_training},
+    {"allreduce", "bp_dist_all_reduce across 2 MPI ranks (4-256 MB) vs MPI_Allreduce called directly",
+     bench::figure_allreduce},
 };
 
 std::string figure_list() {

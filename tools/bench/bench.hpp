@@ -133,5 +133,6 @@ void figure_elementwise(Context &, Report &);
 void figure_normlog(Context &, Report &);
 void figure_transfer(Context &, Report &);
 void figure_startup(Context &, Report &);
+void figure_allreduce(Context &, Report &);
 
 }  // namespace bptool::bench

@@ -1,0 +1,103 @@
+// Figure "allreduce": bp_dist_all_reduce(SUM) of float32 cpu:0 tensors of 4,
+// 16, 64 and 256 MB (--quick: 4 and 16) on 2 ranks, next to MPI_Allreduce called directly on
+// plain host buffers of the same size in the same run. Both sides are
+// measured by bp-bench-mpi (bench/mpi_main.cpp), which bp runs under
+// mpirun: bp itself is one process and never links MPI.
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "child_process.hpp"
+#include "json_output.hpp"
+
+namespace bptool::bench {
+
+namespace {
+
+constexpr const char kProgram[] = "bp-bench-mpi";
+constexpr int kRanks = 2;
+
+#ifdef BP_BENCH_MPIEXEC
+constexpr const char kMpiexec[] = BP_BENCH_MPIEXEC;
+constexpr const char kMpiexecFlags[] = BP_BENCH_MPIEXEC_FLAGS;
+#endif
+
+std::string params(int64_t mb) { return "float32 " + std::to_string(mb) + " MB, " + std::to_string(kRanks) + " ranks"; }
+
+// "MPI_Allreduce (Open MPI v4.1.4, in place, direct)"
+std::string baseline_name(const std::string &library) {
+  const std::string name = library.substr(0, library.find(','));
+  return "MPI_Allreduce (" + (name.empty() ? std::string("MPI") : name) + ", in place, direct)";
+}
+
+}  // namespace
+
+void figure_allreduce(Context &ctx, Report &rep) {
+  const std::vector<int64_t> sizes = ctx.quick ? std::vector<int64_t>{4, 16} : std::vector<int64_t>{4, 16, 64, 256};
+  const int trials = ctx.quick ? 3 : 5;
+  const double target = ctx.quick ? 0.1 : 0.5;
+  const auto skip_all = [&](const std::string &why) {
+    for (int64_t mb : sizes) rep.skip("allreduce", params(mb), "cpu:0", "ms", baseline_name(""), why);
+  };
+#ifndef BP_BENCH_MPIEXEC
+  (void)trials;
+  (void)target;
+  skip_all("built without MPI or without mpirun (install libopenmpi-dev openmpi-bin and rebuild)");
+#else
+  const std::string dir = own_directory();
+  const std::string program = dir + "/" + kProgram;
+  if (dir.empty() || access(program.c_str(), X_OK) != 0) {
+    skip_all(std::string(kProgram) + " is not beside bp (it is built with MPI only)");
+    return;
+  }
+  if (access(kMpiexec, X_OK) != 0) {
+    skip_all(std::string(kMpiexec) + " is not there any more (install openmpi-bin)");
+    return;
+  }
+  std::vector<std::string> argv = {kMpiexec};
+  std::istringstream flags(kMpiexecFlags);
+  for (std::string flag; flags >> flag;) argv.push_back(flag);
+  char target_text[32];
+  std::snprintf(target_text, sizeof target_text, "%g", target);
+  std::string mb;
+  for (int64_t size : sizes) mb += (mb.empty() ? "" : ",") + std::to_string(size);
+  for (const std::string &a : {std::string("-np"), std::to_string(kRanks), program, std::string("--trials"),
+                               std::to_string(trials), std::string("--target"), std::string(target_text),
+                               std::string("--mb"), mb})
+    argv.push_back(a);
+  ctx.progress("allreduce: " + std::string(kProgram) + " under mpirun -np " + std::to_string(kRanks) + " (" +
+               std::to_string(sizes.size()) + " sizes, both sides)");
+  std::string out, why;
+  if (!run_capturing(argv, &out, &why)) {
+    skip_all("mpirun -np " + std::to_string(kRanks) + " " + kProgram + " failed: " + why);
+    return;
+  }
+  std::istringstream lines(out);
+  size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const Json doc = Json::parse(line, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("mb") || !doc.contains("backplane_ms")) continue;
+    Row r{"allreduce", params(doc["mb"].get<int64_t>()), "cpu:0", "ms"};
+    r.higher_is_better = false;
+    r.backplane = doc["backplane_ms"].get<double>();
+    r.baseline = doc["baseline_ms"].get<double>();
+    r.baseline_name = baseline_name(doc.value("library", std::string()));
+    Pair spreads;
+    spreads.a_spread = doc.value("backplane_spread", kNaN);
+    spreads.b_spread = doc.value("baseline_spread", kNaN);
+    r.spread = spreads.spread();
+    const std::string path = doc.value("path", std::string());
+    const size_t colon = path.find(": ");
+    r.note = colon == std::string::npos ? path : path.substr(colon + 2);
+    rep.add(r);
+    ++rows;
+  }
+  if (rows == 0) skip_all(std::string(kProgram) + " printed no rows");
+#endif
+}
+
+}  // namespace bptool::bench
