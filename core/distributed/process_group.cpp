@@ -516,7 +516,7 @@ void record_trace(const State &s, const Call &c, Path path) {
     case Path::kZeroCopy: line += "through MPI from host memory (zero-copy)"; break;
     case Path::kStaged: line += "through MPI, staged through host memory"; break;
     case Path::kGroup:
-      line += "through the " + v.device().backend->name() + " backend's group (its collective entry; NCCL for cuda)";
+      line += "through the " + v.device().backend->name() + " backend's group (its collective entry, bootstrapped over MPI)";
       break;
   }
   trace::record(std::move(line));
