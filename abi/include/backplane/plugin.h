@@ -113,10 +113,18 @@ typedef char bp_plugin_tensor_size_check
  * An output is either exactly its participant's input view (in place) or
  * overlaps no input. Reductions: SUM adds (floats in an order the backend
  * picks, so within n - 1 roundings of the exact sum; integers wrap as ADD
- * does); MEAN is SUM divided by n (integers: truncated toward zero, as C
- * divides); MAX and MIN are elementwise (on bool: or, and). Which value a
- * float MAX or MIN gives when an input is NaN is unspecified. The core never
- * passes SUM or MEAN of bool. The collective is ordered after earlier work
+ * does); MEAN is SUM divided by n (floats: within n + 1 roundings, so a
+ * backend may scale each term first, as ncclAvg does; integers: truncated
+ * toward zero, as C divides); MAX and MIN are elementwise (on bool: or,
+ * and). Which value a float MAX or MIN gives when an input is NaN is
+ * unspecified. The core passes only collective and reduce_op numbers of the
+ * plugin's own abi_minor or older, never SUM or MEAN of bool and never a
+ * non-contiguous view; a plugin given one anyway answers BP_ERR_DTYPE (bool)
+ * or BP_ERR_INVALID_ARGUMENT (the rest) and writes nothing. In a group
+ * collective, devices[0] is the device the group was joined on. Neither
+ * group_join nor a group collective has a timeout of its own: a missing
+ * peer is found by the core's transport, which bounds its own waits. The
+ * collective is ordered after earlier work
  * on every device involved, and later work on those devices sees its
  * results. BP_ERR_UNSUPPORTED returned before any output is written makes
  * the core do the collective itself (staged through host memory), so a
