@@ -2,7 +2,10 @@
 // 16, 64 and 256 MB (--quick: 4 and 16) on 2 ranks, next to MPI_Allreduce called directly on
 // plain host buffers of the same size in the same run. Both sides are
 // measured by bp-bench-mpi (bench/mpi_main.cpp), which bp runs under
-// mpirun: bp itself is one process and never links MPI.
+// mpirun: bp itself is one process and never links MPI. Then the NCCL path:
+// bp_all_reduce across every CUDA device of this process (the CUDA backend's
+// collective entry) next to ncclAllReduce called directly, both measured by
+// bp-bench-nccl, built with the CUDA backend and NCCL, run where a GPU is.
 #include <unistd.h>
 
 #include <cstdio>
@@ -36,10 +39,61 @@ std::string baseline_name(const std::string &library) {
 
 }  // namespace
 
-void figure_allreduce(Context &ctx, Report &rep) {
-  const std::vector<int64_t> sizes = ctx.quick ? std::vector<int64_t>{4, 16} : std::vector<int64_t>{4, 16, 64, 256};
-  const int trials = ctx.quick ? 3 : 5;
-  const double target = ctx.quick ? 0.1 : 0.5;
+namespace {
+
+std::string nccl_params(int64_t mb, int64_t devices) {
+  return "float32 " + std::to_string(mb) + " MB, " + (devices ? std::to_string(devices) : std::string("every")) +
+         " CUDA device(s), one process";
+}
+
+void nccl_rows(Context &ctx, Report &rep, const std::vector<int64_t> &sizes, int trials, double target) {
+  const std::string program = own_directory() + "/bp-bench-nccl";
+  const auto skip_all = [&](const std::string &why) {
+    for (int64_t mb : sizes) rep.skip("allreduce", nccl_params(mb, 0), "cuda", "ms", "ncclAllReduce (direct)", why);
+  };
+  if (access(program.c_str(), X_OK) != 0) {
+    skip_all("bp-bench-nccl is not beside bp (it is built with the CUDA backend and NCCL)");
+    return;
+  }
+  char target_text[32];
+  std::snprintf(target_text, sizeof target_text, "%g", target);
+  std::string mb;
+  for (int64_t size : sizes) mb += (mb.empty() ? "" : ",") + std::to_string(size);
+  ctx.progress("allreduce: bp-bench-nccl across the CUDA devices (both sides)");
+  std::string out, why;
+  if (!run_capturing({program, "--trials", std::to_string(trials), "--target", target_text, "--mb", mb}, &out,
+                     &why)) {
+    skip_all("bp-bench-nccl failed: " + why);
+    return;
+  }
+  std::istringstream lines(out);
+  size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const Json doc = Json::parse(line, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) continue;
+    if (doc.contains("skip")) {
+      skip_all(doc.value("skip", std::string("no reason given")));
+      return;
+    }
+    if (!doc.contains("mb") || !doc.contains("backplane_ms")) continue;
+    const int64_t devices = doc.value("devices", int64_t(0));
+    Row r{"allreduce", nccl_params(doc["mb"].get<int64_t>(), devices), "cuda:0-" + std::to_string(devices - 1), "ms"};
+    r.higher_is_better = false;
+    r.backplane = doc["backplane_ms"].get<double>();
+    r.baseline = doc["baseline_ms"].get<double>();
+    r.baseline_name = "ncclAllReduce (NCCL " + doc.value("nccl", std::string("?")) + ", in place, direct)";
+    Pair spreads;
+    spreads.a_spread = doc.value("backplane_spread", kNaN);
+    spreads.b_spread = doc.value("baseline_spread", kNaN);
+    r.spread = spreads.spread();
+    r.note = doc.value("path", std::string());
+    rep.add(r);
+    ++rows;
+  }
+  if (rows == 0) skip_all("bp-bench-nccl printed no rows");
+}
+
+void mpi_rows(Context &ctx, Report &rep, const std::vector<int64_t> &sizes, int trials, double target) {
   const auto skip_all = [&](const std::string &why) {
     for (int64_t mb : sizes) rep.skip("allreduce", params(mb), "cpu:0", "ms", baseline_name(""), why);
   };
@@ -98,6 +152,16 @@ void figure_allreduce(Context &ctx, Report &rep) {
   }
   if (rows == 0) skip_all(std::string(kProgram) + " printed no rows");
 #endif
+}
+
+}  // namespace
+
+void figure_allreduce(Context &ctx, Report &rep) {
+  const std::vector<int64_t> sizes = ctx.quick ? std::vector<int64_t>{4, 16} : std::vector<int64_t>{4, 16, 64, 256};
+  const int trials = ctx.quick ? 3 : 5;
+  const double target = ctx.quick ? 0.1 : 0.5;
+  mpi_rows(ctx, rep, sizes, trials, target);
+  nccl_rows(ctx, rep, sizes, trials, target);
 }
 
 }  // namespace bptool::bench
