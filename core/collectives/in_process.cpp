@@ -112,6 +112,45 @@ bool by_backend(int32_t collective, int32_t reduce_op, int32_t root, const std::
   return true;
 }
 
+// An in-place collective (all_reduce, broadcast) on the backend, on dense
+// copies written back where a view was strided. Empty when it ran there,
+// else why the core stages it.
+std::string in_place_by_backend(int32_t collective, int32_t reduce_op, int32_t root, const std::vector<View> &t) {
+  std::string why = why_staged(t);
+  if (!why.empty()) return why;
+  std::vector<View> work;
+  for (const View &v : t) work.push_back(dense(v));
+  if (!by_backend(collective, reduce_op, root, work, work))
+    return "backend " + t[0].device().backend->name() + " declined it";
+  for (size_t i = 0; i < t.size(); ++i)
+    if (work[i].storage.get() != t[i].storage.get()) assign(t[i], work[i]);
+  if (trace::on()) record_trace(collective, reduce_op, t, ran_by_backend(t));
+  return {};
+}
+
+// A collective with new outputs (all_gather, reduce_scatter) of the given
+// shape on the backend: the outputs, or none with `why` the core stages it.
+std::vector<View> new_by_backend(int32_t collective, int32_t reduce_op, const std::vector<View> &in, int32_t rank,
+                                 const int64_t *shape, std::string &why) {
+  why = why_staged(in);
+  if (!why.empty()) return {};
+  std::vector<View> work, out;
+  for (const View &v : in) {
+    work.push_back(dense(v));
+    out.push_back(allocate_view(v.device(), v.dtype, rank, shape));
+  }
+  if (!by_backend(collective, reduce_op, 0, work, out)) {
+    why = "backend " + in[0].device().backend->name() + " declined it";
+    return {};
+  }
+  if (trace::on()) record_trace(collective, reduce_op, in, ran_by_backend(in));
+  return out;
+}
+
+void trace_staged(int32_t collective, int32_t reduce_op, const std::vector<View> &t, const std::string &why) {
+  if (trace::on()) record_trace(collective, reduce_op, t, "staged through host memory (" + why + ")");
+}
+
 uint64_t bytes_of(const View &v) { return uint64_t(v.numel()) * uint64_t(dtype_size(v.dtype)); }
 
 template <class T>
@@ -167,48 +206,28 @@ void reduce_host(int32_t dtype, int32_t reduce_op, const void *parts, int64_t n,
 void all_reduce(const std::vector<View> &t, int32_t reduce_op) {
   check_alike(BP_COLLECTIVE_ALL_REDUCE, t);
   check_reduce_op("all_reduce", reduce_op, t[0].dtype);
-  std::string why = why_staged(t);
-  if (why.empty()) {
-    std::vector<View> work;
-    for (const View &v : t) work.push_back(dense(v));
-    if (by_backend(BP_COLLECTIVE_ALL_REDUCE, reduce_op, 0, work, work)) {
-      for (size_t i = 0; i < t.size(); ++i)
-        if (work[i].storage.get() != t[i].storage.get()) assign(t[i], work[i]);
-      if (trace::on()) record_trace(BP_COLLECTIVE_ALL_REDUCE, reduce_op, t, ran_by_backend(t));
-      return;
-    }
-    why = "backend " + t[0].device().backend->name() + " declined it";
-  }
+  const std::string why = in_place_by_backend(BP_COLLECTIVE_ALL_REDUCE, reduce_op, 0, t);
+  if (why.empty()) return;
   const uint64_t size = bytes_of(t[0]);
   std::vector<uint8_t> parts(size * t.size()), out(size);
   for (size_t i = 0; i < t.size(); ++i) to_host(t[i], parts.data() + i * size, size);
   reduce_host(t[0].dtype, reduce_op, parts.data(), int64_t(t.size()), t[0].numel(), out.data());
   for (const View &v : t) from_host_into(v, out.data(), size);
-  if (trace::on()) record_trace(BP_COLLECTIVE_ALL_REDUCE, reduce_op, t, "staged through host memory (" + why + ")");
+  trace_staged(BP_COLLECTIVE_ALL_REDUCE, reduce_op, t, why);
 }
 
 void broadcast(const std::vector<View> &t, int32_t root) {
   check_alike(BP_COLLECTIVE_BROADCAST, t);
   if (root < 0 || size_t(root) >= t.size())
     fail(BP_ERR_INVALID_ARGUMENT, "broadcast: " + index_range("root", root, t.size()));
-  std::string why = why_staged(t);
-  if (why.empty()) {
-    std::vector<View> work;
-    for (const View &v : t) work.push_back(dense(v));
-    if (by_backend(BP_COLLECTIVE_BROADCAST, 0, root, work, work)) {
-      for (size_t i = 0; i < t.size(); ++i)
-        if (work[i].storage.get() != t[i].storage.get()) assign(t[i], work[i]);
-      if (trace::on()) record_trace(BP_COLLECTIVE_BROADCAST, 0, t, ran_by_backend(t));
-      return;
-    }
-    why = "backend " + t[0].device().backend->name() + " declined it";
-  }
+  const std::string why = in_place_by_backend(BP_COLLECTIVE_BROADCAST, 0, root, t);
+  if (why.empty()) return;
   const uint64_t size = bytes_of(t[0]);
   std::vector<uint8_t> data(size);
   to_host(t[size_t(root)], data.data(), size);
   for (size_t i = 0; i < t.size(); ++i)
     if (i != size_t(root)) from_host_into(t[i], data.data(), size);
-  if (trace::on()) record_trace(BP_COLLECTIVE_BROADCAST, 0, t, "staged through host memory (" + why + ")");
+  trace_staged(BP_COLLECTIVE_BROADCAST, 0, t, why);
 }
 
 std::vector<View> all_gather(const std::vector<View> &in) {
@@ -219,25 +238,15 @@ std::vector<View> all_gather(const std::vector<View> &in) {
   int64_t shape[BP_MAX_RANK] = {int64_t(in.size())};
   std::copy(in[0].shape, in[0].shape + in[0].rank, shape + 1);
   const int32_t rank = in[0].rank + 1;
-  std::string why = why_staged(in);
-  if (why.empty()) {
-    std::vector<View> work, out;
-    for (const View &v : in) {
-      work.push_back(dense(v));
-      out.push_back(allocate_view(v.device(), v.dtype, rank, shape));
-    }
-    if (by_backend(BP_COLLECTIVE_ALL_GATHER, 0, 0, work, out)) {
-      if (trace::on()) record_trace(BP_COLLECTIVE_ALL_GATHER, 0, in, ran_by_backend(in));
-      return out;
-    }
-    why = "backend " + in[0].device().backend->name() + " declined it";
-  }
+  std::string why;
+  if (std::vector<View> out = new_by_backend(BP_COLLECTIVE_ALL_GATHER, 0, in, rank, shape, why); !out.empty())
+    return out;
   const uint64_t size = bytes_of(in[0]);
   std::vector<uint8_t> rows(size * in.size());
   for (size_t i = 0; i < in.size(); ++i) to_host(in[i], rows.data() + i * size, size);
   std::vector<View> out;
   for (const View &v : in) out.push_back(from_host(v.device(), v.dtype, rank, shape, rows.data()));
-  if (trace::on()) record_trace(BP_COLLECTIVE_ALL_GATHER, 0, in, "staged through host memory (" + why + ")");
+  trace_staged(BP_COLLECTIVE_ALL_GATHER, 0, in, why);
   return out;
 }
 
@@ -250,19 +259,10 @@ std::vector<View> reduce_scatter(const std::vector<View> &in, int32_t reduce_op)
                            "; their first axis must have one row per participant (" + std::to_string(n) + ")");
   const int32_t rank = in[0].rank - 1;
   const int64_t *shape = in[0].shape + 1;
-  std::string why = why_staged(in);
-  if (why.empty()) {
-    std::vector<View> work, out;
-    for (const View &v : in) {
-      work.push_back(dense(v));
-      out.push_back(allocate_view(v.device(), v.dtype, rank, shape));
-    }
-    if (by_backend(BP_COLLECTIVE_REDUCE_SCATTER, reduce_op, 0, work, out)) {
-      if (trace::on()) record_trace(BP_COLLECTIVE_REDUCE_SCATTER, reduce_op, in, ran_by_backend(in));
-      return out;
-    }
-    why = "backend " + in[0].device().backend->name() + " declined it";
-  }
+  std::string why;
+  if (std::vector<View> out = new_by_backend(BP_COLLECTIVE_REDUCE_SCATTER, reduce_op, in, rank, shape, why);
+      !out.empty())
+    return out;
   const uint64_t size = bytes_of(in[0]), row = size / uint64_t(n);
   const int64_t count = in[0].numel() / n;
   std::vector<uint8_t> all(size * uint64_t(n)), parts(size), result(row);
@@ -276,7 +276,7 @@ std::vector<View> reduce_scatter(const std::vector<View> &in, int32_t reduce_op)
     const View &v = in[size_t(i)];
     out.push_back(from_host(v.device(), v.dtype, rank, shape, result.data()));
   }
-  if (trace::on()) record_trace(BP_COLLECTIVE_REDUCE_SCATTER, reduce_op, in, "staged through host memory (" + why + ")");
+  trace_staged(BP_COLLECTIVE_REDUCE_SCATTER, reduce_op, in, why);
   return out;
 }
 
