@@ -94,6 +94,7 @@ static const bp_plugin_api g_api = {
     NULL, /* group_id */
     NULL, /* group_join */
     NULL, /* group_leave */
+    NULL, /* execute_fused */
 };
 
 /* Declared in plugin.h (with C linkage, should this file ever be C++);

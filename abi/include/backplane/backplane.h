@@ -54,7 +54,7 @@ extern "C" {
 
 /* Version of this API; the library's own is returned by bp_api_version(). */
 #define BP_API_VERSION_MAJOR 1
-#define BP_API_VERSION_MINOR 2
+#define BP_API_VERSION_MINOR 3
 
 /* A tensor handle; 0 is never a valid tensor. */
 typedef uint64_t bp_tensor;

@@ -32,7 +32,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 2
+#define BP_PLUGIN_ABI_MINOR 3
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
@@ -82,10 +82,26 @@ typedef struct bp_op_attrs {
   double scalar;         /* scalar operand; FILL value; ARANGE start; UNIFORM low; NORMAL mean (since 1.0) */
   double scalar2;        /* ARANGE step; UNIFORM high; NORMAL standard deviation (since 1.0) */
   uint64_t seed;         /* RANDOM_* seed (since 1.0) */
+  uint64_t flags;        /* BP_ATTRS_* bits; 0 from a 1.2 or older core (since 1.3) */
 } bp_op_attrs;
 #define BP_OP_ATTRS_SIZE_1_0 (offsetof(bp_op_attrs, seed) + sizeof(uint64_t))
+#define BP_OP_ATTRS_SIZE_1_3 (offsetof(bp_op_attrs, flags) + sizeof(uint64_t))
 /* C99 has no static_assert: a negative array size stops the build instead. */
-typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_0 ? 1 : -1];
+typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_3 ? 1 : -1];
+
+/* bp_op_attrs.flags (since 1.3).
+ * BP_ATTRS_VALIDATED: the caller promises that the call breaks none of the
+ * rules below (the Errors paragraph): the device index is one of the
+ * plugin's, supports() answered 1 for (op, dtype, out_dtype), attrs and the
+ * input count fit the operator, every view is well-formed and inside a live
+ * buffer of this plugin, shapes and dtypes are as the operator's semantics
+ * require and the output overlaps no input unless it is the same view. The
+ * core sets it on every execute() call, having checked all of that itself,
+ * so a plugin may skip its own checks (the per-operator cost of routing a
+ * tiny tensor); a plugin that checks anyway stays correct. Without the bit a
+ * plugin must check everything (bp check calls without it, and with it only
+ * on valid calls). */
+#define BP_ATTRS_VALIDATED 1u
 /* Size of bp_plugin_tensor, frozen (since 1.1). */
 #define BP_PLUGIN_TENSOR_SIZE_1_0 (offsetof(bp_plugin_tensor, strides) + BP_MAX_RANK * sizeof(int64_t))
 typedef char bp_plugin_tensor_size_check
@@ -143,6 +159,79 @@ typedef struct bp_collective_args {
 #define BP_COLLECTIVE_ARGS_SIZE_1_2 (offsetof(bp_collective_args, group) + sizeof(uint64_t))
 typedef char bp_collective_args_size_check
     [sizeof(bp_collective_args) == BP_COLLECTIVE_ARGS_SIZE_1_2 ? 1 : -1];
+
+/* Fused elementwise programs (bp_plugin_api.execute_fused, since 1.3).
+ *
+ * A program is a straight-line list of elementwise instructions over
+ * n_inputs input views, writing n_outputs output views, all of one shape
+ * (the program's shape, outputs[0]'s; inputs are broadcast to it with
+ * stride 0 on broadcast axes, as execute's inputs are). Values are numbered:
+ * value v < n_inputs is input v (its dtype is inputs[v].dtype); value
+ * n_inputs + k is the result of instruction k (dtype instrs[k].out_dtype).
+ * Output j receives value output_values[j], whose dtype is outputs[j].dtype.
+ *
+ * Instruction k is execute(op) on its operands args[0..arity-1], each a
+ * value number below n_inputs + k (unused entries are -1), with the
+ * operator's family arity (plugin.h's semantics above; BINARY and COMPARE
+ * with scalar_mode RHS or LHS take one operand and `scalar`, converted to
+ * `dtype` as by COPY from float64). Its operands have dtype `dtype`, except
+ * WHERE's args[0], which is bool; (op, dtype, out_dtype) is a triple
+ * supports() answered 1 for. Families allowed: BINARY, COMPARE, WHERE,
+ * UNARY and COPY (a conversion from dtype to out_dtype).
+ *
+ * Meaning: every output element is bit for bit what running the
+ * instructions one by one with execute(), each into a temporary of its
+ * out_dtype, would leave there; the functions plugin.h lets differ in the
+ * last bits (EXP, LOG, ...) may differ as they may in execute. Element e of
+ * an output depends only on element e of the inputs, so a plugin may split
+ * the work in any order (tiles, threads). Intermediate values live where
+ * the plugin likes (registers): only outputs are written.
+ *
+ * Aliasing: outputs are dense, overlap no other output, and each either
+ * overlaps no input or is the very same view as an input (in place: every
+ * element is read before it is written). Inputs may overlap each other.
+ *
+ * The core passes at most BP_FUSED_MAX_INPUTS inputs, BP_FUSED_MAX_OUTPUTS
+ * outputs and BP_FUSED_MAX_INSTRS instructions, n_outputs >= 1, and views
+ * that satisfy everything execute's do. A plugin may answer
+ * BP_ERR_UNSUPPORTED for any program (too long for its code generator, a
+ * dtype it only runs op by op) provided it has written nothing: the core
+ * then runs the instructions one by one through execute. Ordering is
+ * execute's: after earlier work on the device, before later work. */
+#define BP_FUSED_MAX_INPUTS 16
+#define BP_FUSED_MAX_OUTPUTS 8
+#define BP_FUSED_MAX_INSTRS 64
+
+/* One instruction. Crosses in arrays without a size field: frozen for
+ * major version 1 (since 1.3). */
+typedef struct bp_fused_instr {
+  int32_t op;          /* an elementwise BP_OP_* (families above) (since 1.3) */
+  int32_t dtype;       /* the operands' dtype (WHERE: of args[1] and args[2]) (since 1.3) */
+  int32_t out_dtype;   /* the result's dtype, as execute's output would have (since 1.3) */
+  int32_t scalar_mode; /* a bp_scalar_mode: BINARY and COMPARE only, else BP_SCALAR_NONE (since 1.3) */
+  int32_t args[3];     /* operand value numbers; -1 past the arity (since 1.3) */
+  int32_t reserved;    /* 0 (since 1.3) */
+  double scalar;       /* the scalar operand when scalar_mode is not NONE, else 0 (since 1.3) */
+} bp_fused_instr;
+#define BP_FUSED_INSTR_SIZE_1_3 (offsetof(bp_fused_instr, scalar) + sizeof(double))
+typedef char bp_fused_instr_size_check[sizeof(bp_fused_instr) == BP_FUSED_INSTR_SIZE_1_3 ? 1 : -1];
+
+/* A program (since 1.3). The core zero-fills and sets struct_size; a plugin
+ * must not read fields past struct_size. Every pointer is valid for the
+ * duration of the call only. */
+typedef struct bp_fused_program {
+  uint32_t struct_size;             /* sizeof(bp_fused_program) as the core built it (since 1.3) */
+  int32_t n_inputs;                 /* 0..BP_FUSED_MAX_INPUTS (since 1.3) */
+  int32_t n_instrs;                 /* 1..BP_FUSED_MAX_INSTRS (since 1.3) */
+  int32_t n_outputs;                /* 1..BP_FUSED_MAX_OUTPUTS (since 1.3) */
+  const bp_plugin_tensor *inputs;   /* n_inputs views (since 1.3) */
+  const bp_fused_instr *instrs;     /* n_instrs instructions, in order (since 1.3) */
+  const bp_plugin_tensor *outputs;  /* n_outputs dense views of the program's shape (since 1.3) */
+  const int32_t *output_values;     /* n_outputs value numbers (since 1.3) */
+} bp_fused_program;
+#define BP_FUSED_PROGRAM_SIZE_1_3 (offsetof(bp_fused_program, output_values) + sizeof(void *))
+typedef char bp_fused_program_size_check
+    [sizeof(bp_fused_program) == BP_FUSED_PROGRAM_SIZE_1_3 ? 1 : -1];
 
 /* Plugin-level flags (bp_plugin_api.flags). */
 #define BP_PLUGIN_THREAD_SAFE 1u /* every entry may be called from many threads at once */
@@ -422,13 +511,23 @@ typedef struct bp_plugin_api {
   bp_status (*group_join)(int32_t device, const void *id, uint32_t size, int32_t rank, int32_t nranks,
                           uint64_t *group);
   bp_status (*group_leave)(uint64_t group);
+
+  /* Runs (or enqueues) a fused elementwise program on `device` (see
+   * bp_fused_program for its meaning and what the core promises). Errors as
+   * for execute, naming the instruction at fault; BP_ERR_UNSUPPORTED before
+   * anything is written makes the core run the instructions one by one.
+   * Without it the core never fuses work on this plugin's devices.
+   * (optional) (since 1.3) */
+  bp_status (*execute_fused)(int32_t device, const bp_fused_program *program);
 } bp_plugin_api;
 
 /* struct_size of a version 1.0 table: through its last 1.0 field. */
 #define BP_PLUGIN_API_SIZE_1_0 (offsetof(bp_plugin_api, host_address) + sizeof(void *))
 /* struct_size of a version 1.2 table (1.1 added no entry). */
 #define BP_PLUGIN_API_SIZE_1_2 (offsetof(bp_plugin_api, group_leave) + sizeof(void *))
-typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_2 ? 1 : -1];
+/* struct_size of a version 1.3 table. */
+#define BP_PLUGIN_API_SIZE_1_3 (offsetof(bp_plugin_api, execute_fused) + sizeof(void *))
+typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_3 ? 1 : -1];
 
 /* The entry point, declared here so that a C++ plugin defining it gets C
  * linkage (an unmangled symbol) without writing extern "C" itself. Define it

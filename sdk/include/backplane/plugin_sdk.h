@@ -21,6 +21,8 @@
  *   with a message that names the operator and the argument at fault.
  * - bp_sdk_check_collective(): the same for collective()'s arguments
  *   (since 1.2).
+ * - bp_sdk_check_fused(): the same for execute_fused()'s program, with the
+ *   dtype of every value (since 1.3).
  *
  * What it does not hold: kernels, and the plugin's own capability table
  * (which ops and dtypes it implements; bp_vocab_allows() in types.h gives
@@ -611,6 +613,161 @@ static inline bp_status bp_sdk_check_collective(const bp_collective_args *args, 
   }
   info->participants = n;
   info->numel = numel;
+  return BP_OK;
+}
+
+/* ---- execute_fused() programs (since 1.3) -------------------------------- */
+
+/* What bp_sdk_check_fused found. */
+typedef struct bp_sdk_fused_info {
+  int64_t numel;                                           /* elements of the program's shape */
+  int32_t n_values;                                        /* n_inputs + n_instrs */
+  int32_t value_dtypes[BP_FUSED_MAX_INPUTS + BP_FUSED_MAX_INSTRS]; /* dtype of every value */
+} bp_sdk_fused_info;
+
+/* Instruction k of a program as plugin.h's bp_fused_program fixes it. */
+static inline bp_status bp_sdk_check_fused_instr_(const bp_fused_program *p, int32_t k,
+                                                  const int32_t *value_dtypes, bp_sdk_check *c) {
+  const bp_fused_instr *in = &p->instrs[k];
+  const char *name = bp_vocab_op_name(in->op);
+  const int32_t values = p->n_inputs + k;
+  int32_t family, arity, i;
+  if (name == NULL)
+    return bp_sdk_reject_(c, BP_ERR_UNSUPPORTED, "fused instruction %d: operator %d is not in this plugin's vocabulary",
+                          (int)k, (int)in->op);
+  family = bp_vocab_op_family(in->op);
+  if (family != BP_OP_FAMILY_BINARY && family != BP_OP_FAMILY_COMPARE && family != BP_OP_FAMILY_WHERE &&
+      family != BP_OP_FAMILY_UNARY && family != BP_OP_FAMILY_COPY)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused instruction %d: %s is not an elementwise operator",
+                          (int)k, name);
+  arity = bp_vocab_family_arity(family);
+  if (in->scalar_mode != BP_SCALAR_NONE) {
+    if (family != BP_OP_FAMILY_BINARY && family != BP_OP_FAMILY_COMPARE)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused instruction %d: %s takes no scalar operand", (int)k,
+                            name);
+    if (in->scalar_mode != BP_SCALAR_RHS && in->scalar_mode != BP_SCALAR_LHS)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused instruction %d (%s): scalar_mode %d is not a bp_scalar_mode",
+                            (int)k, name, (int)in->scalar_mode);
+    arity = 1;
+  }
+  if (in->reserved != 0)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused instruction %d (%s): reserved is %d, not 0", (int)k, name,
+                          (int)in->reserved);
+  for (i = 0; i < 3; ++i) {
+    const int32_t v = in->args[i];
+    if (i >= arity) {
+      if (v != -1)
+        return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused instruction %d (%s): args[%d] is %d past the arity %d, not -1",
+                              (int)k, name, (int)i, (int)v, (int)arity);
+      continue;
+    }
+    if (v < 0 || v >= values)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                            "fused instruction %d (%s): operand %d is value %d, not one of the %d values before it",
+                            (int)k, name, (int)i, (int)v, (int)values);
+    {
+      const int32_t want = family == BP_OP_FAMILY_WHERE && i == 0 ? BP_BOOL : in->dtype;
+      if (value_dtypes[v] != want)
+        return bp_sdk_reject_(c, BP_ERR_DTYPE, "fused instruction %d (%s): operand %d (value %d) is %s, not %s", (int)k,
+                              name, (int)i, (int)v, bp_vocab_dtype_name(value_dtypes[v]), bp_vocab_dtype_name(want));
+    }
+  }
+  if (!bp_vocab_allows(in->op, in->dtype, in->out_dtype))
+    return bp_sdk_reject_(c, BP_ERR_UNSUPPORTED,
+                          "fused instruction %d (%s): %s -> %s is not an (input, output) dtype pair the ABI defines",
+                          (int)k, name, bp_vocab_dtype_name(in->dtype), bp_vocab_dtype_name(in->out_dtype));
+  return BP_OK;
+}
+
+/* Validates everything about an execute_fused() call that plugin.h fixes:
+ * struct_size reaches every 1.3 field; the counts are within
+ * BP_FUSED_MAX_* (n_instrs and n_outputs at least 1) and the arrays they
+ * describe are not NULL; every view is well-formed and inside a live buffer
+ * of this plugin (bp_sdk_check_view), every input has the program's shape
+ * (outputs[0]'s) and every output has it with dense C-order strides; each
+ * instruction is an elementwise operator with its family's operands, each
+ * an earlier value of the dtype the instruction says (BP_ERR_DTYPE
+ * otherwise), -1 past the arity, and an (op, dtype, out_dtype) the ABI
+ * defines (else BP_ERR_UNSUPPORTED); each output value is a value of the
+ * output's dtype; and each output overlaps no other output and either is
+ * the very same view as an input or overlaps none. Left to the plugin: the
+ * device index and whether it implements each triple. Returns BP_OK and
+ * fills *info, or a status with c->message set ("fused instruction 2 (sub):
+ * ..."). */
+static inline bp_status bp_sdk_check_fused(const bp_fused_program *p, bp_sdk_buffer_bytes_fn bytes_of,
+                                           void *context, bp_sdk_fused_info *info, bp_sdk_check *c) {
+  char role[32], a[160], b[160];
+  int32_t i, j, k;
+  int64_t numel;
+  bp_status s;
+  c->status = BP_OK;
+  c->message[0] = '\0';
+  info->numel = 0;
+  info->n_values = 0;
+  if (p == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused program: program is NULL");
+  if (p->struct_size < BP_FUSED_PROGRAM_SIZE_1_3)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused program: struct_size %u is smaller than version 1.3's %u",
+                          (unsigned)p->struct_size, (unsigned)BP_FUSED_PROGRAM_SIZE_1_3);
+  if (p->n_inputs < 0 || p->n_inputs > BP_FUSED_MAX_INPUTS || p->n_instrs < 1 || p->n_instrs > BP_FUSED_MAX_INSTRS ||
+      p->n_outputs < 1 || p->n_outputs > BP_FUSED_MAX_OUTPUTS)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "fused program: %d inputs, %d instructions, %d outputs (0..%d, 1..%d and 1..%d allowed)",
+                          (int)p->n_inputs, (int)p->n_instrs, (int)p->n_outputs, BP_FUSED_MAX_INPUTS,
+                          BP_FUSED_MAX_INSTRS, BP_FUSED_MAX_OUTPUTS);
+  if ((p->n_inputs > 0 && p->inputs == NULL) || p->instrs == NULL || p->outputs == NULL || p->output_values == NULL)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused program: inputs, instrs, outputs or output_values is NULL");
+  for (j = 0; j < p->n_outputs; ++j) {
+    snprintf(role, sizeof role, "output %d", (int)j);
+    s = bp_sdk_check_view("fused program", role, &p->outputs[j], 1, bytes_of, context, &numel, c);
+    if (s != BP_OK) return s;
+    if (!bp_sdk_same_shape(&p->outputs[j], &p->outputs[0]))
+      return bp_sdk_reject_(c, BP_ERR_SHAPE, "fused program: output %d has shape %s, output 0 %s", (int)j,
+                            bp_sdk_shape_text(p->outputs[j].rank, p->outputs[j].shape, a, sizeof a),
+                            bp_sdk_shape_text(p->outputs[0].rank, p->outputs[0].shape, b, sizeof b));
+    s = bp_sdk_check_contiguous_("fused program", role, &p->outputs[j], c);
+    if (s != BP_OK) return s;
+    info->numel = numel;
+  }
+  for (i = 0; i < p->n_inputs; ++i) {
+    snprintf(role, sizeof role, "input %d", (int)i);
+    s = bp_sdk_check_view("fused program", role, &p->inputs[i], 0, bytes_of, context, &numel, c);
+    if (s != BP_OK) return s;
+    if (!bp_sdk_same_shape(&p->inputs[i], &p->outputs[0]))
+      return bp_sdk_reject_shapes_("fused program", role, &p->inputs[i], &p->outputs[0], c);
+    info->value_dtypes[i] = p->inputs[i].dtype;
+  }
+  for (k = 0; k < p->n_instrs; ++k) {
+    s = bp_sdk_check_fused_instr_(p, k, info->value_dtypes, c);
+    if (s != BP_OK) return s;
+    info->value_dtypes[p->n_inputs + k] = p->instrs[k].out_dtype;
+  }
+  info->n_values = p->n_inputs + p->n_instrs;
+  for (j = 0; j < p->n_outputs; ++j) {
+    const int32_t v = p->output_values[j];
+    if (v < 0 || v >= info->n_values)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "fused program: output %d takes value %d, not one of the %d values",
+                            (int)j, (int)v, (int)info->n_values);
+    if (info->value_dtypes[v] != p->outputs[j].dtype)
+      return bp_sdk_reject_(c, BP_ERR_DTYPE, "fused program: output %d is %s but its value %d is %s", (int)j,
+                            bp_vocab_dtype_name(p->outputs[j].dtype), (int)v,
+                            bp_vocab_dtype_name(info->value_dtypes[v]));
+  }
+  if (info->numel == 0) return BP_OK;
+  for (j = 0; j < p->n_outputs; ++j) {
+    uint64_t first, end, other_first, other_end;
+    bp_sdk_view_bytes_(&p->outputs[j], &first, &end);
+    for (i = 0; i < p->n_inputs + j; ++i) {
+      const int32_t is_input = i < p->n_inputs;
+      const bp_plugin_tensor *v = is_input ? &p->inputs[i] : &p->outputs[i - p->n_inputs];
+      if (v->buffer != p->outputs[j].buffer || (is_input && bp_sdk_same_view(v, &p->outputs[j]))) continue;
+      bp_sdk_view_bytes_(v, &other_first, &other_end);
+      if (first < other_end && other_first < end)
+        return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                              "fused program: output %d overlaps %s %d (an output is the very same view as an "
+                              "input, or overlaps no input and no other output)",
+                              (int)j, is_input ? "input" : "output", (int)(is_input ? i : i - p->n_inputs));
+    }
+  }
   return BP_OK;
 }
 

@@ -247,6 +247,18 @@ inline CollectiveInfo check_collective(const bp_collective_args *args, int32_t g
   return info;
 }
 
+// ---- execute_fused() programs (since 1.3) ----------------------------------
+
+using FusedInfo = bp_sdk_fused_info;
+
+// bp_sdk_check_fused, throwing Error on failure.
+inline FusedInfo check_fused(const bp_fused_program *program, bp_sdk_buffer_bytes_fn bytes_of, void *context) {
+  FusedInfo info;
+  bp_sdk_check check;
+  if (bp_sdk_check_fused(program, bytes_of, context, &info, &check) != BP_OK) throw Error(check.status, check.message);
+  return info;
+}
+
 }  // namespace bp_plugin
 
 // Type lists for dispatch<...>: the dtype groups of the vocabulary's sets.
