@@ -5,6 +5,7 @@
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "capi/sized_struct.hpp"
+#include "fusion/fusion.hpp"
 #include "plugins/backend.hpp"
 #include "runtime/runtime.hpp"
 
@@ -164,6 +165,7 @@ bp_status bp_default_device(bp_device *out) {
 bp_status bp_synchronize(bp_device device) {
   return guarded([&] {
     Device &d = device_or_throw(device);
+    fusion::flush(d);
     auto lock = d.backend->call_lock();
     d.backend->check(d.backend->api().synchronize(d.index), "synchronize");
   });

@@ -8,6 +8,7 @@
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
+#include "fusion/fusion.hpp"
 
 namespace bp::core {
 
@@ -66,6 +67,8 @@ View one_input(int32_t op, const View &a, const BinaryTypes &types, const bp_op_
                const View *out) {
   View ta;
   const View &A = as_dtype(a, types.compute, ta);
+  if (!out && fusion::defers(A.device(), op, types.compute, types.result, A.numel()))
+    return fusion::record(A.device(), op, types.compute, types.result, attrs, {&A}, A.rank, A.shape);
   View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
   const View &target = out ? *out : result;
   bp_plugin_tensor in, o;
@@ -95,6 +98,8 @@ View binary(int32_t op, const View &a, const View &b, const View *out) {
   } else {
     broadcast_shapes(op, {&A, &B}, rank, shape);
   }
+  if (!out && fusion::defers(A.device(), op, types.compute, types.result, checked_numel(rank, shape)))
+    return fusion::record(A.device(), op, types.compute, types.result, make_attrs(), {&A, &B}, rank, shape);
   View result = prepare_output(op, A.device(), types.result, rank, shape, out);
   const View &target = out ? *out : result;
   bp_plugin_tensor in[2], o;
@@ -152,6 +157,8 @@ View where(const View &cond, const View &a, const View &b, const View *out) {
   int32_t rank;
   int64_t shape[BP_MAX_RANK];
   broadcast_shapes(op, {&cond, &A, &B}, rank, shape);
+  if (!out && fusion::defers(A.device(), op, dtype, dtype, checked_numel(rank, shape)))
+    return fusion::record(A.device(), op, dtype, dtype, make_attrs(), {&cond, &A, &B}, rank, shape);
   View result = prepare_output(op, A.device(), dtype, rank, shape, out);
   const View &target = out ? *out : result;
   bp_plugin_tensor in[3], o;

@@ -6,6 +6,7 @@
 
 #include "devices/registry.hpp"
 #include "dispatch/host_fallback.hpp"
+#include "fusion/fusion.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "plugins/backend.hpp"
@@ -96,6 +97,10 @@ void broadcast_shapes(int32_t op, std::initializer_list<const View *> inputs, in
 
 void broadcast_view(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t) {
   t.buffer = v.storage ? v.storage->buffer() : nullptr;
+  broadcast_geometry(v, rank, shape, t);
+}
+
+void broadcast_geometry(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t) {
   t.offset = v.offset;
   t.dtype = v.dtype;
   t.rank = rank;
@@ -163,10 +168,14 @@ bp_op_attrs make_attrs() {
   bp_op_attrs a;
   std::memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
+  // Every operator has checked its call against plugin.h before it runs.
+  a.flags = BP_ATTRS_VALIDATED;
   return a;
 }
 
 View cast_view(const View &v, int32_t dtype) {
+  if (fusion::defers(v.device(), BP_OP_COPY, v.dtype, dtype, v.numel()))
+    return fusion::record(v.device(), BP_OP_COPY, v.dtype, dtype, make_attrs(), {&v}, v.rank, v.shape);
   View out = allocate_view(v.device(), dtype, v.rank, v.shape);
   bp_plugin_tensor in, o;
   v.to_plugin(in);

@@ -21,6 +21,9 @@ void broadcast_shapes(int32_t op, std::initializer_list<const View *> inputs, in
 
 // v seen with the broadcast shape: stride 0 on broadcast and new leading axes.
 void broadcast_view(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t);
+// broadcast_view without the buffer: for views whose storage must not be
+// settled (the fusion layer's, under its lock).
+void broadcast_geometry(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t);
 
 // Checks a caller's output (dtype, shape) or allocates one on device.
 // Returns the new view when it allocated, else an empty view.

@@ -9,6 +9,7 @@
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
+#include "fusion/fusion.hpp"
 #include "plugins/backend.hpp"
 #include "trace/trace.hpp"
 
@@ -129,6 +130,7 @@ View copy_to(const View &v, Device &device) {
 }
 
 void wait(const View &v) {
+  fusion::flush(v.device());
   Backend &b = *v.device().backend;
   auto lock = b.call_lock();
   b.check(b.api().synchronize(v.device().index), "synchronize");

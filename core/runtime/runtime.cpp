@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "dispatch/host_fallback.hpp"
+#include "fusion/fusion.hpp"
 #include "errors/error.hpp"
 #include "tensors/handle_table.hpp"
 #include "trace/trace.hpp"
@@ -53,6 +54,7 @@ Runtime::Runtime(config::Config config) : config_(std::move(config)), plugins_(c
   registry().set_accelerator_kinds(config_.accelerator_kinds);
   trace::enabled.store(config_.trace, std::memory_order_relaxed);
   host_fallback_enabled.store(config_.host_fallback, std::memory_order_relaxed);
+  fusion::enabled.store(config_.fusion, std::memory_order_relaxed);
   for (const auto &required : config_.plugins_required) {
     Backend *b = plugins_.find(required, true);
     if (b && b->name() == required) continue;
@@ -209,6 +211,9 @@ void Runtime::restart_for_testing() {
                            " tensor(s) are still live; release every tensor first");
   Runtime *old = g_runtime.exchange(nullptr, std::memory_order_acq_rel);
   if (!old) return;
+  // With no tensor left, deferred work has no reader: this only lets go of
+  // what it holds before the devices are forgotten.
+  fusion::flush_all();
   // Its backends and devices live on (Backend::adopt, Registry::add_devices)
   // for the next runtime; the rest goes, so a fuzzer may restart for ever.
   delete old;

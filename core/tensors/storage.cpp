@@ -4,15 +4,19 @@
 
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
+#include "fusion/fusion.hpp"
 #include "plugins/backend.hpp"
 #include "plugins/plugin_strings.hpp"
 
 namespace bp::core {
 
-Storage *Storage::allocate(Device &device, uint64_t bytes) {
+namespace {
+
+// The backend's buffer of `bytes` on device and its host address, if any.
+void allocate_buffer(Device &device, uint64_t bytes, bp_buffer &buffer, void *&host) {
   Backend &b = *device.backend;
-  bp_buffer buffer = nullptr;
-  void *host = nullptr;
+  buffer = nullptr;
+  host = nullptr;
   {
     auto lock = b.call_lock();
     b.check(b.api().alloc(device.index, bytes, &buffer), "alloc");
@@ -34,19 +38,47 @@ Storage *Storage::allocate(Device &device, uint64_t bytes) {
                              std::to_string(bytes) + "-byte buffer, memory this process cannot write");
   }
   b.counters.allocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+Storage *Storage::allocate(Device &device, uint64_t bytes) {
+  bp_buffer buffer;
+  void *host;
+  allocate_buffer(device, bytes, buffer, host);
   try {
     return new Storage(&device, buffer, bytes, host);
   } catch (...) {
+    Backend &b = *device.backend;
     auto lock = b.call_lock();
     b.api().free(buffer);
     throw;
   }
 }
 
+Storage *Storage::deferred(Device &device, uint64_t bytes, fusion::Group *group) {
+  Storage *s = new Storage(&device, nullptr, bytes, nullptr);
+  s->allocated_ = false;
+  s->pending_.store(group, std::memory_order_relaxed);
+  return s;
+}
+
+void Storage::allocate_memory() {
+  allocate_buffer(*device_, bytes_, buffer_, host_);
+  allocated_ = true;
+}
+
+void Storage::fail_with(std::shared_ptr<const Error> error, fusion::Group *failed_marker) {
+  failure_ = std::move(error);
+  pending_.store(failed_marker, std::memory_order_release);
+}
+
+void Storage::settle_slow() const { fusion::settle(const_cast<Storage &>(*this)); }
+
 void Storage::release() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  Backend &b = *device_->backend;
-  {
+  if (allocated_) {
+    Backend &b = *device_->backend;
     auto lock = b.call_lock();
     b.api().free(buffer_);  // a failure to free cannot be reported to anyone: the owner is gone
   }

@@ -62,6 +62,7 @@ void require_same_settings(const Config &a, const Config &b) {
   CHECK(a.probe_in_subprocess == b.probe_in_subprocess);
   CHECK(a.host_fallback == b.host_fallback);
   CHECK(a.trace == b.trace);
+  CHECK(a.fusion == b.fusion);
   CHECK(a.backend_options == b.backend_options);
   REQUIRE(a.entries.size() == b.entries.size());
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
@@ -104,7 +105,7 @@ TEST_CASE("defaults") {
   CHECK(keys == std::vector<std::string>{
                     "backend.cpu-openblas.threads", "backend.cuda.allow_tf32", "backend.opencl.device_type",
                     "backend.opencl.fp64", "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
-                    "devices.fallback", "dispatch.host_fallback", "dispatch.trace",
+                    "devices.fallback", "dispatch.fusion", "dispatch.host_fallback", "dispatch.trace",
                     "plugins.disabled", "plugins.paths", "plugins.required"});
   CHECK(entry(c, "devices.default").value == "\"cpu\"");
   CHECK(entry(c, "devices.fallback").value == "[\"cuda\", \"opencl\", \"cpu\"]");
@@ -448,7 +449,8 @@ TEST_CASE("environment variables override single keys and say so") {
             {"BACKPLANE_ACCELERATOR_KINDS", "gpu,opencl:cpu"},
             {"BACKPLANE_DISABLED_PLUGINS", "cuda"},
             {"BACKPLANE_HOST_FALLBACK", "TRUE"},
-            {"BACKPLANE_TRACE", "0"}});
+            {"BACKPLANE_TRACE", "0"},
+            {"BACKPLANE_FUSION", "false"}});
   CHECK(c.default_device == "opencl:1");
   CHECK(c.fallback == std::vector<std::string>{"opencl", "cpu"});
   CHECK(c.accelerator_kinds == std::vector<std::string>{"gpu", "opencl:cpu"});
@@ -464,6 +466,8 @@ TEST_CASE("environment variables override single keys and say so") {
   CHECK(entry(c, "dispatch.host_fallback").origin == "env BACKPLANE_HOST_FALLBACK");
   CHECK(entry(c, "dispatch.trace").origin == "env BACKPLANE_TRACE");
   CHECK(entry(c, "dispatch.trace").value == "false");
+  CHECK_FALSE(c.fusion);
+  CHECK(entry(c, "dispatch.fusion").origin == "env BACKPLANE_FUSION");
   CHECK(entry(c, "plugins.required").origin == "default");
 
   // Empty means unset: nothing changes.

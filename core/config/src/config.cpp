@@ -50,6 +50,7 @@ Config defaults() {
   record(c, "plugins.required", toml_array(c.plugins_required), origin);
   record(c, "dispatch.host_fallback", toml_bool(c.host_fallback), origin);
   record(c, "dispatch.trace", toml_bool(c.trace), origin);
+  record(c, "dispatch.fusion", toml_bool(c.fusion), origin);
   // The backends' documented options (config/backplane.toml explains each),
   // so `bp config` lists them too.
   auto option = [&](const char *backend, const char *key, const char *value, std::string text) {

@@ -127,6 +127,7 @@ void apply_environment(Config &c, const std::function<const char *(const char *)
            detail::check_name);
   env.flag("BACKPLANE_HOST_FALLBACK", "dispatch.host_fallback", next.host_fallback);
   env.flag("BACKPLANE_TRACE", "dispatch.trace", next.trace);
+  env.flag("BACKPLANE_FUSION", "dispatch.fusion", next.fusion);
   c = std::move(next);
 }
 

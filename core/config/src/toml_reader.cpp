@@ -202,8 +202,10 @@ class Reader {
         read_bool(c.host_fallback, k, node, key, c);
       } else if (k == "trace") {
         read_bool(c.trace, k, node, key, c);
+      } else if (k == "fusion") {
+        read_bool(c.fusion, k, node, key, c);
       } else {
-        unknown(k, key, "host_fallback, trace");
+        unknown(k, key, "fusion, host_fallback, trace");
       }
     }
   }

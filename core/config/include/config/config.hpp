@@ -36,6 +36,7 @@ struct Config {
   std::map<std::string, bool> probe_in_subprocess;
   bool host_fallback = false;  // [dispatch] host_fallback
   bool trace = false;          // [dispatch] trace
+  bool fusion = true;          // [dispatch] fusion
   // [backend.<name>] key = scalar, as text: strings raw ("gpu"), others as
   // TOML writes them ("4", "0.5", "true"). Passed to the backend's init.
   std::map<std::string, std::map<std::string, std::string>> backend_options;

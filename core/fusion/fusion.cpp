@@ -1,0 +1,99 @@
+#include "fusion/fusion.hpp"
+
+#include <memory>
+#include <mutex>
+
+#include "devices/registry.hpp"
+#include "errors/error.hpp"
+#include "errors/names.hpp"
+#include "fusion/group.hpp"
+#include "plugins/backend.hpp"
+#include "trace/trace.hpp"
+
+namespace bp::core::fusion {
+
+std::atomic<bool> enabled{true};
+
+namespace {
+
+// One per device id. The lock orders recording, running and settling on
+// that device: a storage's pending mark is only ever set or cleared under
+// it, so a marked storage always belongs to the device's open group.
+struct Queue {
+  std::mutex mutex;
+  Group *open = nullptr;
+};
+
+Queue g_queues[Registry::kMaxDevices];
+
+// The pending mark of a storage whose deferred computation failed; an
+// address, never dereferenced.
+alignas(Group) unsigned char g_failed_mark;
+Group *failed_mark() { return reinterpret_cast<Group *>(&g_failed_mark); }
+
+Queue &queue_of(const Device &device) { return g_queues[size_t(device.id)]; }
+
+// Runs and forgets the open group; the queue is empty afterwards even when
+// the run throws.
+void run_open(Queue &q) {
+  std::unique_ptr<Group> group(q.open);
+  q.open = nullptr;
+  group->run(failed_mark());
+}
+
+[[noreturn]] void throw_failure(const Storage &s) { throw Error(*s.failure()); }
+
+}  // namespace
+
+bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int64_t numel) {
+  if (numel < kMinElements || !enabled.load(std::memory_order_relaxed)) return false;
+  Backend &b = *device.backend;
+  return b.optional(&bp_plugin_api::execute_fused) && b.supports(device.index, op, dtype, out_dtype);
+}
+
+View record(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_attrs &attrs,
+            std::initializer_list<const View *> inputs, int32_t rank, const int64_t *shape) {
+  Queue &q = queue_of(device);
+  std::lock_guard<std::mutex> lock(q.mutex);
+  for (const View *v : inputs)
+    if (v->storage->pending() == failed_mark()) throw_failure(*v->storage.get());
+  if (q.open && !q.open->can_take(rank, shape, inputs)) run_open(q);
+  if (!q.open) q.open = new Group(device, rank, shape);
+  View result = q.open->append(op, dtype, out_dtype, attrs, inputs);
+  if (trace::on())
+    trace::record(std::string(op_name(op)) + " " + dtype_name(dtype) + " " + shape_string(rank, shape) +
+                  ": inputs on " + device.name + ", deferred as operator " + std::to_string(q.open->size()) +
+                  " of the fused group of " + device.name + " (backend " + device.backend->name() + ")");
+  return result;
+}
+
+void settle(Storage &storage) {
+  Queue &q = queue_of(storage.device());
+  std::lock_guard<std::mutex> lock(q.mutex);
+  Group *group = storage.pending();
+  if (!group) return;
+  if (group == failed_mark()) throw_failure(storage);
+  if (group != q.open) fail(BP_ERR_INTERNAL, "fusion: a storage is pending on a group its device no longer has open");
+  run_open(q);
+}
+
+void flush(Device &device) {
+  Queue &q = queue_of(device);
+  std::lock_guard<std::mutex> lock(q.mutex);
+  if (q.open) run_open(q);
+}
+
+void flush_all() noexcept {
+  for (Queue &q : g_queues) {
+    std::lock_guard<std::mutex> lock(q.mutex);
+    if (!q.open) continue;
+    try {
+      run_open(q);
+    } catch (...) {
+      // Nobody is left to tell: the runtime stops, and the results that
+      // failed keep their error for whoever still reads them.
+    }
+  }
+}
+
+}  // namespace bp::core::fusion
