@@ -62,7 +62,7 @@ bp_status ref_synchronize(int32_t device) {
 /* The table the core reads. Every entry is filled, optional ones included:
  * a reference should exercise the whole ABI. */
 static const bp_plugin_api g_api = {
-    sizeof(bp_plugin_api), /* struct_size: the 1.0 table, every field present */
+    sizeof(bp_plugin_api), /* struct_size: the whole table, every field present */
     BP_PLUGIN_ABI_MAJOR,   /* abi_major */
     BP_PLUGIN_ABI_MINOR,   /* abi_minor */
     /* Thread safe because nothing is shared between calls except the init
@@ -94,7 +94,7 @@ static const bp_plugin_api g_api = {
     NULL, /* group_id */
     NULL, /* group_join */
     NULL, /* group_leave */
-    NULL, /* execute_fused */
+    ref_execute_fused,
 };
 
 /* Declared in plugin.h (with C linkage, should this file ever be C++);

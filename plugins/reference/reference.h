@@ -183,6 +183,15 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
                       const bp_plugin_tensor *inputs, int32_t n_inputs,
                       const bp_plugin_tensor *output);
 
+/* ------------------------------------------------------------------------
+ * fused.c — execute_fused: checks a program completely
+ * (bp_sdk_check_fused, then supports() for every instruction), then runs
+ * it one element at a time with the per-element functions of execute's
+ * elementwise kernels.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_execute_fused(int32_t device, const bp_fused_program *program);
+
 /* The kernels below run only on calls execute has fully checked: valid
  * views inside their buffers, shapes and dtypes as the operator requires. */
 
