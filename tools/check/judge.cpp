@@ -266,6 +266,8 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
          format(" (%" PRId64 " of %" PRId64 " elements differ)", bad, numel(v));
 }
 
+bool exact_result(int32_t op, int32_t dtype) { return !is_float(dtype) || tol_class(op) == TolClass::exact; }
+
 std::string judge(const Case &c, const Outcome &got, const Outcome &expected) {
   if (!got.ok) return got.failure;
   const std::vector<uint8_t> &out = got.storages[size_t(c.output.storage)];

@@ -21,6 +21,11 @@ std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<
 // tolerance of the op and dtype.
 std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected);
 
+// Whether every backend must give the reference's very bits (NaN payloads
+// aside) for `op` on `dtype`: integer and bool results always, float ones
+// for the operators compare_outputs judges without a tolerance.
+bool exact_result(int32_t op, int32_t dtype);
+
 // The full verdict for one case: "" or the failure text.
 std::string judge(const Case &c, const Outcome &got, const Outcome &expected);
 

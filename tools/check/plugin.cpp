@@ -121,6 +121,11 @@ bp_status Plugin::group_leave(uint64_t group) {
   return api_->group_leave(group);
 }
 
+bp_status Plugin::execute_fused(int32_t device, const bp_fused_program *program) {
+  auto lock = guard();
+  return api_->execute_fused(device, program);
+}
+
 bool Plugin::declares(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
   int32_t answer = 0;
   return supports(device, op, dtype, out_dtype, &answer) == BP_OK && answer == 1;

@@ -73,6 +73,8 @@ class Plugin {
   bp_status group_id(int32_t device, void *id, uint32_t capacity, uint32_t *size);
   bp_status group_join(int32_t device, const void *id, uint32_t size, int32_t rank, int32_t nranks, uint64_t *group);
   bp_status group_leave(uint64_t group);
+  // The 1.3 entry; call only when entry() gave it.
+  bp_status execute_fused(int32_t device, const bp_fused_program *program);
 
   // 1 when supports() says yes; 0 for no or for an error.
   bool declares(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype);
