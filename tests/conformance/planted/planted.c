@@ -1,8 +1,8 @@
 /*
  * planted.c — the reference plugin with one bug planted (PLANT_<bug>): a
  * wrapper that loads the real reference plugin (REFERENCE_PATH), copies its
- * table, and replaces one entry (the collective variants add one, on top of
- * alloc and free that track buffer sizes). Each variant is a case `bp
+ * table, and replaces one entry (the collective and fused variants replace
+ * or add one, on top of alloc and free that track buffer sizes). Each variant is a case `bp
  * check` once passed and must now fail (tests/conformance/CMakeLists.txt).
  */
 #include <dlfcn.h>
@@ -11,6 +11,12 @@
 #include <string.h>
 
 #include "backplane/plugin_sdk.h"
+
+/* The variants with an execute_fused of their own. */
+#if defined(PLANT_FUSED_SKIPS_LAST) || defined(PLANT_FUSED_DOUBLE) || defined(PLANT_FUSED_ACCEPTS_OVERLAP) || \
+    defined(PLANT_FUSED_DECLINES_LATE)
+#define PLANT_FUSED
+#endif
 
 static bp_plugin_api g_api;
 static const bp_plugin_api *g_real;
@@ -170,8 +176,8 @@ static bp_status planted_free(bp_buffer b) {
 }
 #endif
 
-#if defined(PLANT_COLLECTIVE_PAST_END) || defined(PLANT_COLLECTIVE_DECLINES_LATE)
-/* A collective entry on the reference's one device, where every collective
+#if defined(PLANT_COLLECTIVE_PAST_END) || defined(PLANT_COLLECTIVE_DECLINES_LATE) || defined(PLANT_FUSED)
+/* A collective or execute_fused entry on the reference's one device, where every collective
  * of one participant is a copy of its input's elements to its output. The
  * SDK validates the call, which needs the size of every live buffer: alloc
  * and free keep a table of them. */
@@ -210,7 +216,9 @@ static int32_t sized_bytes(void *context, bp_buffer b, uint64_t *bytes) {
     }
   return 0;
 }
+#endif
 
+#if defined(PLANT_COLLECTIVE_PAST_END) || defined(PLANT_COLLECTIVE_DECLINES_LATE)
 static bp_status planted_collective(const bp_collective_args *a) {
   bp_sdk_collective_info info;
   bp_sdk_check check;
@@ -234,6 +242,93 @@ static bp_status planted_collective(const bp_collective_args *a) {
 #else
   return BP_OK;
 #endif
+}
+#endif
+
+#ifdef PLANT_FUSED
+/* The storage dtype of a value: float32 held in float64 when the bug is
+ * to keep intermediates in double precision. */
+static int32_t held_as(int32_t dtype) {
+#ifdef PLANT_FUSED_DOUBLE
+  if (dtype == BP_FLOAT32) return BP_FLOAT64;
+#endif
+  return dtype;
+}
+
+/* A dense temporary of the program's shape on device 0, into temps. */
+static bp_status temporary(const bp_fused_program *p, int32_t dtype, bp_buffer *temps, int32_t *n_temps,
+                           bp_plugin_tensor *view) {
+  int64_t numel = 1;
+  int32_t d;
+  bp_status s;
+  *view = p->outputs[0];
+  view->dtype = dtype;
+  view->offset = 0;
+  for (d = 0; d < view->rank; ++d) numel *= view->shape[d];
+  s = g_real->alloc(0, (uint64_t)numel * (uint64_t)bp_vocab_dtype_size(dtype), &view->buffer);
+  if (s == BP_OK) temps[(*n_temps)++] = view->buffer;
+  return s;
+}
+
+/* execute_fused as the core's fallback runs a program (each instruction
+ * through execute into a temporary, then each output a COPY of its value),
+ * with one bug (PLANT_FUSED_*). What the SDK refuses, and any device but
+ * 0, goes to the reference's execute_fused, whose refusal leaves the
+ * message last_error gives. */
+static bp_status planted_execute_fused(int32_t device, const bp_fused_program *p) {
+  bp_sdk_fused_info info;
+  bp_sdk_check check;
+  bp_plugin_tensor values[BP_FUSED_MAX_INPUTS + BP_FUSED_MAX_INSTRS];
+  bp_buffer temps[BP_FUSED_MAX_INPUTS + BP_FUSED_MAX_INSTRS];
+  int32_t n_temps = 0, i, k, j, n_run;
+  bp_status s = bp_sdk_check_fused(p, sized_bytes, NULL, &info, &check);
+#ifdef PLANT_FUSED_ACCEPTS_OVERLAP
+  /* Overlapping outputs taken for fine. */
+  if (s == BP_ERR_INVALID_ARGUMENT && strstr(check.message, "overlaps")) s = BP_OK;
+#endif
+  if (s != BP_OK || device != 0) return g_real->execute_fused(device, p);
+  for (i = 0; s == BP_OK && i < p->n_inputs; ++i) {
+    values[i] = p->inputs[i];
+    if (held_as(p->inputs[i].dtype) != p->inputs[i].dtype) {
+      bp_op_attrs attrs;
+      memset(&attrs, 0, sizeof attrs);
+      attrs.struct_size = sizeof attrs;
+      s = temporary(p, held_as(p->inputs[i].dtype), temps, &n_temps, &values[i]);
+      if (s == BP_OK) s = g_real->execute(0, BP_OP_COPY, &attrs, &p->inputs[i], 1, &values[i]);
+    }
+  }
+  n_run = p->n_instrs;
+#ifdef PLANT_FUSED_SKIPS_LAST
+  n_run = p->n_instrs - 1;
+#endif
+  for (k = 0; s == BP_OK && k < p->n_instrs; ++k) {
+    const bp_fused_instr *in = &p->instrs[k];
+    bp_plugin_tensor args[3];
+    bp_op_attrs attrs;
+    int32_t n_args = 0;
+    memset(&attrs, 0, sizeof attrs);
+    attrs.struct_size = sizeof attrs;
+    attrs.scalar_mode = in->scalar_mode;
+    attrs.scalar = in->scalar;
+    while (n_args < 3 && in->args[n_args] >= 0) {
+      args[n_args] = values[in->args[n_args]];
+      ++n_args;
+    }
+    s = temporary(p, held_as(in->out_dtype), temps, &n_temps, &values[p->n_inputs + k]);
+    if (s == BP_OK && k < n_run) s = g_real->execute(0, in->op, &attrs, args, n_args, &values[p->n_inputs + k]);
+  }
+  for (j = 0; s == BP_OK && j < p->n_outputs; ++j) {
+    bp_op_attrs attrs;
+    memset(&attrs, 0, sizeof attrs);
+    attrs.struct_size = sizeof attrs;
+    s = g_real->execute(0, BP_OP_COPY, &attrs, &values[p->output_values[j]], 1, &p->outputs[j]);
+  }
+  for (i = 0; i < n_temps; ++i) g_real->free(temps[i]);
+#ifdef PLANT_FUSED_DECLINES_LATE
+  /* Declines after writing: the core would then run it again, op by op. */
+  if (s == BP_OK) return BP_ERR_UNSUPPORTED;
+#endif
+  return s;
 }
 #endif
 
@@ -261,6 +356,11 @@ BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t
     g_api.alloc = sized_alloc;
     g_api.free = sized_free;
     g_api.collective = planted_collective;
+#endif
+#ifdef PLANT_FUSED
+    g_api.alloc = sized_alloc;
+    g_api.free = sized_free;
+    g_api.execute_fused = planted_execute_fused;
 #endif
   }
   return &g_api;
