@@ -14,6 +14,8 @@
 #include "device_registry.hpp"
 #include "errors.hpp"
 #include "execute.hpp"
+#include "fused_cache.hpp"
+#include "fused_execute.hpp"
 #include "ops.hpp"
 #include "transfer.hpp"
 #ifdef BP_CUDA_NCCL
@@ -62,7 +64,16 @@ bp_status api_device_properties(int32_t device, bp_property *props, int32_t capa
     require_pointer(count, "device_properties", "count");
     if (capacity < 0 || (capacity > 0 && !props))
       fail(BP_ERR_INVALID_ARGUMENT, "cuda: device_properties: props is NULL or capacity %d < 0", capacity);
-    *count = fill_device_properties(d, props, capacity);
+    int32_t n = fill_device_properties(d, props, capacity);
+    if (n < capacity) {
+      // How many fused programs were compiled: a program run again with new
+      // scalars or shapes reuses its kernel, so this stays small.
+      std::snprintf(props[n].key, sizeof props[n].key, "fused_kernels_compiled");
+      std::snprintf(props[n].value, sizeof props[n].value, "%llu",
+                    static_cast<unsigned long long>(fused_kernels_compiled(device)));
+      ++n;
+    }
+    *count = n;
   });
 }
 
@@ -115,6 +126,10 @@ bp_status api_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, cons
   return guarded([&] { execute_op(device, op, attrs, inputs, n_inputs, output); });
 }
 
+bp_status api_execute_fused(int32_t device, const bp_fused_program *program) {
+  return guarded([&] { execute_fused(device, program); });
+}
+
 bp_status api_synchronize(int32_t device) {
   return guarded([&] { device_at(device, "synchronize").synchronize(); });
 }
@@ -145,8 +160,8 @@ bp_status api_group_leave(uint64_t group) {
 // mutex; each device's stream, cache, staging ring, events and cuBLAS
 // handle are used only under that device's mutex (two at once through
 // std::lock; a collective's, in index order); NCCL communicators only under
-// the mutexes of all their devices; counters are atomic and the last error
-// is per thread.
+// the mutexes of all their devices; compiled fused kernels under the fused
+// cache's mutex; counters are atomic and the last error is per thread.
 const bp_plugin_api kApi = {
     sizeof(bp_plugin_api),
     BP_PLUGIN_ABI_MAJOR,
@@ -181,6 +196,7 @@ const bp_plugin_api kApi = {
     nullptr,  // group_join
     nullptr,  // group_leave
 #endif
+    api_execute_fused,
 };
 
 }  // namespace

@@ -1,0 +1,95 @@
+#include "fused_execute.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backplane_kernels/elementwise.hpp"
+#include "buffer.hpp"
+#include "device.hpp"
+#include "device_registry.hpp"
+#include "dtype.hpp"
+#include "errors.hpp"
+#include "fused_cache.hpp"
+#include "fused_source.hpp"
+#include "ops.hpp"
+#include "view.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+// A scalar operand in its instruction's dtype, converted on the host as
+// execute's launchers convert attrs.scalar (elementwise.cuh's operand()).
+struct ScalarArg {
+  alignas(8) unsigned char bytes[8];
+};
+ScalarArg scalar_arg(int32_t dtype, double scalar) {
+  ScalarArg s{};
+  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T value = bp_kernels::Cast<T>()(scalar);
+    std::memcpy(s.bytes, &value, sizeof value);
+  });
+  return s;
+}
+
+// What this backend runs: every instruction's triple in its capability
+// table (the same answer as supports()).
+void require_supported(const bp_fused_program &p) {
+  for (int32_t k = 0; k < p.n_instrs; ++k) {
+    const bp_fused_instr &in = p.instrs[k];
+    if (!op_supports(in.op, in.dtype, in.out_dtype))
+      fail(BP_ERR_UNSUPPORTED, "cuda: fused instruction %d (%s): %s -> %s is not implemented by this backend", k,
+           bp_plugin::op_name(in.op), dtype_name(in.dtype), dtype_name(in.out_dtype));
+  }
+}
+
+}  // namespace
+
+void execute_fused(int32_t device_index, const bp_fused_program *program) {
+  Device &device = device_at(device_index, "execute_fused");
+  const bp_plugin::FusedInfo info = bp_plugin::check_fused(program, live_buffer_bytes, nullptr);
+  const bp_fused_program &p = *program;
+  require_supported(p);
+  std::vector<void *> pointers;
+  for (int32_t i = 0; i < p.n_inputs; ++i) {
+    const std::string role = "input " + std::to_string(i);
+    pointers.push_back(device_view(p.inputs[i], device, "fused program", role.c_str()).base);
+  }
+  for (int32_t j = 0; j < p.n_outputs; ++j) {
+    const std::string role = "output " + std::to_string(j);
+    pointers.push_back(device_view(p.outputs[j], device, "fused program", role.c_str()).base);
+  }
+  const FusedLayout layout = plan_fused_layout(p);
+  const std::string source = fused_source(p, layout);
+  if (info.numel == 0) return;
+
+  {
+    // The device's context exists and is current on this thread before the
+    // runtime loads anything (loading must not create a context on
+    // whichever device happened to be current).
+    Device::Lock lock = device.lock();
+    device.activate(lock);
+  }
+  const cudaKernel_t kernel = fused_kernel(device, source);
+  std::vector<int64_t> shape = fused_shape_words(layout);
+  std::vector<ScalarArg> scalars;
+  for (int32_t k = 0; k < p.n_instrs; ++k)
+    if (p.instrs[k].scalar_mode != BP_SCALAR_NONE) scalars.push_back(scalar_arg(p.instrs[k].dtype, p.instrs[k].scalar));
+  // The kernel's parameters in fused_source's order.
+  std::vector<void *> args;
+  args.push_back(shape.data());
+  for (void *&pointer : pointers) args.push_back(&pointer);
+  for (ScalarArg &s : scalars) args.push_back(s.bytes);
+
+  Device::Lock lock = device.lock();
+  const Launch launch = device.launch(lock);
+  const int64_t blocks = (info.numel + kFusedThreads - 1) / kFusedThreads;
+  const unsigned grid = static_cast<unsigned>(blocks < launch.max_blocks ? blocks : launch.max_blocks);
+  check_cuda(cudaLaunchKernel(reinterpret_cast<const void *>(kernel), dim3(grid), dim3(kFusedThreads), args.data(), 0,
+                              launch.stream),
+             "cudaLaunchKernel (fused program)", device.name());
+}
+
+}  // namespace bp_cuda

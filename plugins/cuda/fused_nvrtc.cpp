@@ -1,0 +1,106 @@
+#include "fused_nvrtc.hpp"
+
+#include <nvrtc.h>
+
+#include <utility>
+
+#include "backplane/plugin_sdk.hpp"
+#include "fused_headers.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+std::string nvrtc_error(const char *call, nvrtcResult result) {
+  return std::string(call) + ": " + nvrtcGetErrorString(result);
+}
+
+// Destroys the program however the compilation ends.
+struct Program {
+  nvrtcProgram handle = nullptr;
+  Program() = default;
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
+  ~Program() {
+    if (handle) nvrtcDestroyProgram(&handle);
+  }
+};
+
+}  // namespace
+
+std::string fused_target(int major, int minor) {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return "";
+  std::vector<int> archs(static_cast<size_t>(count));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return "";
+  const int wanted = major * 10 + minor;
+  int below = 0;
+  for (int arch : archs) {
+    if (arch == wanted) return "sm_" + std::to_string(arch);
+    if (arch < wanted && arch > below) below = arch;
+  }
+  return below > 0 ? "compute_" + std::to_string(below) : "";
+}
+
+FusedCompilation compile_fused_source(const std::string &source, const std::string &target) {
+  FusedCompilation c;
+  const FusedHeader *headers = fused_headers();
+  const char *texts[kFusedHeaderCount], *names[kFusedHeaderCount];
+  for (int i = 0; i < kFusedHeaderCount; ++i) {
+    texts[i] = headers[i].text;
+    names[i] = headers[i].name;
+  }
+  Program program;
+  nvrtcResult r = nvrtcCreateProgram(&program.handle, source.c_str(), "bp_fused.cu", kFusedHeaderCount, texts, names);
+  if (r != NVRTC_SUCCESS) {
+    c.error = nvrtc_error("nvrtcCreateProgram", r);
+    return c;
+  }
+  // What nvcc gets for execute's kernels (plugins/cuda/CMakeLists.txt):
+  // C++17 and no contraction into fused multiply-adds; NVRTC's defaults
+  // for the rest (IEEE division and square root, denormals kept) are nvcc's.
+  const std::string arch = "--gpu-architecture=" + target;
+  const char *options[] = {arch.c_str(), "-std=c++17", "--fmad=false"};
+  r = nvrtcCompileProgram(program.handle, 3, options);
+  size_t log_size = 0;
+  if (nvrtcGetProgramLogSize(program.handle, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    c.log.resize(log_size);
+    if (nvrtcGetProgramLog(program.handle, &c.log[0]) != NVRTC_SUCCESS) c.log.clear();
+    while (!c.log.empty() && (c.log.back() == '\0' || c.log.back() == '\n')) c.log.pop_back();
+  }
+  if (r != NVRTC_SUCCESS) {
+    c.error = nvrtc_error("nvrtcCompileProgram", r);
+    return c;
+  }
+  c.image.target = target;
+  c.image.cubin = target.rfind("sm_", 0) == 0;
+  size_t size = 0;
+  r = c.image.cubin ? nvrtcGetCUBINSize(program.handle, &size) : nvrtcGetPTXSize(program.handle, &size);
+  if (r != NVRTC_SUCCESS) {
+    c.error = nvrtc_error(c.image.cubin ? "nvrtcGetCUBINSize" : "nvrtcGetPTXSize", r);
+    return c;
+  }
+  c.image.code.resize(size);
+  r = c.image.cubin ? nvrtcGetCUBIN(program.handle, c.image.code.data()) : nvrtcGetPTX(program.handle, c.image.code.data());
+  if (r != NVRTC_SUCCESS) {
+    c.error = nvrtc_error(c.image.cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", r);
+    return c;
+  }
+  c.ok = true;
+  return c;
+}
+
+FusedImage compile_fused(const std::string &source, int major, int minor, const char *device) {
+  const std::string target = fused_target(major, minor);
+  if (target.empty())
+    bp_plugin::fail(BP_ERR_UNSUPPORTED,
+         "cuda: fused program on %s: this build's NVRTC targets no architecture at or below compute capability %d.%d",
+         device, major, minor);
+  FusedCompilation c = compile_fused_source(source, target);
+  if (!c.ok)
+    bp_plugin::fail(BP_ERR_BACKEND, "cuda: fused program on %s: %s (%s): %s", device, c.error.c_str(), target.c_str(),
+         c.log.empty() ? "no log" : c.log.c_str());
+  return std::move(c.image);
+}
+
+}  // namespace bp_cuda

@@ -1,0 +1,213 @@
+#include "fused_source.hpp"
+
+#include <string>
+
+#include "backplane/plugin_sdk.hpp"
+
+namespace bp_cuda {
+
+namespace {
+
+// C-order strides of `shape` (an axis of extent 0 counts as 1; an empty
+// program launches nothing anyway).
+void dense_strides(const bp_plugin_tensor &t, int64_t *strides) {
+  int64_t stride = 1;
+  for (int32_t d = t.rank; d-- > 0;) {
+    strides[d] = stride;
+    stride *= t.shape[d] > 0 ? t.shape[d] : 1;
+  }
+}
+
+bool is_dense(const bp_plugin_tensor &in, const int64_t *dense) {
+  for (int32_t d = 0; d < in.rank; ++d)
+    if (in.shape[d] != 1 && in.strides[d] != dense[d]) return false;
+  return true;
+}
+
+// The element type's name in the generated source.
+const char *type_name(int32_t dtype) {
+  switch (dtype) {
+    case BP_FLOAT32: return "float";
+    case BP_FLOAT64: return "double";
+    case BP_INT32: return "int32_t";
+    case BP_INT64: return "int64_t";
+    case BP_BOOL: return "bp_kernels::boolean";
+    default: bp_plugin::fail(BP_ERR_UNSUPPORTED, "cuda: fused program: no element type for dtype %d", dtype);
+  }
+}
+
+// The bp_kernels functor that execute's kernel for `op` instantiates
+// (binary.cu, compare.cu, unary.cu, copy.cu), or nullptr.
+const char *functor(int32_t op) {
+  switch (op) {
+    case BP_OP_ADD: return "Add";
+    case BP_OP_SUB: return "Sub";
+    case BP_OP_MUL: return "Mul";
+    case BP_OP_DIV: return "Div";
+    case BP_OP_POW: return "Pow";
+    case BP_OP_MAXIMUM: return "Maximum";
+    case BP_OP_MINIMUM: return "Minimum";
+    case BP_OP_FLOOR_DIVIDE: return "FloorDivide";
+    case BP_OP_REMAINDER: return "Remainder";
+    case BP_OP_BITWISE_AND: return "BitwiseAnd";
+    case BP_OP_BITWISE_OR: return "BitwiseOr";
+    case BP_OP_BITWISE_XOR: return "BitwiseXor";
+    case BP_OP_EQ: return "Eq";
+    case BP_OP_NE: return "Ne";
+    case BP_OP_LT: return "Lt";
+    case BP_OP_LE: return "Le";
+    case BP_OP_GT: return "Gt";
+    case BP_OP_GE: return "Ge";
+    case BP_OP_WHERE: return "Where";
+    case BP_OP_NEG: return "Neg";
+    case BP_OP_ABS: return "Abs";
+    case BP_OP_RELU: return "Relu";
+    case BP_OP_SQUARE: return "Square";
+    case BP_OP_SIN: return "Sin";
+    case BP_OP_COS: return "Cos";
+    case BP_OP_EXP: return "Exp";
+    case BP_OP_LOG: return "Log";
+    case BP_OP_SQRT: return "Sqrt";
+    case BP_OP_TANH: return "Tanh";
+    case BP_OP_SIGMOID: return "Sigmoid";
+    case BP_OP_BITWISE_NOT: return "BitwiseNot";
+    default: return nullptr;
+  }
+}
+
+std::string value(int32_t v) { return "v" + std::to_string(v); }
+
+// The expression of instruction k (its operands are values already defined).
+std::string expression(const bp_fused_instr &in, int32_t k) {
+  if (in.op == BP_OP_COPY) return std::string("bp_kernels::Cast<") + type_name(in.out_dtype) + ">{}(" + value(in.args[0]) + ")";
+  const char *f = functor(in.op);
+  if (!f)
+    bp_plugin::fail(BP_ERR_UNSUPPORTED, "cuda: fused instruction %d: no generated code for %s", k, bp_plugin::op_name(in.op));
+  std::string operands;
+  if (in.scalar_mode == BP_SCALAR_RHS) {
+    operands = value(in.args[0]) + ", s" + std::to_string(k);
+  } else if (in.scalar_mode == BP_SCALAR_LHS) {
+    operands = "s" + std::to_string(k) + ", " + value(in.args[0]);
+  } else {
+    const int32_t arity = bp_vocab_family_arity(bp_vocab_op_family(in.op));
+    for (int32_t i = 0; i < arity; ++i) operands += (i ? ", " : "") + value(in.args[i]);
+  }
+  return std::string("bp_kernels::") + f + "{}(" + operands + ")";
+}
+
+// Which values the kernel must compute: those an output takes, and
+// everything they are made from. Loads come first in the kernel, so an
+// input read by nothing is not loaded.
+std::vector<bool> live_values(const bp_fused_program &p) {
+  std::vector<bool> live(static_cast<size_t>(p.n_inputs + p.n_instrs), false);
+  for (int32_t j = 0; j < p.n_outputs; ++j) live[static_cast<size_t>(p.output_values[j])] = true;
+  for (int32_t k = p.n_instrs; k-- > 0;) {
+    if (!live[static_cast<size_t>(p.n_inputs + k)]) continue;
+    for (int32_t a : p.instrs[k].args)
+      if (a >= 0) live[static_cast<size_t>(a)] = true;
+  }
+  return live;
+}
+
+}  // namespace
+
+FusedLayout plan_fused_layout(const bp_fused_program &p) {
+  FusedLayout layout;
+  const bp_plugin_tensor &shape = p.outputs[0];
+  int64_t dense[BP_MAX_RANK] = {};
+  dense_strides(shape, dense);
+  layout.numel = 1;
+  for (int32_t d = 0; d < shape.rank; ++d) layout.numel *= shape.shape[d];
+  for (int32_t i = 0; i < p.n_inputs; ++i)
+    layout.strided_slot[i] = is_dense(p.inputs[i], dense) ? -1 : layout.n_strided++;
+  for (int32_t d = 0; d < shape.rank; ++d) {
+    const int64_t extent = shape.shape[d];
+    if (extent == 1) continue;
+    // Merged into the previous axis when every strided input walks the two
+    // like one axis (the previous stride is this one's times the extent).
+    bool mergeable = layout.rank > 0;
+    for (int32_t i = 0; i < p.n_inputs && mergeable; ++i) {
+      const int32_t s = layout.strided_slot[i];
+      if (s >= 0) mergeable = layout.strides[s][layout.rank - 1] == p.inputs[i].strides[d] * extent;
+    }
+    const int32_t axis = mergeable ? layout.rank - 1 : layout.rank++;
+    layout.shape[axis] = mergeable ? layout.shape[axis] * extent : extent;
+    for (int32_t i = 0; i < p.n_inputs; ++i) {
+      const int32_t s = layout.strided_slot[i];
+      if (s >= 0) layout.strides[s][axis] = p.inputs[i].strides[d];
+    }
+  }
+  return layout;
+}
+
+std::vector<int64_t> fused_shape_words(const FusedLayout &layout) {
+  const int32_t rows = layout.n_strided > 0 ? layout.n_strided : 1;
+  std::vector<int64_t> words;
+  words.reserve(static_cast<size_t>(2 + BP_MAX_RANK * (1 + rows)));
+  words.push_back(layout.numel);
+  words.push_back(layout.rank);
+  words.insert(words.end(), layout.shape, layout.shape + BP_MAX_RANK);
+  for (int32_t s = 0; s < rows; ++s) words.insert(words.end(), layout.strides[s], layout.strides[s] + BP_MAX_RANK);
+  return words;
+}
+
+std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
+  const std::string rank = std::to_string(BP_MAX_RANK);
+  const std::string rows = std::to_string(layout.n_strided > 0 ? layout.n_strided : 1);
+  std::string s =
+      "#include \"backplane_kernels/elementwise.hpp\"\n"
+      "struct FusedShape {\n"
+      "  int64_t numel, rank, shape[" + rank + "], strides[" + rows + "][" + rank + "];\n"
+      "};\n"
+      "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kFusedThreads) + ") " + kFusedKernelName +
+      "(const __grid_constant__ FusedShape shape";
+  for (int32_t i = 0; i < p.n_inputs; ++i)
+    s += ", const " + std::string(type_name(p.inputs[i].dtype)) + " *in" + std::to_string(i);
+  for (int32_t j = 0; j < p.n_outputs; ++j)
+    s += ", " + std::string(type_name(p.outputs[j].dtype)) + " *out" + std::to_string(j);
+  for (int32_t k = 0; k < p.n_instrs; ++k)
+    if (p.instrs[k].scalar_mode != BP_SCALAR_NONE)
+      s += ", const " + std::string(type_name(p.instrs[k].dtype)) + " s" + std::to_string(k);
+  s += ") {\n"
+       "  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;\n"
+       "  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < shape.numel; e += "
+       "stride) {\n";
+  if (layout.n_strided > 0) {
+    // index_math.hpp's element_offsets: the outermost axis takes what is
+    // left of the index, so rank 1 costs no division.
+    const std::string n = std::to_string(layout.n_strided);
+    s += "    int64_t offset[" + n + "] = {};\n"
+         "    int64_t i = e;\n"
+         "    for (int64_t d = shape.rank - 1; d > 0; --d) {\n"
+         "      const int64_t rest = i / shape.shape[d];\n"
+         "      const int64_t index = i - rest * shape.shape[d];\n"
+         "      i = rest;\n"
+         "      for (int k = 0; k < " + n + "; ++k) offset[k] += index * shape.strides[k][d];\n"
+         "    }\n"
+         "    if (shape.rank > 0)\n"
+         "      for (int k = 0; k < " + n + "; ++k) offset[k] += i * shape.strides[k][0];\n";
+  }
+  // Every load before any store: an output may be the very view of an input.
+  const std::vector<bool> live = live_values(p);
+  for (int32_t i = 0; i < p.n_inputs; ++i) {
+    if (!live[static_cast<size_t>(i)]) continue;
+    const int32_t slot = layout.strided_slot[i];
+    const std::string at = slot < 0 ? "e" : "offset[" + std::to_string(slot) + "]";
+    s += "    const " + std::string(type_name(p.inputs[i].dtype)) + " " + value(i) + " = in" + std::to_string(i) +
+         "[" + at + "];\n";
+  }
+  for (int32_t k = 0; k < p.n_instrs; ++k) {
+    // Generated for dead instructions too, so that one without code is
+    // refused whether or not an output needs it.
+    const std::string e = expression(p.instrs[k], k);
+    const int32_t v = p.n_inputs + k;
+    if (live[static_cast<size_t>(v)])
+      s += "    const " + std::string(type_name(p.instrs[k].out_dtype)) + " " + value(v) + " = " + e + ";\n";
+  }
+  for (int32_t j = 0; j < p.n_outputs; ++j)
+    s += "    out" + std::to_string(j) + "[e] = " + value(p.output_values[j]) + ";\n";
+  s += "  }\n}\n";
+  return s;
+}
+
+}  // namespace bp_cuda
