@@ -6,6 +6,7 @@
 
 #include "device.hpp"
 #include "errors.hpp"
+#include "fused_disk_cache.hpp"
 #include "fused_nvrtc.hpp"
 #include "fused_source.hpp"
 
@@ -29,18 +30,42 @@ Cache &cache() {
   return *c;
 }
 
-// Loads a compiled image as a context-independent library: the runtime
-// loads it into the device's context when the kernel is first launched
-// there, so no driver-API context handling is needed.
-cudaKernel_t load(const FusedImage &image, cudaLibrary_t &library, const char *device) {
-  check_cuda(cudaLibraryLoadData(&library, image.code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-             "cudaLibraryLoadData (fused program)", device);
+// The fused kernel of a loaded library.
+cudaKernel_t get_kernel(cudaLibrary_t library, const char *device) {
   cudaKernel_t kernel = nullptr;
   const cudaError_t code = cudaLibraryGetKernel(&kernel, library, kFusedKernelName);
   if (code != cudaSuccess) {
     (void)cudaLibraryUnload(library);
     fail_cuda(code, "cudaLibraryGetKernel (fused program)", device);
   }
+  return kernel;
+}
+
+// Loads an image as a context-independent library: the runtime loads it
+// into the device's context when the kernel is first launched there, so no
+// driver-API context handling is needed. False (the runtime's error
+// cleared) when the runtime refuses the image.
+bool try_load(const FusedImage &image, cudaLibrary_t &library) {
+  if (cudaLibraryLoadData(&library, image.code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) == cudaSuccess)
+    return true;
+  (void)cudaGetLastError();
+  return false;
+}
+
+// The kernel of `source` for `target`: from the disk cache when an intact
+// entry is there and the runtime takes it, else compiled (`compiled` set),
+// loaded and stored.
+cudaKernel_t build(const std::string &source, const std::string &target, const char *device, bool &compiled) {
+  const std::string dir = fused_cache_dir(), identity = fused_identity(source, target);
+  cudaLibrary_t library = nullptr;
+  FusedImage image;
+  if (load_fused_image(dir, identity, image) && try_load(image, library)) return get_kernel(library, device);
+  image = compile_fused(source, target, device);
+  compiled = true;
+  check_cuda(cudaLibraryLoadData(&library, image.code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+             "cudaLibraryLoadData (fused program)", device);
+  const cudaKernel_t kernel = get_kernel(library, device);
+  store_fused_image(dir, identity, image);
   return kernel;
 }
 
@@ -55,18 +80,20 @@ cudaKernel_t fused_kernel(Device &device, const std::string &source) {
     if (found != d.kernels.end()) return found->second;
   }
   // Compiling takes a while (tens to hundreds of milliseconds): other
-  // threads keep using the cache meanwhile. Two threads compiling one
-  // source both finish; the first to come back is kept.
+  // threads keep using the cache meanwhile. Two threads building one
+  // kernel both finish; the first to come back is kept.
   const DeviceFacts &facts = device.facts();
-  const FusedImage image = compile_fused(source, facts.compute_major, facts.compute_minor, device.name());
-  cudaLibrary_t library = nullptr;
-  const cudaKernel_t kernel = load(image, library, device.name());
+  const std::string target = fused_target(facts.compute_major, facts.compute_minor);
+  if (target.empty())
+    fail(BP_ERR_UNSUPPORTED,
+         "cuda: fused program on %s: this build's NVRTC targets no architecture at or below compute capability %d.%d",
+         device.name(), facts.compute_major, facts.compute_minor);
+  bool compiled = false;
+  const cudaKernel_t kernel = build(source, target, device.name(), compiled);
   std::lock_guard<std::mutex> lock(c.mutex);
   DeviceKernels &d = c.devices[device.index()];
-  ++d.compiled;
-  const auto inserted = d.kernels.emplace(source, kernel);
-  if (!inserted.second) (void)cudaLibraryUnload(library);
-  return inserted.first->second;
+  if (compiled) ++d.compiled;
+  return d.kernels.emplace(source, kernel).first->second;
 }
 
 uint64_t fused_kernels_compiled(int32_t device) {

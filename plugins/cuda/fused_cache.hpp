@@ -1,5 +1,6 @@
 // Compiled fused kernels, one per (device, kernel source), made at a
-// program's first run and kept for the life of the process. The source is
+// program's first run (from the disk cache, fused_disk_cache.hpp, or with
+// NVRTC) and kept for the life of the process. The source is
 // the key: it holds everything the code depends on and nothing that varies
 // between runs of one program (scalars, shapes and strides are arguments).
 // Thread safe; compilation runs outside the cache's lock.
@@ -14,12 +15,13 @@ namespace bp_cuda {
 
 class Device;
 
-// The kernel of `source` on `device`: compiled with NVRTC (fused_nvrtc.hpp)
-// and loaded as a CUDA library the first time, from the cache afterwards.
+// The kernel of `source` on `device`: loaded as a CUDA library the first
+// time, from the memory cache afterwards. BP_ERR_UNSUPPORTED when NVRTC
+// cannot target the device.
 cudaKernel_t fused_kernel(Device &device, const std::string &source);
 
-// How many sources have been compiled for the device with this index so
-// far (device_properties' "fused_kernels_compiled").
+// How many sources NVRTC has compiled for the device with this index in
+// this process (device_properties' "fused_kernels_compiled").
 uint64_t fused_kernels_compiled(int32_t device);
 
 }  // namespace bp_cuda

@@ -2,6 +2,7 @@
 
 #include <nvrtc.h>
 
+#include <iterator>
 #include <utility>
 
 #include "backplane/plugin_sdk.hpp"
@@ -56,12 +57,10 @@ FusedCompilation compile_fused_source(const std::string &source, const std::stri
     c.error = nvrtc_error("nvrtcCreateProgram", r);
     return c;
   }
-  // What nvcc gets for execute's kernels (plugins/cuda/CMakeLists.txt):
-  // C++17 and no contraction into fused multiply-adds; NVRTC's defaults
-  // for the rest (IEEE division and square root, denormals kept) are nvcc's.
   const std::string arch = "--gpu-architecture=" + target;
-  const char *options[] = {arch.c_str(), "-std=c++17", "--fmad=false"};
-  r = nvrtcCompileProgram(program.handle, 3, options);
+  std::vector<const char *> options = {arch.c_str()};
+  options.insert(options.end(), std::begin(kFusedFlags), std::end(kFusedFlags));
+  r = nvrtcCompileProgram(program.handle, static_cast<int>(options.size()), options.data());
   size_t log_size = 0;
   if (nvrtcGetProgramLogSize(program.handle, &log_size) == NVRTC_SUCCESS && log_size > 1) {
     c.log.resize(log_size);
@@ -90,16 +89,11 @@ FusedCompilation compile_fused_source(const std::string &source, const std::stri
   return c;
 }
 
-FusedImage compile_fused(const std::string &source, int major, int minor, const char *device) {
-  const std::string target = fused_target(major, minor);
-  if (target.empty())
-    bp_plugin::fail(BP_ERR_UNSUPPORTED,
-         "cuda: fused program on %s: this build's NVRTC targets no architecture at or below compute capability %d.%d",
-         device, major, minor);
+FusedImage compile_fused(const std::string &source, const std::string &target, const char *device) {
   FusedCompilation c = compile_fused_source(source, target);
   if (!c.ok)
     bp_plugin::fail(BP_ERR_BACKEND, "cuda: fused program on %s: %s (%s): %s", device, c.error.c_str(), target.c_str(),
-         c.log.empty() ? "no log" : c.log.c_str());
+                    c.log.empty() ? "no log" : c.log.c_str());
   return std::move(c.image);
 }
 

@@ -26,6 +26,12 @@ struct FusedCompilation {
   std::string log;
 };
 
+// The flags besides the target: what nvcc gets for execute's kernels
+// (plugins/cuda/CMakeLists.txt), C++17 and no contraction into fused
+// multiply-adds; NVRTC's defaults for the rest (IEEE division and square
+// root, denormals kept) are nvcc's.
+inline constexpr const char *kFusedFlags[] = {"-std=c++17", "--fmad=false"};
+
 // The NVRTC target for compute capability major.minor, or "" when NVRTC
 // knows no architecture at or below it.
 std::string fused_target(int major, int minor);
@@ -34,9 +40,8 @@ std::string fused_target(int major, int minor);
 // but std::bad_alloc.
 FusedCompilation compile_fused_source(const std::string &source, const std::string &target);
 
-// compile_fused_source for a device of compute capability major.minor;
-// BP_ERR_UNSUPPORTED when NVRTC cannot target it, BP_ERR_BACKEND with the
-// call, error and log when compilation fails.
-FusedImage compile_fused(const std::string &source, int major, int minor, const char *device);
+// compile_fused_source, or BP_ERR_BACKEND naming `device` with the call,
+// error and log when compilation fails.
+FusedImage compile_fused(const std::string &source, const std::string &target, const char *device);
 
 }  // namespace bp_cuda

@@ -5,9 +5,13 @@
 // running its instructions one by one through execute; a program run again
 // with other scalars or shapes compiles nothing; bad programs are refused
 // with nothing written.
+#include <stdlib.h>
+
 #include <cstring>
+#include <filesystem>
 
 #include "cuda_test.hpp"
+#include "fused_disk_cache.hpp"
 #include "fused_nvrtc.hpp"
 #include "fused_source.hpp"
 
@@ -207,6 +211,41 @@ class Call {
 
 // ---- without a GPU: sources compile with NVRTC ------------------------------
 
+// XDG_CACHE_HOME pointed at a new empty directory for the test's lifetime
+// (ctest runs every test case in a process of its own), removed after.
+class CacheHome {
+ public:
+  CacheHome() {
+    char path[] = "/tmp/bp-cuda-fused-XXXXXX";
+    REQUIRE(mkdtemp(path) != nullptr);
+    path_ = path;
+    const char *old = std::getenv("XDG_CACHE_HOME");
+    had_old_ = old != nullptr;
+    if (old) old_ = old;
+    setenv("XDG_CACHE_HOME", path_.c_str(), 1);
+  }
+  ~CacheHome() {
+    if (had_old_) setenv("XDG_CACHE_HOME", old_.c_str(), 1);
+    else unsetenv("XDG_CACHE_HOME");
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  CacheHome(const CacheHome &) = delete;
+  CacheHome &operator=(const CacheHome &) = delete;
+  const std::string &path() const { return path_; }
+
+ private:
+  std::string path_, old_;
+  bool had_old_ = false;
+};
+
+std::vector<std::filesystem::path> files_in(const std::string &dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ignored;
+  for (const auto &entry : std::filesystem::directory_iterator(dir, ignored)) files.push_back(entry.path());
+  return files;
+}
+
 // Views of `layout` in distinct made-up buffers: the generator reads shapes,
 // strides and dtypes only.
 bp_plugin_tensor fake_view(bp_dtype dtype, const Layout &layout, uintptr_t id) {
@@ -264,6 +303,48 @@ TEST_CASE("cuda fused: float arithmetic compiles without fused multiply-adds", "
     CHECK(ptx.find(t == BP_FLOAT32 ? "mul.rn.f32" : "mul.rn.f64") != std::string::npos);
     CHECK(ptx.find("fma") == std::string::npos);
   }
+}
+
+TEST_CASE("cuda fused: compiled kernels are kept on disk, and only an intact entry of the same identity is used",
+          "[cuda][fused][nvrtc]") {
+  const CacheHome home;
+  const std::string dir = bp_cuda::fused_cache_dir();
+  CHECK(dir == home.path() + "/backplane/cuda");
+  Program p{"disk", {BP_FLOAT32}, {}, {}};
+  p.outputs = {p.add(BP_OP_TANH, BP_FLOAT32, {0})};
+  Call call(p, {fake_view(BP_FLOAT32, dense({9}), 1)}, {fake_view(BP_FLOAT32, dense({9}), 2)});
+  const std::string source = bp_cuda::fused_source(call.program(), bp_cuda::plan_fused_layout(call.program()));
+  const bp_cuda::FusedImage image = bp_cuda::compile_fused(source, "sm_90", "cuda:test");
+  const std::string identity = bp_cuda::fused_identity(source, "sm_90");
+  CHECK(identity.find(source) != std::string::npos);
+  CHECK(identity.find("--fmad=false") != std::string::npos);
+  bp_cuda::FusedImage loaded;
+  CHECK_FALSE(bp_cuda::load_fused_image(dir, identity, loaded));
+
+  bp_cuda::store_fused_image(dir, identity, image);
+  REQUIRE(files_in(dir).size() == 1);  // no temporary file left behind
+  REQUIRE(bp_cuda::load_fused_image(dir, identity, loaded));
+  CHECK(loaded.code == image.code);
+  CHECK(loaded.cubin);
+  CHECK(loaded.target == "sm_90");
+  CHECK_FALSE(bp_cuda::load_fused_image(dir, bp_cuda::fused_identity(source, "sm_89"), loaded));
+  CHECK_FALSE(bp_cuda::load_fused_image(dir, bp_cuda::fused_identity(source + " ", "sm_90"), loaded));
+
+  // Another identity's entry under this one's name (a hash collision) and a
+  // cut-off entry are misses.
+  const std::filesystem::path entry = files_in(dir)[0];
+  const std::string other = bp_cuda::fused_identity(source + "// other\n", "sm_90");
+  bp_cuda::store_fused_image(dir, other, image);
+  for (const auto &f : files_in(dir))
+    if (f != entry) std::filesystem::rename(f, entry);
+  CHECK_FALSE(bp_cuda::load_fused_image(dir, identity, loaded));
+  bp_cuda::store_fused_image(dir, identity, image);
+  std::filesystem::resize_file(entry, std::filesystem::file_size(entry) - 1);
+  CHECK_FALSE(bp_cuda::load_fused_image(dir, identity, loaded));
+
+  // A directory that cannot be made: nothing stored, nothing thrown.
+  bp_cuda::store_fused_image("/proc/no/such/dir", identity, image);
+  CHECK_FALSE(bp_cuda::load_fused_image("/proc/no/such/dir", identity, loaded));
 }
 
 TEST_CASE("cuda fused: the layout merges axes and reads dense inputs at the element index", "[cuda][fused]") {
@@ -418,6 +499,7 @@ TEST_CASE("cuda fused: an output that is the very view of an input is read befor
 }
 
 TEST_CASE("cuda fused: a program run again with other scalars and shapes compiles nothing", "[cuda][fused]") {
+  const CacheHome home;  // an empty disk cache: the first run compiles
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
   std::mt19937_64 rng(33);
@@ -439,6 +521,7 @@ TEST_CASE("cuda fused: a program run again with other scalars and shapes compile
   // A transposed input is another kernel.
   check_program(s, p, {7, 5}, 1, rng);
   CHECK(compiled_count(s.plugin()) == before + 2);
+  CHECK(files_in(bp_cuda::fused_cache_dir()).size() == 2);
 }
 
 TEST_CASE("cuda fused: malformed and unsupported programs are refused with nothing written", "[cuda][fused]") {
