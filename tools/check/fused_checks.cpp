@@ -4,16 +4,17 @@
 // plugin.h defines a program's result as what running its instructions one
 // by one with execute() would leave in the outputs, bit for bit. So every
 // output is compared with the plugin's own execute run that way
-// (bit-exactly; a NaN equals any NaN, as a compiler may commute an operation
-// and so pick the other operand's payload), and with the reference's
-// execute_fused: bit-exactly where every instruction behind the output is
-// exact (integers and bool, the operators numerics judges without a
-// tolerance), within the operator's numerics tolerance where only the last
-// one is not; deeper chains of inexact operators are compared with the
-// plugin's own execute alone, whose accuracy numerics judges operator by
-// operator. BP_ERR_UNSUPPORTED is the plugin declining a program (the core
-// then runs it op by op): a note, and it must come before anything is
-// written. A plugin without the entry skips the group.
+// (bit-exactly; a NaN equals any NaN, as a compiler may commute an
+// operation and so pick the other operand's payload), and with the
+// reference's execute_fused: bit-exactly where every instruction behind the
+// output is exact (integers and bool, the operators numerics judges without
+// a tolerance), within the operator's numerics tolerance where only the
+// last one is not. Deeper chains of inexact operators carry their
+// differences along, so every instruction of the plugin's op-by-op run is
+// also compared with the reference's on the very same operands.
+// BP_ERR_UNSUPPORTED is the plugin declining a program (the core then runs
+// it op by op): a note, and it must come before anything is written. A
+// plugin without the entry skips the group.
 #include <cmath>
 #include <cstring>
 
@@ -114,22 +115,23 @@ class ProgramJudge {
       if (!e.empty()) return fail(fc, e);
     }
 
-    std::vector<Bytes> op_by_op;
+    OpByOp op_by_op;
     std::string e = run_op_by_op(p_, device_, fc, &op_by_op);
     if (!e.empty()) return fail(fc, "could not be run op by op for comparison: " + e);
     for (size_t j = 0; j < fc.outputs.size(); ++j) {
-      e = compare_exact(fc, j, got.storages[size_t(fc.outputs[j].storage)], op_by_op[j],
+      e = compare_exact(fc, j, got.storages[size_t(fc.outputs[j].storage)], op_by_op.output_storages[j],
                         "running the instructions one by one with its own execute");
       if (!e.empty()) return fail(fc, "is not bit-identical to its execute op by op: " + e);
     }
     ++agreed_;
-    return ref_ ? compare_with_reference(fc, got) : true;
+    return ref_ ? compare_with_reference(fc, got) && compare_steps(fc, op_by_op.values) : true;
   }
 
   int agreed() const { return agreed_; }
   int declined() const { return declined_; }
   int compared() const { return compared_; }
   int not_compared() const { return not_compared_; }
+  int steps() const { return steps_; }
 
  private:
   bool fail(const FusedCase &fc, const std::string &why) {
@@ -167,11 +169,50 @@ class ProgramJudge {
     return true;
   }
 
+  // Each instruction of the plugin's op-by-op run against the reference's
+  // on the very same operands: the chains compare_with_reference leaves
+  // out, one step at a time.
+  bool compare_steps(const FusedCase &fc, const std::vector<Bytes> &values) {
+    for (size_t k = 0; k < fc.instrs.size(); ++k) {
+      const FusedCase step = single_step(fc, k, values);
+      const FusedRun expected = run_fused(*ref_, 0, step);
+      if (expected.status != BP_OK) {
+        rec_.note(step.label + ": the reference refused it (" + expected.failure + "): not compared");
+        continue;
+      }
+      // The plugin's value where the reference's output is.
+      const ViewDesc &o = step.outputs[0];
+      Bytes got = expected.storages[size_t(o.storage)];
+      const Bytes &value = values[fc.inputs.size() + k];
+      const size_t esize = size_t(bp_vocab_dtype_size(o.dtype));
+      for_each_index(o, [&](const int64_t *idx, int64_t pos) {
+        std::memcpy(got.data() + byte_at(o, idx), value.data() + size_t(pos) * esize, esize);
+      });
+      const bp_fused_instr &in = fc.instrs[k];
+      std::string e;
+      if (exact_result(in.op, in.out_dtype)) {
+        e = compare_exact(step, 0, got, expected.storages[size_t(o.storage)], "the reference");
+      } else {
+        Case probe;
+        probe.op = in.op;
+        probe.output = o;
+        e = compare_outputs(probe, got, expected.storages[size_t(o.storage)]);
+      }
+      ++steps_;
+      if (!e.empty())
+        return fail(fc, format("instruction %zu (%s), run by its execute, differs from the reference's on the same "
+                               "operands: ",
+                               k, combo_name(in.op, in.dtype, in.out_dtype).c_str()) +
+                            e);
+    }
+    return true;
+  }
+
   Recorder &rec_;
   Plugin &p_;
   Plugin *ref_;
   int32_t device_;
-  int agreed_ = 0, declined_ = 0, compared_ = 0, not_compared_ = 0;
+  int agreed_ = 0, declined_ = 0, compared_ = 0, not_compared_ = 0, steps_ = 0;
 };
 
 // The dtypes programs are built around: every operand dtype of the combos.
@@ -210,10 +251,13 @@ void check_random_programs(Recorder &rec, Plugin &p, Plugin *ref, int32_t device
                     judge.declined(), run));
   rec.pass(format("%d random programs on %s are bit-identical to execute op by op", judge.agreed(),
                   p.device_name(device).c_str()));
-  if (ref)
-    rec.pass(format("%d of their outputs agree with the reference's execute_fused (%d behind more than one inexact "
-                    "operator compared with execute only)",
+  if (ref) {
+    rec.pass(format("%d of their outputs agree with the reference's execute_fused (the other %d follow more than one "
+                    "inexact operator: judged step by step)",
                     judge.compared(), judge.not_compared()));
+    rec.pass(format("each of their %d instructions, run by execute, agrees with the reference's on the same operands",
+                    judge.steps()));
+  }
 }
 
 }  // namespace

@@ -98,6 +98,19 @@ double scalar_for(std::mt19937_64 &rng, int32_t op, int32_t dtype) {
   return is_float(dtype) ? floats[rng() % 12] : ints[rng() % 12];
 }
 
+// plugin.h lets a view without elements have any strides, but
+// bp_sdk_check_fused (1.3) holds outputs to the C-order product of the
+// extents even then (0 on the axes before an empty one), so a plugin built
+// on it would refuse the kit's strides: an empty output gets those.
+void empty_view_strides(ViewDesc &v) {
+  if (numel(v) != 0) return;
+  int64_t stride = 1;
+  for (int d = v.rank - 1; d >= 0; --d) {
+    v.strides[d] = stride;
+    stride *= v.shape[d];
+  }
+}
+
 struct Generator {
   std::mt19937_64 rng;
   FusedCase fc;
@@ -233,20 +246,11 @@ FusedCase random_program(const std::vector<Combo> &combos, int32_t dtype, uint64
     }
     g.fc.output_values.push_back(v);
   }
-  // An empty program: plugin.h lets a view without elements have any
-  // strides, but bp_sdk_check_fused (1.3) holds outputs to the C-order
-  // product of the extents even then (0 on the axes before an empty one), and
-  // a plugin built on it would refuse the kit's strides. Outputs get those.
-  if (numel(g.fc.outputs[0]) == 0)
-    for (ViewDesc &o : g.fc.outputs) {
-      int64_t stride = 1;
-      for (int d = o.rank - 1; d >= 0; --d) {
-        o.strides[d] = stride;
-        stride *= o.shape[d];
-      }
-      for (ViewDesc &in : g.fc.inputs)
-        if (in.storage == o.storage) in = o;
-    }
+  for (ViewDesc &o : g.fc.outputs) {
+    for (ViewDesc &in : g.fc.inputs)
+      if (in.storage == o.storage) empty_view_strides(in);
+    empty_view_strides(o);
+  }
   return g.fc;
 }
 
@@ -309,15 +313,25 @@ class Temporaries {
 
 }  // namespace
 
-std::string run_op_by_op(Plugin &p, int32_t device, const FusedCase &fc, std::vector<Bytes> *output_storages) {
+std::string run_op_by_op(Plugin &p, int32_t device, const FusedCase &fc, OpByOp *out) {
   BoundCase bound(p, device, fc.data);
   if (!bound.ok()) return bound.failure();
   const ViewDesc &shape = fc.outputs[0];
   const int64_t n = numel(shape);
   Temporaries temps(p);
-  std::vector<bp_plugin_tensor> values;
-  for (const ViewDesc &v : fc.inputs) values.push_back(bound.tensor(v));
-  std::vector<Bytes> results(fc.instrs.size());
+  std::vector<bp_plugin_tensor> views;
+  out->values.clear();
+  for (const ViewDesc &v : fc.inputs) {
+    views.push_back(bound.tensor(v));
+    const size_t esize = size_t(bp_vocab_dtype_size(v.dtype));
+    const Bytes &storage = fc.data.storages[size_t(v.storage)];
+    Bytes elements;
+    for_each_index(v, [&](const int64_t *idx, int64_t) {
+      const uint8_t *src = storage.data() + byte_at(v, idx);
+      elements.insert(elements.end(), src, src + esize);
+    });
+    out->values.push_back(std::move(elements));
+  }
   for (size_t k = 0; k < fc.instrs.size(); ++k) {
     const bp_fused_instr &in = fc.instrs[k];
     const int64_t esize = bp_vocab_dtype_size(in.out_dtype);
@@ -327,47 +341,65 @@ std::string run_op_by_op(Plugin &p, int32_t device, const FusedCase &fc, std::ve
     ViewDesc dense_view = shape;
     dense_view.dtype = in.out_dtype;
     dense_view.offset = 0;
-    bp_plugin_tensor out = bound.tensor(dense_view);
-    out.buffer = b;
+    bp_plugin_tensor result = bound.tensor(dense_view);
+    result.buffer = b;
     bp_plugin_tensor args[3];
     int32_t n_args = 0;
-    for (int a = 0; a < 3 && in.args[a] >= 0; ++a) args[n_args++] = values[size_t(in.args[a])];
+    for (int a = 0; a < 3 && in.args[a] >= 0; ++a) args[n_args++] = views[size_t(in.args[a])];
     bp_op_attrs attrs;
     std::memset(&attrs, 0, sizeof attrs);
     attrs.struct_size = sizeof attrs;
     attrs.scalar_mode = in.scalar_mode;
     attrs.scalar = in.scalar;
-    s = p.execute(device, in.op, &attrs, args, n_args, &out);
+    s = p.execute(device, in.op, &attrs, args, n_args, &result);
     if (s != BP_OK)
       return format("execute refused instruction %zu (%s): ", k, combo_name(in.op, in.dtype, in.out_dtype).c_str()) +
              p.describe(s);
-    values.push_back(out);
-    results[k].resize(size_t(n * esize));
+    views.push_back(result);
+    Bytes elements(size_t(n * esize));
     if (n > 0) {
-      s = p.read(b, 0, results[k].data(), results[k].size());
+      s = p.read(b, 0, elements.data(), elements.size());
       if (s != BP_OK) return format("read of instruction %zu's temporary failed: ", k) + p.describe(s);
     }
+    out->values.push_back(std::move(elements));
   }
   // Each output's storage as it was, its elements set to their values.
-  output_storages->clear();
+  out->output_storages.clear();
   for (size_t j = 0; j < fc.outputs.size(); ++j) {
     const ViewDesc &o = fc.outputs[j];
     Bytes storage = fc.data.storages[size_t(o.storage)];
-    const int32_t v = fc.output_values[j];
+    const Bytes &value = out->values[size_t(fc.output_values[j])];
     const size_t esize = size_t(bp_vocab_dtype_size(o.dtype));
     for_each_index(o, [&](const int64_t *idx, int64_t pos) {
-      const uint8_t *src;
-      if (v < int32_t(fc.inputs.size())) {
-        const ViewDesc &in = fc.inputs[size_t(v)];
-        src = fc.data.storages[size_t(in.storage)].data() + byte_at(in, idx);
-      } else {
-        src = results[size_t(v) - fc.inputs.size()].data() + size_t(pos) * esize;
-      }
-      std::memcpy(storage.data() + byte_at(o, idx), src, esize);
+      std::memcpy(storage.data() + byte_at(o, idx), value.data() + size_t(pos) * esize, esize);
     });
-    output_storages->push_back(std::move(storage));
+    out->output_storages.push_back(std::move(storage));
   }
   return {};
+}
+
+FusedCase single_step(const FusedCase &fc, size_t k, const std::vector<Bytes> &values) {
+  FusedCase step;
+  const bp_fused_instr &in = fc.instrs[k];
+  step.label = fc.label + format(", instruction %zu alone", k);
+  Shape shape(fc.outputs[0].shape, fc.outputs[0].shape + fc.outputs[0].rank);
+  bp_fused_instr alone = in;
+  for (int a = 0; a < 3 && in.args[a] >= 0; ++a) {
+    const int32_t v = in.args[a];
+    ViewDesc view = add_view(step.data, fc.value_dtype(v), shape, dense(), false);
+    const size_t esize = size_t(bp_vocab_dtype_size(view.dtype));
+    Bytes &storage = step.data.storages[size_t(view.storage)];
+    for_each_index(view, [&](const int64_t *idx, int64_t pos) {
+      std::memcpy(storage.data() + byte_at(view, idx), values[size_t(v)].data() + size_t(pos) * esize, esize);
+    });
+    step.inputs.push_back(view);
+    alone.args[a] = a;
+  }
+  step.instrs.push_back(alone);
+  step.outputs.push_back(add_view(step.data, in.out_dtype, shape, dense(), true));
+  empty_view_strides(step.outputs[0]);
+  step.output_values.push_back(int32_t(step.inputs.size()));
+  return step;
 }
 
 }  // namespace bpcheck

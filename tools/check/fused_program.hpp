@@ -77,9 +77,18 @@ struct FusedRun {
 FusedRun run_fused(Plugin &p, int32_t device, const FusedCase &fc);
 
 // The program run one instruction at a time with execute() into dense
-// temporaries of each instruction's out_dtype: what every output storage
-// must then hold (its initial bytes with the output's elements set to
-// their values). "" or what failed, naming the instruction.
-std::string run_op_by_op(Plugin &p, int32_t device, const FusedCase &fc, std::vector<Bytes> *output_storages);
+// temporaries of each instruction's out_dtype: every value's elements in C
+// order (inputs included), and what every output storage must then hold
+// (its initial bytes with the output's elements set to their values). ""
+// or what failed, naming the instruction.
+struct OpByOp {
+  std::vector<Bytes> values;
+  std::vector<Bytes> output_storages;
+};
+std::string run_op_by_op(Plugin &p, int32_t device, const FusedCase &fc, OpByOp *out);
+
+// Instruction k of fc alone, on dense inputs holding `values`' elements of
+// its operands: what the reference runs to judge one step of a plugin.
+FusedCase single_step(const FusedCase &fc, size_t k, const std::vector<Bytes> &values);
 
 }  // namespace bpcheck
