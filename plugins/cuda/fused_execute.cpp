@@ -1,15 +1,15 @@
 #include "fused_execute.hpp"
 
-#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "backplane_kernels/elementwise.hpp"
 #include "buffer.hpp"
 #include "device.hpp"
 #include "device_registry.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "fused_args.hpp"
 #include "fused_cache.hpp"
 #include "fused_source.hpp"
 #include "ops.hpp"
@@ -18,21 +18,6 @@
 namespace bp_cuda {
 
 namespace {
-
-// A scalar operand in its instruction's dtype, converted on the host as
-// execute's launchers convert attrs.scalar (elementwise.cuh's operand()).
-struct ScalarArg {
-  alignas(8) unsigned char bytes[8];
-};
-ScalarArg scalar_arg(int32_t dtype, double scalar) {
-  ScalarArg s{};
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T value = bp_kernels::Cast<T>()(scalar);
-    std::memcpy(s.bytes, &value, sizeof value);
-  });
-  return s;
-}
 
 // What this backend runs: every instruction's triple in its capability
 // table (the same answer as supports()).
@@ -52,14 +37,14 @@ void execute_fused(int32_t device_index, const bp_fused_program *program) {
   const bp_plugin::FusedInfo info = bp_plugin::check_fused(program, live_buffer_bytes, nullptr);
   const bp_fused_program &p = *program;
   require_supported(p);
-  std::vector<void *> pointers;
+  std::vector<void *> addresses;
   for (int32_t i = 0; i < p.n_inputs; ++i) {
     const std::string role = "input " + std::to_string(i);
-    pointers.push_back(device_view(p.inputs[i], device, "fused program", role.c_str()).base);
+    addresses.push_back(device_view(p.inputs[i], device, "fused program", role.c_str()).base);
   }
   for (int32_t j = 0; j < p.n_outputs; ++j) {
     const std::string role = "output " + std::to_string(j);
-    pointers.push_back(device_view(p.outputs[j], device, "fused program", role.c_str()).base);
+    addresses.push_back(device_view(p.outputs[j], device, "fused program", role.c_str()).base);
   }
   const FusedLayout layout = plan_fused_layout(p);
   const std::string source = fused_source(p, layout);
@@ -73,21 +58,12 @@ void execute_fused(int32_t device_index, const bp_fused_program *program) {
     device.activate(lock);
   }
   const cudaKernel_t kernel = fused_kernel(device, source);
-  std::vector<int64_t> shape = fused_shape_words(layout);
-  std::vector<ScalarArg> scalars;
-  for (int32_t k = 0; k < p.n_instrs; ++k)
-    if (p.instrs[k].scalar_mode != BP_SCALAR_NONE) scalars.push_back(scalar_arg(p.instrs[k].dtype, p.instrs[k].scalar));
-  // The kernel's parameters in fused_source's order.
-  std::vector<void *> args;
-  args.push_back(shape.data());
-  for (void *&pointer : pointers) args.push_back(&pointer);
-  for (ScalarArg &s : scalars) args.push_back(s.bytes);
-
+  FusedArgs args(p, layout, std::move(addresses));
   Device::Lock lock = device.lock();
   const Launch launch = device.launch(lock);
   const int64_t blocks = (info.numel + kFusedThreads - 1) / kFusedThreads;
   const unsigned grid = static_cast<unsigned>(blocks < launch.max_blocks ? blocks : launch.max_blocks);
-  check_cuda(cudaLaunchKernel(reinterpret_cast<const void *>(kernel), dim3(grid), dim3(kFusedThreads), args.data(), 0,
+  check_cuda(cudaLaunchKernel(reinterpret_cast<const void *>(kernel), dim3(grid), dim3(kFusedThreads), args.args(), 0,
                               launch.stream),
              "cudaLaunchKernel (fused program)", device.name());
 }

@@ -1,6 +1,7 @@
 #include "fused_source.hpp"
 
 #include <string>
+#include <vector>
 
 #include "backplane/plugin_sdk.hpp"
 
@@ -138,17 +139,6 @@ FusedLayout plan_fused_layout(const bp_fused_program &p) {
     }
   }
   return layout;
-}
-
-std::vector<int64_t> fused_shape_words(const FusedLayout &layout) {
-  const int32_t rows = layout.n_strided > 0 ? layout.n_strided : 1;
-  std::vector<int64_t> words;
-  words.reserve(static_cast<size_t>(2 + BP_MAX_RANK * (1 + rows)));
-  words.push_back(layout.numel);
-  words.push_back(layout.rank);
-  words.insert(words.end(), layout.shape, layout.shape + BP_MAX_RANK);
-  for (int32_t s = 0; s < rows; ++s) words.insert(words.end(), layout.strides[s], layout.strides[s] + BP_MAX_RANK);
-  return words;
 }
 
 std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "backplane/plugin.h"
 
@@ -43,14 +42,11 @@ FusedLayout plan_fused_layout(const bp_fused_program &program);
 // is: scalars and shapes are kernel arguments, so the text is the key of
 // the compiled-kernel cache.
 //
-// Kernel parameters, in order: the index space (struct FusedShape: numel,
-// rank, shape[BP_MAX_RANK], then strides[max(n_strided, 1)][BP_MAX_RANK],
-// all int64), one pointer per input, one per output, then for each
-// instruction with a scalar operand, in instruction order, that scalar in
-// the instruction's dtype.
+// Kernel parameters, in order (fused_args.hpp builds them): the index space
+// (struct FusedShape: numel, rank, shape[BP_MAX_RANK], then
+// strides[max(n_strided, 1)][BP_MAX_RANK], all int64), one pointer per
+// input, one per output, then for each instruction with a scalar operand,
+// in instruction order, that scalar in the instruction's dtype.
 std::string fused_source(const bp_fused_program &program, const FusedLayout &layout);
-
-// The int64 words of the FusedShape kernel argument for `layout`.
-std::vector<int64_t> fused_shape_words(const FusedLayout &layout);
 
 }  // namespace bp_cuda

@@ -9,8 +9,11 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <regex>
 
 #include "cuda_test.hpp"
+#include "fused_args.hpp"
 #include "fused_disk_cache.hpp"
 #include "fused_nvrtc.hpp"
 #include "fused_source.hpp"
@@ -347,6 +350,53 @@ TEST_CASE("cuda fused: compiled kernels are kept on disk, and only an intact ent
   CHECK_FALSE(bp_cuda::load_fused_image("/proc/no/such/dir", identity, loaded));
 }
 
+TEST_CASE("cuda fused: the launch arguments match the compiled kernel's parameters", "[cuda][fused][nvrtc]") {
+  Program p{"arguments", {BP_FLOAT32, BP_INT64, BP_BOOL}, {}, {}};
+  const int32_t f = p.add(BP_OP_ADD, BP_FLOAT32, {0}, BP_SCALAR_RHS, 1e40);
+  const int32_t d = p.add(BP_OP_MUL, BP_FLOAT64, {p.convert(BP_FLOAT32, BP_FLOAT64, f)}, BP_SCALAR_LHS, 0.1);
+  const int32_t i = p.add(BP_OP_SUB, BP_INT32, {p.convert(BP_INT64, BP_INT32, 1)}, BP_SCALAR_RHS, 1e20);
+  const int32_t l = p.add(BP_OP_MAXIMUM, BP_INT64, {1}, BP_SCALAR_LHS, -3);
+  const int32_t b = p.add(BP_OP_EQ, BP_BOOL, {2}, BP_SCALAR_RHS, 1);
+  p.outputs = {d, i, l, b};
+  const Shape shape = {6, 4};
+  Call call(p,
+            {fake_view(BP_FLOAT32, dense(shape), 1), fake_view(BP_INT64, transposed(shape), 2),
+             fake_view(BP_BOOL, broadcast(shape, {true, false}), 3)},
+            {fake_view(BP_FLOAT64, dense(shape), 4), fake_view(BP_INT32, dense(shape), 5),
+             fake_view(BP_INT64, dense(shape), 6), fake_view(BP_BOOL, dense(shape), 7)});
+  const bp_cuda::FusedLayout layout = bp_cuda::plan_fused_layout(call.program());
+  const std::string source = bp_cuda::fused_source(call.program(), layout);
+  const bp_cuda::FusedCompilation c = bp_cuda::compile_fused_source(source, "compute_90");
+  INFO(c.error << "\n" << c.log << "\n" << source);
+  REQUIRE(c.ok);
+  std::vector<void *> addresses;
+  for (uintptr_t a = 1; a <= 7; ++a) addresses.push_back(reinterpret_cast<void *>(a * 256));
+  bp_cuda::FusedArgs args(call.program(), layout, addresses);
+
+  // The PTX declares every parameter with its size: .param .u64 bp_fused_param_1, ...
+  const std::string ptx(c.image.code.begin(), c.image.code.end());
+  INFO(ptx.substr(0, 2000));
+  const std::regex param(R"(\.param\s+(?:\.align\s+\d+\s+)?\.[a-z](\d+)\s+bp_fused_param_(\d+)(?:\[(\d+)\])?)");
+  std::vector<size_t> declared;
+  for (std::sregex_iterator m(ptx.begin(), ptx.end(), param), end; m != end; ++m) {
+    REQUIRE(std::stoul((*m)[2]) == declared.size());
+    declared.push_back(std::stoul((*m)[1]) / 8 * ((*m)[3].matched ? std::stoul((*m)[3]) : 1));
+  }
+  CHECK(declared == args.sizes());
+  REQUIRE(args.sizes().size() == 1 + 3 + 4 + 5);
+
+  const auto word = [&](size_t k) { return static_cast<const int64_t *>(args.value(0))[k]; };
+  CHECK(word(0) == 24);  // numel
+  CHECK(*static_cast<void *const *>(args.value(2)) == addresses[1]);
+  CHECK(*static_cast<void *const *>(args.value(7)) == addresses[6]);
+  // Scalars converted as execute converts attrs.scalar: rounded, saturated.
+  CHECK(*static_cast<const float *>(args.value(8)) == std::numeric_limits<float>::infinity());
+  CHECK(*static_cast<const double *>(args.value(9)) == 0.1);
+  CHECK(*static_cast<const int32_t *>(args.value(10)) == std::numeric_limits<int32_t>::max());
+  CHECK(*static_cast<const int64_t *>(args.value(11)) == -3);
+  CHECK(*static_cast<const uint8_t *>(args.value(12)) == 1);
+}
+
 TEST_CASE("cuda fused: the layout merges axes and reads dense inputs at the element index", "[cuda][fused]") {
   const Shape shape = {4, 5, 6};
   Program p{"layout", {BP_FLOAT32, BP_FLOAT32, BP_FLOAT32}, {}, {}};
@@ -463,6 +513,7 @@ void check_program(Session &s, const Program &p, const Shape &shape, size_t rota
 }  // namespace
 
 TEST_CASE("cuda fused: every family and dtype is bit for bit execute's, op by op", "[cuda][fused]") {
+  const CacheHome home;  // kernels compiled here stay out of the user's cache
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
   std::mt19937_64 rng(31);
@@ -474,6 +525,7 @@ TEST_CASE("cuda fused: every family and dtype is bit for bit execute's, op by op
 }
 
 TEST_CASE("cuda fused: chains, several outputs, every layout and rank, empty shapes", "[cuda][fused]") {
+  const CacheHome home;  // kernels compiled here stay out of the user's cache
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
   std::mt19937_64 rng(32);
@@ -483,6 +535,7 @@ TEST_CASE("cuda fused: chains, several outputs, every layout and rank, empty sha
 }
 
 TEST_CASE("cuda fused: an output that is the very view of an input is read before it is written", "[cuda][fused]") {
+  const CacheHome home;  // kernels compiled here stay out of the user's cache
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
   const std::vector<double> x = {-2, -0.5, 0, 0.25, 3, 7};
@@ -499,7 +552,7 @@ TEST_CASE("cuda fused: an output that is the very view of an input is read befor
 }
 
 TEST_CASE("cuda fused: a program run again with other scalars and shapes compiles nothing", "[cuda][fused]") {
-  const CacheHome home;  // an empty disk cache: the first run compiles
+  const CacheHome home;  // an empty disk cache, not the user's: the first run compiles
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
   std::mt19937_64 rng(33);
@@ -525,6 +578,7 @@ TEST_CASE("cuda fused: a program run again with other scalars and shapes compile
 }
 
 TEST_CASE("cuda fused: malformed and unsupported programs are refused with nothing written", "[cuda][fused]") {
+  const CacheHome home;  // kernels compiled here stay out of the user's cache
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
   const Shape shape = {4, 3};
