@@ -6,11 +6,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <mutex>
 #include <string>
 
 #include "backplane/types.h"
+#include "fused_cache.hpp"
 #include "programs.hpp"
 
 namespace bp_ocl {
@@ -23,6 +25,7 @@ struct DeviceInfo {
   cl_uint compute_units = 1;
   cl_ulong global_mem = 0, max_alloc = 0, local_mem = 0;
   size_t max_work_group = 1;
+  size_t max_parameter_size = 1024;         // CL_DEVICE_MAX_PARAMETER_SIZE: all kernel arguments' bytes
   bool has_fp64 = false;                    // cl_khr_fp64
   bool has_int64_atomics = false;           // cl_khr_int64_base_atomics
   bool correctly_rounded_div_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
@@ -74,12 +77,26 @@ class Device {
   bool idle(const Lock &);
 
   const Kernel &kernel(const Lock &, Family family, int32_t dtype, const std::string &name);
+  // clBuildProgram's options for every program of this device.
+  std::string build_options() const;
+  // The fused kernel for `key` (fused_cache.hpp), kept on disk in `disk_dir` ("" = not).
+  const Kernel &fused_kernel(const Lock &, const std::string &key,
+                             const std::function<std::string()> &source, const std::string &disk_dir);
+  const FusedCache &fused_cache() const { return fused_; }  // its counters need no lock
   // Enqueues kernel with `global` work-items in groups of `local`.
   void launch(const Lock &, const Kernel &kernel, size_t global, size_t local,
               std::initializer_list<KernelArg> args);
+  // The same, the work-items numbered from `offset` (clEnqueueNDRangeKernel's global offset).
+  void launch(const Lock &, const Kernel &kernel, size_t global, size_t local, const KernelArg *args,
+              size_t count, size_t offset = 0);
   // Enqueues a grid-stride kernel over n elements (n > 0).
   void launch_elements(const Lock &, const Kernel &kernel, int64_t n,
                        std::initializer_list<KernelArg> args);
+  void launch_elements(const Lock &, const Kernel &kernel, int64_t n, const KernelArg *args, size_t count);
+  // Enqueues a kernel whose work-item get_global_id(0) handles that element
+  // alone and does nothing past n (n > 0), in launches of at most 2^30
+  // work-items.
+  void launch_per_element(const Lock &, const Kernel &kernel, int64_t n, const KernelArg *args, size_t count);
 
   // clFinish on the queue, when there is one (synchronize).
   void finish();
@@ -97,6 +114,7 @@ class Device {
   cl_command_queue queue_ = nullptr;
   cl_event last_event_ = nullptr;
   ProgramCache programs_;
+  FusedCache fused_;
 };
 
 }  // namespace bp_ocl

@@ -89,7 +89,7 @@ __kernel void {{NAME}}(__global T *o, __global const uchar *c, __global const T 
                        __global const T *b, bp_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
-    o[BP_AT(0)] = c[BP_AT(1)] ? a[BP_AT(2)] : b[BP_AT(3)];
+    o[BP_AT(0)] = OP(c[BP_AT(1)], a[BP_AT(2)], b[BP_AT(3)]);
   }
 }
 )CL";
@@ -547,8 +547,11 @@ inline void bp_atomic_add(__global T *p, T v) {
   }
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------------------
-// Operator bodies, per dtype class
+// Operator bodies, per dtype class: shared by the op-by-op kernels and the
+// fused ones (fused_source.cpp), so that both compute the same bits.
 // ---------------------------------------------------------------------------
 
 // Integer ADD/SUB/MUL/NEG wrap (plugin.h): computed in UT, where C defines
@@ -562,7 +565,7 @@ std::string binary_body(int32_t op, int32_t dtype) {
     case BP_OP_SUB: return fl ? "((x) - (y))" : "((T)((UT)(x) - (UT)(y)))";
     case BP_OP_MUL: return fl ? "((x) * (y))" : "((T)((UT)(x) * (UT)(y)))";
     case BP_OP_DIV: return "((x) / (y))";
-    case BP_OP_POW: return fl ? "pow(x, y)" : "bp_ipow(x, y)";
+    case BP_OP_POW: return fl ? "bp_fpow(x, y)" : "bp_ipow(x, y)";
     // NaN propagates: a NaN x wins, and a NaN y wins because x > y is false.
     case BP_OP_MAXIMUM: return "(((x) > (y) || IS_NAN(x)) ? (x) : (y))";
     case BP_OP_MINIMUM: return "(((x) < (y) || IS_NAN(x)) ? (x) : (y))";
@@ -600,6 +603,8 @@ std::string unary_body(int32_t op, int32_t dtype) {
   }
 }
 
+std::string where_body() { return "((c) ? (x) : (y))"; }
+
 // COPY's conversion (plugin.h: a C cast, except that bool is x != 0 and
 // float to integer saturates with NaN to 0, which is what OpenCL's _sat
 // conversions do) from a value of the program's type to `to`.
@@ -609,6 +614,8 @@ std::string convert_body(bool from_float, int32_t to) {
     return std::string("convert_") + dtype_cl_type(to) + "_sat_rtz(x)";
   return std::string("((") + dtype_cl_type(to) + ")(x))";
 }
+
+namespace {
 
 // Integer POW by squaring: the same value as repeated multiplication
 // modulo 2^bits. A negative exponent gives 0 unless the base is 1 or -1.
@@ -651,6 +658,40 @@ inline T bp_fremainder(T a, T b) {
   return r == (T)0 ? copysign((T)0, b) : r;
 }
 )CL";
+
+// Float POW by 2 or 3 (the exponents of squares and cubes in user code) is
+// a product: x * x is x^2 rounded once, x * x * x within 2 ulp of x^3,
+// where OpenCL's pow may be 16 ulp off; and PoCL's pow costs hundreds of
+// nanoseconds an element (1e7 float32: 3 s, against 60 ms for a product).
+const char *const kFloatPow = R"CL(
+inline T bp_fpow(T x, T y) {
+  if (y == (T)2) return x * x;
+  if (y == (T)3) return x * x * x;
+  return pow(x, y);
+}
+)CL";
+
+}  // namespace
+
+std::string elementwise_helpers(int32_t dtype) {
+  if (dtype_is_integer(dtype)) return std::string(kIntPow) + kIntDivision;
+  if (dtype_is_float(dtype)) return std::string(kFloatRemainder) + kFloatPow;
+  return "";
+}
+
+std::string unsigned_type(int32_t dtype) {
+  switch (dtype) {
+    case BP_INT32: return "uint";
+    case BP_INT64: return "ulong";
+    default: return dtype_cl_type(dtype);  // floats and bool never wrap
+  }
+}
+
+std::string nan_test_macro(int32_t dtype) {
+  return dtype_is_float(dtype) ? "#define IS_NAN(x) isnan(x)\n" : "#define IS_NAN(x) 0\n";
+}
+
+namespace {
 
 // ---------------------------------------------------------------------------
 // Assembly
@@ -711,14 +752,6 @@ const int32_t kAllOps[] = {BP_OP_LIST(BP_OCL_OP_)};
 const int32_t kAllReduceOps[] = {BP_REDUCE_OP_LIST(BP_OCL_REDUCE_OP_)};
 #undef BP_OCL_REDUCE_OP_
 
-std::string unsigned_type(int32_t dtype) {
-  switch (dtype) {
-    case BP_INT32: return "uint";
-    case BP_INT64: return "ulong";
-    default: return dtype_cl_type(dtype);  // floats and bool never wrap
-  }
-}
-
 std::string accumulator_type(int32_t dtype, bool fp64) {
   if (dtype_is_float(dtype)) return fp64 ? "double" : "float";
   return "long";  // integer and bool sums are int64 (plugin.h)
@@ -728,11 +761,7 @@ std::string accumulator_type(int32_t dtype, bool fp64) {
 // for `dtype`; one without an expression above gets no kernel (so execute
 // reports the missing kernel by name, and the rest of the program builds).
 void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options) {
-  if (dtype_is_integer(dtype)) {
-    src.raw(kIntPow);
-    src.raw(kIntDivision);
-  }
-  if (dtype_is_float(dtype)) src.raw(kFloatRemainder);
+  src.raw(elementwise_helpers(dtype));
   for (int32_t op : kAllOps) {
     const int32_t family = bp_vocab_op_family(op);
     if (family == BP_OP_FAMILY_UNARY) {
@@ -747,7 +776,7 @@ void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options
     }
   }
   if (implements(BP_OP_WHERE, dtype, dtype, options))
-    src.pair(kWhere, kernel_stem(BP_OP_WHERE), "", "");
+    src.pair(kWhere, kernel_stem(BP_OP_WHERE), "(c, x, y)", where_body());
 }
 
 void copy_family(Source &src, int32_t dtype, const SourceOptions &options) {
@@ -932,7 +961,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
                             {"T", dtype_cl_type(dtype)},
                             {"UT", unsigned_type(dtype)},
                             {"ACC", accumulator_type(dtype, options.fp64)}}));
-  src.raw(dtype_is_float(dtype) ? "#define IS_NAN(x) isnan(x)\n" : "#define IS_NAN(x) 0\n");
+  src.raw(nan_test_macro(dtype));
   switch (family) {
     case Family::Elementwise: elementwise_family(src, dtype, options); break;
     case Family::Copy: copy_family(src, dtype, options); break;

@@ -43,6 +43,24 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
 std::string kernel_stem(int32_t op);
 std::string copy_stem(int32_t out_dtype);
 
+// What one element of an elementwise operator is, as OpenCL C: the
+// expression of the operands x (and y) for a binary, comparison or unary
+// `op` on `dtype` ("" when there is none), of c, x and y for WHERE, and of x
+// for COPY's conversion to `to`. They use T and UT (the operand type and
+// its unsigned twin), IS_NAN (nan_test_macro) and the functions of
+// elementwise_helpers(dtype), whose names are kElementwiseHelpers. Every
+// kernel that computes an operator uses these, so op-by-op and fused
+// kernels agree bit for bit.
+std::string binary_body(int32_t op, int32_t dtype);
+std::string unary_body(int32_t op, int32_t dtype);
+std::string where_body();
+std::string convert_body(bool from_float, int32_t to);
+std::string elementwise_helpers(int32_t dtype);
+constexpr const char *kElementwiseHelpers[] = {"bp_ipow", "bp_ifloordiv", "bp_iremainder", "bp_fremainder",
+                                               "bp_fpow"};
+std::string unsigned_type(int32_t dtype);
+std::string nan_test_macro(int32_t dtype);  // "#define IS_NAN(x) ...\n"
+
 // Elementwise and creation kernels come as a pair: "<stem>_1d" takes one
 // stride per operand (any view that collapses to one axis: contiguous,
 // scalar-broadcast, evenly strided) and "<stem>_nd" walks up to 8 axes.

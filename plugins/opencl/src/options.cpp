@@ -3,6 +3,7 @@
 #include "options.hpp"
 
 #include "errors.hpp"
+#include "fused_disk.hpp"
 
 namespace bp_ocl {
 
@@ -25,6 +26,7 @@ Options parse_options(const char *const *keys, const char *const *values, int32_
   if (count > 0 && (keys == nullptr || values == nullptr))
     fail(BP_ERR_INVALID_ARGUMENT, "init: option_keys or option_values is NULL");
   Options options;
+  options.kernel_cache = default_kernel_cache_dir();
   for (int32_t i = 0; i < count; ++i) {
     if (keys[i] == nullptr || values[i] == nullptr)
       fail(BP_ERR_INVALID_ARGUMENT, "init: option %d is NULL", static_cast<int>(i));
@@ -38,9 +40,11 @@ Options parse_options(const char *const *keys, const char *const *values, int32_
       if (value != "auto" && value != "off")
         fail(BP_ERR_CONFIG, "init: option fp64 = '%s' is not \"auto\" or \"off\"", value.c_str());
       options.fp64 = value;
+    } else if (key == "kernel_cache") {
+      options.kernel_cache = value == "auto" ? default_kernel_cache_dir() : value;
     } else {
       fail(BP_ERR_CONFIG,
-           "init: unknown option '%s' for the opencl backend (known: platform, device_type, fp64)",
+           "init: unknown option '%s' for the opencl backend (known: platform, device_type, fp64, kernel_cache)",
            key.c_str());
     }
   }

@@ -17,9 +17,14 @@ struct Options {
   // "auto": float64 where the device has cl_khr_fp64; "off": never (what a
   // device without fp64 does, e.g. to avoid slow emulated doubles).
   std::string fp64 = "auto";
+  // Where built fused kernels are kept across processes: a directory, ""
+  // for nowhere (memory only). The option's "auto" (its default) resolves
+  // to default_kernel_cache_dir() here.
+  std::string kernel_cache;
 
   bool operator==(const Options &other) const {
-    return platform == other.platform && device_type == other.device_type && fp64 == other.fp64;
+    return platform == other.platform && device_type == other.device_type && fp64 == other.fp64 &&
+           kernel_cache == other.kernel_cache;
   }
 };
 

@@ -14,6 +14,7 @@
 #include "buffer.hpp"
 #include "device.hpp"
 #include "errors.hpp"
+#include "fused.hpp"
 #include "ops.hpp"
 #include "options.hpp"
 #include "platform.hpp"
@@ -87,6 +88,10 @@ bp_status api_device_properties(int32_t index, bp_property *props, int32_t capac
         {"gemm", "CLBlast " + std::to_string(CLBLAST_VERSION_MAJOR) + "." +
                      std::to_string(CLBLAST_VERSION_MINOR) + "." +
                      std::to_string(CLBLAST_VERSION_PATCH)},
+        // Fused elementwise kernels made so far: compiled, and loaded from
+        // the kernel_cache directory.
+        {"fused_kernels_built", std::to_string(device.fused_cache().built())},
+        {"fused_kernels_loaded", std::to_string(device.fused_cache().loaded())},
     };
     const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(all.size()));
     for (int32_t i = 0; i < n; ++i) {
@@ -137,6 +142,10 @@ bp_status api_execute(int32_t device, int32_t op, const bp_op_attrs *attrs,
   return guarded([&] { execute(device, op, attrs, inputs, n_inputs, output); });
 }
 
+bp_status api_execute_fused(int32_t device, const bp_fused_program *program) {
+  return guarded([&] { execute_fused(device, program); });
+}
+
 bp_status api_synchronize(int32_t index) {
   return guarded([&] { backend("synchronize").device(index, "synchronize").finish(); });
 }
@@ -176,6 +185,7 @@ const bp_plugin_api kApi = {
     nullptr,  // group_id
     nullptr,  // group_join
     nullptr,  // group_leave
+    api_execute_fused,
 };
 
 }  // namespace

@@ -44,33 +44,35 @@ std::string build_log(cl_program program, cl_device_id device) {
 
 }  // namespace
 
-ProgramCache::Program ProgramCache::build(cl_context context, cl_device_id device,
-                                          const SourceOptions &source,
-                                          const std::string &build_options, Family family,
-                                          int32_t dtype, const std::string &where) {
-  const std::string text = kernel_source(family, dtype, source);
+cl_program build_program(cl_context context, cl_device_id device, const std::string &text,
+                         const std::string &build_options, const std::string &what,
+                         const std::string &where) {
   const char *text_ptr = text.c_str();
   const size_t text_size = text.size();
   cl_int err = CL_SUCCESS;
-  Program program;
-  program.handle = clCreateProgramWithSource(context, 1, &text_ptr, &text_size, &err);
+  cl_program program = clCreateProgramWithSource(context, 1, &text_ptr, &text_size, &err);
   check_cl(err, "clCreateProgramWithSource", where);
-  err = clBuildProgram(program.handle, 1, &device, build_options.c_str(), nullptr, nullptr);
+  err = clBuildProgram(program, 1, &device, build_options.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     // A generated kernel that does not compile is our bug, but the driver's
     // log is what tells anyone where.
-    std::string log = build_log(program.handle, device);
-    clReleaseProgram(program.handle);
-    fail(BP_ERR_BACKEND, "clBuildProgram (%s kernels for %s) failed on %s: %s\n%s",
-         family_name(family), dtype_name(dtype), where.c_str(), cl_error_name(err), log.c_str());
+    std::string log = build_log(program, device);
+    clReleaseProgram(program);
+    fail(BP_ERR_BACKEND, "clBuildProgram (%s) failed on %s: %s\n%s", what.c_str(), where.c_str(),
+         cl_error_name(err), log.c_str());
   }
+  return program;
+}
+
+std::map<std::string, Kernel> program_kernels(cl_program program, cl_device_id device,
+                                              const std::string &where) {
+  std::map<std::string, Kernel> result;
   std::vector<cl_kernel> kernels;
   try {
     cl_uint count = 0;
-    check_cl(clCreateKernelsInProgram(program.handle, 0, nullptr, &count),
-             "clCreateKernelsInProgram", where);
+    check_cl(clCreateKernelsInProgram(program, 0, nullptr, &count), "clCreateKernelsInProgram", where);
     kernels.resize(count);
-    check_cl(clCreateKernelsInProgram(program.handle, count, kernels.data(), nullptr),
+    check_cl(clCreateKernelsInProgram(program, count, kernels.data(), nullptr),
              "clCreateKernelsInProgram", where);
     for (cl_kernel handle : kernels) {
       Kernel k;
@@ -85,11 +87,27 @@ ProgramCache::Program ProgramCache::build(cl_context context, cl_device_id devic
       check_cl(clGetKernelWorkGroupInfo(handle, device, CL_KERNEL_WORK_GROUP_SIZE,
                                         sizeof k.max_work_group, &k.max_work_group, nullptr),
                "clGetKernelWorkGroupInfo", where);
-      program.kernels.emplace(k.name, k);
+      result.emplace(k.name, k);
     }
   } catch (...) {
     for (cl_kernel handle : kernels)
       if (handle) clReleaseKernel(handle);
+    throw;
+  }
+  return result;
+}
+
+ProgramCache::Program ProgramCache::build(cl_context context, cl_device_id device,
+                                          const SourceOptions &source,
+                                          const std::string &build_options, Family family,
+                                          int32_t dtype, const std::string &where) {
+  Program program;
+  program.handle =
+      build_program(context, device, kernel_source(family, dtype, source), build_options,
+                    std::string(family_name(family)) + " kernels for " + dtype_name(dtype), where);
+  try {
+    program.kernels = program_kernels(program.handle, device, where);
+  } catch (...) {
     clReleaseProgram(program.handle);
     throw;
   }

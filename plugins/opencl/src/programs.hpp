@@ -19,6 +19,16 @@ struct Kernel {
   size_t max_work_group = 1;  // CL_KERNEL_WORK_GROUP_SIZE on the device
 };
 
+// `text` built for `device` in `context`, or BP_ERR_BACKEND with the
+// driver's log; `what` ("elementwise kernels for float32") and `where` (the
+// device) name it in the message.
+cl_program build_program(cl_context context, cl_device_id device, const std::string &text,
+                         const std::string &build_options, const std::string &what,
+                         const std::string &where);
+// Every kernel of a built program, by name (the caller releases them).
+std::map<std::string, Kernel> program_kernels(cl_program program, cl_device_id device,
+                                              const std::string &where);
+
 // Not thread safe: the owning Device calls it with its lock held (and so
 // also serialises clSetKernelArg on the shared kernel objects).
 class ProgramCache {
