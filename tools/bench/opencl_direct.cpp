@@ -43,6 +43,17 @@ std::string unquote(const std::string &s) {
   return s;
 }
 
+// The chain in one pass, as anyone would write it; FP_CONTRACT OFF as in
+// every Backplane kernel, so both round each operation alike.
+const char *const kChainSource = R"CL(
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void chain(__global const float *x, __global float *z) {
+  const size_t i = get_global_id(0);
+  const float v = x[i] * x[i] - 0.5f;
+  z[i] = v * v * v - 0.2f;
+}
+)CL";
+
 cl_device_type type_mask(const std::string &t) {
   if (t == "gpu") return CL_DEVICE_TYPE_GPU;
   if (t == "cpu") return CL_DEVICE_TYPE_CPU;
@@ -56,14 +67,19 @@ struct OpenclDirect::Impl {
   cl_device_id device = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
-  cl_mem a = nullptr, b = nullptr, c = nullptr, t = nullptr;
+  cl_mem a = nullptr, b = nullptr, c = nullptr, t = nullptr, chain_x = nullptr;
   int64_t n = 0;
   size_t bytes = 0;
   std::vector<char> host;
+  cl_program chain_program = nullptr;
+  cl_kernel chain_kernel = nullptr;
+  size_t chain_n = 0;
 
   ~Impl() {
-    for (cl_mem m : {a, b, c, t})
+    for (cl_mem m : {a, b, c, t, chain_x})
       if (m) clReleaseMemObject(m);
+    if (chain_kernel) clReleaseKernel(chain_kernel);
+    if (chain_program) clReleaseProgram(chain_program);
     if (queue) clReleaseCommandQueue(queue);
     if (context) clReleaseContext(context);
   }
@@ -84,6 +100,20 @@ struct OpenclDirect::Impl {
   }
   void read_blocking(cl_mem m, size_t size, void *to) {
     check_cl(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, size, to, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+  }
+  // One chain pass into a new buffer, finished; the caller releases it.
+  cl_mem chain_once() {
+    cl_mem z = buffer(chain_n * sizeof(float), nullptr);
+    check_cl(clSetKernelArg(chain_kernel, 0, sizeof chain_x, &chain_x), "clSetKernelArg");
+    check_cl(clSetKernelArg(chain_kernel, 1, sizeof z, &z), "clSetKernelArg");
+    const cl_int err = clEnqueueNDRangeKernel(queue, chain_kernel, 1, nullptr, &chain_n, nullptr, 0, nullptr, nullptr);
+    if (err == CL_SUCCESS) {
+      check_cl(clFinish(queue), "clFinish");
+      return z;
+    }
+    clReleaseMemObject(z);
+    check_cl(err, "clEnqueueNDRangeKernel");
+    return nullptr;
   }
 };
 
@@ -205,6 +235,44 @@ void OpenclDirect::read(int64_t repetitions) {
   for (int64_t r = 0; r < repetitions; ++r) m.read_blocking(m.t, m.bytes, m.host.data());
 }
 
+void OpenclDirect::chain_setup(const std::vector<float> &x) {
+  Impl &m = *impl_;
+  if (!m.chain_program) {
+    cl_int err = CL_SUCCESS;
+    const char *source = kChainSource;
+    m.chain_program = clCreateProgramWithSource(m.context, 1, &source, nullptr, &err);
+    check_cl(err, "clCreateProgramWithSource");
+    check_cl(clBuildProgram(m.chain_program, 1, &m.device, "", nullptr, nullptr), "clBuildProgram");
+    m.chain_kernel = clCreateKernel(m.chain_program, "chain", &err);
+    check_cl(err, "clCreateKernel");
+  }
+  m.release(m.chain_x);
+  m.chain_x = m.buffer(x.size() * sizeof(float), x.data());
+  m.chain_n = x.size();
+}
+
+void OpenclDirect::chain(int64_t repetitions) {
+  Impl &m = *impl_;
+  for (int64_t r = 0; r < repetitions; ++r) {
+    cl_mem z = m.chain_once();
+    m.release(z);
+  }
+}
+
+std::vector<float> OpenclDirect::chain_result() {
+  Impl &m = *impl_;
+  cl_mem z = m.chain_once();
+  std::vector<float> host(m.chain_n);
+  try {
+    m.read_blocking(z, host.size() * sizeof(float), host.data());
+  } catch (...) {
+    m.release(z);
+    throw;
+  }
+  m.release(z);
+  return host;
+}
+
 #else  // no OpenCL: every baseline says why
 
 struct OpenclDirect::Impl {};
@@ -226,6 +294,9 @@ void OpenclDirect::transfer_setup(size_t) {}
 void OpenclDirect::write(int64_t) {}
 void OpenclDirect::read(int64_t) {}
 void OpenclDirect::write_new(int64_t) {}
+void OpenclDirect::chain_setup(const std::vector<float> &) {}
+void OpenclDirect::chain(int64_t) {}
+std::vector<float> OpenclDirect::chain_result() { return {}; }
 
 #endif
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backplane.hpp"
 
@@ -35,11 +36,26 @@ class OpenclDirect {
   // clCreateBuffer + blocking write + release: what an allocating upload costs.
   void write_new(int64_t repetitions);
 
+  // The chain y = x**2 - 0.5; z = y**3 - 0.2 written by hand as one kernel
+  // (z = v * v * v - 0.2f with v = x * x - 0.5f, no contraction into fma,
+  // as Backplane's kernels): x uploaded once, each repetition into a fresh
+  // buffer, waited for and released.
+  void chain_setup(const std::vector<float> &x);
+  void chain(int64_t repetitions);
+  std::vector<float> chain_result();  // z, from one more run
+
   struct Impl;
 
  private:
   explicit OpenclDirect(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The OpenCL rows of figure "fusion" (fig_fusion_opencl.cpp): the chain on
+// opencl:0 with fresh tensors next to the hand-written kernel above; `fused`
+// says whether Backplane's fusion was on, for the note.
+struct Context;
+class Report;
+void fusion_opencl_rows(Context &ctx, Report &rep, bool fused);
 
 }  // namespace bptool::bench
