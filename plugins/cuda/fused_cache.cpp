@@ -16,6 +16,9 @@ namespace {
 
 struct DeviceKernels {
   std::unordered_map<std::string, cudaKernel_t> kernels;
+  // Sources NVRTC refused, with the message: declined again at once
+  // rather than compiled again on every run.
+  std::unordered_map<std::string, std::string> refused;
   uint64_t compiled = 0;
 };
 
@@ -78,6 +81,8 @@ cudaKernel_t fused_kernel(Device &device, const std::string &source) {
     DeviceKernels &d = c.devices[device.index()];
     const auto found = d.kernels.find(source);
     if (found != d.kernels.end()) return found->second;
+    const auto refused = d.refused.find(source);
+    if (refused != d.refused.end()) fail(BP_ERR_UNSUPPORTED, "%s", refused->second.c_str());
   }
   // Compiling takes a while (tens to hundreds of milliseconds): other
   // threads keep using the cache meanwhile. Two threads building one
@@ -89,7 +94,16 @@ cudaKernel_t fused_kernel(Device &device, const std::string &source) {
          "cuda: fused program on %s: this build's NVRTC targets no architecture at or below compute capability %d.%d",
          device.name(), facts.compute_major, facts.compute_minor);
   bool compiled = false;
-  const cudaKernel_t kernel = build(source, target, device.name(), compiled);
+  cudaKernel_t kernel = nullptr;
+  try {
+    kernel = build(source, target, device.name(), compiled);
+  } catch (const Error &e) {
+    if (e.status() == BP_ERR_UNSUPPORTED) {
+      std::lock_guard<std::mutex> lock(c.mutex);
+      c.devices[device.index()].refused.emplace(source, e.what());
+    }
+    throw;
+  }
   std::lock_guard<std::mutex> lock(c.mutex);
   DeviceKernels &d = c.devices[device.index()];
   if (compiled) ++d.compiled;

@@ -17,7 +17,8 @@ class Device;
 
 // The kernel of `source` on `device`: loaded as a CUDA library the first
 // time, from the memory cache afterwards. BP_ERR_UNSUPPORTED when NVRTC
-// cannot target the device.
+// cannot target the device or compile the source (remembered: a refused
+// source is not compiled again).
 cudaKernel_t fused_kernel(Device &device, const std::string &source);
 
 // How many sources NVRTC has compiled for the device with this index in

@@ -92,8 +92,8 @@ FusedCompilation compile_fused_source(const std::string &source, const std::stri
 FusedImage compile_fused(const std::string &source, const std::string &target, const char *device) {
   FusedCompilation c = compile_fused_source(source, target);
   if (!c.ok)
-    bp_plugin::fail(BP_ERR_BACKEND, "cuda: fused program on %s: %s (%s): %s", device, c.error.c_str(), target.c_str(),
-                    c.log.empty() ? "no log" : c.log.c_str());
+    bp_plugin::fail(BP_ERR_UNSUPPORTED, "cuda: fused program on %s: %s (%s): %s", device, c.error.c_str(),
+                    target.c_str(), c.log.empty() ? "no log" : c.log.c_str());
   return std::move(c.image);
 }
 

@@ -40,8 +40,9 @@ std::string fused_target(int major, int minor);
 // but std::bad_alloc.
 FusedCompilation compile_fused_source(const std::string &source, const std::string &target);
 
-// compile_fused_source, or BP_ERR_BACKEND naming `device` with the call,
-// error and log when compilation fails.
+// compile_fused_source, or BP_ERR_UNSUPPORTED naming `device` with the
+// call, error and log when compilation fails: nothing has been written
+// then, so the core runs the program op by op (and its trace shows why).
 FusedImage compile_fused(const std::string &source, const std::string &target, const char *device);
 
 }  // namespace bp_cuda

@@ -397,6 +397,25 @@ TEST_CASE("cuda fused: the launch arguments match the compiled kernel's paramete
   CHECK(*static_cast<const uint8_t *>(args.value(12)) == 1);
 }
 
+TEST_CASE("cuda fused: NVRTC targets the device's architecture, else PTX below it, and a refused source is declined",
+          "[cuda][fused][nvrtc]") {
+  CHECK(bp_cuda::fused_target(9, 0) == "sm_90");
+  CHECK(bp_cuda::fused_target(99, 9).rfind("compute_", 0) == 0);
+  CHECK(bp_cuda::fused_target(1, 0).empty());
+  bool thrown = false;
+  try {
+    bp_cuda::compile_fused("this is not CUDA C++", "sm_90", "cuda:7");
+  } catch (const bp_plugin::Error &e) {
+    thrown = true;
+    const std::string message = e.what();
+    INFO(message);
+    CHECK(e.status() == BP_ERR_UNSUPPORTED);
+    for (const char *word : {"cuda:7", "nvrtcCompileProgram", "sm_90", "error"})
+      CHECK(message.find(word) != std::string::npos);
+  }
+  CHECK(thrown);
+}
+
 TEST_CASE("cuda fused: the layout merges axes and reads dense inputs at the element index", "[cuda][fused]") {
   const Shape shape = {4, 5, 6};
   Program p{"layout", {BP_FLOAT32, BP_FLOAT32, BP_FLOAT32}, {}, {}};
