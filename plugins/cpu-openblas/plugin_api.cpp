@@ -12,6 +12,7 @@
 #include "device_info.hpp"
 #include "errors.hpp"
 #include "execute.hpp"
+#include "fused.hpp"
 #include "ops.hpp"
 #include "view.hpp"
 
@@ -132,6 +133,10 @@ bp_status api_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, cons
   return guarded([&] { execute_op(device, op, attrs, inputs, n_inputs, output); });
 }
 
+bp_status api_execute_fused(int32_t device, const bp_fused_program *program) {
+  return guarded([&] { execute_fused_program(device, program); });
+}
+
 // Every kernel has finished when execute returns, so there is never
 // anything to wait for.
 bp_status api_synchronize(int32_t device) {
@@ -177,6 +182,7 @@ const bp_plugin_api kApi = {
     nullptr,  // group_id
     nullptr,  // group_join
     nullptr,  // group_leave
+    api_execute_fused,
 };
 
 }  // namespace
