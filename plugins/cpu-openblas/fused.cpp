@@ -47,7 +47,7 @@ __attribute__((noinline)) void run_tiles(const FusedPlan &plan, int64_t begin, i
     for (int32_t s = 0; s < plan.n_steps; ++s) {
       const FusedStep &step = plan.steps[s];
       const void *args[3];
-      for (int i = 0; i < 3; ++i) args[i] = step.args[i] >= 0 ? at[step.args[i]] : step.scalar;
+      for (int i = 0; i < 3; ++i) args[i] = step.args[i] >= 0 ? at[step.args[i]] : step.scalars[-1 - step.args[i]];
       step.kernel(n, at[step.dst], args[0], args[1], args[2]);
     }
     for (int32_t c = 0; c < plan.n_copies; ++c) {

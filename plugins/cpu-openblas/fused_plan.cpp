@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "dtype.hpp"
+#include "fused_pairs.hpp"
 #include "memory_pool.hpp"
 #include "parallel.hpp"
 
@@ -144,20 +145,38 @@ void plan_fused(const bp_fused_program &p, FusedPlan &plan) {
   }
 
   for (int32_t k = 0; k < p.n_instrs; ++k) {
-    const int32_t v = n_in + k;
-    if (!live[v]) continue;
+    if (!live[n_in + k]) continue;
     const bp_fused_instr &in = p.instrs[k];
-    slots.release_read_before(k);
-    if (computed_into[v] < 0) plan.homes[plan.n_homes++] = {v, slots.take(v), nullptr, 0};
     FusedStep &step = plan.steps[plan.n_steps++];
-    step.kernel = fused_kernel(in);
-    step.dst = v;
-    std::copy(in.args, in.args + 3, step.args);
-    // The one operand of a scalar LHS instruction is the kernel's second.
-    if (in.scalar_mode == BP_SCALAR_LHS) std::swap(step.args[0], step.args[1]);
-    std::memset(step.scalar, 0, sizeof step.scalar);
-    if (in.scalar_mode != BP_SCALAR_NONE) fused_scalar(in, step.scalar);
+    std::memset(step.scalars, 0, sizeof step.scalars);
+    if (in.scalar_mode != BP_SCALAR_NONE) fused_scalar(in, step.scalars[0]);
     plan.cost += transcendental(in.op) ? kTranscendental : kCheap;
+    slots.release_read_before(k);
+    // The next instruction that matters, when it is the only reader of this
+    // one's value and the two make a pair, is computed with it.
+    int32_t next = k + 1;
+    while (next < p.n_instrs && !live[n_in + next]) ++next;
+    FusedKernel pair = nullptr;
+    if (next < p.n_instrs && last_use[n_in + k] == next && computed_into[n_in + k] < 0 &&
+        p.instrs[next].args[0] == n_in + k)
+      pair = fused_pair_kernel(in, p.instrs[next]);
+    if (pair) {
+      const bp_fused_instr &second = p.instrs[next];
+      step.kernel = pair;
+      step.args[0] = in.args[0];
+      step.args[1] = -1;
+      step.args[2] = -2;
+      if (second.scalar_mode != BP_SCALAR_NONE) fused_scalar(second, step.scalars[1]);
+      plan.cost += transcendental(second.op) ? kTranscendental : kCheap;
+      k = next;
+    } else {
+      step.kernel = fused_kernel(in);
+      std::copy(in.args, in.args + 3, step.args);
+      // The one operand of a scalar LHS instruction is the kernel's second.
+      if (in.scalar_mode == BP_SCALAR_LHS) std::swap(step.args[0], step.args[1]);
+    }
+    step.dst = n_in + k;
+    if (computed_into[step.dst] < 0) plan.homes[plan.n_homes++] = {step.dst, slots.take(step.dst), nullptr, 0};
   }
 
   plan.n_slots = slots.count();

@@ -5,7 +5,8 @@
 // and broadcast inputs, rank 0, empty shapes, sizes that are no multiple of
 // a tile and large enough for several threads, long random programs with
 // many values alive at once, several outputs, outputs taking an input
-// unchanged, in place; and the refusals, which write nothing.
+// unchanged, in place; chains of two instructions the plugin runs as one
+// loop; and the refusals, which write nothing.
 #include <algorithm>
 #include <functional>
 
@@ -337,7 +338,7 @@ TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[
 TEST_CASE("the benchmark chain x**2 - 0.5, then **3 - 0.2, fused matches execute op by op", "[fused]") {
   std::mt19937_64 rng(45);
   for (bp_dtype dtype : kFloatTypes)
-    for (const Shape &shape : {Shape{100003}, Shape{2048}, Shape{2049}, Shape{63}, Shape{}}) {
+    for (const Shape &shape : {Shape{100003}, Shape{2048}, Shape{2049}, Shape{513}, Shape{63}, Shape{}}) {
       INFO(dtype_name(dtype));
       Buffers s(plugin());
       Program p;
@@ -349,6 +350,36 @@ TEST_CASE("the benchmark chain x**2 - 0.5, then **3 - 0.2, fused matches execute
       p.output_values = {4};
       check_fused(s, p, shape);
     }
+}
+
+TEST_CASE("chains of two cheap float instructions match execute op by op", "[fused]") {
+  std::mt19937_64 rng(50);
+  for (bp_dtype dtype : kFloatTypes) {
+    const auto rhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_RHS, scalar); };
+    const auto lhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_LHS, scalar); };
+    const auto unary = [&](int32_t op) { return instr(op, dtype, dtype, {0}); };
+    const std::vector<bp_fused_instr> stages = {
+        rhs(BP_OP_ADD, 0.75),     rhs(BP_OP_SUB, 0.75),     rhs(BP_OP_MUL, 0.75),      rhs(BP_OP_DIV, 0.75),
+        rhs(BP_OP_MAXIMUM, 0.75), rhs(BP_OP_MINIMUM, 0.75), rhs(BP_OP_POW, 2.0),       rhs(BP_OP_POW, 3.0),
+        rhs(BP_OP_POW, 2.5),      lhs(BP_OP_ADD, -1.5),     lhs(BP_OP_SUB, -1.5),      lhs(BP_OP_MUL, -1.5),
+        lhs(BP_OP_DIV, -1.5),     lhs(BP_OP_POW, 2.0),      unary(BP_OP_NEG),          unary(BP_OP_ABS),
+        unary(BP_OP_SQUARE),      unary(BP_OP_RELU),        unary(BP_OP_EXP),          instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, 0.75)};
+    for (size_t a = 0; a < stages.size(); ++a)
+      for (size_t b = 0; b < stages.size(); ++b) {
+        if (stages[a].out_dtype != dtype) continue;
+        INFO(dtype_name(dtype) << ": " << op_name(stages[a].op) << " then " << op_name(stages[b].op));
+        Buffers s(plugin());
+        const Shape shape = {b % 2 ? 1000 : 513};
+        Program p;
+        p.inputs.push_back(s.view(random_tensor(dtype, b % 3 ? dense(shape) : spaced(shape), rng)));
+        p.instrs = {stages[a], stages[b]};
+        p.instrs[1].args[0] = 1;
+        // The first result as an output too, now and then: then it is no pair.
+        p.output_values = {2};
+        if (a % 4 == 0) p.output_values.push_back(1);
+        check_fused(s, p, shape);
+      }
+  }
 }
 
 TEST_CASE("random long programs over every dtype match execute op by op", "[fused]") {
