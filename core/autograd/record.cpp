@@ -63,7 +63,7 @@ View unsqueeze_reduced(const View &g, int32_t input_rank, int32_t axis, bool kee
 
 
 void before_write(const char *what, const View &target, std::initializer_list<const View *> inputs) {
-  if (grad_enabled() && active()) {
+  if (active() && grad_enabled()) {
     if (requires_grad(target))
       fail(BP_ERR_STATE, std::string(what) +
                              ": the tensor written requires gradients, and writing into it in place "

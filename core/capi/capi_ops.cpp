@@ -56,7 +56,7 @@ bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out) {
   return guarded([&] {
     const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x, &y});
-    binary(op, x, y, &o);
+    binary_out(op, x, y, o);
     ag::wrote(o);
   });
 }

@@ -2,6 +2,7 @@
 // element copy that serves cast, assign and contiguous.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
@@ -25,11 +26,11 @@ void require_op(bool ok, int32_t op, const char *family) {
                                       op_name(op) + ") is not a " + family + " operator");
 }
 
-// The input itself when it already has dtype, else a converted temporary.
-const View &as_dtype(const View &v, int32_t dtype, View &temp) {
+// The input itself when it already has dtype, else a converted temporary
+// (optional: an unused View would be zero-filled on every operator call).
+const View &as_dtype(const View &v, int32_t dtype, std::optional<View> &temp) {
   if (v.dtype == dtype) return v;
-  temp = cast_view(v, dtype);
-  return temp;
+  return temp.emplace(cast_view(v, dtype));
 }
 
 }  // namespace
@@ -62,12 +63,11 @@ bool binary_fast_out(int32_t op, const View &a, const View &b, const View &out,
 }
 
 // An elementwise operator with one tensor input (unary, or binary with a
-// scalar operand): convert, allocate or check the output, run.
-View one_input(int32_t op, const View &a, const BinaryTypes &types, const bp_op_attrs &attrs,
-               const View *out) {
-  View ta;
-  const View &A = as_dtype(a, types.compute, ta);
-  if (!out && fusion::defers(A.device(), op, types.compute, types.result, A.numel()))
+// scalar operand) of the compute dtype: allocate (or defer) or check the
+// output, run.
+View one_input_typed(int32_t op, const View &A, const BinaryTypes &types, const bp_op_attrs &attrs,
+                     const View *out) {
+  if (!out && fusion::defers(A.device(), op, types.compute, types.result, A.rank, A.shape))
     return fusion::record(A.device(), op, types.compute, types.result, attrs, {&A}, A.rank, A.shape);
   View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
   const View &target = out ? *out : result;
@@ -79,17 +79,28 @@ View one_input(int32_t op, const View &a, const BinaryTypes &types, const bp_op_
   return result;
 }
 
+View one_input(int32_t op, const View &a, const BinaryTypes &types, const bp_op_attrs &attrs,
+               const View *out) {
+  if (a.dtype == types.compute) return one_input_typed(op, a, types, attrs, out);
+  std::optional<View> ta;
+  return one_input_typed(op, as_dtype(a, types.compute, ta), types, attrs, out);
+}
+
 }  // namespace
 
-View binary(int32_t op, const View &a, const View &b, const View *out) {
+namespace {
+
+BinaryTypes checked_binary_types(int32_t op, const View &a, const View &b, const View *out) {
   require_op(is_binary(op), op, "binary");
   check_devices(op, {&a, &b}, out);
   BinaryTypes types = binary_types(op, a.dtype, b.dtype);
   require_defined(op, types, promote(a.dtype, b.dtype));
-  if (out && binary_fast_out(op, a, b, *out, types)) return View();
-  View ta, tb;
-  const View &A = as_dtype(a, types.compute, ta);
-  const View &B = as_dtype(b, types.compute, tb);
+  return types;
+}
+
+// Inputs of the compute dtype: broadcasting, and an output allocated (or
+// deferred) or given.
+View binary_typed(int32_t op, const View &A, const View &B, const BinaryTypes &types, const View *out) {
   int32_t rank;
   int64_t shape[BP_MAX_RANK];
   if (A.rank == B.rank && std::equal(A.shape, A.shape + A.rank, B.shape)) {
@@ -98,7 +109,7 @@ View binary(int32_t op, const View &a, const View &b, const View *out) {
   } else {
     broadcast_shapes(op, {&A, &B}, rank, shape);
   }
-  if (!out && fusion::defers(A.device(), op, types.compute, types.result, checked_numel(rank, shape)))
+  if (!out && fusion::defers(A.device(), op, types.compute, types.result, rank, shape))
     return fusion::record(A.device(), op, types.compute, types.result, make_attrs(), {&A, &B}, rank, shape);
   View result = prepare_output(op, A.device(), types.result, rank, shape, out);
   const View &target = out ? *out : result;
@@ -109,6 +120,27 @@ View binary(int32_t op, const View &a, const View &b, const View *out) {
   if (out) check_overlap(op, target, o, {{&A, &in[0]}, {&B, &in[1]}}, true);
   run(A.device(), op, types.compute, types.result, make_attrs(), in, 2, o);
   return result;
+}
+
+// binary_typed after converting the inputs that need it (apart, so that the
+// common case builds no temporaries).
+View binary_general(int32_t op, const View &a, const View &b, const BinaryTypes &types, const View *out) {
+  if (a.dtype == types.compute && b.dtype == types.compute) return binary_typed(op, a, b, types, out);
+  std::optional<View> ta, tb;
+  return binary_typed(op, as_dtype(a, types.compute, ta), as_dtype(b, types.compute, tb), types, out);
+}
+
+}  // namespace
+
+View binary(int32_t op, const View &a, const View &b, const View *out) {
+  const BinaryTypes types = checked_binary_types(op, a, b, out);
+  if (out && binary_fast_out(op, a, b, *out, types)) return View();
+  return binary_general(op, a, b, types, out);
+}
+
+void binary_out(int32_t op, const View &a, const View &b, const View &out) {
+  const BinaryTypes types = checked_binary_types(op, a, b, &out);
+  if (!binary_fast_out(op, a, b, out, types)) binary_general(op, a, b, types, &out);
 }
 
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
@@ -151,13 +183,13 @@ View where(const View &cond, const View &a, const View &b, const View *out) {
     throw e;
   }
   int32_t dtype = promote(a.dtype, b.dtype);
-  View ta, tb;
+  std::optional<View> ta, tb;
   const View &A = as_dtype(a, dtype, ta);
   const View &B = as_dtype(b, dtype, tb);
   int32_t rank;
   int64_t shape[BP_MAX_RANK];
   broadcast_shapes(op, {&cond, &A, &B}, rank, shape);
-  if (!out && fusion::defers(A.device(), op, dtype, dtype, checked_numel(rank, shape)))
+  if (!out && fusion::defers(A.device(), op, dtype, dtype, rank, shape))
     return fusion::record(A.device(), op, dtype, dtype, make_attrs(), {&cond, &A, &B}, rank, shape);
   View result = prepare_output(op, A.device(), dtype, rank, shape, out);
   const View &target = out ? *out : result;

@@ -174,7 +174,7 @@ bp_op_attrs make_attrs() {
 }
 
 View cast_view(const View &v, int32_t dtype) {
-  if (fusion::defers(v.device(), BP_OP_COPY, v.dtype, dtype, v.numel()))
+  if (fusion::defers(v.device(), BP_OP_COPY, v.dtype, dtype, v.rank, v.shape))
     return fusion::record(v.device(), BP_OP_COPY, v.dtype, dtype, make_attrs(), {&v}, v.rank, v.shape);
   View out = allocate_view(v.device(), dtype, v.rank, v.shape);
   bp_plugin_tensor in, o;

@@ -10,6 +10,9 @@
 namespace bp::core {
 
 View binary(int32_t op, const View &a, const View &b, const View *out);
+// binary() into an existing output: the C API's _out path, kept free of a
+// returned view.
+void binary_out(int32_t op, const View &a, const View &b, const View &out);
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, const View *out);
 View unary(int32_t op, const View &a, const View *out);
 View where(const View &cond, const View &a, const View &b, const View *out);

@@ -45,8 +45,11 @@ void run_open(Queue &q) {
 
 }  // namespace
 
-bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int64_t numel) {
-  if (numel < kMinElements || !enabled.load(std::memory_order_relaxed)) return false;
+bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t rank, const int64_t *shape) {
+  if (!enabled.load(std::memory_order_relaxed)) return false;
+  int64_t numel = 1;
+  for (int32_t d = 0; d < rank; ++d) numel *= shape[d];
+  if (numel < kMinElements) return false;
   Backend &b = *device.backend;
   return b.optional(&bp_plugin_api::execute_fused) && b.supports(device.index, op, dtype, out_dtype);
 }

@@ -37,9 +37,9 @@ extern std::atomic<bool> enabled;
 // their memory, and the one-element path must stay as short as it is.
 constexpr int64_t kMinElements = 4096;
 
-// Whether an allocating operator (op, dtype -> out_dtype) of `numel` output
-// elements on device is recorded rather than run.
-bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int64_t numel);
+// Whether an allocating operator (op, dtype -> out_dtype) with an output of
+// this (validated) shape on device is recorded rather than run.
+bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t rank, const int64_t *shape);
 
 // Records the operator on its device's open group and returns its (deferred)
 // result, of out_dtype and the given shape. `inputs` have dtype `dtype`

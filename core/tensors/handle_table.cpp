@@ -1,5 +1,7 @@
 #include "tensors/handle_table.hpp"
 
+#include <mutex>
+
 #include "errors/error.hpp"
 #include "tensors/reclamation.hpp"
 
@@ -19,7 +21,7 @@ HandleTable::Slot *HandleTable::slot_of(bp_tensor h) const {
 }
 
 bp_tensor HandleTable::insert(View &&view) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   uint32_t slot;
   if (!free_.empty()) {
     slot = free_.back();
@@ -40,7 +42,7 @@ bp_tensor HandleTable::insert(View &&view) {
   s.refs.store(1, std::memory_order_relaxed);
   uint32_t gen = s.gen.load(std::memory_order_relaxed) + 1;
   s.gen.store(gen, std::memory_order_release);
-  live_.fetch_add(1, std::memory_order_relaxed);
+  bump_live(1);
   return (uint64_t(gen) << 32) | uint64_t(slot + 1);
 }
 
@@ -64,37 +66,52 @@ bool HandleTable::release(bp_tensor h) {
     if (refs <= 0) return false;
   } while (!s->refs.compare_exchange_weak(refs, refs - 1, std::memory_order_acq_rel));
   if (refs != 1) return true;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    s->gen.fetch_add(1, std::memory_order_release);  // lookups fail from here
-    retired_.push_back({uint32_t(h) - 1, reclamation::retire()});
-  }
-  live_.fetch_sub(1, std::memory_order_relaxed);
-  reclaim();
+  reclaim(uint32_t(h) - 1);
   return true;
 }
 
-void HandleTable::reclaim() noexcept {
-  uint64_t before = reclamation::reclaimable_before(reclamation::t_record);
+void HandleTable::reclaim(uint32_t retiring) noexcept {
   for (;;) {
-    View dying;  // destroyed outside the lock: freeing storage calls the plugin
+    // What the reclaimed views own is let go outside the lock: freeing a
+    // storage calls its plugin.
+    constexpr int kBatch = 4;  // small: the arrays are zero-filled on every release
+    StorageRef storages[kBatch];
+    AutogradLink links[kBatch];
+    int n = 0;
+    bool more;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<SpinLock> lock(lock_);
+      if (retiring != kNoSlot) {
+        // Lookups fail from here. Only changed under the lock: no locked add.
+        std::atomic<uint32_t> &gen = slot_at(retiring).gen;
+        gen.store(gen.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+        bump_live(-1);
+        retired_.push_back({retiring, reclamation::retire()});
+        retiring = kNoSlot;
+      }
+      const uint64_t before = reclamation::reclaimable_before(reclamation::t_record);
+      while (n < kBatch && retired_head_ < retired_.size() && retired_[retired_head_].epoch < before) {
+        const uint32_t slot = retired_[retired_head_++].slot;
+        View &v = slot_at(slot).view;
+        storages[n] = std::move(v.storage);
+        links[n] = std::move(v.autograd);
+        ++n;
+        free_.push_back(slot);
+      }
       if (retired_head_ == retired_.size()) {
         retired_.clear();
         retired_head_ = 0;
         reclamation::g_reclaim_pending.store(false, std::memory_order_relaxed);
-        return;
+        more = false;
+      } else {
+        if (retired_head_ * 2 > retired_.size()) {
+          retired_.erase(retired_.begin(), retired_.begin() + ptrdiff_t(retired_head_));
+          retired_head_ = 0;
+        }
+        more = n == kBatch;
       }
-      Retired r = retired_[retired_head_];
-      if (r.epoch >= before) return;
-      if (++retired_head_ * 2 > retired_.size()) {
-        retired_.erase(retired_.begin(), retired_.begin() + ptrdiff_t(retired_head_));
-        retired_head_ = 0;
-      }
-      dying = std::move(slot_at(r.slot).view);
-      free_.push_back(r.slot);
     }
+    if (!more) return;
   }
 }
 

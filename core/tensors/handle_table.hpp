@@ -9,10 +9,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 #include "backplane/backplane.h"
+#include "tensors/spin_lock.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -40,7 +40,7 @@ class HandleTable {
   bool release(bp_tensor h);
   // Destroys the retired views no other thread can still see. Called with
   // the calling thread holding no view (it may be pinned, in bp_release).
-  void reclaim() noexcept;
+  void reclaim() noexcept { reclaim(kNoSlot); }
 
   int64_t live() const { return live_.load(std::memory_order_relaxed); }
 
@@ -49,7 +49,7 @@ class HandleTable {
   static constexpr uint32_t kMaxChunks = 16384;
 
   struct Slot {
-    std::atomic<uint32_t> gen{0};  // odd while live
+    std::atomic<uint32_t> gen{0};  // odd while live; changed under the lock only
     std::atomic<int64_t> refs{0};
     View view;
   };
@@ -57,10 +57,18 @@ class HandleTable {
     uint32_t slot;
     uint64_t epoch;
   };
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
   Slot *slot_of(bp_tensor h) const;
   Slot &slot_at(uint32_t slot) const;
+  // Retires `retiring` (unless kNoSlot), then reclaims what it can: one
+  // trip through the lock for a release.
+  void reclaim(uint32_t retiring) noexcept;
+  // live_ changes only under the lock, and is read without it.
+  void bump_live(int64_t delta) {
+    live_.store(live_.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
 
-  std::mutex mutex_;
+  SpinLock lock_;
   std::atomic<Slot *> chunks_[kMaxChunks] = {};
   uint32_t next_ = 0;
   std::vector<uint32_t> free_;

@@ -31,16 +31,6 @@ uint64_t View::extent_bytes() const {
   return (last + 1) * uint64_t(dtype_size(dtype));
 }
 
-void View::to_plugin(bp_plugin_tensor &t) const {
-  t.buffer = storage ? storage->buffer() : nullptr;
-  t.offset = offset;
-  t.dtype = dtype;
-  t.rank = rank;
-  // Whole-array copies vectorise; entries past rank are already zero (a View
-  // invariant kept by view_ops), as plugin.h promises.
-  std::memcpy(t.shape, shape, sizeof t.shape);
-  std::memcpy(t.strides, strides, sizeof t.strides);
-}
 
 int64_t checked_numel(int32_t rank, const int64_t *shape) {
   if (rank < 0 || rank > BP_MAX_RANK)

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -79,8 +80,17 @@ struct View {
   // Bytes spanned from element [0...] to one past the last element.
   uint64_t extent_bytes() const;
 
-  // The plugin's picture of this view.
-  void to_plugin(bp_plugin_tensor &t) const;
+  // The plugin's picture of this view (inline: three per operator call).
+  void to_plugin(bp_plugin_tensor &t) const {
+    t.buffer = storage ? storage->buffer() : nullptr;
+    t.offset = offset;
+    t.dtype = dtype;
+    t.rank = rank;
+    // Whole-array copies vectorise; entries past rank are already zero (a
+    // View invariant kept by view_ops), as plugin.h promises.
+    std::memcpy(t.shape, shape, sizeof t.shape);
+    std::memcpy(t.strides, strides, sizeof t.strides);
+  }
 };
 
 // The most elements a tensor may have (so that its bytes fit in int64 for

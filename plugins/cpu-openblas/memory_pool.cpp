@@ -38,45 +38,48 @@ bp_buffer_s *MemoryPool::allocate(uint64_t bytes) {
   if (bytes > (uint64_t(1) << 62))
     fail(BP_ERR_OUT_OF_MEMORY, "out of memory on cpu:0: cannot allocate %" PRIu64 " bytes", bytes);
   const SizeClass sc = size_class_of(bytes);
-  bp_buffer_s *block = nullptr;
   if (sc.index >= 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (count_[sc.index] > 0) {
-      block = free_[sc.index][--count_[sc.index]];
-      cached_.fetch_sub(sc.capacity, std::memory_order_relaxed);
+      bp_buffer_s *block = free_[sc.index][--count_[sc.index]];
+      add(cached_, -sc.capacity);
+      return hand_out(block, bytes);
     }
   }
-  if (!block) {
-    void *raw = nullptr;
-    const size_t total = sizeof(bp_buffer_s) + sc.capacity;
-    if (posix_memalign(&raw, 64, total) != 0) {
-      trim();  // the cache may hold what this request needs
-      if (posix_memalign(&raw, 64, total) != 0)
-        fail(BP_ERR_OUT_OF_MEMORY,
-             "out of memory on cpu:0: cannot allocate %" PRIu64 " bytes (%" PRIu64 " bytes in use)",
-             bytes, in_use());
-    }
-    block = static_cast<bp_buffer_s *>(raw);
-    block->capacity = sc.capacity;
-    block->size_class = sc.index;
+  void *raw = nullptr;
+  const size_t total = sizeof(bp_buffer_s) + sc.capacity;
+  if (posix_memalign(&raw, 64, total) != 0) {
+    trim();  // the cache may hold what this request needs
+    if (posix_memalign(&raw, 64, total) != 0)
+      fail(BP_ERR_OUT_OF_MEMORY,
+           "out of memory on cpu:0: cannot allocate %" PRIu64 " bytes (%" PRIu64 " bytes in use)", bytes,
+           in_use());
   }
+  bp_buffer_s *block = static_cast<bp_buffer_s *>(raw);
+  block->capacity = sc.capacity;
+  block->size_class = sc.index;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hand_out(block, bytes);
+}
+
+bp_buffer_s *MemoryPool::hand_out(bp_buffer_s *block, uint64_t bytes) {
   block->magic = kLiveMagic;
   block->bytes = bytes;
-  in_use_.fetch_add(bytes, std::memory_order_relaxed);
-  reserved_.fetch_add(block->capacity, std::memory_order_relaxed);
+  add(in_use_, bytes);
+  add(reserved_, block->capacity);
   return block;
 }
 
 void MemoryPool::release(bp_buffer_s *block) {
   block->magic = kFreeMagic;
-  in_use_.fetch_sub(block->bytes, std::memory_order_relaxed);
-  reserved_.fetch_sub(block->capacity, std::memory_order_relaxed);
-  if (block->size_class >= 0) {
+  {
     std::lock_guard<std::mutex> lock(mutex_);
+    add(in_use_, -block->bytes);
+    add(reserved_, -block->capacity);
     const int c = block->size_class;
-    if (count_[c] < kBlocksPerClass && cached() + block->capacity <= kCacheLimit) {
+    if (c >= 0 && count_[c] < kBlocksPerClass && cached() + block->capacity <= kCacheLimit) {
       free_[c][count_[c]++] = block;
-      cached_.fetch_add(block->capacity, std::memory_order_relaxed);
+      add(cached_, block->capacity);
       return;
     }
   }
@@ -87,7 +90,7 @@ void MemoryPool::trim() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (int c = 0; c < kClasses; ++c) {
     for (int i = 0; i < count_[c]; ++i) {
-      cached_.fetch_sub(free_[c][i]->capacity, std::memory_order_relaxed);
+      add(cached_, -free_[c][i]->capacity);
       std::free(free_[c][i]);
     }
     count_[c] = 0;

@@ -63,8 +63,15 @@ class MemoryPool {
 
  private:
   void trim();  // returns every cached block to the C library
+  // Marks a block live and counts it; under mutex_.
+  bp_buffer_s *hand_out(bp_buffer_s *block, uint64_t bytes);
+  // The counters change only under mutex_ (one locked operation per call
+  // instead of one per counter) and are read without it.
+  static void add(std::atomic<uint64_t> &counter, uint64_t delta) {
+    counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
 
-  std::mutex mutex_;  // guards free_ and count_
+  std::mutex mutex_;  // guards free_, count_ and every change of the counters
   bp_buffer_s *free_[kClasses][kBlocksPerClass] = {};
   int count_[kClasses] = {};
   std::atomic<uint64_t> in_use_{0};    // bytes asked for by live buffers
