@@ -104,7 +104,7 @@ TEST_CASE("defaults") {
   }
   CHECK(keys == std::vector<std::string>{
                     "backend.cpu-openblas.threads", "backend.cuda.allow_tf32", "backend.opencl.device_type",
-                    "backend.opencl.fp64", "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
+                    "backend.opencl.fp64", "backend.opencl.kernel_cache", "backend.opencl.platform", "devices.accelerator_kinds", "devices.default",
                     "devices.fallback", "dispatch.fusion", "dispatch.host_fallback", "dispatch.trace",
                     "plugins.disabled", "plugins.paths", "plugins.required"});
   CHECK(entry(c, "devices.default").value == "\"cpu\"");
@@ -228,7 +228,7 @@ TEST_CASE("an unknown key gives its position, dotted key and the valid keys") {
 
   e = error_of("[dispatch]\ntraces = true\n");
   CHECK(e.key() == "dispatch.traces");
-  CHECK(e.reason() == "unknown key; valid keys here: host_fallback, trace");
+  CHECK(e.reason() == "unknown key; valid keys here: fusion, host_fallback, trace");
 
   e = error_of("[plugins.cuda]\nprobe = true\n");
   CHECK(e.line() == 2);

@@ -61,6 +61,7 @@ Config defaults() {
   option("opencl", "platform", "", "\"\"");
   option("opencl", "device_type", "all", "\"all\"");
   option("opencl", "fp64", "auto", "\"auto\"");
+  option("opencl", "kernel_cache", "auto", "\"auto\"");
   option("cuda", "allow_tf32", "false", "false");
   return c;
 }
