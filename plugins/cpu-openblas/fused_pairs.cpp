@@ -20,9 +20,9 @@ enum Side { kUnary, kScalarRhs, kScalarLhs };
 template <class F, int side, int exponent = 0>
 struct Stage {
   template <class T>
-  static T apply(T v, T s) {
-    if constexpr (side == kUnary) return (void)s, F{}(v);
-    else if constexpr (exponent != 0) return (void)s, F{}(v, T(exponent));
+  static T apply(T v, [[maybe_unused]] T s) {
+    if constexpr (side == kUnary) return F{}(v);
+    else if constexpr (exponent != 0) return F{}(v, T(exponent));
     else if constexpr (side == kScalarRhs) return F{}(v, s);
     else return F{}(s, v);
   }

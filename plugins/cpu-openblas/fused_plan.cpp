@@ -16,10 +16,10 @@ namespace {
 template <class T>
 void load_runs(const Layout<1> &layout, const char *base, void *dst, int64_t begin, int64_t end) {
   const T *src = reinterpret_cast<const T *>(base);
-  T *tile = static_cast<T *>(dst) - begin;
+  T *tile = static_cast<T *>(dst);
   const int64_t stride = layout.inner_stride(0);
   walk(layout, begin, end, [&](const int64_t *off, int64_t n, int64_t pos) {
-    T *__restrict o = tile + pos;
+    T *__restrict o = tile + (pos - begin);
     const T *__restrict x = src + off[0];
     if (stride == 1) {
       std::memcpy(o, x, static_cast<size_t>(n) * sizeof(T));

@@ -250,16 +250,18 @@ class RandomProgram {
       const int32_t family = bp_vocab_op_family(op);
       const bp_dtype out = op == BP_OP_COPY ? kAllTypes[pick(kAllTypes.size())] : out_dtype(op, dtype);
       const bool binary = family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE;
-      const int32_t mode = binary ? static_cast<int32_t>(pick(3)) : BP_SCALAR_NONE;  // NONE, LHS or RHS
+      const int32_t mode = binary ? static_cast<int32_t>(pick(3)) : BP_SCALAR_NONE;  // NONE, RHS or LHS
       const int arity = family == BP_OP_FAMILY_WHERE ? 3 : binary && mode == BP_SCALAR_NONE ? 2 : 1;
       std::vector<int32_t> args;
-      for (int i = 0; i < arity; ++i) args.push_back(value_of(p, family == BP_OP_FAMILY_WHERE && i == 0 ? BP_BOOL : dtype));
+      for (int i = 0; i < arity; ++i)
+        args.push_back(value_of(p, family == BP_OP_FAMILY_WHERE && i == 0 ? BP_BOOL : dtype));
       const std::vector<double> scalars = scalars_for(op, dtype);
       p.instrs.push_back(instr(op, dtype, out, args, mode, mode ? scalars[pick(scalars.size())] : 0.0));
     }
     const int32_t values = static_cast<int32_t>(p.inputs.size() + p.instrs.size());
     p.output_values.push_back(values - 1);
-    for (size_t extra = pick(4); extra > 0; --extra) p.output_values.push_back(static_cast<int32_t>(pick(size_t(values))));
+    for (size_t extra = pick(4); extra > 0; --extra)
+      p.output_values.push_back(static_cast<int32_t>(pick(size_t(values))));
     return p;
   }
 
@@ -359,11 +361,12 @@ TEST_CASE("chains of two cheap float instructions match execute op by op", "[fus
     const auto lhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_LHS, scalar); };
     const auto unary = [&](int32_t op) { return instr(op, dtype, dtype, {0}); };
     const std::vector<bp_fused_instr> stages = {
-        rhs(BP_OP_ADD, 0.75),     rhs(BP_OP_SUB, 0.75),     rhs(BP_OP_MUL, 0.75),      rhs(BP_OP_DIV, 0.75),
-        rhs(BP_OP_MAXIMUM, 0.75), rhs(BP_OP_MINIMUM, 0.75), rhs(BP_OP_POW, 2.0),       rhs(BP_OP_POW, 3.0),
-        rhs(BP_OP_POW, 2.5),      lhs(BP_OP_ADD, -1.5),     lhs(BP_OP_SUB, -1.5),      lhs(BP_OP_MUL, -1.5),
-        lhs(BP_OP_DIV, -1.5),     lhs(BP_OP_POW, 2.0),      unary(BP_OP_NEG),          unary(BP_OP_ABS),
-        unary(BP_OP_SQUARE),      unary(BP_OP_RELU),        unary(BP_OP_EXP),          instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, 0.75)};
+        rhs(BP_OP_ADD, 0.75),     rhs(BP_OP_SUB, 0.75),     rhs(BP_OP_MUL, 0.75),  rhs(BP_OP_DIV, 0.75),
+        rhs(BP_OP_MAXIMUM, 0.75), rhs(BP_OP_MINIMUM, 0.75), rhs(BP_OP_POW, 2.0),   rhs(BP_OP_POW, 3.0),
+        rhs(BP_OP_POW, 2.5),      lhs(BP_OP_ADD, -1.5),     lhs(BP_OP_SUB, -1.5),  lhs(BP_OP_MUL, -1.5),
+        lhs(BP_OP_DIV, -1.5),     lhs(BP_OP_POW, 2.0),      unary(BP_OP_NEG),      unary(BP_OP_ABS),
+        unary(BP_OP_SQUARE),      unary(BP_OP_RELU),        unary(BP_OP_EXP),
+        instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, 0.75)};
     for (size_t a = 0; a < stages.size(); ++a)
       for (size_t b = 0; b < stages.size(); ++b) {
         if (stages[a].out_dtype != dtype) continue;
