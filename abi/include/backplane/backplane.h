@@ -21,7 +21,9 @@
  *   BP_ERR_INVALID_HANDLE; never a crash. Two calls that write into one
  *   tensor at the same time leave its contents unspecified.
  * - Operators return as soon as the work is queued on the device; reading a
- *   tensor (bp_to_host) waits for the work that produces it.
+ *   tensor (bp_to_host) waits for the work that produces it. Large
+ *   elementwise operators may even be recorded and run later, several as
+ *   one pass over memory (lazy fusion, since 1.3: bp_fusion_enable).
  * - Functions ending in _out write into an existing tensor (device, shape and
  *   dtype are checked) and allocate nothing: use them in hot loops.
  * - The runtime starts itself on first use (bp_init(NULL)); backends are
@@ -465,6 +467,35 @@ BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
 /* Copies src into dst (same device), converting dtype and broadcasting src
  * to dst's shape; dst may be a view (t[i] = ...). */
 BP_API bp_status bp_assign(bp_tensor dst, bp_tensor src);
+
+/* ---- lazy fusion (since 1.3) ------------------------------------------- */
+
+/* Elementwise operators (arithmetic, comparisons, bp_where, casts) that
+ * allocate a result of 4096 elements or more, on a device whose backend
+ * runs fused programs (plugin.h's execute_fused: cpu-openblas, opencl,
+ * cuda, reference), are recorded instead of run, and the recorded chain of
+ * one device runs as one program when a value is needed: a read (bp_to_host,
+ * bp_tensor_host_address, DLPack), bp_tensor_wait, bp_synchronize, an
+ * operator that cannot be fused (a reduction, a matmul, an _out into a
+ * tensor the chain reads), an operator of another shape, or a chain of
+ * BP_FUSED_MAX_INSTRS. What it changes and what it does not:
+ * - Results are bit-identical to running each operator alone (EXP, LOG,
+ *   TANH, SIGMOID, SIN, COS and POW within the backend's usual last bits).
+ * - Intermediates nobody holds any more are never allocated or written:
+ *   release them (or let a binding drop them) before the value is needed.
+ * - Errors about the call (devices, dtypes, shapes, handles) come from the
+ *   call, as without fusion. An error only running can show (out of
+ *   memory, the backend failing) comes from the call that needed the value,
+ *   naming the fused operators, and again from every later access to a
+ *   result the failed run did not compute.
+ * - Autograd records the same operators and gives the same gradients.
+ * - The routing trace shows each deferred operator and each group run.
+ * bp_fusion_enable(0) makes later operators run at once (what is already
+ * recorded still runs when needed); [dispatch] fusion and BACKPLANE_FUSION
+ * give the initial state (default on). */
+BP_API bp_status bp_fusion_enable(int32_t on);
+/* 1 when new elementwise operators are recorded, else 0. */
+BP_API int32_t bp_fusion_enabled(void);
 
 /* ---- tracing and counters ---------------------------------------------- */
 

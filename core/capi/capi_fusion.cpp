@@ -1,0 +1,20 @@
+// Lazy fusion on or off (fusion/fusion.hpp).
+#include "backplane/backplane.h"
+#include "capi/guard.hpp"
+#include "fusion/fusion.hpp"
+#include "runtime/runtime.hpp"
+
+using namespace bp::core;
+
+extern "C" {
+
+bp_status bp_fusion_enable(int32_t on) {
+  return guarded([&] {
+    Runtime::get();  // the config's fusion key must not overwrite this later
+    fusion::enabled.store(on != 0, std::memory_order_relaxed);
+  });
+}
+
+int32_t bp_fusion_enabled(void) { return fusion::enabled.load(std::memory_order_relaxed) ? 1 : 0; }
+
+}  // extern "C"
