@@ -23,6 +23,8 @@ const Figure kFigures[] = {
      bench::figure_gemm},
     {"elementwise", "large elementwise ops vs memcpy and a plain threaded loop",
      bench::figure_elementwise},
+    {"fusion", "the chain x**2-0.5, **3-0.2 fused and not vs one hand-written loop / OpenCL kernel",
+     bench::figure_fusion},
     {"normlog", "seed exercise: 1000 matmuls, norms read one at a time vs logged on the device",
      bench::figure_normlog},
     {"transfer", "seed exercise: host<->device bandwidth, and matmuls on two devices at once",

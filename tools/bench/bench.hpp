@@ -8,9 +8,11 @@
 // Figures only print: timings are never asserted anywhere.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -114,6 +116,19 @@ inline void add_into_new(bp_tensor a, bp_tensor b, bool wait) {
 }
 // Number of host threads the cpu-openblas backend uses (its "threads" property, else cores).
 int cpu_thread_count(const Context &ctx);
+// f(begin, end) over [0, n) on `threads` std::threads (the calling one
+// included): the plain threaded loop baselines.
+template <class F>
+void parallel(int threads, int64_t n, const F &f) {
+  const int64_t chunk = (n + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) {
+    const int64_t begin = std::min(n, chunk * t), end = std::min(n, chunk * (t + 1));
+    if (begin < end) pool.emplace_back([&f, begin, end] { f(begin, end); });
+  }
+  f(0, std::min(n, chunk));
+  for (auto &th : pool) th.join();
+}
 
 std::string format_number(double v);  // 3 significant digits, "—" for NaN
 
@@ -130,6 +145,7 @@ void figure_training(Context &, Report &);
 void figure_overhead(Context &, Report &);
 void figure_gemm(Context &, Report &);
 void figure_elementwise(Context &, Report &);
+void figure_fusion(Context &, Report &);
 void figure_normlog(Context &, Report &);
 void figure_transfer(Context &, Report &);
 void figure_startup(Context &, Report &);

@@ -1,30 +1,16 @@
 // Figure "elementwise": large float32 elementwise work on cpu:0, in GB/s of
 // the bytes the computation must read and write, next to memcpy of the same
 // buffers and a plain C++ loop split over std::threads (the same thread
-// count as the cpu-openblas backend).
+// count as the cpu-openblas backend). Chains of operators are the "fusion"
+// figure's.
 #include <cstring>
 #include <memory>
-#include <thread>
-#include <vector>
 
 #include "bench.hpp"
 
 namespace bptool::bench {
 
 namespace {
-
-// f(begin, end) over [0, n) on `threads` threads (the calling one included).
-template <class F>
-void parallel(int threads, int64_t n, const F &f) {
-  const int64_t chunk = (n + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) {
-    const int64_t begin = std::min(n, chunk * t), end = std::min(n, chunk * (t + 1));
-    if (begin < end) pool.emplace_back([&f, begin, end] { f(begin, end); });
-  }
-  f(0, std::min(n, chunk));
-  for (auto &th : pool) th.join();
-}
 
 double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
 
@@ -114,54 +100,6 @@ void figure_elementwise(Context &ctx, Report &rep) {
   r.spread = p.spread();
   r.baseline_name = "plain C++ loop into new float[] (" + thr + ")";
   r.note = counted + "; allocation included";
-  rep.add(r);
-
-  // The chain y = x**2 - 0.5; z = y**3 - 0.2 (the bytes of x read, y and z written).
-  ctx.progress("elementwise: chain y = x**2 - 0.5; z = y**3 - 0.2 (" + count + ")");
-  bp::Tensor yv = bp::empty({n}, bp::f32, cpu), zv = bp::empty({n}, bp::f32, cpu),
-             tmp = bp::empty({n}, bp::f32, cpu);
-  float *pyv = static_cast<float *>(host_address(yv));
-  float *pzv = static_cast<float *>(host_address(zv));
-  const Work chain_new = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i) {
-      bp::Tensor yy = bp::pow(x, 2.0) - 0.5;
-      bp::Tensor zz = bp::pow(yy, 3.0) - 0.2;
-      zz.wait();
-    }
-  };
-  const Work chain_out = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i) {
-      bp::check(bp_binary_scalar_out(BP_OP_POW, hx, 2.0, 0, tmp.handle()));
-      bp::check(bp_binary_scalar_out(BP_OP_SUB, tmp.handle(), 0.5, 0, yv.handle()));
-      bp::check(bp_binary_scalar_out(BP_OP_POW, yv.handle(), 3.0, 0, tmp.handle()));
-      bp::check(bp_binary_scalar_out(BP_OP_SUB, tmp.handle(), 0.2, 0, zv.handle()));
-    }
-    bp::check(bp_synchronize(cpu_id));
-  };
-  const Work loop_chain = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i)
-      parallel(threads, n, [&](int64_t b, int64_t e) {
-        for (int64_t j = b; j < e; ++j) {
-          const float v = px[j] * px[j] - 0.5f;
-          pyv[j] = v;
-          pzv[j] = v * v * v - 0.2f;
-        }
-      });
-  };
-  const std::string fused = "plain C++ loop, one fused pass (" + thr + ")";
-  p = compare(chain_new, loop_chain, trials, target);
-  r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, new tensors";
-  r.backplane = gbps(3 * bytes, p.a);
-  r.baseline = gbps(3 * bytes, p.b);
-  r.spread = p.spread();
-  r.baseline_name = fused;
-  r.note = "effective GB/s (x read, y and z written); Backplane makes 4 passes";
-  rep.add(r);
-  p = compare(chain_out, loop_chain, trials, target);
-  r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, _out into preallocated";
-  r.backplane = gbps(3 * bytes, p.a);
-  r.baseline = gbps(3 * bytes, p.b);
-  r.spread = p.spread();
   rep.add(r);
 }
 

@@ -1,0 +1,126 @@
+// Figure "fusion": the seed chapter's chain y = x**2 - 0.5; z = y**3 - 0.2
+// on 1e8 float32, with lazy fusion on and off (bp_fusion_enable), next to
+// the same chain written as one plain C++ loop (cpu:0) or one hand-written
+// OpenCL kernel (opencl:0, fig_fusion_opencl.cpp). Fresh tensors: the
+// allocation of what is written is part of the work on both sides.
+#include <memory>
+
+#include "bench.hpp"
+#include "opencl_direct.hpp"
+
+namespace bptool::bench {
+
+namespace {
+
+double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
+
+// Sets fusion for the life of the object, then puts back what was there.
+class FusionSetting {
+ public:
+  explicit FusionSetting(bool on) : before_(bp_fusion_enabled() != 0) { bp::check(bp_fusion_enable(on)); }
+  ~FusionSetting() { bp_fusion_enable(before_); }
+  FusionSetting(const FusionSetting &) = delete;
+  FusionSetting &operator=(const FusionSetting &) = delete;
+
+ private:
+  bool before_;
+};
+
+}  // namespace
+
+void figure_fusion(Context &ctx, Report &rep) {
+  bp_device cpu_id;
+  if (bp_cpu(&cpu_id) != BP_OK) {
+    rep.skip("fusion", "chain", "cpu:0", "GB/s", "plain C++ loop", std::string("no cpu:0: ") + bp_last_error());
+  } else {
+    const bp::Device cpu(cpu_id);
+    const int64_t n = ctx.quick ? 10000000 : 100000000;
+    const int trials = ctx.quick ? 3 : 5;
+    const double target = 0.001;  // one chain per timed batch
+    const int threads = cpu_thread_count(ctx);
+    const double bytes = double(n) * sizeof(float);
+    const std::string count = ctx.quick ? "1e7" : "1e8";
+    const std::string thr = std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+
+    ctx.progress("fusion: allocating " + count + " float32");
+    const bp::Tensor x = bp::random_uniform({n}, 0, 1, 1, bp::f32, cpu);
+    const float *px = static_cast<const float *>(host_address(x));
+
+    // z only: y is dropped before z is needed, so fusion never writes it.
+    const Work chain_z = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) {
+        bp::Tensor z;
+        {
+          const bp::Tensor y = bp::pow(x, 2.0) - 0.5;
+          z = bp::pow(y, 3.0) - 0.2;
+        }
+        z.wait();
+      }
+    };
+    const Work loop_z = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) {
+        std::unique_ptr<float[]> z(new float[size_t(n)]);
+        float *pz = z.get();
+        parallel(threads, n, [&](int64_t b, int64_t e) {
+          for (int64_t j = b; j < e; ++j) {
+            const float v = px[j] * px[j] - 0.5f;
+            pz[j] = v * v * v - 0.2f;
+          }
+        });
+      }
+    };
+    // y kept too: both are written.
+    const Work chain_yz = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) {
+        const bp::Tensor y = bp::pow(x, 2.0) - 0.5;
+        const bp::Tensor z = bp::pow(y, 3.0) - 0.2;
+        z.wait();
+      }
+    };
+    const Work loop_yz = [&](int64_t k) {
+      for (int64_t i = 0; i < k; ++i) {
+        std::unique_ptr<float[]> y(new float[size_t(n)]), z(new float[size_t(n)]);
+        float *py = y.get(), *pz = z.get();
+        parallel(threads, n, [&](int64_t b, int64_t e) {
+          for (int64_t j = b; j < e; ++j) {
+            const float v = px[j] * px[j] - 0.5f;
+            py[j] = v;
+            pz[j] = v * v * v - 0.2f;
+          }
+        });
+      }
+    };
+
+    Row r{"fusion", "", "cpu:0", "GB/s"};
+    const std::string baseline = "plain C++ loop, one pass, into new float[] (" + thr + ")";
+    for (const bool on : {true, false}) {
+      const FusionSetting setting(on);
+      const std::string mode = on ? "fusion on" : "fusion off";
+      ctx.progress("fusion: cpu:0 chain, " + count + " float32, z only (" + mode + ")");
+      Pair p = compare(chain_z, loop_z, trials, target);
+      r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, new tensors, y dropped, " + mode;
+      r.backplane = gbps(2 * bytes, p.a);
+      r.baseline = gbps(2 * bytes, p.b);
+      r.spread = p.spread();
+      r.baseline_name = baseline;
+      r.note = "effective GB/s of x read and z written";
+      rep.add(r);
+
+      ctx.progress("fusion: cpu:0 chain, " + count + " float32, y and z (" + mode + ")");
+      p = compare(chain_yz, loop_yz, trials, target);
+      r.params = "chain x**2-0.5, **3-0.2, " + count + " float32, new tensors, y kept, " + mode;
+      r.backplane = gbps(3 * bytes, p.a);
+      r.baseline = gbps(3 * bytes, p.b);
+      r.spread = p.spread();
+      r.note = "effective GB/s of x read, y and z written";
+      rep.add(r);
+    }
+  }
+
+  for (const bool on : {true, false}) {
+    const FusionSetting setting(on);
+    fusion_opencl_rows(ctx, rep, on);
+  }
+}
+
+}  // namespace bptool::bench
