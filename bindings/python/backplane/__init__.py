@@ -82,6 +82,7 @@ __all__ = [
     *_errors.__all__,
     # runtime
     "init", "config", "plugins", "trace", "trace_lines", "trace_clear", "backend_counters",
+    "set_fusion", "fusion_enabled",
     "library_path", "api_version",
 ]
 
@@ -140,6 +141,20 @@ def trace_lines():
 
 def trace_clear():
     _C.trace_clear()
+
+
+def set_fusion(on):
+    """Turns lazy fusion on or off ([dispatch] fusion, BACKPLANE_FUSION=0 at
+    start). While on, elementwise operators of 4096 elements or more are
+    recorded and run as one program per device when a value is needed;
+    intermediates dropped before then are never allocated. Off: later
+    operators run at once (what is recorded still runs when needed)."""
+    _C.fusion_enable(on)
+
+
+def fusion_enabled():
+    """Whether new elementwise operators are recorded (lazy fusion)."""
+    return _C.fusion_enabled()
 
 
 def backend_counters(backend):

@@ -1613,6 +1613,22 @@ static PyObject *m_trace_enable(PyObject *mod, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+static PyObject *m_fusion_enable(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  CHECK(p_bp_fusion_enable(on));
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_fusion_enabled(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  REQUIRE_LOADED();
+  return PyBool_FromLong(p_bp_fusion_enabled());
+}
+
 static PyObject *m_trace_lines(PyObject *mod, PyObject *unused) {
   (void)mod;
   (void)unused;
@@ -1759,6 +1775,8 @@ static PyMethodDef module_methods[] = {
     {"trace_enable", m_trace_enable, METH_O, NULL},
     {"trace_lines", m_trace_lines, METH_NOARGS, NULL},
     {"trace_clear", m_trace_clear, METH_NOARGS, NULL},
+    {"fusion_enable", m_fusion_enable, METH_O, NULL},
+    {"fusion_enabled", m_fusion_enabled, METH_NOARGS, NULL},
     {"backend_counters", m_backend_counters, METH_O, NULL},
     {NULL, NULL, 0, NULL}};
 #undef FAST

@@ -33,6 +33,7 @@
   X(bp_where) X(bp_where_out) X(bp_reduce) X(bp_reduce_out) X(bp_norm) X(bp_norm_out)       \
   X(bp_matmul) X(bp_matmul_out) X(bp_cast) X(bp_assign) X(bp_trace_enable)                  \
   X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)         \
+  X(bp_fusion_enable) X(bp_fusion_enabled)                                                  \
   X(bp_scan) X(bp_scan_out) X(bp_gather_nd) X(bp_scatter_nd) X(bp_scatter_add_nd)          \
   X(bp_nonzero)                                                                             \
   X(bp_expand_dims) X(bp_concatenate) X(bp_stack) X(bp_eye) X(bp_linspace) X(bp_clip)      \
