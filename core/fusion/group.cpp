@@ -93,12 +93,7 @@ View Group::append(int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_att
   int64_t numel = 1;
   for (int32_t d = 0; d < rank_; ++d) numel *= shape_[d];
   in.result = StorageRef(Storage::deferred(*device_, uint64_t(numel) * uint64_t(dtype_size(out_dtype)), this));
-  View out;
-  out.storage = in.result;
-  out.dtype = out_dtype;
-  out.rank = rank_;
-  std::copy(shape_, shape_ + rank_, out.shape);
-  std::copy(strides_, strides_ + rank_, out.strides);
+  View out(in.result, out_dtype, rank_, shape_);
   instrs_.push_back(std::move(in));
   return out;
 }

@@ -57,16 +57,21 @@ void dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
   }
 }
 
+View::View(StorageRef s, int32_t dtype_, int32_t rank_, const int64_t *shape_) noexcept
+    : storage(std::move(s)), dtype(dtype_), rank(rank_) {
+  int64_t stride = 1;
+  for (int32_t d = BP_MAX_RANK - 1; d >= 0; --d) {
+    const bool used = d < rank_;
+    shape[d] = used ? shape_[d] : 0;
+    strides[d] = used ? stride : 0;
+    if (used) stride *= shape_[d] > 0 ? shape_[d] : 1;
+  }
+}
+
 View allocate_view(Device &device, int32_t dtype, int32_t rank, const int64_t *shape) {
   if (!valid_dtype(dtype)) fail(BP_ERR_DTYPE, "invalid dtype " + std::to_string(dtype));
   int64_t n = checked_numel(rank, shape);
-  View v;
-  v.storage = StorageRef(Storage::allocate(device, uint64_t(n) * uint64_t(dtype_size(dtype))));
-  v.dtype = dtype;
-  v.rank = rank;
-  for (int32_t d = 0; d < rank; ++d) v.shape[d] = shape[d];
-  dense_strides(rank, v.shape, v.strides);
-  return v;
+  return View(StorageRef(Storage::allocate(device, uint64_t(n) * uint64_t(dtype_size(dtype)))), dtype, rank, shape);
 }
 
 std::string shape_string(int32_t rank, const int64_t *shape) {

@@ -64,13 +64,19 @@ class AutogradLink {
 };
 
 struct View {
+  View() noexcept : shape(), strides() {}
+  // A dense C-order view of all of `storage`, for a validated shape: every
+  // operator's result is made here, so the arrays are written once rather
+  // than zeroed first.
+  View(StorageRef s, int32_t dtype_, int32_t rank_, const int64_t *shape_) noexcept;
+
   StorageRef storage;
   uint64_t offset = 0;  // bytes to element [0,...,0]
   int32_t dtype = BP_DTYPE_INVALID;
   int32_t rank = 0;
   // Entries at and past rank are always zero: to_plugin copies whole arrays.
-  int64_t shape[BP_MAX_RANK] = {};
-  int64_t strides[BP_MAX_RANK] = {};  // elements
+  int64_t shape[BP_MAX_RANK];
+  int64_t strides[BP_MAX_RANK];  // elements
   // Set only by the autograd layer (autograd/meta.hpp).
   AutogradLink autograd;
 
