@@ -742,40 +742,57 @@ TEST_CASE("bp_fusion_enabled follows bp_fusion_enable and the configuration", "[
 
 namespace {
 
-// Restarts the runtime with kConfig plus `extra` (and whatever the
-// environment says) and returns bp_fusion_enabled() as its first call
-// saw it, then with the runtime started; the runtime is left as
-// bp_test::start(kConfig) expects it.
-std::pair<int32_t, int32_t> fusion_at_start(const std::string &extra) {
+// The runtime stopped, with an open group nobody holds a result of (the
+// restart drops it).
+void restart() {
   {
     const bp::Tensor x = bp::ones({R, C}, bp::f32, bp::cpu());
     const bp::Tensor y = x * 2.0;
-  }  // an open group nobody holds a result of: the restart drops it
+  }
   REQUIRE(bp_testing_restart() == BP_OK);
-  const std::string toml = std::string(kConfig) + extra;
-  const int32_t before = bp_fusion_enabled();
-  REQUIRE(bp_init_from_string(toml.c_str(), "fusion.toml") == BP_OK);
-  const int32_t after = bp_fusion_enabled();
+}
+
+// The runtime as bp_test::start(kConfig) expects it.
+void restart_as_before() {
   REQUIRE(bp_testing_restart() == BP_OK);
   REQUIRE(bp_init_from_string(kConfig, "test-config.toml") == BP_OK);
-  return {before, after};
+}
+
+// bp_fusion_enabled() in a runtime started with kConfig plus `extra` (and
+// the environment).
+int32_t fusion_after_init(const std::string &extra) {
+  restart();
+  const std::string toml = std::string(kConfig) + extra;
+  REQUIRE(bp_init_from_string(toml.c_str(), "fusion.toml") == BP_OK);
+  const int32_t on = bp_fusion_enabled();
+  restart_as_before();
+  return on;
+}
+
+// bp_fusion_enabled() as the first call after a restart, which starts the
+// runtime from BACKPLANE_CONFIG and the environment, as a first call does.
+int32_t fusion_as_first_call() {
+  restart();
+  const int32_t on = bp_fusion_enabled();
+  restart_as_before();
+  return on;
 }
 
 }  // namespace
 
 TEST_CASE("BACKPLANE_FUSION=0 and [dispatch] fusion = false start with fusion off", "[fusion]") {
   bp_test::start(kConfig);
-  CHECK(fusion_at_start("") == std::make_pair(1, 1));
-  CHECK(fusion_at_start("[dispatch]\nfusion = false\n").second == 0);
+  CHECK(fusion_after_init("") == 1);
+  CHECK(fusion_after_init("[dispatch]\nfusion = false\n") == 0);
+  CHECK(fusion_as_first_call() == 1);
   setenv("BACKPLANE_FUSION", "0", 1);
-  const std::pair<int32_t, int32_t> env_off = fusion_at_start("");
-  CHECK(env_off.second == 0);
-  // Asked before the runtime starts, the answer is already the one the
-  // first operator will follow, not what an earlier runtime left.
-  CHECK(env_off.first == 0);
-  CHECK(fusion_at_start("[dispatch]\nfusion = true\n").second == 0);  // the environment wins
+  // The answer the first operator will follow, not what the last runtime
+  // (fusion on) left.
+  CHECK(fusion_as_first_call() == 0);
+  CHECK(fusion_after_init("") == 0);
+  CHECK(fusion_after_init("[dispatch]\nfusion = true\n") == 0);  // the environment wins
   unsetenv("BACKPLANE_FUSION");
-  CHECK(fusion_at_start("").second == 1);
+  CHECK(fusion_after_init("") == 1);
   bool found = false;
   for (int32_t i = 0; i < bp_config_count(); ++i) {
     const char *k, *v, *o;
