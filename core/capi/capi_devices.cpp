@@ -165,7 +165,7 @@ bp_status bp_default_device(bp_device *out) {
 bp_status bp_synchronize(bp_device device) {
   return guarded([&] {
     Device &d = device_or_throw(device);
-    fusion::flush(d);
+    fusion::flush(d, true);
     auto lock = d.backend->call_lock();
     d.backend->check(d.backend->api().synchronize(d.index), "synchronize");
   });

@@ -15,6 +15,15 @@ bp_status bp_fusion_enable(int32_t on) {
   });
 }
 
-int32_t bp_fusion_enabled(void) { return fusion::enabled.load(std::memory_order_relaxed) ? 1 : 0; }
+int32_t bp_fusion_enabled(void) {
+  int32_t on = 0;
+  // The configuration decides until the runtime has started: start it. A
+  // runtime that cannot start fuses nothing.
+  guarded([&] {
+    Runtime::get();
+    on = fusion::enabled.load(std::memory_order_relaxed) ? 1 : 0;
+  });
+  return on;
+}
 
 }  // extern "C"

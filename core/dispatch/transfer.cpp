@@ -22,16 +22,19 @@ uint64_t nbytes(const View &v) { return uint64_t(v.numel()) * uint64_t(dtype_siz
 void read_dense(const View &v, void *dst, uint64_t bytes) {
   if (!bytes) return;
   Backend &b = *v.device().backend;
+  // Before the lock: pending work runs first, and calls the backend itself.
+  bp_buffer buffer = v.storage->buffer();
   auto lock = b.call_lock();
-  b.check(b.api().read(v.storage->buffer(), v.offset, dst, bytes), "read");
+  b.check(b.api().read(buffer, v.offset, dst, bytes), "read");
   b.counters.bytes_device_to_host.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void write_dense(const View &v, const void *src, uint64_t bytes) {
   if (!bytes) return;
   Backend &b = *v.device().backend;
+  bp_buffer buffer = v.storage->buffer();  // before the lock, as in read_dense
   auto lock = b.call_lock();
-  b.check(b.api().write(v.storage->buffer(), v.offset, src, bytes), "write");
+  b.check(b.api().write(buffer, v.offset, src, bytes), "write");
   b.counters.bytes_host_to_device.fetch_add(bytes, std::memory_order_relaxed);
 }
 
@@ -102,9 +105,9 @@ View copy_to(const View &v, Device &device) {
   bool staged = false;
   if (bytes == 0) {
   } else if (&from == &to && copy) {
+    const bp_buffer src_buffer = src.storage->buffer(), dst_buffer = dst.storage->buffer();  // as in read_dense
     auto lock = from.call_lock();
-    from.check(copy(src.storage->buffer(), src.offset, dst.storage->buffer(), dst.offset, bytes),
-               "copy");
+    from.check(copy(src_buffer, src.offset, dst_buffer, dst.offset, bytes), "copy");
     from.counters.bytes_device_to_device.fetch_add(bytes, std::memory_order_relaxed);
   } else if (dst.storage->host()) {
     // The destination is host memory: the source backend reads straight into it.
@@ -130,7 +133,8 @@ View copy_to(const View &v, Device &device) {
 }
 
 void wait(const View &v) {
-  fusion::flush(v.device());
+  fusion::flush(v.device(), false);
+  if (v.storage) v.storage->buffer();  // throws when its deferred computation failed
   Backend &b = *v.device().backend;
   auto lock = b.call_lock();
   b.check(b.api().synchronize(v.device().index), "synchronize");

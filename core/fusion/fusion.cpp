@@ -41,6 +41,15 @@ void run_open(Queue &q) {
   group->run(failed_mark());
 }
 
+// run_open for a caller that needs none of the group's results: a failure
+// stays with the results it did not produce, for whoever reads them.
+void run_open_quietly(Queue &q) {
+  try {
+    run_open(q);
+  } catch (const Error &) {
+  }
+}
+
 [[noreturn]] void throw_failure(const Storage &s) { throw Error(*s.failure()); }
 
 }  // namespace
@@ -58,9 +67,10 @@ View record(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const 
             std::initializer_list<const View *> inputs, int32_t rank, const int64_t *shape) {
   Queue &q = queue_of(device);
   std::lock_guard<std::mutex> lock(q.mutex);
+  if (q.open && !q.open->can_take(rank, shape, inputs)) run_open_quietly(q);
+  // Also an input whose group just failed above.
   for (const View *v : inputs)
     if (v->storage->pending() == failed_mark()) throw_failure(*v->storage.get());
-  if (q.open && !q.open->can_take(rank, shape, inputs)) run_open(q);
   if (!q.open) q.open = new Group(device, rank, shape);
   View result = q.open->append(op, dtype, out_dtype, attrs, inputs);
   if (trace::on())
@@ -77,13 +87,17 @@ void settle(Storage &storage) {
   if (!group) return;
   if (group == failed_mark()) throw_failure(storage);
   if (group != q.open) fail(BP_ERR_INTERNAL, "fusion: a storage is pending on a group its device no longer has open");
-  run_open(q);
+  // An input of the group needs the run, not its results.
+  run_open_quietly(q);
+  if (storage.pending() == failed_mark()) throw_failure(storage);
 }
 
-void flush(Device &device) {
+void flush(Device &device, bool report) {
   Queue &q = queue_of(device);
   std::lock_guard<std::mutex> lock(q.mutex);
-  if (q.open) run_open(q);
+  if (!q.open) return;
+  if (report) run_open(q);
+  else run_open_quietly(q);
 }
 
 void flush_all() noexcept {

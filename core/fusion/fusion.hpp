@@ -13,8 +13,9 @@
 // The operators validate everything before they record (devices, dtypes,
 // shapes, the backend's support), so their errors stay immediate; what can
 // only fail when the group runs (out of memory, the backend) is thrown by
-// the call that made it run, and by every later access to a result it did
-// not produce.
+// every access to a result it did not produce (the first may be the call
+// that made it run) and by bp_synchronize; a call that only made it run,
+// needing none of its results, is not failed by it.
 #pragma once
 
 #include <atomic>
@@ -50,11 +51,14 @@ View record(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const 
             std::initializer_list<const View *> inputs, int32_t rank, const int64_t *shape);
 
 // Runs the work `storage` is pending on (Storage::buffer's slow path);
-// throws the error of that work, now or from an earlier failed run.
+// throws when that run, now or earlier, failed to produce `storage` (a
+// failure that only hit other results stays with them).
 void settle(Storage &storage);
 
-// Runs the device's open group, if any (synchronize, wait).
-void flush(Device &device);
+// Runs the device's open group, if any: bp_synchronize (report: its
+// failure is thrown) and bp_tensor_wait (not: the waited tensor's own
+// failure is what counts).
+void flush(Device &device, bool report);
 
 // Runs every device's open group, ignoring errors (the runtime stops).
 void flush_all() noexcept;

@@ -221,11 +221,14 @@ void Group::trace(const std::vector<bool> &needed, const std::vector<bool> &live
                   const std::string &why_not) const {
   const auto written = std::count(needed.begin(), needed.end(), true);
   const auto computed = std::count(live.begin(), live.end(), true);
+  // Op by op, every computed result was allocated (the ones nobody holds only
+  // for the run).
+  const auto materialised = fused ? written : computed;
   std::string line = "fused group " + std::string(dtype_name(instrs_.front().out_dtype)) + " " +
                      shape_string(rank_, shape_) + " on " + device_->name + ": " + op_list() + "; " +
                      std::to_string(inputs_.size()) + " input(s), " + std::to_string(written) + " of " +
                      std::to_string(instrs_.size()) + " result(s) written, " +
-                     std::to_string(long(instrs_.size()) - written) + " never materialised";
+                     std::to_string(long(instrs_.size()) - materialised) + " never materialised";
   if (computed < long(instrs_.size()))
     line += " (" + std::to_string(long(instrs_.size()) - computed) + " not computed: nobody needs them)";
   if (written == 0) line += ", nothing ran";

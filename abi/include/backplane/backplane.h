@@ -272,7 +272,9 @@ BP_API bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes);
 
 /* Address of element [0,...,0] for tensors on devices whose memory is host
  * memory (cpu, reference), else BP_ERR_UNSUPPORTED. Valid while the tensor
- * lives; read it only after bp_tensor_wait. For zero-copy exchange (DLPack). */
+ * lives; read or write through it only after bp_tensor_wait (since 1.3 a
+ * write made without waiting may be seen by operators recorded before it:
+ * lazy fusion, below). For zero-copy exchange (DLPack). */
 BP_API bp_status bp_tensor_host_address(bp_tensor tensor, void **address);
 
 /* ---- tensors: handles and metadata ------------------------------------- */
