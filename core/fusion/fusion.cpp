@@ -56,9 +56,8 @@ void run_open_quietly(Queue &q) {
 
 bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t rank, const int64_t *shape) {
   if (!enabled.load(std::memory_order_relaxed)) return false;
-  int64_t numel = 1;
-  for (int32_t d = 0; d < rank; ++d) numel *= shape[d];
-  if (numel < kMinElements) return false;
+  // As allocate_view would: a result too large to exist is BP_ERR_SHAPE now.
+  if (checked_numel(rank, shape) < kMinElements) return false;
   Backend &b = *device.backend;
   return b.optional(&bp_plugin_api::execute_fused) && b.supports(device.index, op, dtype, out_dtype);
 }
@@ -72,7 +71,16 @@ View record(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const 
   for (const View *v : inputs)
     if (v->storage->pending() == failed_mark()) throw_failure(*v->storage.get());
   if (!q.open) q.open = new Group(device, rank, shape);
-  View result = q.open->append(op, dtype, out_dtype, attrs, inputs);
+  View result;
+  try {
+    result = q.open->append(op, dtype, out_dtype, attrs, inputs);
+  } catch (...) {
+    if (q.open->size() == 0) {
+      delete q.open;
+      q.open = nullptr;
+    }
+    throw;
+  }
   if (trace::on())
     trace::record(std::string(op_name(op)) + " " + dtype_name(dtype) + " " + shape_string(rank, shape) +
                   ": inputs on " + device.name + ", deferred as operator " + std::to_string(q.open->size()) +

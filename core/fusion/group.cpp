@@ -261,6 +261,9 @@ void Group::run(Group *failed_marker) {
     } catch (const std::exception &e) {
       error = std::make_shared<Error>(BP_ERR_INTERNAL,
                                       "fused group (" + op_list() + ") on " + device_->name + ": " + e.what());
+    } catch (...) {
+      error = std::make_shared<Error>(BP_ERR_INTERNAL,
+                                      "fused group (" + op_list() + ") on " + device_->name + ": an unknown exception");
     }
     error->op = op_name(instrs_.front().op);
     error->devices = {device_->id};

@@ -74,7 +74,7 @@ void HandleTable::reclaim(uint32_t retiring) noexcept {
   for (;;) {
     // What the reclaimed views own is let go outside the lock: freeing a
     // storage calls its plugin.
-    constexpr int kBatch = 2;  // small: the arrays are zero-filled on every release
+    constexpr int kBatch = 2;  // small: these are constructed (nulled) on every release
     StorageRef storages[kBatch];
     AutogradLink links[kBatch];
     int n = 0;

@@ -64,7 +64,6 @@ class Storage {
   fusion::Group *pending() const { return pending_.load(std::memory_order_acquire); }
   void set_pending(fusion::Group *group) { pending_.store(group, std::memory_order_release); }
   bp_buffer raw_buffer() const { return buffer_; }
-  bool has_memory() const { return allocated_; }
   // Allocates the memory of a deferred storage (throws on failure).
   void allocate_memory();
   // Marks the storage failed: every later access throws `error`.

@@ -31,7 +31,6 @@ uint64_t View::extent_bytes() const {
   return (last + 1) * uint64_t(dtype_size(dtype));
 }
 
-
 int64_t checked_numel(int32_t rank, const int64_t *shape) {
   if (rank < 0 || rank > BP_MAX_RANK)
     fail(BP_ERR_SHAPE, "rank " + std::to_string(rank) + " is outside 0.." +
@@ -59,13 +58,11 @@ void dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
 
 View::View(StorageRef s, int32_t dtype_, int32_t rank_, const int64_t *shape_) noexcept
     : storage(std::move(s)), dtype(dtype_), rank(rank_) {
-  int64_t stride = 1;
-  for (int32_t d = BP_MAX_RANK - 1; d >= 0; --d) {
-    const bool used = d < rank_;
-    shape[d] = used ? shape_[d] : 0;
-    strides[d] = used ? stride : 0;
-    if (used) stride *= shape_[d] > 0 ? shape_[d] : 1;
+  for (int32_t d = 0; d < BP_MAX_RANK; ++d) {
+    shape[d] = d < rank_ ? shape_[d] : 0;
+    strides[d] = 0;
   }
+  dense_strides(rank_, shape, strides);
 }
 
 View allocate_view(Device &device, int32_t dtype, int32_t rank, const int64_t *shape) {

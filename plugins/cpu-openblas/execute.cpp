@@ -81,11 +81,11 @@ bool validated(const bp_op_attrs *attrs) {
 
 void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const bp_plugin_tensor *inputs,
                 int32_t n_inputs, const bp_plugin_tensor *output) {
+  require_started();
   bp_plugin::ExecuteInfo info;
   if (validated(attrs_in)) {
     info = trusted_info(op, output);
   } else {
-    require_started();
     check_device(device);
     info = bp_plugin::check_execute(op, attrs_in, inputs, n_inputs, output, live_buffer_bytes, nullptr);
     kCapabilities.require("cpu-openblas", op, info.dtype, output->dtype);

@@ -318,11 +318,19 @@ TEST_CASE("errors about the call come from the call while a group is open, and l
     Fusion off(false);
     expected = bytes_of((x * 2.0 + 1.0).exp());
   }
+  bp_tensor out = BP_NO_TENSOR;
+  // A result of 2^57 elements cannot exist (the limit is 2^56): refused at
+  // once, as without fusion, from three small broadcast inputs.
+  const int64_t k = int64_t(1) << 19;
+  const bp::Tensor cond = bp::zeros({k, 1, 1}, bp::boolean, d);
+  const bp::Tensor a = bp::zeros({1, k, 1}, bp::f32, d), b = bp::zeros({1, 1, k}, bp::f32, d);
+  CHECK(bp_where(cond.handle(), a.handle(), b.handle(), &out) == BP_ERR_SHAPE);
+  CHECK(out == BP_NO_TENSOR);
+
   Trace trace;
   const bp::Tensor y = (x * 2.0 + 1.0).exp();
   REQUIRE(Trace::count("deferred as operator 3 of the fused group") == 1);
 
-  bp_tensor out = BP_NO_TENSOR;
   const bp::Tensor narrow = input<float>({R - 1, C}, 3, d);
   CHECK(bp_binary(BP_OP_ADD, y.handle(), narrow.handle(), &out) == BP_ERR_SHAPE);
   const bp::Device other = d.name() == "cpu:0" ? bp::Device("reference:0") : bp::cpu();
