@@ -137,6 +137,13 @@ bool Group::execute(const std::vector<bool> &needed, const std::vector<bool> &li
     run_op_by_op(needed, live);
     return false;
   }
+  if (std::count(live.begin(), live.end(), true) == 1) {
+    // Nothing to fuse: the backend's own kernel for the operator is at
+    // least as fast as a program of one instruction.
+    why_not = "one operator, nothing to fuse";
+    run_op_by_op(needed, live);
+    return false;
+  }
   // Values as bp_fused_program numbers them: the inputs the live
   // instructions read, then the live instructions.
   std::vector<int32_t> input_value(inputs_.size(), -1), instr_value(instrs_.size(), -1);
