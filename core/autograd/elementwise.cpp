@@ -7,6 +7,7 @@
 #include "autograd/functions.hpp"
 #include "autograd/record.hpp"
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/names.hpp"
 
@@ -189,8 +190,8 @@ View binary(int32_t op, const View &a, const View &b) {
   if (Edges edges = recording({&a, &b}); !edges.empty()) {
     // The formulas compute in the output's dtype: inputs converted as the
     // operator converted them.
-    View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
-    View cb = b.dtype == out.dtype ? b : core::cast(b, out.dtype);
+    std::optional<View> ta, tb;
+    const View &ca = as_dtype(a, out.dtype, ta), &cb = as_dtype(b, out.dtype, tb);
     attach(out, std::make_shared<BinaryNode>(op, ca, cb, out), std::move(edges));
   }
   return out;
@@ -200,7 +201,8 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs)
   View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr);
   if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
-    View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
+    std::optional<View> ta;
+    const View &ca = as_dtype(a, out.dtype, ta);
     attach(out, std::make_shared<ScalarNode>(op, ca, scalar, scalar_is_lhs, out), std::move(edges));
   }
   return out;
@@ -210,7 +212,8 @@ View unary(int32_t op, const View &a) {
   View out = core::unary(op, a, nullptr);
   if (!differentiable_unary(op) || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
-    View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
+    std::optional<View> ta;
+    const View &ca = as_dtype(a, out.dtype, ta);
     attach(out, std::make_shared<UnaryNode>(op, ca, out), std::move(edges));
   }
   return out;

@@ -8,6 +8,7 @@
 #include "autograd/record.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
 #include "tensors/view_ops.hpp"
 
@@ -188,8 +189,8 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b) {
   View out = core::matmul(a, b, transpose_a, transpose_b, nullptr);
   if (!is_float(out.dtype)) return out;
   if (Edges edges = recording({&a, &b}); !edges.empty()) {
-    View ca = a.dtype == out.dtype ? a : core::cast(a, out.dtype);
-    View cb = b.dtype == out.dtype ? b : core::cast(b, out.dtype);
+    std::optional<View> ta, tb;
+    const View &ca = as_dtype(a, out.dtype, ta), &cb = as_dtype(b, out.dtype, tb);
     attach(out, std::make_shared<MatmulNode>(ca, cb, transpose_a, transpose_b), std::move(edges));
   }
   return out;

@@ -26,13 +26,6 @@ void require_op(bool ok, int32_t op, const char *family) {
                                       op_name(op) + ") is not a " + family + " operator");
 }
 
-// The input itself when it already has dtype, else a converted temporary
-// (optional: an unused View would be zero-filled on every operator call).
-const View &as_dtype(const View &v, int32_t dtype, std::optional<View> &temp) {
-  if (v.dtype == dtype) return v;
-  return temp.emplace(cast_view(v, dtype));
-}
-
 }  // namespace
 
 namespace {

@@ -184,6 +184,11 @@ View cast_view(const View &v, int32_t dtype) {
   return out;
 }
 
+const View &as_dtype(const View &v, int32_t dtype, std::optional<View> &temp) {
+  if (v.dtype == dtype) return v;
+  return temp.emplace(cast_view(v, dtype));
+}
+
 namespace {
 
 // The slow paths of run(), out of line to keep the common path short.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 
 #include "backplane/plugin.h"
 #include "tensors/view.hpp"
@@ -38,6 +39,9 @@ void check_overlap(int32_t op, const View &out, const bp_plugin_tensor &out_t,
 
 // v converted to dtype on its own device (a new dense tensor).
 View cast_view(const View &v, int32_t dtype);
+// v itself when it already has dtype, else its conversion, kept in `temp`:
+// no copy of a view (and no atomic reference count) in the common case.
+const View &as_dtype(const View &v, int32_t dtype, std::optional<View> &temp);
 
 // Zero-filled attributes with struct_size set.
 bp_op_attrs make_attrs();
