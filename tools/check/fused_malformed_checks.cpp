@@ -42,12 +42,7 @@ FusedCase base_program(const Combo &c) {
     fill(fc.data, v, [](const int64_t *, int64_t i) { return Val{double(i % 3), i % 2}; });
     fc.inputs.push_back(v);
   }
-  bp_fused_instr in;
-  std::memset(&in, 0, sizeof in);
-  in.op = c.op;
-  in.dtype = c.dtype;
-  in.out_dtype = c.out_dtype;
-  in.args[0] = in.args[1] = in.args[2] = -1;
+  bp_fused_instr in = blank_instr(c);
   const int32_t family = op_family(c.op);
   if (family == BP_OP_FAMILY_WHERE) {
     in.args[0] = c.dtype == BP_BOOL ? 0 : 2;

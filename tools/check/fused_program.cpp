@@ -46,6 +46,16 @@ std::string FusedCase::text() const {
   return s;
 }
 
+bp_fused_instr blank_instr(const Combo &c) {
+  bp_fused_instr in;
+  std::memset(&in, 0, sizeof in);
+  in.op = c.op;
+  in.dtype = c.dtype;
+  in.out_dtype = c.out_dtype;
+  in.args[0] = in.args[1] = in.args[2] = -1;
+  return in;
+}
+
 std::vector<Combo> fusable_combos(Plugin &p, int32_t device) {
   std::vector<Combo> out;
   for (const Combo &c : declared_combos(p, device)) {
@@ -174,12 +184,7 @@ struct Generator {
     const bool abs_of_int = c.op == BP_OP_ABS && !is_float(c.dtype);
     const std::vector<int32_t> same = values_of(c.dtype, abs_of_int);
     if (same.empty()) return false;
-    bp_fused_instr in;
-    std::memset(&in, 0, sizeof in);
-    in.op = c.op;
-    in.dtype = c.dtype;
-    in.out_dtype = c.out_dtype;
-    in.args[0] = in.args[1] = in.args[2] = -1;
+    bp_fused_instr in = blank_instr(c);
     if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
       const bool int_pow = c.op == BP_OP_POW && !is_float(c.dtype);
       const double r = std::uniform_real_distribution<double>(0, 1)(rng);

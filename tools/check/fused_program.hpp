@@ -37,6 +37,9 @@ struct FusedCase {
 // reference implements.
 std::vector<Combo> fusable_combos(Plugin &p, int32_t device);
 
+// An instruction of `c` with no operand yet (args -1, no scalar).
+bp_fused_instr blank_instr(const Combo &c);
+
 // A random valid program over `combos`, reproducible from `seed`: up to a
 // dozen instructions of every family among them, scalar operands (NaN, inf,
 // -0 and large ones among them), rank 0 to 4 (now and then an empty or a
