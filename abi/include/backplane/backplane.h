@@ -42,6 +42,7 @@
 #ifndef BACKPLANE_H
 #define BACKPLANE_H
 
+#include "backplane/half.h"
 #include "backplane/types.h"
 
 #ifdef __cplusplus
@@ -56,7 +57,7 @@ extern "C" {
 
 /* Version of this API; the library's own is returned by bp_api_version(). */
 #define BP_API_VERSION_MAJOR 1
-#define BP_API_VERSION_MINOR 3
+#define BP_API_VERSION_MINOR 4
 
 /* A tensor handle; 0 is never a valid tensor. */
 typedef uint64_t bp_tensor;
@@ -332,17 +333,46 @@ BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
 
 /* ---- operators ---------------------------------------------------------- *
  * Inputs must share one device; the result is allocated there. Binary and
- * ternary operators broadcast like NumPy. Dtypes: two different input dtypes
- * promote (bool < int32 < int64 < float32 < float64); DIV, MEAN, NORM and the
- * float functions (exp, log, sqrt, tanh, sigmoid) turn integer inputs into
- * float64; arithmetic on bool computes in int32; comparisons give bool;
- * SUM of integers gives int64, ARGMAX int64. A scalar operand takes the
- * tensor's dtype, except that a scalar that is not an integer in the range
- * of the computing integer dtype (int32 for bool) computes in float64
- * (true + 1e10 is 1e10 + 1). Float to integer conversion (bp_cast, bp_full,
- * bp_arange, bp_assign) truncates toward zero, saturates out of range
- * (+-inf too) and maps NaN to 0, on every backend. Bool elements are 0 or
- * 1: any other nonzero byte from the host is stored as 1. */
+ * ternary operators broadcast like NumPy.
+ *
+ * Dtypes (promotion). Two tensors of different dtypes meet in the dtype
+ * bp_vocab_promote() gives (types.h, where the whole table is written):
+ * bool < integers < floats by category, the wider within one, int8 with
+ * uint8 in int16 and float16 with bfloat16 in float32; it depends on the
+ * dtypes only, never on values. Then: DIV, MEAN, NORM, LOGSUMEXP and the
+ * float functions (exp, log, sqrt, tanh, sigmoid, sin, cos) turn integer
+ * and bool inputs into the default float dtype, float64 (as NumPy; the
+ * creation functions of the bindings default to float32); other arithmetic
+ * on bool computes in int32; comparisons give bool; SUM, PROD and CUMSUM of
+ * integers and bool give int64, ARGMAX and ARGMIN int64. float16 and
+ * bfloat16 compute in float32 and round once (plugin.h); their sums and
+ * products accumulate in float32.
+ *
+ * A scalar operand has a kind (bp_scalar_kind), explicit in
+ * bp_binary_scalar_kind(), and the kind, never the value, decides:
+ *
+ *     tensor \ scalar   BOOL        INT                FLOAT
+ *     bool              bool        int64              float64
+ *     an integer        the tensor  the tensor         float64
+ *     a float           the tensor  the tensor         the tensor
+ *
+ * so int64 * 2.0 and int64 * 0.5 both give float64, bfloat16 * 0.5 stays
+ * bfloat16, and the scalar is converted to that dtype (rounded to nearest
+ * even for a float dtype). An INT scalar that the tensor's integer dtype
+ * cannot hold (int8 + 300) is BP_ERR_INVALID_ARGUMENT, as is an INT scalar
+ * with a fraction, a BOOL scalar other than 0 or 1, or a non-finite INT.
+ * The older bp_binary_scalar() (1.0) keeps its rule, which is value-based:
+ * the scalar takes the tensor's dtype unless it is not an integer in the
+ * range of the computing integer dtype (int32 for bool), in which case it
+ * computes in float64 (true + 1e10 is 1e10 + 1).
+ *
+ * Conversions (bp_cast, bp_full, bp_arange, bp_assign, scalars): to
+ * float16/bfloat16 they round once to nearest even, overflow to infinity
+ * and keep subnormals (backplane/half.h holds the reference routines);
+ * float to integer truncates toward zero, saturates out of range (+-inf
+ * too) and maps NaN to 0; integer to narrower integer wraps (keeps the low
+ * bits); on every backend. Bool elements are 0 or 1: any other nonzero
+ * byte from the host is stored as 1. */
 
 /* op: any operator of the BINARY or COMPARE family (vocabulary.h): ADD, SUB,
  * MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_AND,
@@ -356,6 +386,24 @@ BP_API bp_status bp_binary_scalar(int32_t op, bp_tensor a, double scalar, int32_
                                   bp_tensor *out);
 BP_API bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar,
                                       int32_t scalar_is_lhs, bp_tensor out);
+
+/* What a scalar operand is (since 1.4): see "Dtypes (promotion)" above. */
+typedef enum bp_scalar_kind {
+  BP_SCALAR_KIND_BOOL = 1,  /* a truth value, 0 or 1 (Python's bool) */
+  BP_SCALAR_KIND_INT = 2,   /* an integer (Python's int) */
+  BP_SCALAR_KIND_FLOAT = 3  /* a floating-point number (Python's float) */
+} bp_scalar_kind;
+
+/* op(a, scalar), or op(scalar, a) when scalar_is_lhs is non-zero, with the
+ * scalar's kind given: the dtype follows the table above, by kind alone
+ * (since 1.4). An INT scalar must be an integer the computing dtype holds
+ * (|value| <= 2^53 for int64: what a double holds exactly). */
+BP_API bp_status bp_binary_scalar_kind(int32_t op, bp_tensor a, double scalar,
+                                       int32_t scalar_kind, int32_t scalar_is_lhs,
+                                       bp_tensor *out);
+BP_API bp_status bp_binary_scalar_kind_out(int32_t op, bp_tensor a, double scalar,
+                                           int32_t scalar_kind, int32_t scalar_is_lhs,
+                                           bp_tensor out);
 /* op: any operator of the UNARY family: NEG, ABS, EXP, LOG, SQRT, TANH,
  * SIGMOID, RELU, SQUARE, SIN, COS, BITWISE_NOT (integers: ~x; bool: logical
  * not; a float is BP_ERR_DTYPE). */

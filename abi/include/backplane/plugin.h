@@ -32,7 +32,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 3
+#define BP_PLUGIN_ABI_MINOR 4
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
@@ -359,6 +359,33 @@ typedef char bp_plugin_device_info_size_check
  *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, POW, RANDOM_NORMAL
  *   and LOGSUMEXP use the backend's math library and may differ in the last
  *   bits.
+ * - 8- and 16-bit dtypes (since 1.4). INT8, UINT8 and INT16 follow the
+ *   integer rules above in their own width (ADD, SUB, MUL, NEG, SQUARE,
+ *   POW and MATMUL wrap around; SUM, PROD and CUMSUM write int64). FLOAT16
+ *   and BFLOAT16 compute in float32: every operand is widened exactly
+ *   (backplane/half.h), the operator runs as it does for FLOAT32, and the
+ *   result is rounded once to the dtype, to nearest even. For ADD, SUB,
+ *   MUL, DIV, SQRT and SQUARE that is the correctly rounded result in the
+ *   dtype, so these give the same bits on every backend, as do the
+ *   comparisons, MAXIMUM, MINIMUM, ABS, NEG, RELU, WHERE, FLOOR_DIVIDE and
+ *   REMAINDER (computed on the float32 values, then rounded). The
+ *   Accumulation rule's sums (and PROD's products) run in float32 or wider
+ *   and are rounded once at the end, except that SCATTER_ADD_ND may round
+ *   after each term. MATMUL multiplies and adds in float32 or wider.
+ *   RANDOM_UNIFORM and RANDOM_NORMAL draw the float32 value of element i
+ *   (as below) and round it to the dtype, so a uniform draw may round up to
+ *   `high`.
+ *   COPY to FLOAT16 or BFLOAT16 rounds the source value once, to nearest
+ *   even (from float64 and int64 too: never through a float32 rounded on
+ *   the way), a finite value past the largest finite one after rounding
+ *   becoming infinity of its sign and NaN a quiet NaN; subnormals are kept
+ *   and never flushed to zero. COPY from them widens exactly, and to an
+ *   integer dtype follows the float-to-integer rule above. Between integer
+ *   dtypes COPY keeps the value modulo 2^bits (two's complement, as a C
+ *   cast to a narrower type does on every compiler Backplane supports).
+ *   A scalar operand, a FILL value and an ARANGE element convert to these
+ *   dtypes as by COPY from float64. backplane/half.h holds the reference
+ *   conversions; bp check compares every backend's bits with them.
  * - Creation (FILL, ARANGE, RANDOM_*), no inputs; i below is an element's
  *   C-order position in the output:
  *     FILL: attrs.scalar converted as by COPY from float64.

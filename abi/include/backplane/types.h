@@ -31,7 +31,8 @@ typedef enum bp_status { BP_STATUS_LIST(BP_STATUS_ENUMERATOR_) } bp_status;
 #undef BP_STATUS_ENUMERATOR_
 
 /* Element types: BP_DTYPE_INVALID, then BP_DTYPE_LIST in vocabulary.h
- * (BP_FLOAT32 = 1, BP_FLOAT64, BP_INT32, BP_INT64, BP_BOOL = 5 in 1.0). */
+ * (BP_FLOAT32 = 1, BP_FLOAT64, BP_INT32, BP_INT64, BP_BOOL = 5 in 1.0;
+ * BP_FLOAT16 = 6, BP_BFLOAT16, BP_INT8, BP_UINT8, BP_INT16 = 10 since 1.4). */
 #define BP_DTYPE_ENUMERATOR_(id, value, name, size, kind) BP_##id = value,
 typedef enum bp_dtype { BP_DTYPE_INVALID = 0, BP_DTYPE_LIST(BP_DTYPE_ENUMERATOR_) } bp_dtype;
 #undef BP_DTYPE_ENUMERATOR_
@@ -39,7 +40,7 @@ typedef enum bp_dtype { BP_DTYPE_INVALID = 0, BP_DTYPE_LIST(BP_DTYPE_ENUMERATOR_
 /* One more than the largest bp_dtype value: sizes tables indexed by dtype
  * (since 1.0). It grows when a minor version appends a dtype; a table sized
  * by an older value must bounds-check what it is given. */
-#define BP_DTYPE_COUNT 6
+#define BP_DTYPE_COUNT 11 /* 6 in 1.0 to 1.3 */
 
 /* What a device is; by default only GPU and ACCELERATOR kinds count for
  * bp_gpu()/bp_num_gpus() (the config key [devices] accelerator_kinds widens it). */
@@ -280,6 +281,65 @@ static inline int32_t bp_vocab_out_dtype(int32_t op, int32_t dtype) {
     case BP_OUT_INT64: return BP_INT64;
     case BP_OUT_SUM: return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT ? dtype : BP_INT64;
     default: return BP_DTYPE_INVALID;
+  }
+}
+
+/* The signed integer dtype of `size` bytes, or BP_DTYPE_INVALID (since 1.4). */
+static inline int32_t bp_vocab_signed_dtype(int32_t size) {
+#define BP_CASE_(id, value, name, size_, kind) \
+  if ((kind) == BP_DTYPE_KIND_SIGNED_INT && (size_) == size) return value;
+  BP_DTYPE_LIST(BP_CASE_)
+#undef BP_CASE_
+  return BP_DTYPE_INVALID;
+}
+
+/* The dtype in which two tensor operands of dtypes a and b meet (since 1.4;
+ * the user API's promotion, backplane.h). It depends on the dtypes only,
+ * never on values, as in PyTorch and JAX:
+ *
+ * - Categories rank bool < integer < floating. Operands of different
+ *   categories meet in the higher one's dtype: int64 with float16 gives
+ *   float16, bool with uint8 gives uint8.
+ * - Two integers of one signedness, or two floats of different sizes, meet
+ *   in the wider.
+ * - A signed and an unsigned integer meet in the signed one when it is
+ *   wider, else in the signed dtype twice the unsigned one's size: int8 with
+ *   uint8 gives int16 (every value of both fits).
+ * - float16 with bfloat16 gives float32 (neither holds the other's values).
+ *
+ * The table it gives for the dtypes of 1.4 (symmetric; b8 is bool):
+ *
+ *            b8   u8   i8   i16  i32  i64  f16  bf16 f32  f64
+ *     b8     b8   u8   i8   i16  i32  i64  f16  bf16 f32  f64
+ *     u8          u8   i16  i16  i32  i64  f16  bf16 f32  f64
+ *     i8               i8   i16  i32  i64  f16  bf16 f32  f64
+ *     i16                   i16  i32  i64  f16  bf16 f32  f64
+ *     i32                        i32  i64  f16  bf16 f32  f64
+ *     i64                             i64  f16  bf16 f32  f64
+ *     f16                                  f16  f32  f32  f64
+ *     bf16                                      bf16 f32  f64
+ *     f32                                           f32  f64
+ *     f64                                                f64
+ *
+ * BP_DTYPE_INVALID when either is not a dtype, or when no dtype holds both
+ * (an unsigned integer as wide as the widest signed one). */
+static inline int32_t bp_vocab_promote(int32_t a, int32_t b) {
+  const int32_t ka = bp_vocab_dtype_kind(a), kb = bp_vocab_dtype_kind(b);
+  const int32_t ca = ka == BP_DTYPE_KIND_BOOL ? 0 : ka == BP_DTYPE_KIND_FLOAT ? 2 : 1;
+  const int32_t cb = kb == BP_DTYPE_KIND_BOOL ? 0 : kb == BP_DTYPE_KIND_FLOAT ? 2 : 1;
+  const int32_t sa = bp_vocab_dtype_size(a), sb = bp_vocab_dtype_size(b);
+  if (ka == 0 || kb == 0) return BP_DTYPE_INVALID;
+  if (a == b) return a;
+  if (ca != cb) return ca > cb ? a : b;
+  if (ka == kb) {
+    if (sa != sb) return sa > sb ? a : b;
+    return ka == BP_DTYPE_KIND_FLOAT ? BP_FLOAT32 : BP_DTYPE_INVALID;
+  }
+  /* One signed, one unsigned integer. */
+  {
+    const int32_t s = ka == BP_DTYPE_KIND_SIGNED_INT ? a : b;
+    const int32_t u_size = ka == BP_DTYPE_KIND_SIGNED_INT ? sb : sa;
+    return bp_vocab_dtype_size(s) > u_size ? s : bp_vocab_signed_dtype(2 * u_size);
   }
 }
 

@@ -52,13 +52,23 @@
  * (BP_FLOAT32, ...), `name` is what messages and bindings call it, `size` is
  * bytes per element and `kind` a BP_DTYPE_KIND_* (types.h). Bool is one byte
  * holding 0 or 1. Value 0 is BP_DTYPE_INVALID, never a real type.
+ * FLOAT16 is IEEE 754 binary16; BFLOAT16 is the upper half of a binary32
+ * (8 exponent bits, 7 fraction bits); INT8, UINT8 and INT16 are two's
+ * complement and unsigned integers (values 6..10 since 1.4). How they
+ * compute and convert is written in plugin.h, how they promote in
+ * types.h (bp_vocab_promote).
  */
 #define BP_DTYPE_LIST(X)                              \
   X(FLOAT32, 1, "float32", 4, BP_DTYPE_KIND_FLOAT)    \
   X(FLOAT64, 2, "float64", 8, BP_DTYPE_KIND_FLOAT)    \
   X(INT32, 3, "int32", 4, BP_DTYPE_KIND_SIGNED_INT)   \
   X(INT64, 4, "int64", 8, BP_DTYPE_KIND_SIGNED_INT)   \
-  X(BOOL, 5, "bool", 1, BP_DTYPE_KIND_BOOL)
+  X(BOOL, 5, "bool", 1, BP_DTYPE_KIND_BOOL)           \
+  X(FLOAT16, 6, "float16", 2, BP_DTYPE_KIND_FLOAT)    \
+  X(BFLOAT16, 7, "bfloat16", 2, BP_DTYPE_KIND_FLOAT)  \
+  X(INT8, 8, "int8", 1, BP_DTYPE_KIND_SIGNED_INT)     \
+  X(UINT8, 9, "uint8", 1, BP_DTYPE_KIND_UNSIGNED_INT) \
+  X(INT16, 10, "int16", 2, BP_DTYPE_KIND_SIGNED_INT)
 
 /*
  * Operator families: X(id, value, name, arity). The enumerator is

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "backplane/half.h"
 #include "backplane/plugin.h"
 #include "backplane/plugin_sdk.h"
 
@@ -128,6 +129,12 @@ inline Attrs read_attrs(const bp_op_attrs *a, const char *op) {
 // templates never mistake it for an integer.
 enum class boolean : uint8_t {};
 
+// Float16 and bfloat16 elements: their 16 bits (backplane/half.h converts
+// them), types of their own so that no template does integer arithmetic on
+// them by mistake (since 1.4).
+enum class float16 : uint16_t {};
+enum class bfloat16 : uint16_t {};
+
 // C++ element type <-> bp_dtype.
 template <class T>
 struct dtype_of;
@@ -141,6 +148,11 @@ BP_SDK_DTYPE_OF_(double, BP_FLOAT64)
 BP_SDK_DTYPE_OF_(int32_t, BP_INT32)
 BP_SDK_DTYPE_OF_(int64_t, BP_INT64)
 BP_SDK_DTYPE_OF_(boolean, BP_BOOL)
+BP_SDK_DTYPE_OF_(float16, BP_FLOAT16)
+BP_SDK_DTYPE_OF_(bfloat16, BP_BFLOAT16)
+BP_SDK_DTYPE_OF_(int8_t, BP_INT8)
+BP_SDK_DTYPE_OF_(uint8_t, BP_UINT8)
+BP_SDK_DTYPE_OF_(int16_t, BP_INT16)
 #undef BP_SDK_DTYPE_OF_
 
 template <class T>
@@ -261,7 +273,12 @@ inline FusedInfo check_fused(const bp_fused_program *program, bp_sdk_buffer_byte
 
 }  // namespace bp_plugin
 
-// Type lists for dispatch<...>: the dtype groups of the vocabulary's sets.
+// Type lists for dispatch<...>: the dtype groups of the vocabulary's sets,
+// as of 1.0 (kept: plugins written against them still build).
 #define BP_FLOAT_TYPES float, double
 #define BP_NUMERIC_TYPES float, double, int32_t, int64_t
 #define BP_ALL_TYPES float, double, int32_t, int64_t, ::bp_plugin::boolean
+// The dtypes 1.4 added: 8- and 16-bit integers, and the 16-bit floats, which
+// compute in float32 (plugin.h).
+#define BP_SMALL_INT_TYPES int8_t, uint8_t, int16_t
+#define BP_HALF_TYPES ::bp_plugin::float16, ::bp_plugin::bfloat16
