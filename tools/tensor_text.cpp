@@ -1,16 +1,23 @@
 #include "tensor_text.hpp"
 
+#include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
+
+#include "backplane/half.h"
 
 namespace bptool {
 
 namespace {
 
-template <class T>
-std::vector<double> as_doubles(const bp::Tensor &t) {
-  std::vector<T> v = t.template to_vector<T>();
-  return std::vector<double>(v.begin(), v.end());
+// The elements in C order as stored: bp_to_host reads every dtype, where
+// to_vector<T> knows only the 1.0 element types.
+template <class Stored>
+std::vector<Stored> stored(const bp::Tensor &t) {
+  std::vector<Stored> v(static_cast<size_t>(t.numel()));
+  bp::check(bp_to_host(t.handle(), v.data(), v.size() * sizeof(Stored)));
+  return v;
 }
 
 std::string number(double v) {
@@ -19,20 +26,35 @@ std::string number(double v) {
   return buf;
 }
 
+template <class Stored, class Show>
+std::vector<std::string> texts(const bp::Tensor &t, Show show) {
+  std::vector<std::string> out;
+  for (Stored x : stored<Stored>(t)) out.push_back(show(x));
+  return out;
+}
+
+std::string as_float(double x) { return number(x); }
+std::string as_integer(int64_t x) { return std::to_string(x); }
+
 }  // namespace
 
 std::string tensor_values(const bp::Tensor &t, size_t max_elements) {
-  std::vector<double> v;
+  std::vector<std::string> v;
   switch (t.dtype()) {
-    case BP_FLOAT32: v = as_doubles<float>(t); break;
-    case BP_FLOAT64: v = as_doubles<double>(t); break;
-    case BP_INT32: v = as_doubles<int32_t>(t); break;
-    case BP_INT64: v = as_doubles<int64_t>(t); break;
-    case BP_BOOL: v = as_doubles<bool>(t); break;
+    case BP_FLOAT32: v = texts<float>(t, as_float); break;
+    case BP_FLOAT64: v = texts<double>(t, as_float); break;
+    case BP_FLOAT16: v = texts<uint16_t>(t, [](uint16_t h) { return number(bp_f32_from_f16(h)); }); break;
+    case BP_BFLOAT16: v = texts<uint16_t>(t, [](uint16_t h) { return number(bp_f32_from_bf16(h)); }); break;
+    case BP_INT32: v = texts<int32_t>(t, as_integer); break;
+    case BP_INT64: v = texts<int64_t>(t, as_integer); break;
+    case BP_INT8: v = texts<int8_t>(t, as_integer); break;
+    case BP_UINT8: v = texts<uint8_t>(t, as_integer); break;
+    case BP_INT16: v = texts<int16_t>(t, as_integer); break;
+    case BP_BOOL: v = texts<uint8_t>(t, as_integer); break;
     default: return "(values of an unknown dtype)";
   }
   const bp::Shape shape = t.shape();
-  if (shape.empty()) return v.empty() ? "[]" : number(v[0]);
+  if (shape.empty()) return v.empty() ? "[]" : v[0];
   // Opening brackets at the start of each row of each axis, closing ones at the end.
   std::string out;
   size_t shown = 0;
@@ -46,7 +68,7 @@ std::string tensor_values(const bp::Tensor &t, size_t max_elements) {
       out += "...";
       break;
     }
-    out += number(v[i]);
+    out += v[i];
     ++shown;
     span = 1;
     std::string close;

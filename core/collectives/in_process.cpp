@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "backplane/half.h"
 #include "backplane/plugin.h"
 #include "devices/registry.hpp"
 #include "dispatch/operators.hpp"
@@ -64,7 +65,7 @@ std::string why_staged(const std::vector<View> &t) {
     for (size_t j = 0; j < i; ++j)
       if (&t[i].device() == &t[j].device()) return "two participants on " + t[i].device().name;
   if (!b->optional(&bp_plugin_api::collective)) return "backend " + b->name() + " has no collective entry";
-  return {};
+  return unknown_to(*b, t[0].dtype);
 }
 
 std::string ran_by_backend(const std::vector<View> &t) {
@@ -170,6 +171,13 @@ T combine(int32_t reduce_op, T acc, T x) {
 }
 
 template <class T>
+T mean_of(T sum, int64_t n) {
+  // Integers: toward zero, as C divides; in int64, since n may not fit T.
+  if constexpr (std::is_integral_v<T>) return T(int64_t(sum) / n);
+  else return T(sum / T(n));
+}
+
+template <class T>
 void reduce_typed(int32_t reduce_op, const T *parts, int64_t n, int64_t count, T *out) {
   std::copy(parts, parts + count, out);
   for (int64_t j = 1; j < n; ++j) {
@@ -177,10 +185,33 @@ void reduce_typed(int32_t reduce_op, const T *parts, int64_t n, int64_t count, T
     for (int64_t k = 0; k < count; ++k) out[k] = combine(reduce_op, out[k], x[k]);
   }
   if (reduce_op == BP_REDUCE_MEAN)
-    for (int64_t k = 0; k < count; ++k) out[k] = T(out[k] / T(n));  // integers: toward zero, as C
+    for (int64_t k = 0; k < count; ++k) out[k] = mean_of(out[k], n);
+}
+
+// float16 and bfloat16: widened exactly, reduced (and divided) in float32,
+// rounded once at the end, so a sum costs one rounding, not one per term.
+// MAX and MIN pick an input, which rounds back to its own bits.
+template <float (*widen)(uint16_t), uint16_t (*narrow)(float)>
+void reduce_half(int32_t reduce_op, const uint16_t *parts, int64_t n, int64_t count, uint16_t *out) {
+  std::vector<float> acc(static_cast<size_t>(count));
+  for (int64_t k = 0; k < count; ++k) acc[size_t(k)] = widen(parts[k]);
+  for (int64_t j = 1; j < n; ++j) {
+    const uint16_t *x = parts + j * count;
+    for (int64_t k = 0; k < count; ++k) acc[size_t(k)] = combine(reduce_op, acc[size_t(k)], widen(x[k]));
+  }
+  if (reduce_op == BP_REDUCE_MEAN)
+    for (float &a : acc) a /= float(n);
+  for (int64_t k = 0; k < count; ++k) out[k] = narrow(acc[size_t(k)]);
 }
 
 }  // namespace
+
+std::string unknown_to(const Backend &b, int32_t dtype) {
+  const uint32_t since = dtype >= BP_FLOAT16 ? 4 : 0;
+  if (b.api().abi_minor >= since) return {};
+  return "backend " + b.name() + " was built for ABI 1." + std::to_string(b.api().abi_minor) + ", before " +
+         dtype_name(dtype) + " came in 1." + std::to_string(since);
+}
 
 void check_reduce_op(const char *fn, int32_t reduce_op, int32_t dtype) {
   const char *name = bp_vocab_reduce_op_name(reduce_op);
@@ -199,6 +230,15 @@ void reduce_host(int32_t dtype, int32_t reduce_op, const void *parts, int64_t n,
     case BP_INT32: return reduce_typed(reduce_op, static_cast<const int32_t *>(parts), n, count, static_cast<int32_t *>(out));
     case BP_INT64: return reduce_typed(reduce_op, static_cast<const int64_t *>(parts), n, count, static_cast<int64_t *>(out));
     case BP_BOOL: return reduce_typed(reduce_op, static_cast<const uint8_t *>(parts), n, count, static_cast<uint8_t *>(out));
+    case BP_INT8: return reduce_typed(reduce_op, static_cast<const int8_t *>(parts), n, count, static_cast<int8_t *>(out));
+    case BP_UINT8: return reduce_typed(reduce_op, static_cast<const uint8_t *>(parts), n, count, static_cast<uint8_t *>(out));
+    case BP_INT16: return reduce_typed(reduce_op, static_cast<const int16_t *>(parts), n, count, static_cast<int16_t *>(out));
+    case BP_FLOAT16:
+      return reduce_half<bp_f32_from_f16, bp_f16_from_f32>(reduce_op, static_cast<const uint16_t *>(parts), n, count,
+                                                            static_cast<uint16_t *>(out));
+    case BP_BFLOAT16:
+      return reduce_half<bp_f32_from_bf16, bp_bf16_from_f32>(reduce_op, static_cast<const uint16_t *>(parts), n, count,
+                                                              static_cast<uint16_t *>(out));
     default: fail(BP_ERR_DTYPE, std::string("collective: no host reduction for ") + dtype_name(dtype));
   }
 }

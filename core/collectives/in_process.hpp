@@ -6,9 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tensors/view.hpp"
+
+namespace bp::core {
+class Backend;
+}
 
 namespace bp::core::collectives {
 
@@ -24,9 +29,14 @@ std::vector<View> reduce_scatter(const std::vector<View> &inputs, int32_t reduce
 // The shared checks, also used across processes (core/distributed/): a
 // reduce_op that is a BP_REDUCE_* defined for dtype, else Error naming fn.
 void check_reduce_op(const char *fn, int32_t reduce_op, int32_t dtype);
+// Why a plugin's collective entry must not see dtype: the plugin was built
+// against an ABI minor older than the dtype (its number means nothing to
+// it, plugin.h); empty when it may. The core stages such a call instead.
+std::string unknown_to(const Backend &b, int32_t dtype);
 // Reduces `n` host arrays of `count` elements of dtype, laid end to end in
 // `parts`, into `out` (count elements), as collectives.h defines the
-// reduction: floats summed in participant order.
+// reduction: floats summed in participant order; float16 and bfloat16
+// summed (and divided) in float32 and rounded once.
 void reduce_host(int32_t dtype, int32_t reduce_op, const void *parts, int64_t n, int64_t count, void *out);
 
 }  // namespace bp::core::collectives

@@ -11,10 +11,12 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/functions.hpp"
 #include "capi/sized_struct.hpp"
+#include "collectives/in_process.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/operators.hpp"
 #include "distributed/transport_loader.hpp"
@@ -239,7 +241,9 @@ void describe(State &s, Call &c, bp_tensor handle, bool has_output, const bp_ten
   const Device &device = v->device();
   put(mine.device, device.name);
   put(mine.backend, device.backend->name());
-  mine.group_capable = entries_of(*device.backend).complete();
+  // A plugin older than the dtype never sees it (plugin.h): MPI carries it.
+  mine.group_capable =
+      entries_of(*device.backend).complete() && collectives::unknown_to(*device.backend, v->dtype).empty();
   const BackendGroup *g = mine.group_capable ? cached_group(s, device) : nullptr;
   mine.group_epoch = g ? g->epoch : -1;
   const bool in_place = c.collective == BP_COLLECTIVE_ALL_REDUCE || c.collective == BP_COLLECTIVE_BROADCAST;
@@ -359,22 +363,36 @@ uint64_t bytes_of(const View &v) { return uint64_t(v.numel()) * uint64_t(dtype_s
 template <class T>
 void divide(void *data, uint64_t n, int32_t by) {
   T *p = static_cast<T *>(data);
-  for (uint64_t i = 0; i < n; ++i) p[i] = T(p[i] / T(by));  // integers: truncated toward zero, as C divides
+  if constexpr (std::is_integral_v<T>)  // truncated toward zero, as C divides; in int64, since `by` may not fit T
+    for (uint64_t i = 0; i < n; ++i) p[i] = T(int64_t(p[i]) / by);
+  else
+    for (uint64_t i = 0; i < n; ++i) p[i] = T(p[i] / T(by));
 }
+
+// float16 and bfloat16 go to the transport as MEAN: it sums them in float32
+// and divides before its one rounding (transport.h).
+bool transport_means(int32_t dtype) { return dtype == BP_FLOAT16 || dtype == BP_BFLOAT16; }
 
 // MEAN is SUM divided by the group's size, on the host.
 void finish_mean(int32_t reduce_op, int32_t dtype, void *data, uint64_t n, int32_t size) {
-  if (reduce_op != BP_REDUCE_MEAN) return;
+  if (reduce_op != BP_REDUCE_MEAN || transport_means(dtype)) return;
   switch (dtype) {
     case BP_FLOAT32: divide<float>(data, n, size); break;
     case BP_FLOAT64: divide<double>(data, n, size); break;
     case BP_INT32: divide<int32_t>(data, n, size); break;
     case BP_INT64: divide<int64_t>(data, n, size); break;
+    case BP_INT8: divide<int8_t>(data, n, size); break;
+    case BP_UINT8: divide<uint8_t>(data, n, size); break;
+    case BP_INT16: divide<int16_t>(data, n, size); break;
     default: fail(BP_ERR_INTERNAL, "finish_mean: dtype " + std::string(dtype_name(dtype)));
   }
 }
 
-int32_t summed(int32_t reduce_op) { return reduce_op == BP_REDUCE_MEAN ? BP_REDUCE_SUM : reduce_op; }
+// The reduction the transport runs: MEAN as SUM (the core divides), except
+// where the transport divides itself.
+int32_t for_transport(int32_t reduce_op, int32_t dtype) {
+  return reduce_op == BP_REDUCE_MEAN && !transport_means(dtype) ? BP_REDUCE_SUM : reduce_op;
+}
 
 void count_staged(const View &v) { v.device().backend->counters.staged_copies.fetch_add(1, std::memory_order_relaxed); }
 
@@ -540,8 +558,8 @@ Path all_reduce_data(State &s, const Call &c, Scratch &scratch, const Record *al
   const bool in_place = zero_copy(v);
   void *data = host_memory(v, scratch, true);
   const uint64_t n = uint64_t(v.numel());
-  check_transport(s, c.fn, scratch, s.t->all_reduce(data, n, v.dtype, summed(c.reduce_op), s.timeout),
-                  "for the other ranks' data");
+  const int32_t op = for_transport(c.reduce_op, v.dtype);
+  check_transport(s, c.fn, scratch, s.t->all_reduce(data, n, v.dtype, op, s.timeout), "for the other ranks' data");
   finish_mean(c.reduce_op, v.dtype, data, n, s.size.load());
   if (in_place) return Path::kZeroCopy;
   from_host_into(v, data, bytes_of(v));
@@ -591,7 +609,8 @@ View gathering_data(State &s, const Call &c, Scratch &scratch, const Record *all
   const int32_t status =
       c.collective == BP_COLLECTIVE_ALL_GATHER
           ? s.t->all_gather(input, output, uint64_t(v.numel()), v.dtype, s.timeout)
-          : s.t->reduce_scatter(input, output, uint64_t(out.numel()), v.dtype, summed(c.reduce_op), s.timeout);
+          : s.t->reduce_scatter(input, output, uint64_t(out.numel()), v.dtype, for_transport(c.reduce_op, v.dtype),
+                                s.timeout);
   check_transport(s, c.fn, scratch, status, "for the other ranks' data");
   if (c.collective == BP_COLLECTIVE_REDUCE_SCATTER)
     finish_mean(c.reduce_op, v.dtype, output, uint64_t(out.numel()), s.size.load());

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define BP_TRANSPORT_VERSION 1
+#define BP_TRANSPORT_VERSION 2
 #define BP_TRANSPORT_FILE "libbackplane-mpi.so"
 #define BP_TRANSPORT_ENTRY "bp_transport_get"
 
@@ -55,8 +55,11 @@ typedef struct bp_transport {
   /* Collectives on host memory, every one bounded: when the group has not
    * completed it within timeout_s seconds, BP_ERR_PEER, and the request is
    * left pending (the buffers passed must then stay allocated for good).
-   * count is elements of dtype per participant; reduce_op a BP_REDUCE_* other
-   * than MEAN (the core divides). */
+   * count is elements of dtype per participant. reduce_op is a BP_REDUCE_*;
+   * MEAN only of FLOAT16 and BFLOAT16 (the core divides the others' SUM).
+   * MPI has no 16-bit floats: the module widens them exactly, reduces in
+   * float32 (MEAN divides there too) and rounds once to nearest even, so
+   * every rank gets the same bits (version 2). */
   int32_t (*all_reduce)(void *data, uint64_t count, int32_t dtype, int32_t reduce_op, double timeout_s);
   int32_t (*broadcast)(void *data, uint64_t count, int32_t dtype, int32_t root, double timeout_s);
   /* output: size * count elements, rank j's input at j * count. */

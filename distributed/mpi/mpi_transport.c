@@ -9,16 +9,22 @@
  * peer that died, and MPI offers no way to bound it. On timeout the request
  * is left pending and the module refuses to finalise MPI, which would wait
  * for the same peer.
+ *
+ * MPI has no 16-bit floats: float16 and bfloat16 move as their 16-bit
+ * patterns, and are reduced in float32 buffers of their widened values
+ * (transport.h).
  */
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <mpi.h>
 
+#include "backplane/half.h"
 #include "distributed/transport.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -82,6 +88,11 @@ static int datatype_of(int32_t dtype, MPI_Datatype *type) {
     case BP_INT32: *type = MPI_INT32_T; return 1;
     case BP_INT64: *type = MPI_INT64_T; return 1;
     case BP_BOOL: *type = MPI_C_BOOL; return 1;
+    case BP_INT8: *type = MPI_INT8_T; return 1;
+    case BP_UINT8: *type = MPI_UINT8_T; return 1;
+    case BP_INT16: *type = MPI_INT16_T; return 1;
+    /* Moved as bits; reductions go through float32 (reduce_half). */
+    case BP_FLOAT16: case BP_BFLOAT16: *type = MPI_UINT16_T; return 1;
     default: set_error("no MPI datatype for dtype %d", (int)dtype); return 0;
   }
 }
@@ -90,16 +101,21 @@ static size_t element_size(int32_t dtype) {
   switch (dtype) {
     case BP_FLOAT64: case BP_INT64: return 8;
     case BP_FLOAT32: case BP_INT32: return 4;
+    case BP_FLOAT16: case BP_BFLOAT16: case BP_INT16: return 2;
     default: return 1;
   }
 }
 
+static int is_half(int32_t dtype) { return dtype == BP_FLOAT16 || dtype == BP_BFLOAT16; }
+
 /* MPI defines MAX and MIN on numbers only; on C_BOOL, or and and are the
- * logical operations (bool MAX and MIN in collectives.h). */
+ * logical operations (bool MAX and MIN in collectives.h). MEAN, of halves
+ * only, is their float32 SUM, divided before rounding (finish_half). */
 static int op_of(int32_t reduce_op, int32_t dtype, MPI_Op *op) {
   const int logical = dtype == BP_BOOL;
   switch (reduce_op) {
     case BP_REDUCE_SUM: *op = MPI_SUM; return !logical;
+    case BP_REDUCE_MEAN: *op = MPI_SUM; return is_half(dtype);
     case BP_REDUCE_MAX: *op = logical ? MPI_LOR : MPI_MAX; return 1;
     case BP_REDUCE_MIN: *op = logical ? MPI_LAND : MPI_MIN; return 1;
     default: return 0;
@@ -247,6 +263,68 @@ static const char *transport_library(void) { return g.library; }
  * elements. */
 #define PIECE ((uint64_t)1 << 30)
 
+/* Halves are reduced through a float32 buffer of this many elements at most
+ * (64 MB), one piece after another. */
+#define HALF_PIECE ((uint64_t)1 << 24)
+
+static void widen(const uint16_t *in, float *out, uint64_t n, int32_t dtype) {
+  uint64_t i;
+  if (dtype == BP_FLOAT16)
+    for (i = 0; i < n; ++i) out[i] = bp_f32_from_f16(in[i]);
+  else
+    for (i = 0; i < n; ++i) out[i] = bp_f32_from_bf16(in[i]);
+}
+
+/* The one rounding: of the float32 result, MEAN's divided by the group's
+ * size first. */
+static void finish_half(const float *in, uint16_t *out, uint64_t n, int32_t dtype, int32_t reduce_op) {
+  const float size = (float)g.size;
+  uint64_t i;
+  for (i = 0; i < n; ++i) {
+    const float x = reduce_op == BP_REDUCE_MEAN ? in[i] / size : in[i];
+    out[i] = dtype == BP_FLOAT16 ? bp_f16_from_f32(x) : bp_bf16_from_f32(x);
+  }
+}
+
+/* A float32 buffer for a half reduction; NULL with the error set. */
+static float *half_buffer(uint64_t elements) {
+  float *p = malloc((size_t)(elements ? elements : 1) * sizeof(float));
+  if (!p) set_error("no memory for a float32 buffer of %llu elements", (unsigned long long)elements);
+  return p;
+}
+
+/* After a timeout MPI may still write into a pending request's buffer when
+ * the late peer arrives: that buffer is never freed (transport.h). */
+static void release_half_buffer(float *p, int32_t status) {
+  if (status != BP_ERR_PEER) free(p);
+}
+
+static int32_t all_reduce_half(uint16_t *data, uint64_t count, int32_t dtype, int32_t reduce_op, MPI_Op op,
+                               double deadline, double timeout_s) {
+  float *buffer = half_buffer(count < HALF_PIECE ? count : HALF_PIECE);
+  int32_t status = BP_OK;
+  uint64_t done = 0;
+  if (!buffer) return BP_ERR_OUT_OF_MEMORY;
+  do {
+    const uint64_t n = count - done < HALF_PIECE ? count - done : HALF_PIECE;
+    MPI_Request request;
+    int previous, rc;
+    widen(data + done, buffer, n, dtype);
+    previous = choose_ring(n, (size_t)n * sizeof(float));
+    rc = MPI_Iallreduce(MPI_IN_PLACE, buffer, (int)n, MPI_FLOAT, op, g.comm, &request);
+    restore_algorithm(previous);
+    if (rc != MPI_SUCCESS) {
+      status = mpi_failed(rc, "MPI_Iallreduce");
+      break;
+    }
+    status = wait_until(&request, deadline, timeout_s, "MPI_Iallreduce");
+    if (status == BP_OK) finish_half(buffer, data + done, n, dtype, reduce_op);
+    done += n;
+  } while (status == BP_OK && done < count);
+  release_half_buffer(buffer, status);
+  return status;
+}
+
 static int32_t transport_all_reduce(void *data, uint64_t count, int32_t dtype, int32_t reduce_op,
                                     double timeout_s) {
   MPI_Datatype type;
@@ -255,6 +333,7 @@ static int32_t transport_all_reduce(void *data, uint64_t count, int32_t dtype, i
   int32_t status = require_active();
   if (status == BP_OK) status = types(dtype, reduce_op, &type, &op);
   if (status != BP_OK) return status;
+  if (is_half(dtype)) return all_reduce_half(data, count, dtype, reduce_op, op, deadline, timeout_s);
   uint64_t done = 0;
   do {
     const uint64_t n = count - done < PIECE ? count - done : PIECE;
@@ -312,6 +391,27 @@ static int32_t transport_all_gather(const void *input, void *output, uint64_t co
   return wait_until(&request, now_seconds() + timeout_s, timeout_s, "MPI_Iallgather");
 }
 
+/* Rank r's input block r of size * count halves, reduced in float32. */
+static int32_t reduce_scatter_half(const uint16_t *input, uint16_t *output, uint64_t count, int32_t dtype,
+                                   int32_t reduce_op, MPI_Op op, double timeout_s) {
+  const uint64_t all = count * (uint64_t)g.size;
+  float *wide = half_buffer(all + count);
+  MPI_Request request;
+  int32_t status;
+  int rc;
+  if (!wide) return BP_ERR_OUT_OF_MEMORY;
+  widen(input, wide, all, dtype);
+  rc = MPI_Ireduce_scatter_block(wide, wide + all, (int)count, MPI_FLOAT, op, g.comm, &request);
+  if (rc != MPI_SUCCESS) {
+    free(wide);
+    return mpi_failed(rc, "MPI_Ireduce_scatter_block");
+  }
+  status = wait_until(&request, now_seconds() + timeout_s, timeout_s, "MPI_Ireduce_scatter_block");
+  if (status == BP_OK) finish_half(wide + all, output, count, dtype, reduce_op);
+  release_half_buffer(wide, status);
+  return status;
+}
+
 static int32_t transport_reduce_scatter(const void *input, void *output, uint64_t count, int32_t dtype,
                                         int32_t reduce_op, double timeout_s) {
   MPI_Datatype type;
@@ -322,6 +422,7 @@ static int32_t transport_reduce_scatter(const void *input, void *output, uint64_
   if (status == BP_OK) status = types(dtype, reduce_op, &type, &op);
   if (status == BP_OK) status = check_count(count, "reduce_scatter");
   if (status != BP_OK) return status;
+  if (is_half(dtype)) return reduce_scatter_half(input, output, count, dtype, reduce_op, op, timeout_s);
   rc = MPI_Ireduce_scatter_block(input, output, (int)count, type, op, g.comm, &request);
   if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Ireduce_scatter_block");
   return wait_until(&request, now_seconds() + timeout_s, timeout_s, "MPI_Ireduce_scatter_block");
