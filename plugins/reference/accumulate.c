@@ -3,9 +3,10 @@
  *
  * The reference is what other backends are compared against, so its float
  * sums should be as close to exact as simple code allows: every term is
- * added in float64 (float32 inputs convert to double exactly), and the
- * rounding error of each addition is kept aside and added back at the end
- * (Kahan-Babuska / Neumaier compensated summation). For sums of up to
+ * added in float64 (float32, float16 and bfloat16 inputs convert to double
+ * exactly; plugin.h asks for float32 or wider), and the rounding error of
+ * each addition is kept aside and added back at the end (Kahan-Babuska /
+ * Neumaier compensated summation). For sums of up to
  * billions of terms the result is essentially the correctly rounded exact
  * sum, independent of the order a faster backend chooses.
  */

@@ -13,13 +13,24 @@
 #define REF_TWO_PI 6.283185307179586476925286766559
 #define REF_TWO_PI_F 6.283185307179586476925286766559f
 
+/* float16 and bfloat16 draw the float32 stream's value and round it once
+ * (plugin.h), so they share the float32 branches below. */
+static int draws_in_float32(int32_t dtype) { return dtype == BP_FLOAT32 || ref_dtype_is_half(dtype); }
+
+/* The float32 value v as an element of `dtype` (float32 or a half). */
+static ref_value from_stream_f32(float v, int32_t dtype) {
+  ref_value r;
+  r.f32 = v;
+  return ref_convert(r, BP_FLOAT32, dtype);
+}
+
 /* RANDOM_UNIFORM: low + (high - low) * u(i). float32 is computed in float,
  * from float bounds and the 24-bit u, as plugin.h asks. */
 static ref_value uniform(const bp_op_attrs *attrs, int32_t dtype, uint64_t i) {
   ref_value v;
-  if (dtype == BP_FLOAT32) {
+  if (draws_in_float32(dtype)) {
     const float low = (float)attrs->scalar, high = (float)attrs->scalar2;
-    v.f32 = low + (high - low) * bp_random_unit_f32(attrs->seed, i);
+    v = from_stream_f32(low + (high - low) * bp_random_unit_f32(attrs->seed, i), dtype);
   } else {
     v.f64 = attrs->scalar + (attrs->scalar2 - attrs->scalar) * bp_random_unit_f64(attrs->seed, i);
   }
@@ -31,11 +42,11 @@ static ref_value uniform(const bp_op_attrs *attrs, int32_t dtype, uint64_t i) {
  * the logarithm finite, since u < 1 always. */
 static ref_value normal(const bp_op_attrs *attrs, int32_t dtype, uint64_t i) {
   ref_value v;
-  if (dtype == BP_FLOAT32) {
+  if (draws_in_float32(dtype)) {
     const float mean = (float)attrs->scalar, std = (float)attrs->scalar2;
     const float u1 = bp_random_unit_f32(attrs->seed, 2 * i);
     const float u2 = bp_random_unit_f32(attrs->seed, 2 * i + 1);
-    v.f32 = mean + std * sqrtf(-2.0f * logf(1.0f - u1)) * cosf(REF_TWO_PI_F * u2);
+    v = from_stream_f32(mean + std * sqrtf(-2.0f * logf(1.0f - u1)) * cosf(REF_TWO_PI_F * u2), dtype);
   } else {
     const double u1 = bp_random_unit_f64(attrs->seed, 2 * i);
     const double u2 = bp_random_unit_f64(attrs->seed, 2 * i + 1);

@@ -8,6 +8,15 @@
  * (two's complement), so it is done on unsigned values, where C defines
  * wrap-around, and turned back with ref_wrap_*.
  *
+ * float16 and bfloat16 compute in float32, as plugin.h asks: each operand
+ * widens exactly, the float32 function runs, and the result rounds once to
+ * the dtype. int8, uint8 and int16 compute in int64 and wrap to their width:
+ * every wrapping result (ADD, SUB, MUL, POW, NEG, SQUARE, BITWISE_*) modulo
+ * 2^bits depends only on the operands modulo 2^bits, and the rest (MAXIMUM,
+ * FLOOR_DIVIDE, REMAINDER, ABS, ...) are exact for in-range operands, so
+ * this is the arithmetic of their own width (the most negative value // -1
+ * and its ABS wrap to itself, as for int32).
+ *
  * Callers only pass (op, dtype) pairs that supports.c allows; the `default:`
  * branches exist to keep the compiler and the reader sure every path returns.
  */
@@ -158,6 +167,15 @@ ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b) {
     case BP_INT32: r.i32 = binary_i32(op, a.i32, b.i32); break;
     case BP_INT64: r.i64 = binary_i64(op, a.i64, b.i64); break;
     case BP_BOOL: r.b8 = binary_bool(op, a.b8, b.b8); break;
+    case BP_FLOAT16:
+    case BP_BFLOAT16:
+      r = ref_half_from_f32(binary_f32(op, ref_half_to_f32(a, dtype), ref_half_to_f32(b, dtype)), dtype);
+      break;
+    case BP_INT8:
+    case BP_UINT8:
+    case BP_INT16:
+      r = ref_from_i64(binary_i64(op, ref_to_i64(a, dtype), ref_to_i64(b, dtype)), dtype);
+      break;
     default: break;
   }
   return r;
@@ -174,6 +192,16 @@ typedef struct ref_order {
 
 static ref_order order_of(int32_t dtype, ref_value a, ref_value b) {
   ref_order o;
+  if (ref_dtype_is_half(dtype)) {
+    const float x = ref_half_to_f32(a, dtype), y = ref_half_to_f32(b, dtype);
+    o.less = x < y; o.equal = x == y; o.greater = x > y;
+    return o;
+  }
+  if (ref_dtype_is_small_int(dtype)) {
+    const int64_t x = ref_to_i64(a, dtype), y = ref_to_i64(b, dtype);
+    o.less = x < y; o.equal = x == y; o.greater = x > y;
+    return o;
+  }
   switch (dtype) {
     case BP_FLOAT32: o.less = a.f32 < b.f32; o.equal = a.f32 == b.f32; o.greater = a.f32 > b.f32; break;
     case BP_FLOAT64: o.less = a.f64 < b.f64; o.equal = a.f64 == b.f64; o.greater = a.f64 > b.f64; break;
@@ -268,6 +296,11 @@ ref_value ref_unary(int32_t op, int32_t dtype, ref_value x) {
     case BP_INT64: r.i64 = unary_i64(op, x.i64); break;
     case BP_BOOL: r.b8 = (uint8_t)(op == BP_OP_BITWISE_NOT && !x.b8); /* the one bool unary op */
       break;
+    case BP_FLOAT16:
+    case BP_BFLOAT16: r = ref_half_from_f32(unary_f32(op, ref_half_to_f32(x, dtype)), dtype); break;
+    case BP_INT8:
+    case BP_UINT8:
+    case BP_INT16: r = ref_from_i64(unary_i64(op, ref_to_i64(x, dtype)), dtype); break;
     default: break;
   }
   return r;

@@ -20,7 +20,7 @@ void ref_run_matmul(const bp_plugin_tensor *a, const bp_plugin_tensor *b,
   ref_walk w;
 
   for (ref_walk_start(&w, rank, output->shape); !w.done; ref_walk_next(&w)) {
-    ref_sum total;         /* floats: compensated float64, products exact for float32 */
+    ref_sum total;         /* floats: compensated float64, products exact for float32 and the halves */
     uint64_t integer_total = 0; /* integers: wrapping, like ADD and MUL */
     int64_t k;
     int32_t d;
@@ -38,8 +38,8 @@ void ref_run_matmul(const bp_plugin_tensor *a, const bp_plugin_tensor *b,
       else
         integer_total += (uint64_t)ref_to_i64(x, dtype) * (uint64_t)ref_to_i64(y, dtype);
     }
-    /* An int32 result is the low 32 bits of the int64 one: wrapping in 64
-     * bits and truncating equals wrapping in 32 bits all along. */
+    /* A narrower integer result is the low bits of the int64 one: wrapping
+     * in 64 bits and truncating equals wrapping in its own width all along. */
     ref_set(output, w.index,
             ref_dtype_is_float(dtype) ? ref_from_f64(ref_sum_result(&total), dtype)
                                       : ref_from_i64(ref_wrap_i64(integer_total), dtype));

@@ -50,10 +50,11 @@ static ref_value sum_like(int32_t op, const bp_plugin_tensor *in, int32_t out_dt
   result = ref_sum_result(&total);
   if (op == BP_OP_MEAN) result = count > 0 ? result / (double)count : NAN; /* mean of none: NaN */
   if (op == BP_OP_NORM) result = sqrt(result);
-  return ref_from_f64(result, out_dtype); /* float32: one rounding, at the very end */
+  return ref_from_f64(result, out_dtype); /* narrower floats: one rounding, at the very end */
 }
 
-/* PROD. Floats multiply in float64 and round once at the end (float32);
+/* PROD. Floats multiply in float64 and round once at the end (float32,
+ * float16, bfloat16);
  * integers in int64 with wrap-around (the product modulo 2^64 does not
  * depend on the order). */
 static ref_value product(const bp_plugin_tensor *in, int32_t out_dtype, const int64_t *out_index,
@@ -107,7 +108,7 @@ static ref_value log_sum_exp(const bp_plugin_tensor *in, int32_t out_dtype, cons
 /* 1 when element x should replace the best so far, for MAX (want_max) or
  * MIN. Ties keep the earlier element. A NaN replaces any number and is never
  * replaced, which makes MAX/MIN propagate NaN and ARGMAX/ARGMIN point at the
- * first NaN. Floats compare as double (exact for float32), integers as int64. */
+ * first NaN. Floats compare as double (exact for every float dtype), integers as int64. */
 static int replaces(int32_t dtype, ref_value x, ref_value best, int want_max) {
   if (ref_dtype_is_float(dtype)) {
     double xv = ref_to_f64(x, dtype), bv = ref_to_f64(best, dtype);

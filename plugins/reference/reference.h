@@ -103,23 +103,41 @@ bp_status ref_host_address(bp_buffer buffer, void **address);
  * ---------------------------------------------------------------------- */
 
 /* One element of any dtype, held in its own C type. Which member is live is
- * always known from a dtype travelling beside it. Bool is 0 or 1. */
+ * always known from a dtype travelling beside it. Bool is 0 or 1. float16
+ * and bfloat16 are held as their bits (backplane/half.h converts them). */
 typedef union ref_value {
   float f32;
   double f64;
   int32_t i32;
   int64_t i64;
   uint8_t b8;
+  uint16_t f16;
+  uint16_t bf16;
+  int8_t i8;
+  uint8_t u8;
+  int16_t i16;
 } ref_value;
 
-int ref_dtype_is_float(int32_t dtype); /* float32 or float64: the vocabulary's float kind */
+int ref_dtype_is_float(int32_t dtype); /* the vocabulary's float kind: float16 to float64 */
+/* float16 or bfloat16: computed in float32 and rounded once (plugin.h). */
+int ref_dtype_is_half(int32_t dtype);
+/* int8, uint8 or int16: computed in int64 and wrapped to their width. */
+int ref_dtype_is_small_int(int32_t dtype);
 
 /* Reads/writes one element at any address (no alignment assumed). */
 ref_value ref_load(int32_t dtype, const unsigned char *at);
 void ref_store(int32_t dtype, unsigned char *at, ref_value value);
 
-/* COPY's conversion: a C cast, except that a bool result is (x != 0). */
+/* COPY's conversion (plugin.h): a C cast, except that a bool result is
+ * (x != 0), float to integer saturates (NaN gives 0), integer narrowing
+ * wraps, and a float16 or bfloat16 result is rounded once from the source
+ * value itself (backplane/half.h). */
 ref_value ref_convert(ref_value value, int32_t from, int32_t to);
+
+/* A half's value widened (exactly) to float32, and a float32 rounded once
+ * to a half, for `dtype` float16 or bfloat16. */
+float ref_half_to_f32(ref_value value, int32_t dtype);
+ref_value ref_half_from_f32(float x, int32_t dtype);
 
 /* Two's complement wrap-around from the unsigned result of integer
  * arithmetic, without C's implementation-defined unsigned-to-signed cast. */
@@ -131,6 +149,7 @@ ref_value ref_from_f64(double x, int32_t to);
 ref_value ref_from_i64(int64_t x, int32_t to);
 double ref_to_f64(ref_value value, int32_t from);  /* exact for float dtypes */
 int64_t ref_to_i64(ref_value value, int32_t from); /* exact for int and bool dtypes */
+float ref_to_f32(ref_value value, int32_t from);   /* COPY to float32 */
 
 /* ------------------------------------------------------------------------
  * index.c — walking every index of a shape in C order.

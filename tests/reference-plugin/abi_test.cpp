@@ -201,9 +201,12 @@ TEST_CASE("device_properties honours capacity", "[abi][device]") {
 TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi][supports]") {
   Reference ref;
   // The table written out independently of the plugin's code.
-  auto numeric = [](int d) { return d >= BP_FLOAT32 && d <= BP_INT64; };
-  auto floating = [](int d) { return d == BP_FLOAT32 || d == BP_FLOAT64; };
-  auto valid = [](int d) { return d >= BP_FLOAT32 && d <= BP_BOOL; };
+  // The dtypes of ABI 1.4: values 1..10, bool (5) the one non-numeric one.
+  auto valid = [](int d) { return d >= BP_FLOAT32 && d <= BP_INT16; };
+  auto numeric = [&](int d) { return valid(d) && d != BP_BOOL; };
+  auto floating = [](int d) {
+    return d == BP_FLOAT32 || d == BP_FLOAT64 || d == BP_FLOAT16 || d == BP_BFLOAT16;
+  };
   auto expected = [&](int op, int in, int out) -> bool {
     if (!valid(in) || !valid(out)) return false;
     switch (op) {
@@ -261,6 +264,17 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_CUMSUM, BP_BOOL, BP_INT64, 1}, {BP_OP_SCATTER_ND, BP_INT32, BP_INT32, 1},
       {BP_OP_LOGSUMEXP, BP_INT32, BP_INT32, 0}, {BP_OP_SCATTER_ADD_ND, BP_BOOL, BP_BOOL, 0},
       {BP_OP_SCATTER_ADD_ND, BP_INT64, BP_INT64, 1},
+      // The 8- and 16-bit dtypes (since 1.4).
+      {BP_OP_SUM, BP_INT8, BP_INT64, 1},    {BP_OP_SUM, BP_INT16, BP_INT16, 0},
+      {BP_OP_SUM, BP_FLOAT16, BP_FLOAT16, 1}, {BP_OP_SUM, BP_BFLOAT16, BP_FLOAT32, 0},
+      {BP_OP_DIV, BP_UINT8, BP_UINT8, 0},   {BP_OP_MEAN, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_CUMSUM, BP_UINT8, BP_INT64, 1}, {BP_OP_PROD, BP_INT16, BP_INT64, 1},
+      {BP_OP_BITWISE_AND, BP_FLOAT16, BP_FLOAT16, 0}, {BP_OP_BITWISE_NOT, BP_UINT8, BP_UINT8, 1},
+      {BP_OP_COPY, BP_INT16, BP_BFLOAT16, 1}, {BP_OP_COPY, BP_FLOAT16, BP_UINT8, 1},
+      {BP_OP_RANDOM_UNIFORM, BP_BFLOAT16, BP_BFLOAT16, 1}, {BP_OP_RANDOM_NORMAL, BP_INT8, BP_INT8, 0},
+      {BP_OP_ARANGE, BP_INT8, BP_INT8, 1},  {BP_OP_MATMUL, BP_UINT8, BP_UINT8, 1},
+      {BP_OP_ARGMAX, BP_FLOAT16, BP_INT64, 1}, {BP_OP_EQ, BP_BFLOAT16, BP_BOOL, 1},
+      {BP_OP_LOGSUMEXP, BP_INT16, BP_INT16, 0}, {BP_OP_SCATTER_ADD_ND, BP_BFLOAT16, BP_BFLOAT16, 1},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;

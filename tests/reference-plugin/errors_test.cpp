@@ -88,8 +88,8 @@ TEST_CASE("execute: malformed views", "[errors][execute]") {
   bp_plugin_tensor out = ref.empty(BP_FLOAT32, {2});
 
   bp_plugin_tensor bad = x;
-  bad.dtype = 9;
-  check_error(ref, ref.run(BP_OP_NEG, {bad}, out), BP_ERR_INVALID_ARGUMENT, {"input 0", "dtype 9"});
+  bad.dtype = BP_DTYPE_COUNT;  // one past the last dtype (11 since 1.4)
+  check_error(ref, ref.run(BP_OP_NEG, {bad}, out), BP_ERR_INVALID_ARGUMENT, {"input 0", "dtype 11"});
   bad = x;
   bad.rank = BP_MAX_RANK + 1;
   check_error(ref, ref.run(BP_OP_NEG, {bad}, out), BP_ERR_SHAPE, {"rank 9"});
