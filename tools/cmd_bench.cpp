@@ -1,6 +1,7 @@
 // cmd_bench.cpp — `bp bench`: each Backplane figure measured side by side
 // with its baseline in the same run. Prints only; never asserts a timing.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -35,6 +36,8 @@ const Figure kFigures[] = {
      bench::figure_training},
     {"allreduce", "bp_dist_all_reduce across 2 MPI ranks (4-256 MB) vs MPI_Allreduce called directly",
      bench::figure_allreduce},
+    {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
+     bench::figure_dtypes},
 };
 
 std::string figure_list() {
@@ -54,6 +57,7 @@ int cmd_bench(int argc, char **argv) {
   opts.flag("json", "one JSON object per line on stdout (progress stays on stderr)");
   opts.flag("quick", "every figure at reduced size (well under a minute in all)");
   opts.value("figure", "NAME", "run only this figure");
+  opts.value("size", "N", "the dtypes figure at N elements (add, conversions; GEMM n^2 <= N)");
   opts.epilog("figures:\n" + figure_list() +
               "\nEvery figure prints the OpenBLAS core and thread count (cpu:0's properties)\n"
               "and the machine load: close other work for stable numbers. Timings are\n"
@@ -70,10 +74,19 @@ int cmd_bench(int argc, char **argv) {
       return opts.usage_error("unknown figure '" + only + "' (figures: " + names + ")");
     }
   }
+  int64_t size = 0;
+  if (opts.has("size")) {
+    char *end = nullptr;
+    const std::string text = opts.get("size");
+    size = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || size < 1)
+      return opts.usage_error("--size wants a positive number of elements, not '" + text + "'");
+  }
   if (!start_runtime("bp bench")) return kExitFailure;
 
   bench::Context ctx;
   ctx.quick = opts.has("quick");
+  ctx.size = size;
   bp_device cpu_id;
   if (bp_cpu(&cpu_id) == BP_OK) {
     const auto props = bp::Device(cpu_id).properties();

@@ -23,6 +23,7 @@ namespace bptool::bench {
 
 struct Context {
   bool quick = false;
+  int64_t size = 0;              // --size: the dtypes figure's element count (0: its own)
   std::string openblas_core;     // cpu:0 property openblas_core ("" if absent)
   std::string openblas_threads;  // cpu:0 property openblas_threads
   std::string cpu_threads;       // cpu:0 property threads (the plugin's own pool)
@@ -49,6 +50,7 @@ struct Row {
   std::string baseline_name;  // "cblas_sgemm (OpenBLAS, direct)"
   std::string note;           // a remark, or why a value is missing
   double spread = kNaN;       // Pair::spread() of the measurement, when it was a compare()
+  double target = kNaN;       // the least ratio a stated goal asks for; NaN: no goal
 
   Row() = default;
   // What every row names first: Row r{"gemm", "float32 n=512", "cpu:0", "GFLOPS"}.
@@ -56,7 +58,10 @@ struct Row {
       : figure(std::move(figure_)), params(std::move(params_)), device(std::move(device_)), unit(std::move(unit_)) {}
 
   double ratio() const;
-  // note, and a remark that the ratio may be noise when spread > kNoisySpread.
+  // Whether ratio() reaches target: 1 yes, 0 no, -1 no target or no ratio.
+  int target_met() const;
+  // The target's verdict, note, and a remark that the ratio may be noise
+  // when spread > kNoisySpread.
   std::string full_note() const;
 };
 
@@ -150,5 +155,6 @@ void figure_normlog(Context &, Report &);
 void figure_transfer(Context &, Report &);
 void figure_startup(Context &, Report &);
 void figure_allreduce(Context &, Report &);
+void figure_dtypes(Context &, Report &);
 
 }  // namespace bptool::bench

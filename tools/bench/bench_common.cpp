@@ -18,11 +18,30 @@ void Context::progress_done() const { progress::clear(); }
 
 // ---- rows and report ---------------------------------------------------------
 
+int Row::target_met() const {
+  const double r = ratio();
+  if (std::isnan(target) || std::isnan(r)) return -1;
+  return r >= target ? 1 : 0;
+}
+
 std::string Row::full_note() const {
-  if (!(spread > kNoisySpread)) return note;
-  char text[160];
-  std::snprintf(text, sizeof text, "noisy: the batches of one side varied %.1fx, the ratio may be noise", spread);
-  return note + (note.empty() ? "" : "; ") + text;
+  std::string text;
+  if (!std::isnan(target)) {
+    const int met = target_met();
+    char goal[48];
+    std::snprintf(goal, sizeof goal, "target >= %gx: ", target);
+    text = goal + std::string(met == 1 ? "met" : met == 0 ? "NOT met" : "not measured");
+  }
+  const auto append = [&text](const std::string &part) {
+    if (!part.empty()) text += (text.empty() ? "" : "; ") + part;
+  };
+  append(note);
+  if (spread > kNoisySpread) {
+    char noisy[160];
+    std::snprintf(noisy, sizeof noisy, "noisy: the batches of one side varied %.1fx, the ratio may be noise", spread);
+    append(noisy);
+  }
+  return text;
 }
 
 double Row::ratio() const {
@@ -66,6 +85,8 @@ void Report::add(const Row &row) {
       {"higher_is_better", row.higher_is_better},
       {"note", row.full_note()},
       {"spread", row.spread},
+      {"target", row.target},
+      {"target_met", row.target_met() < 0 ? Json() : Json(row.target_met() == 1)},
       {"openblas_core", ctx_.openblas_core},
       {"openblas_threads", ctx_.openblas_threads},
       {"cpu_threads", ctx_.cpu_threads},

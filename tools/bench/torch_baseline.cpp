@@ -14,23 +14,35 @@ namespace {
 
 constexpr const char kProgram[] = "bp-bench-torch";
 
-}  // namespace
-
-TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads) {
-  TorchBaseline r;
+// The program's path, "" when it is not beside bp.
+std::string program_path() {
   const std::string dir = own_directory();
   const std::string program = dir + "/" + kProgram;
-  if (dir.empty() || access(program.c_str(), X_OK) != 0) {
-    r.why_not = std::string(kProgram) + " is not beside bp (it is built only where libtorch is installed)";
+  return dir.empty() || access(program.c_str(), X_OK) != 0 ? "" : program;
+}
+
+}  // namespace
+
+std::string torch_baseline_missing() {
+  return program_path().empty() ? std::string(kProgram) + " is not beside bp (it is built only where libtorch is installed)"
+                                : "";
+}
+
+TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads,
+                                 const std::vector<std::string> &extra) {
+  TorchBaseline r;
+  const std::string program = program_path();
+  if (program.empty()) {
+    r.why_not = torch_baseline_missing();
     return r;
   }
   std::string out;
   char target[32];
   std::snprintf(target, sizeof target, "%g", target_s);
-  if (!run_capturing({program, "--measure", what, "--threads", std::to_string(threads), "--trials",
-                      std::to_string(trials), "--target", target},
-                     &out, &r.why_not))
-    return r;
+  std::vector<std::string> argv = {program, "--measure", what, "--threads", std::to_string(threads), "--trials",
+                                   std::to_string(trials), "--target", target};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  if (!run_capturing(argv, &out, &r.why_not)) return r;
   const Json doc = Json::parse(out, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("ns_per_op") || !doc["ns_per_op"].is_number()) {
     r.why_not = program + " printed no JSON object with ns_per_op";

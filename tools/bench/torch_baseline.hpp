@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "timing.hpp"
 
@@ -18,8 +19,14 @@ struct TorchBaseline {
 };
 
 // `what`: "add_out" (a 1-element float32 at::add_out into a preallocated
-// output) or "train_step" (one step of the training figure's MLP, `threads`
-// intra-op and BLAS threads).
-TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads = 1);
+// output), "train_step" (one step of the training figure's MLP) or
+// "matmul" (an n x n at::mm_out, `extra` = {"--dtype", "bfloat16", "--n",
+// "512"}); `threads` intra-op and BLAS threads.
+TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads = 1,
+                                 const std::vector<std::string> &extra = {});
+
+// Why there can be no libtorch baseline here ("" when bp-bench-torch is
+// beside bp): a figure with many libtorch rows says it once.
+std::string torch_baseline_missing();
 
 }  // namespace bptool::bench

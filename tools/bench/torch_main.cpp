@@ -2,7 +2,8 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step --threads N --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step|matmul --threads N --trials N --target SECONDS
+//                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
 //
 // and reads one JSON object from its standard output:
 //
@@ -17,7 +18,9 @@
 // add_out: a 1-element float32 at::add_out into a preallocated output on the
 // CPU. train_step: one forward, backward and SGD step of the training
 // figure's MLP (bench/training_shape.hpp) with torch::nn and torch::optim.
-// Both timed as bp bench times its own side (timing.hpp).
+// matmul: at::mm_out of two n x n matrices of --dtype (uniform in [-1, 1))
+// into a preallocated output, for the dtypes figure. All timed as bp bench
+// times its own side (timing.hpp).
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -37,8 +40,8 @@ namespace {
 
 int usage(const char *why) {
   std::fprintf(stderr,
-               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step --threads N "
-               "--trials N --target SECONDS\n",
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul --threads N "
+               "--trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N]\n",
                why);
   return 2;
 }
@@ -59,23 +62,39 @@ std::string cap_blas_threads(int n) {
   return "BLAS threads not capped (no OpenBLAS or MKL found)";
 }
 
+// Backplane's dtype names, as bp bench passes them.
+bool scalar_type(const std::string &name, at::ScalarType *type) {
+  if (name == "float32") *type = at::kFloat;
+  else if (name == "bfloat16") *type = at::kBFloat16;
+  else if (name == "float16") *type = at::kHalf;
+  else return false;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   int trials = 0, threads = 1;
+  int64_t n = 0;
   double target = 0;
-  std::string what = "add_out";
+  std::string what = "add_out", dtype_name = "float32";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--measure")) what = argv[i + 1];
     else if (!std::strcmp(argv[i], "--target")) target = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--dtype")) dtype_name = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
-  if (what != "add_out" && what != "train_step") return usage(("unknown measurement " + what).c_str());
+  if (what != "add_out" && what != "train_step" && what != "matmul")
+    return usage(("unknown measurement " + what).c_str());
+  at::ScalarType dtype = at::kFloat;
+  if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
+  if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
 
   using namespace bptool::bench;
   try {
@@ -90,6 +109,15 @@ int main(int argc, char **argv) {
       };
       seconds = measure(add_out, trials, target);
       baseline = "libtorch at::add_out";
+    } else if (what == "matmul") {
+      torch::manual_seed(0);
+      const at::Tensor a = (at::rand({n, n}) * 2 - 1).to(dtype), b = (at::rand({n, n}) * 2 - 1).to(dtype);
+      at::Tensor out = at::empty({n, n}, a.options());
+      const Work mm = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) at::mm_out(out, a, b);
+      };
+      seconds = measure(mm, trials, target);
+      baseline = "libtorch at::mm_out " + dtype_name;
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),
