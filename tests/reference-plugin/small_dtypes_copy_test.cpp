@@ -225,3 +225,60 @@ TEST_CASE("RANDOM_UNIFORM and RANDOM_NORMAL in the halves are the float32 stream
   }
   CHECK(mismatches == 0);
 }
+
+TEST_CASE("every float16 and bfloat16 bit pattern converts as backplane/half.h defines", "[small-dtypes][copy]") {
+  Reference ref;
+  Bits all(65536);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = uint16_t(i);
+  const std::vector<float> f16_as_f32 = copy_to<float>(ref, BP_FLOAT16, BP_FLOAT32, all);
+  const std::vector<float> bf16_as_f32 = copy_to<float>(ref, BP_BFLOAT16, BP_FLOAT32, all);
+  const Bits f16_as_bf16 = copy_to<uint16_t>(ref, BP_FLOAT16, BP_BFLOAT16, all);
+  const Bits bf16_as_f16 = copy_to<uint16_t>(ref, BP_BFLOAT16, BP_FLOAT16, all);
+  const std::vector<int16_t> f16_as_i16 = copy_to<int16_t>(ref, BP_FLOAT16, BP_INT16, all);
+  const std::vector<uint8_t> bf16_as_u8 = copy_to<uint8_t>(ref, BP_BFLOAT16, BP_UINT8, all);
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const float a = bp_f32_from_f16(all[i]), b = bp_f32_from_bf16(all[i]);
+    mismatches += bits32(f16_as_f32[i]) != bits32(a);
+    mismatches += bits32(bf16_as_f32[i]) != bits32(b);
+    mismatches += f16_as_bf16[i] != bp_bf16_from_f32(a);
+    mismatches += bf16_as_f16[i] != bp_f16_from_f32(b);
+    // Float to integer, written out from plugin.h: NaN 0, else truncate and clamp.
+    const double ta = std::isnan(a) ? 0.0 : std::trunc(std::min(std::max(double(a), -32768.0), 32767.0));
+    const double tb = std::isnan(b) ? 0.0 : std::trunc(std::min(std::max(double(b), 0.0), 255.0));
+    mismatches += f16_as_i16[i] != int16_t(ta);
+    mismatches += bf16_as_u8[i] != uint8_t(tb);
+  }
+  CHECK(mismatches == 0);
+  // Spot checks of half.h itself: widening is exact and round trips.
+  CHECK(bp_f32_from_f16(0x0001) == std::ldexp(1.0f, -24));
+  CHECK(bp_f16_from_f32(bp_f32_from_f16(0x7bff)) == 0x7bff);
+  CHECK(bits32(bp_f32_from_bf16(0x3f81)) == 0x3f810000u);
+}
+
+TEST_CASE("float64 and int64 values of every magnitude convert to the halves as backplane/half.h defines",
+          "[small-dtypes][copy]") {
+  Reference ref;
+  std::mt19937_64 rng(1404);
+  std::vector<double> doubles;
+  std::vector<int64_t> integers;
+  for (int i = 0; i < 20000; ++i) {
+    // Random bits over float16's and bfloat16's whole ranges and past them, and random integers of every width.
+    const int exponent = std::uniform_int_distribution<int>(-140, 140)(rng);
+    doubles.push_back(std::ldexp(std::uniform_real_distribution<double>(-2.0, 2.0)(rng), exponent));
+    integers.push_back(static_cast<int64_t>(rng() >> std::uniform_int_distribution<int>(0, 63)(rng)) *
+                       (rng() & 1 ? 1 : -1));
+  }
+  const Bits d16 = copy_to<uint16_t>(ref, BP_FLOAT64, BP_FLOAT16, doubles);
+  const Bits dbf = copy_to<uint16_t>(ref, BP_FLOAT64, BP_BFLOAT16, doubles);
+  const Bits i16 = copy_to<uint16_t>(ref, BP_INT64, BP_FLOAT16, integers);
+  const Bits ibf = copy_to<uint16_t>(ref, BP_INT64, BP_BFLOAT16, integers);
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < doubles.size(); ++i) {
+    mismatches += d16[i] != bp_f16_from_f64(doubles[i]);
+    mismatches += dbf[i] != bp_bf16_from_f64(doubles[i]);
+    mismatches += i16[i] != bp_f16_from_i64(integers[i]);
+    mismatches += ibf[i] != bp_bf16_from_i64(integers[i]);
+  }
+  CHECK(mismatches == 0);
+}
