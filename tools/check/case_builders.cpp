@@ -156,7 +156,7 @@ void unary_cases(Builder &b) {
   }
   one("large", kLarge, dense(), dense());
   if (specials_apply(b.op, b.dtype)) {
-    const std::vector<Val> sp = specials_for(b.op, b.dtype);
+    const std::vector<Val> sp = specials_for(b.op, b.dtype, b.out_dtype);
     const int64_t n = int64_t(sp.size());
     Case &c = b.start(label("special values", {n}));
     ViewDesc x = add_view(c, b.dtype, {n}, dense(), false);

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 
 #include "text.hpp"
+#include "tolerances.hpp"
 #include "values.hpp"
 #include "views.hpp"
 #include "vocab.hpp"
@@ -15,60 +15,15 @@ namespace bpcheck {
 
 namespace {
 
-enum class TolClass { exact, arith, trans, accum };
-
-// By operator where it differs from its family's default (an operator the
-// vocabulary gains gets the tolerance of its family).
-TolClass tol_class(int32_t op) {
-  switch (op) {
-    // ARANGE and RANDOM_UNIFORM are a few correctly rounded operations with
-    // no contraction (plugin.h): the same seed gives the same bits anywhere.
-    // SQUARE, FLOOR_DIVIDE and REMAINDER are one correctly rounded operation
-    // each (fmod is exact).
-    case BP_OP_MAXIMUM: case BP_OP_MINIMUM: case BP_OP_NEG: case BP_OP_ABS: case BP_OP_RELU: case BP_OP_MAX:
-    case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_ARGMIN: case BP_OP_FILL: case BP_OP_ARANGE:
-    case BP_OP_RANDOM_UNIFORM: case BP_OP_SQUARE: case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER:
-      return TolClass::exact;
-    case BP_OP_POW: return TolClass::trans;
-    // A sum of the rows naming an element, in any order (plugin.h).
-    case BP_OP_SCATTER_ADD_ND: return TolClass::accum;
-    default: break;
-  }
-  switch (op_family(op)) {
-    case BP_OP_FAMILY_BINARY: return TolClass::arith;
-    case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_CREATE: return TolClass::trans;
-    case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: case BP_OP_FAMILY_SCAN: return TolClass::accum;
-    default: return TolClass::exact;
-  }
-}
-
-struct Tolerance {
-  double rtol = 0, atol = 0;
-};
-
-double max_finite(int32_t dtype) { return bp_vocab_dtype_size(dtype) == 4 ? FLT_MAX : DBL_MAX; }
-
-Tolerance tolerance(int32_t op, int32_t dtype) {
-  const bool f32 = bp_vocab_dtype_size(dtype) <= 4;  // single precision or less
-  switch (tol_class(op)) {
-    case TolClass::exact: return {0, 0};
-    case TolClass::arith: return f32 ? Tolerance{1e-5, 1e-30} : Tolerance{1e-12, 1e-300};
-    case TolClass::trans: return f32 ? Tolerance{2e-5, 1e-7} : Tolerance{1e-12, 1e-14};
-    case TolClass::accum: return f32 ? Tolerance{5e-5, 1e-6} : Tolerance{1e-11, 1e-13};
-  }
-  return {};
-}
-
 // LOGSUMEXP is m + log(s) with m the set's maximum and s, the sum of
 // exp(x - m), between 1 and the count: rounding s moves the log by about
 // its relative error, and the additions and the log round relative to |m|
 // and log(count). A maximum that is not finite is the exact result (NaN,
 // +inf, -inf): no scale there.
-void log_sum_exp_scale(const Case &c, std::vector<double> &scale) {
+void log_sum_exp_scale(const Case &c, std::vector<double> &scale, std::vector<int64_t> &count) {
   const ViewDesc &in = c.inputs[0];
   const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
   std::vector<double> max(scale.size(), -HUGE_VAL);
-  std::vector<int64_t> count(scale.size(), 0);
   for_each_index(in, [&](const int64_t *idx, int64_t) {
     int64_t oidx[BP_MAX_RANK] = {0};
     for (int d = 0; d < in.rank; ++d) oidx[d] = c.output.shape[d] == 1 ? 0 : idx[d];
@@ -84,13 +39,14 @@ void log_sum_exp_scale(const Case &c, std::vector<double> &scale) {
 // SCATTER_ADD_ND: an element's old value and every value a row adds into
 // it. Infinite and NaN terms decide the result whatever the order, so only
 // the finite ones count.
-void scatter_add_scale(const Case &c, std::vector<double> &scale) {
+void scatter_add_scale(const Case &c, std::vector<double> &scale, std::vector<int64_t> &terms) {
   const ViewDesc &index = c.inputs[0], &values = c.inputs[1], &out = c.output;
   const std::vector<uint8_t> &si = c.storages[size_t(index.storage)], &sv = c.storages[size_t(values.storage)],
                              &so = c.storages[size_t(out.storage)];
   auto magnitude = [](double x) { return std::isfinite(x) ? std::fabs(x) : 0.0; };
   for_each_index(out, [&](const int64_t *idx, int64_t pos) {
     scale[size_t(pos)] = magnitude(load_double(out.dtype, so.data() + byte_at(out, idx)));
+    terms[size_t(pos)] = 1;
   });
   const int k = int(index.shape[1]);
   for_each_index(values, [&](const int64_t *idx, int64_t) {
@@ -100,19 +56,44 @@ void scatter_add_scale(const Case &c, std::vector<double> &scale) {
       oidx[j] = load_int(BP_INT64, si.data() + byte_at(index, at));
     }
     for (int d = 1; d < values.rank; ++d) oidx[k + d - 1] = idx[d];
-    scale[size_t(c_position(out, oidx))] += magnitude(load_double(values.dtype, sv.data() + byte_at(values, idx)));
+    const size_t pos = size_t(c_position(out, oidx));
+    scale[pos] += magnitude(load_double(values.dtype, sv.data() + byte_at(values, idx)));
+    ++terms[pos];
   });
 }
 
-// Sum of the magnitudes of the terms behind each output element of a SUM,
-// MEAN, CUMSUM, MATMUL or SCATTER_ADD_ND, and LOGSUMEXP's scale (by
-// C-order position): the scale their rounding error grows with.
-std::vector<double> accum_scale(const Case &c) {
-  std::vector<double> scale(size_t(numel(c.output)), 0.0);
+// What the rounding error of an accumulation grows with, by C-order
+// position of the output element: the sum of the magnitudes of its terms
+// (SUM, MEAN (divided by the count), CUMSUM, MATMUL, SCATTER_ADD_ND; 0 for
+// PROD and NORM, whose error is relative to the result) and their number;
+// LOGSUMEXP's scale is a floor of its own.
+struct Scales {
+  std::vector<double> sum;
+  std::vector<double> floor;
+  std::vector<int64_t> terms;
+};
+
+// The terms of each output element of a reduction: count, and the sum of
+// their magnitudes.
+void reduce_scale(const Case &c, std::vector<double> &scale, std::vector<int64_t> &count) {
+  const ViewDesc &in = c.inputs[0];
+  const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
+  for_each_index(in, [&](const int64_t *idx, int64_t) {
+    int64_t oidx[BP_MAX_RANK] = {0};
+    for (int d = 0; d < in.rank; ++d) oidx[d] = c.output.shape[d] == 1 ? 0 : idx[d];
+    const size_t pos = size_t(c_position(c.output, oidx));
+    scale[pos] += std::fabs(load_double(in.dtype, s.data() + byte_at(in, idx)));
+    ++count[pos];
+  });
+}
+
+Scales accum_scale(const Case &c) {
+  const size_t n = size_t(numel(c.output));
+  Scales sc{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0), std::vector<int64_t>(n, 0)};
   if (c.op == BP_OP_LOGSUMEXP) {
-    log_sum_exp_scale(c, scale);
+    log_sum_exp_scale(c, sc.floor, sc.terms);
   } else if (c.op == BP_OP_SCATTER_ADD_ND) {
-    scatter_add_scale(c, scale);
+    scatter_add_scale(c, sc.sum, sc.terms);
   } else if (c.op == BP_OP_CUMSUM) {
     // The prefix of its row: the last axis is the innermost of the C order.
     const ViewDesc &in = c.inputs[0];
@@ -121,22 +102,9 @@ std::vector<double> accum_scale(const Case &c) {
     for_each_index(in, [&](const int64_t *idx, int64_t pos) {
       if (idx[in.rank - 1] == 0) prefix = 0;
       prefix += std::fabs(load_double(in.dtype, s.data() + byte_at(in, idx)));
-      scale[size_t(pos)] = prefix;
+      sc.sum[size_t(pos)] = prefix;
+      sc.terms[size_t(pos)] = idx[in.rank - 1] + 1;
     });
-  } else if (c.op == BP_OP_SUM || c.op == BP_OP_MEAN) {
-    const ViewDesc &in = c.inputs[0];
-    const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
-    std::vector<int64_t> count(scale.size(), 0);
-    for_each_index(in, [&](const int64_t *idx, int64_t) {
-      int64_t oidx[BP_MAX_RANK] = {0};
-      for (int d = 0; d < in.rank; ++d) oidx[d] = c.output.shape[d] == 1 ? 0 : idx[d];
-      const size_t pos = size_t(c_position(c.output, oidx));
-      scale[pos] += std::fabs(load_double(in.dtype, s.data() + byte_at(in, idx)));
-      ++count[pos];
-    });
-    if (c.op == BP_OP_MEAN)
-      for (size_t i = 0; i < scale.size(); ++i)
-        if (count[i]) scale[i] /= double(count[i]);
   } else if (c.op == BP_OP_MATMUL) {
     const ViewDesc &a = c.inputs[0], &b = c.inputs[1];
     const std::vector<uint8_t> &sa = c.storages[size_t(a.storage)], &sb = c.storages[size_t(b.storage)];
@@ -153,10 +121,19 @@ std::vector<double> accum_scale(const Case &c) {
         sum += std::fabs(load_double(a.dtype, sa.data() + byte_at(a, ia))) *
                std::fabs(load_double(b.dtype, sb.data() + byte_at(b, ib)));
       }
-      scale[size_t(pos)] = sum;
+      sc.sum[size_t(pos)] = sum;
+      sc.terms[size_t(pos)] = K;
     });
+  } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
+    reduce_scale(c, sc.sum, sc.terms);
+    if (c.op == BP_OP_MEAN) {
+      for (size_t i = 0; i < n; ++i)
+        if (sc.terms[i]) sc.sum[i] /= double(sc.terms[i]);
+    } else if (c.op != BP_OP_SUM) {
+      std::fill(sc.sum.begin(), sc.sum.end(), 0.0);
+    }
   }
-  return scale;
+  return sc;
 }
 
 }  // namespace
@@ -221,14 +198,17 @@ std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<
   return {};
 }
 
-std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected) {
+std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
+                            const char *whose) {
   const ViewDesc &v = c.output;
   const int32_t dtype = v.dtype;
   const Tolerance tol = tolerance(c.op, dtype);
-  std::vector<double> scale;
-  if (is_float(dtype) && (c.op == BP_OP_SUM || c.op == BP_OP_MEAN || c.op == BP_OP_CUMSUM || c.op == BP_OP_MATMUL ||
-                          c.op == BP_OP_LOGSUMEXP || c.op == BP_OP_SCATTER_ADD_ND))
-    scale = accum_scale(c);
+  const TolClass cls = tol_class(c.op);
+  Scales sc;
+  if (is_float(dtype) && (cls == TolClass::accum || cls == TolClass::accum_each || cls == TolClass::log_sum_exp))
+    sc = accum_scale(c);
+  const bool scaled = !sc.terms.empty();
+  const size_t esize = size_t(bp_vocab_dtype_size(dtype));
   int64_t bad = 0;
   std::string first;
   for_each_index(v, [&](const int64_t *idx, int64_t pos) {
@@ -236,27 +216,26 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
     const uint8_t *g = got.data() + at, *e = expected.data() + at;
     bool ok;
     if (!is_float(dtype)) {
-      ok = std::memcmp(g, e, size_t(bp_vocab_dtype_size(dtype))) == 0;
-    } else if (tol_class(c.op) == TolClass::exact) {
+      ok = std::memcmp(g, e, esize) == 0;
+    } else if (tol.exact) {
       const double x = load_double(dtype, g), r = load_double(dtype, e);
-      ok = std::isnan(r) ? std::isnan(x) : std::memcmp(g, e, size_t(bp_vocab_dtype_size(dtype))) == 0;
+      ok = std::isnan(r) ? std::isnan(x) : std::memcmp(g, e, esize) == 0;
     } else {
       const double x = load_double(dtype, g), r = load_double(dtype, e);
-      if (!scale.empty() && !(scale[size_t(pos)] <= max_finite(dtype)))
+      const size_t p = size_t(pos);
+      if (scaled && !(sc.sum[p] <= accumulator_max(c.op, dtype)))
         ok = true;  // a partial sum may overflow in one order and not another (plugin.h)
       else if (std::isnan(r))
         ok = std::isnan(x);
       else if (std::isinf(r) || std::isinf(x) || std::isnan(x))
         ok = x == r;
-      else {
-        double ref_scale = std::max(std::fabs(r), c.scale_floor);
-        if (!scale.empty()) ref_scale = std::max(ref_scale, scale[size_t(pos)]);
-        ok = std::fabs(x - r) <= tol.atol + tol.rtol * ref_scale;
-      }
+      else
+        ok = within(tol, dtype, x, r, scaled ? std::max(c.scale_floor, sc.floor[p]) : c.scale_floor,
+                    scaled ? sc.sum[p] : 0.0, scaled ? sc.terms[p] : 0);
     }
     if (!ok) {
       if (bad == 0)
-        first = "at " + shape_text(v.rank, idx) + " it gives " + value_text(dtype, g) + " where the reference gives " +
+        first = "at " + shape_text(v.rank, idx) + " it gives " + value_text(dtype, g) + " where " + whose + " gives " +
                 value_text(dtype, e);
       ++bad;
     }
@@ -266,7 +245,7 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
          format(" (%" PRId64 " of %" PRId64 " elements differ)", bad, numel(v));
 }
 
-bool exact_result(int32_t op, int32_t dtype) { return !is_float(dtype) || tol_class(op) == TolClass::exact; }
+bool exact_result(int32_t op, int32_t dtype) { return tolerance(op, dtype).exact; }
 
 std::string judge(const Case &c, const Outcome &got, const Outcome &expected) {
   if (!got.ok) return got.failure;

@@ -17,9 +17,10 @@ namespace bpcheck {
 std::string check_sentinels(const Case &c, const std::vector<uint8_t> &output_storage);
 // "" when no input storage (other than the output's) changed.
 std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<uint8_t>> &after);
-// "" when the output's elements agree with the reference's, within the
-// tolerance of the op and dtype.
-std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected);
+// "" when the output's elements agree with the reference's (or whose
+// else `expected` is), within the tolerance of the op and dtype.
+std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
+                            const char *whose = "the reference");
 
 // Whether every backend must give the reference's very bits (NaN payloads
 // aside) for `op` on `dtype`: integer and bool results always, float ones

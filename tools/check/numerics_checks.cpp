@@ -9,6 +9,7 @@
 #include "case_builders.hpp"
 #include "case_runner.hpp"
 #include "groups.hpp"
+#include "host_results.hpp"
 #include "judge.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
@@ -44,6 +45,9 @@ class ShortAttrs {
   bp_op_attrs *attrs_ = nullptr;
 };
 
+// Whose values host_result gives.
+const char kHostRule[] = "plugin.h's rule (backplane/half.h)";
+
 const char kShortRefused[] = "execute refused it with the 8-byte bp_op_attrs of an older core";
 
 uint64_t seed_of(const Combo &c) { return uint64_t(c.op) * 1000003u + uint64_t(c.dtype) * 101u + uint64_t(c.out_dtype); }
@@ -56,9 +60,12 @@ void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
   ShortAttrs short_attrs;
   // Checking the reference itself: comparing it with itself proves nothing
   // (its own unit tests pin its values), so each case runs once and is
-  // judged for sentinels and untouched inputs only.
+  // judged for sentinels and untouched inputs, and against host_result.
   const bool self = real_path(p.path()) == real_path(ref.path());
-  if (self) rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes, not compared");
+  if (self)
+    rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes and, where plugin.h "
+             "fixes every bit (conversions and creation in the 1.4 dtypes), against the kit's own results; not "
+             "compared with itself");
 
   const std::vector<int32_t> devices = ctx.devices(p, false);
   for (int32_t d : devices) {
@@ -91,6 +98,8 @@ void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
           continue;
         }
         std::string verdict = judge(c, got, expected);
+        if (verdict.empty() && has_host_result(c))
+          verdict = compare_outputs(c, got.storages[size_t(c.output.storage)], host_result(c), kHostRule);
         if (!verdict.empty()) {
           rec.fail("declares " + name + " but " + verdict + on + " (case " + c.label + ")");
           failed = true;

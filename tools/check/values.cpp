@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backplane/half.h"
 #include "text.hpp"
 #include "vocab.hpp"
 
@@ -41,6 +42,9 @@ void store(int32_t dtype, uint8_t *p, Val v) {
   const int32_t size = bp_vocab_dtype_size(dtype);
   switch (bp_vocab_dtype_kind(dtype)) {
     case BP_DTYPE_KIND_FLOAT:
+      // A value goes into a 16-bit float as plugin.h's COPY from float64 puts it.
+      if (dtype == BP_FLOAT16) put(p, bp_f16_from_f64(v.d));
+      if (dtype == BP_BFLOAT16) put(p, bp_bf16_from_f64(v.d));
       if (size == 4) put(p, float(v.d));
       if (size == 8) put(p, v.d);
       break;
@@ -58,7 +62,10 @@ void store(int32_t dtype, uint8_t *p, Val v) {
 double load_double(int32_t dtype, const uint8_t *p) {
   const int32_t size = bp_vocab_dtype_size(dtype);
   switch (bp_vocab_dtype_kind(dtype)) {
-    case BP_DTYPE_KIND_FLOAT: return size == 4 ? double(get<float>(p)) : size == 8 ? get<double>(p) : 0.0;
+    case BP_DTYPE_KIND_FLOAT:
+      if (dtype == BP_FLOAT16) return double(bp_f32_from_f16(get<uint16_t>(p)));
+      if (dtype == BP_BFLOAT16) return double(bp_f32_from_bf16(get<uint16_t>(p)));
+      return size == 4 ? double(get<float>(p)) : size == 8 ? get<double>(p) : 0.0;
     case BP_DTYPE_KIND_UNSIGNED_INT:
       return size == 8 ? double(get<uint64_t>(p)) : double(get_int(p, size, false));
     default: return double(load_int(dtype, p));
@@ -76,6 +83,9 @@ int64_t load_int(int32_t dtype, const uint8_t *p) {
 }
 
 std::string value_text(int32_t dtype, const uint8_t *p) {
+  // A 16-bit float with its bits: two results one ulp apart look alike in decimal.
+  if (is_float(dtype) && bp_vocab_dtype_size(dtype) == 2)
+    return format("%.9g (0x%04x)", load_double(dtype, p), unsigned(get<uint16_t>(p)));
   if (is_float(dtype)) return format("%.9g", load_double(dtype, p));
   if (is_bool(dtype)) return format("%u", unsigned(*p));
   return format("%" PRId64, load_int(dtype, p));
@@ -141,6 +151,9 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype) {
     case BP_OP_COPY:
       if (bp_vocab_dtype_size(out_dtype) == 4 && is_integer(out_dtype) && bp_vocab_dtype_size(dtype) == 8)
         return {Domain::full32, 0, 0};
+      // Into float16, most of the full range is past 65504: finite values
+      // and infinities both.
+      if (out_dtype == BP_FLOAT16) return {Domain::ints, -70000, 70000};
       if (is_float(out_dtype)) return {Domain::full, 0, 0};
       return {Domain::ints, -1000, 1000};
     default: return {Domain::ints, -1000, 1000};
@@ -150,13 +163,22 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype) {
 namespace {
 
 // The special values of a dtype's kind: NaN, infinities, signed zeros and
-// extreme magnitudes for floats; the limits of the type for integers.
+// extreme magnitudes for floats; the limits of the type for integers. A
+// 16-bit float adds its own edges: the largest finite value, the smallest
+// and largest subnormals, the smallest normal, and a power of two whose
+// sum with 1 or 3 is a tie (2048 + 1 rounds to 2048, 2048 + 3 to 2052 in
+// float16) and one that carries the largest value to a tie with infinity.
 std::vector<Val> specials(int32_t dtype) {
   std::vector<Val> v;
   if (is_float(dtype)) {
     const double inf = std::numeric_limits<double>::infinity();
     for (double d : {std::numeric_limits<double>::quiet_NaN(), inf, -inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e30, -1e30, 3.0})
       v.push_back({d, 0});
+    if (dtype == BP_FLOAT16)
+      for (double d : {65504.0, -65504.0, 0x1p-24, -0x1p-24, 1023 * 0x1p-24, 0x1p-14, 2048.0, 16.0}) v.push_back({d, 0});
+    if (dtype == BP_BFLOAT16)
+      for (double d : {0x1.fep127, -0x1.fep127, 0x1p-133, -0x1p-133, 127 * 0x1p-133, 0x1p-126, 256.0, 0x1p119})
+        v.push_back({d, 0});
     return v;
   }
   if (is_integer(dtype)) {
@@ -169,6 +191,42 @@ std::vector<Val> specials(int32_t dtype) {
     return v;
   }
   return {{0, 0}, {1, 1}};
+}
+
+// What COPY into float16 or bfloat16 must round right: ties (to even), the
+// values on either side of the tie past the largest finite value (that one
+// and beyond give infinity), half the smallest subnormal (a tie with 0), a
+// tie between the largest subnormal and the smallest normal; from float64
+// and int64, values a float32 rounded on the way would turn into a tie
+// (1 + 2^-11 + 2^-40 is 1 + 2^-10 in float16, not 1), which is
+// double rounding. Each is stored in the source dtype (a narrow integer
+// wraps it, a float32 rounds it: harmless repeats).
+std::vector<Val> conversion_specials(int32_t dtype, int32_t out_dtype) {
+  std::vector<Val> v;
+  if (out_dtype != BP_FLOAT16 && out_dtype != BP_BFLOAT16) return v;
+  const bool f16 = out_dtype == BP_FLOAT16;
+  if (is_float(dtype)) {
+    const std::vector<double> to_f16 = {65519.99609375, 65520, -65520, 65536, 0x1p-25, 0x1.000002p-25, 0x1.8p-24,
+                                        0x1.4p-23, 1023.5 * 0x1p-24, 1 + 0x1p-11, 1 + 3 * 0x1p-11, -(1 + 3 * 0x1p-11),
+                                        2049, 2051, 0x1p-30, 1 + 0x1p-11 + 0x1p-40, -(1 + 0x1p-11 + 0x1p-40),
+                                        65520 - 0x1p-30, 0x1p-25 + 0x1p-60};
+    const std::vector<double> to_bf16 = {0x1.fefffep127, 0x1.ffp127, -0x1.ffp127, 0x1p-134, 0x1.8p-133,
+                                         127.5 * 0x1p-133, 1 + 0x1p-8, 1 + 3 * 0x1p-8, -(1 + 3 * 0x1p-8), 257, 259,
+                                         0x1.fffffep127, 0x1p-149, 1 + 0x1p-8 + 0x1p-40, -(1 + 0x1p-8 + 0x1p-40),
+                                         0x1.fefffffffffffp127, 0x1p-134 + 0x1p-170};
+    for (double d : f16 ? to_f16 : to_bf16) v.push_back({d, 0});
+  } else if (is_integer(dtype)) {
+    std::vector<int64_t> ints = f16 ? std::vector<int64_t>{2049, 2051, -2049, 4097, 65504, 65519, 65520, -65520}
+                                    : std::vector<int64_t>{257, 259, -257, 16842753, -16842753, 1077936129};
+    // 2^62 + 2^54 + 1 is 2^62 + 2^55 in bfloat16; through float32 it would be 2^62.
+    if (bp_vocab_dtype_size(dtype) == 8 && !f16) {
+      const int64_t x = (int64_t(1) << 62) + (int64_t(1) << 54) + 1;
+      ints.push_back(x);
+      ints.push_back(-x);
+    }
+    for (int64_t i : ints) v.push_back({double(i), i});
+  }
+  return v;
 }
 
 }  // namespace
@@ -196,9 +254,13 @@ bool specials_apply(int32_t op, int32_t dtype) {
   }
 }
 
-std::vector<Val> specials_for(int32_t op, int32_t dtype) {
+std::vector<Val> specials_for(int32_t op, int32_t dtype, int32_t out_dtype) {
   std::vector<Val> v = specials(dtype);
   if (op == BP_OP_ABS && is_integer(dtype)) v.erase(v.begin());  // abs(INT_MIN) is undefined
+  if (op == BP_OP_COPY) {
+    const std::vector<Val> more = conversion_specials(dtype, out_dtype);
+    v.insert(v.end(), more.begin(), more.end());
+  }
   return v;
 }
 

@@ -36,9 +36,10 @@ Val draw(std::mt19937_64 &rng, int32_t dtype, const Domain &dom);
 Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype);
 
 // Whether the special values have a defined result for this op and dtype,
-// and those values.
+// and those values (for COPY, also what converting to out_dtype must round
+// right).
 bool specials_apply(int32_t op, int32_t dtype);
-std::vector<Val> specials_for(int32_t op, int32_t dtype);
+std::vector<Val> specials_for(int32_t op, int32_t dtype, int32_t out_dtype = 0);
 
 // Every element of view v of c set to value_of(index, i).
 template <class F>
