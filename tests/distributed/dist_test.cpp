@@ -6,6 +6,9 @@
 //                             the trace says, the topology
 //   dist_test errors N        under mpirun -np N: mismatches across ranks, refusals, the
 //                             gradient rule, each an error on every rank naming the rank
+//   dist_test small-dtypes N  under mpirun -np N (2 or 3): float16 and bfloat16 reduced in
+//                             float32 and rounded once, int8/uint8/int16 wrapping, 16-bit
+//                             floats moved as bits; exact values, on cpu:0 and reference:0
 //   dist_test early-exit 2    under mpirun -np 2 (run_early_exit.sh): rank 1 leaves, rank 0's
 //                             all_reduce fails with BP_ERR_PEER within its 2 s timeout
 //   dist_test alone           no mpirun: calls before bp_dist_init, options and the
@@ -15,6 +18,8 @@
 // Each rank checks its own results, prints what failed and exits nonzero;
 // mpirun's status is then nonzero too.
 #include <backplane.hpp>
+
+#include "backplane/half.h"
 
 #include <chrono>
 #include <cmath>
@@ -383,6 +388,118 @@ int collectives() {
   return 0;
 }
 
+// ---- the 8- and 16-bit dtypes ------------------------------------------------------
+// Filled and read as stored bits through the C API, which takes every dtype.
+// The expected values are written out for 2 and 3 ranks: with 3, rounding
+// after every addition (or before MEAN's division) would give other bits.
+
+template <class S>
+bp::Tensor stored(bp_dtype dtype, const std::vector<S> &v, const bp::Device &d) {
+  const int64_t shape[1] = {int64_t(v.size())};
+  bp_tensor h = BP_NO_TENSOR;
+  bp::check(bp_from_host(d.id(), dtype, 1, shape, v.data(), &h));
+  return bp::Tensor::adopt(h);
+}
+
+template <class S>
+std::vector<S> bits_of(const bp::Tensor &t) {
+  std::vector<S> out(size_t(t.numel()));
+  bp::check(bp_to_host(t.handle(), out.data(), out.size() * sizeof(S)));
+  return out;
+}
+
+template <class S>
+void expect_all_reduce(bp_dtype dtype, bp::Reduce op, const std::vector<S> &mine, const std::vector<S> &want,
+                       const bp::Device &d) {
+  const std::string what = "all_reduce " + reduce_name(op) + " " + bp_dtype_name(dtype) + " on " + d.name();
+  bp::Tensor t = stored<S>(dtype, mine, d);
+  if (!ok(bp_dist_all_reduce(t.handle(), int32_t(op)), what)) return;
+  const std::vector<S> got = bits_of<S>(t);
+  for (size_t k = 0; k < want.size(); ++k)
+    if (got[k] != want[k]) {
+      failed(what + ": element " + std::to_string(k) + " is " + std::to_string(got[k]) + ", not " +
+             std::to_string(want[k]));
+      break;
+    }
+}
+
+uint16_t bf16(float x) { return bp_bf16_from_f32(x); }
+uint16_t f16(float x) { return bp_f16_from_f32(x); }
+
+void check_small_dtypes(const bp::Device &d) {
+  const bool three = g_size == 3;
+  const int r = g_rank;
+  // bfloat16 sum: 1 + 2^-8 per other rank (a tie, to 1, for 2 ranks; 1 + 2^-7
+  // for 3, where each step alone ties back to 1); 256 + 1 per other rank
+  // (258 once for 3; 257 ties to 256 every step).
+  expect_all_reduce<uint16_t>(BP_BFLOAT16, bp::Reduce::sum,
+                              {bf16(r == 0 ? 1.0f : 0x1p-8f), bf16(r == 0 ? 256.0f : 1.0f), bf16(float(r) - 1.5f)},
+                              {uint16_t(three ? 0x3F81 : 0x3F80), uint16_t(three ? 0x4381 : 0x4380),
+                               bf16(three ? -1.5f : -2.0f)},
+                              d);
+  // float16 mean: (1 + 2^-11 [+ 1]) / n: 0x3956 for 3 rounded once, 0x3955
+  // when the sum is rounded before the division.
+  expect_all_reduce<uint16_t>(BP_FLOAT16, bp::Reduce::mean, {f16(r == 1 ? 0x1p-11f : 1.0f), f16(3.0f * float(r))},
+                              {uint16_t(three ? 0x3956 : 0x3800), f16(three ? 3.0f : 1.5f)}, d);
+  // Max and min through float32 keep the chosen input's bits: a subnormal, -0.
+  expect_all_reduce<uint16_t>(BP_BFLOAT16, bp::Reduce::max, {uint16_t(r == 1 ? 0x0001 : 0x8000), bf16(-1.0f - float(r))},
+                              {0x0001, bf16(-1.0f)}, d);
+  expect_all_reduce<uint16_t>(BP_FLOAT16, bp::Reduce::min, {uint16_t(r == 1 ? 0x8001 : 0x0000), f16(-1.0f - float(r))},
+                              {0x8001, f16(three ? -3.0f : -2.0f)}, d);
+  // int8 wraps: 100 + 101 [+ 102] is 201 (-55) or 303 (47), -128 - 127 [- 126]
+  // is -255 (1) or -381 (-125); the mean
+  // truncates the wrapped sum toward zero.
+  expect_all_reduce<int8_t>(BP_INT8, bp::Reduce::sum, {int8_t(100 + r), int8_t(-128 + r)},
+                            {int8_t(three ? 47 : -55), int8_t(three ? -125 : 1)}, d);
+  expect_all_reduce<int8_t>(BP_INT8, bp::Reduce::mean, {int8_t(100 + r), int8_t(-7 * (r == 0))},
+                            {int8_t(three ? 15 : -27), int8_t(three ? -2 : -3)}, d);
+  expect_all_reduce<int8_t>(BP_INT8, bp::Reduce::min, {int8_t(-100 - r), int8_t(r)}, {int8_t(three ? -102 : -101), 0}, d);
+  expect_all_reduce<uint8_t>(BP_UINT8, bp::Reduce::max, {uint8_t(250 - 100 * r), uint8_t(r)},
+                             {250, uint8_t(three ? 2 : 1)}, d);
+  expect_all_reduce<uint8_t>(BP_UINT8, bp::Reduce::sum, {uint8_t(200 + r), 1}, {uint8_t(three ? 91 : 145), uint8_t(g_size)},
+                             d);
+  expect_all_reduce<int16_t>(BP_INT16, bp::Reduce::sum, {int16_t(30000 + 1000 * r), int16_t(-r)},
+                             {int16_t(three ? 27464 : -4536), int16_t(three ? -3 : -1)}, d);
+  {
+    // 16-bit floats move as bits: a NaN's payload, -0, a subnormal.
+    const std::string what = "broadcast and all_gather of bfloat16 bits on " + d.name();
+    const std::vector<uint16_t> mine = {uint16_t(0x7FC1 + r), 0x8000, uint16_t(0x0001 + r)};
+    bp::Tensor t = stored<uint16_t>(BP_BFLOAT16, mine, d);
+    bp_tensor out = BP_NO_TENSOR;
+    if (ok(bp_dist_all_gather(t.handle(), &out), what)) {
+      std::vector<uint16_t> want;
+      for (int j = 0; j < g_size; ++j)
+        for (uint16_t x : {uint16_t(0x7FC1 + j), uint16_t(0x8000), uint16_t(0x0001 + j)}) want.push_back(x);
+      EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == want, what + ": all_gather");
+    }
+    if (ok(bp_dist_broadcast(t.handle(), g_size - 1), what))
+      EXPECT(bits_of<uint16_t>(t) == (std::vector<uint16_t>{uint16_t(0x7FC1 + g_size - 1), 0x8000,
+                                                            uint16_t(0x0001 + g_size - 1)}),
+             what + ": broadcast");
+  }
+  {
+    // Row i of every rank, summed in float32 and rounded once, to rank i.
+    const std::string what = "reduce_scatter sum bfloat16 on " + d.name();
+    std::vector<uint16_t> rows;
+    for (int i = 0; i < g_size; ++i) rows.push_back(bf16(r == i ? 256.0f : 1.0f));
+    bp::Tensor t = stored<uint16_t>(BP_BFLOAT16, rows, d);
+    bp_tensor out = BP_NO_TENSOR;
+    if (ok(bp_dist_reduce_scatter(t.handle(), BP_REDUCE_SUM, &out), what))
+      EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x4381 : 0x4380)},
+             what);
+  }
+}
+
+int small_dtypes() {
+  if (g_size != 2 && g_size != 3) {
+    failed("the expected values are written for 2 and 3 ranks, not " + std::to_string(g_size));
+    return 1;
+  }
+  for (const char *name : {"cpu:0", "reference:0"}) check_small_dtypes(bp::Device(name));
+  bp::dist::barrier();
+  return 0;
+}
+
 // ---- errors ----------------------------------------------------------------------
 
 int errors() {
@@ -604,7 +721,7 @@ int without_mpi() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: dist_test collectives|errors|early-exit N  (under mpirun -np N)\n"
+  std::fprintf(stderr, "usage: dist_test collectives|errors|small-dtypes|early-exit N  (under mpirun -np N)\n"
                        "       dist_test alone|without-mpi\n");
   return 2;
 }
@@ -620,7 +737,8 @@ int main(int argc, char **argv) {
       rc = alone();
     } else if (scenario == "without-mpi") {
       rc = without_mpi();
-    } else if (scenario == "collectives" || scenario == "errors" || scenario == "early-exit") {
+    } else if (scenario == "collectives" || scenario == "errors" || scenario == "small-dtypes" ||
+               scenario == "early-exit") {
       if (argc != 3) return usage();
       bp_dist_options o{};
       o.struct_size = sizeof o;
@@ -630,7 +748,7 @@ int main(int argc, char **argv) {
       g_size = bp::dist::size();
       if (g_size != std::atoi(argv[2])) failed("the group has " + std::to_string(g_size) + " ranks, not " + argv[2]);
       if (scenario == "early-exit") return early_exit();
-      rc = scenario == "collectives" ? collectives() : errors();
+      rc = scenario == "collectives" ? collectives() : scenario == "errors" ? errors() : small_dtypes();
       ok(bp_dist_finalize(), "bp_dist_finalize");
     } else {
       return usage();
