@@ -197,8 +197,8 @@ View binary(int32_t op, const View &a, const View &b) {
   return out;
 }
 
-View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs) {
-  View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr);
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, int32_t scalar_kind) {
+  View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr, scalar_kind);
   if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
     std::optional<View> ta;

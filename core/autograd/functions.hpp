@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "dispatch/operators.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -16,7 +17,8 @@ struct Device;
 namespace bp::core::autograd {
 
 View binary(int32_t op, const View &a, const View &b);
-View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs);
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
+                   int32_t scalar_kind = core::kScalarByValue);
 View unary(int32_t op, const View &a);
 View where(const View &cond, const View &a, const View &b);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims);

@@ -41,6 +41,14 @@ void emit(View &&v, bp_tensor *out, int32_t op) {
   *out = handles().insert(std::move(v));
 }
 
+// 0 means "by value" inside the core (1.0's bp_binary_scalar); a caller of
+// the kind API must name a kind.
+void require_scalar_kind(int32_t op, int32_t scalar_kind) {
+  if (scalar_kind == kScalarByValue)
+    fail(BP_ERR_INVALID_ARGUMENT,
+         std::string(op_name(op)) + ": scalar_kind 0 is not a bp_scalar_kind (BOOL 1, INT 2, FLOAT 3)");
+}
+
 }  // namespace
 
 extern "C" {
@@ -75,6 +83,26 @@ bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar, int32_t s
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
     binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o);
+    ag::wrote(o);
+  });
+}
+
+bp_status bp_binary_scalar_kind(int32_t op, bp_tensor a, double scalar, int32_t scalar_kind,
+                                int32_t scalar_is_lhs, bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    require_scalar_kind(op, scalar_kind);
+    emit(ag::binary_scalar(op, input(a, op, 0), scalar, scalar_is_lhs != 0, scalar_kind), out, op);
+  });
+}
+
+bp_status bp_binary_scalar_kind_out(int32_t op, bp_tensor a, double scalar, int32_t scalar_kind,
+                                    int32_t scalar_is_lhs, bp_tensor out) {
+  return guarded([&] {
+    require_scalar_kind(op, scalar_kind);
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o, scalar_kind);
     ag::wrote(o);
   });
 }

@@ -1,5 +1,6 @@
 #include "dispatch/dtype_rules.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "errors/error.hpp"
@@ -8,13 +9,6 @@
 namespace bp::core {
 
 namespace {
-
-// Promotion order: bool, then integers, then floats; within a class, size.
-int rank_of(int32_t dtype) {
-  const int32_t kind = bp_vocab_dtype_kind(dtype);
-  const int cls = kind == BP_DTYPE_KIND_BOOL ? 0 : kind == BP_DTYPE_KIND_FLOAT ? 2 : 1;
-  return cls * 64 + bp_vocab_dtype_size(dtype);
-}
 
 // The dtype `op` computes in for an input of `dtype`: the dtype itself when
 // the ABI defines the operator for it (vocabulary.h), else float64 for
@@ -54,18 +48,37 @@ bool is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIN
 
 bool is_family(int32_t op, int32_t family) { return bp_vocab_op_family(op) == family; }
 
-int32_t promote(int32_t a, int32_t b) { return a == b || rank_of(a) >= rank_of(b) ? a : b; }
+int32_t promote(int32_t a, int32_t b) { return bp_vocab_promote(a, b); }
 
 BinaryTypes binary_types(int32_t op, int32_t a, int32_t b) { return resolve(op, promote(a, b)); }
 
-BinaryTypes scalar_types(int32_t op, int32_t a, bool integral) {
+BinaryTypes scalar_types(int32_t op, int32_t a, int32_t scalar_kind, bool integral) {
   int32_t compute = a;
-  if (!is_float(a) && !integral) compute = BP_FLOAT64;
-  // A scalar compared with a bool tensor compares numbers, not truth values.
-  if (is_family(op, BP_OP_FAMILY_COMPARE) && compute == BP_BOOL) compute = BP_INT32;
-  // Likewise a number's bits combined with a bool tensor (true & 2 is 0).
-  if (bp_vocab_op_dtypes(op) == BP_DTYPE_SET_INTEGRAL && compute == BP_BOOL) compute = BP_INT32;
+  switch (scalar_kind) {
+    case BP_SCALAR_KIND_FLOAT:
+      if (!is_float(a)) compute = BP_FLOAT64;
+      break;
+    case BP_SCALAR_KIND_INT:
+      if (a == BP_BOOL) compute = BP_INT64;
+      break;
+    case BP_SCALAR_KIND_BOOL: break;
+    default:  // bp_binary_scalar's value-based rule of 1.0
+      if (!is_float(a) && !integral) compute = BP_FLOAT64;
+      // A scalar compared with a bool tensor compares numbers, not truth values.
+      if (is_family(op, BP_OP_FAMILY_COMPARE) && compute == BP_BOOL) compute = BP_INT32;
+      // Likewise a number's bits combined with a bool tensor (true & 2 is 0).
+      if (bp_vocab_op_dtypes(op) == BP_DTYPE_SET_INTEGRAL && compute == BP_BOOL) compute = BP_INT32;
+  }
   return resolve(op, compute);
+}
+
+bool integer_holds(int32_t dtype, double value) {
+  const int32_t kind = bp_vocab_dtype_kind(dtype);
+  const int bits = 8 * bp_vocab_dtype_size(dtype);
+  if (kind == BP_DTYPE_KIND_SIGNED_INT)
+    return value >= -std::ldexp(1.0, bits - 1) && value < std::ldexp(1.0, bits - 1);
+  if (kind == BP_DTYPE_KIND_UNSIGNED_INT) return value >= 0 && value < std::ldexp(1.0, bits);
+  return false;
 }
 
 BinaryTypes unary_types(int32_t op, int32_t a) { return resolve(op, a); }

@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
-#include "backplane/types.h"
+#include "backplane/backplane.h"
 
 namespace bp::core {
 
 bool is_float(int32_t dtype);
 // Whether the vocabulary puts op in the bp_op_family `family`.
 bool is_family(int32_t op, int32_t family);
-// bool < int32 < int64 < float32 < float64
+// Two tensor operands' common dtype: bp_vocab_promote's table (types.h).
 int32_t promote(int32_t a, int32_t b);
 
 struct BinaryTypes {
@@ -22,8 +22,12 @@ struct BinaryTypes {
 // compute and result are BP_DTYPE_INVALID when no conversion makes op
 // defined for the input (a float into a bitwise operator): see require_defined.
 BinaryTypes binary_types(int32_t op, int32_t a, int32_t b);
-// A scalar operand with a tensor of dtype a; integral: the scalar has no fraction.
-BinaryTypes scalar_types(int32_t op, int32_t a, bool integral);
+// A scalar operand with a tensor of dtype a. scalar_kind is a bp_scalar_kind
+// (backplane.h's table), or 0 for bp_binary_scalar's value-based rule of 1.0,
+// where integral says the scalar is an integer the tensor's dtype holds.
+BinaryTypes scalar_types(int32_t op, int32_t a, int32_t scalar_kind, bool integral);
+// Whether the integer dtype holds value exactly (false for other dtypes).
+bool integer_holds(int32_t dtype, double value);
 BinaryTypes unary_types(int32_t op, int32_t a);
 BinaryTypes reduce_types(int32_t op, int32_t a);
 

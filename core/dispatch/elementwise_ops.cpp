@@ -2,7 +2,9 @@
 // element copy that serves cast, assign and contiguous.
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
@@ -136,24 +138,61 @@ void binary_out(int32_t op, const View &a, const View &b, const View &out) {
   if (!binary_fast_out(op, a, b, out, types)) binary_general(op, a, b, types, &out);
 }
 
-View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
-                   const View *out) {
+namespace {
+
+std::string scalar_text(double scalar) {
+  std::ostringstream text;
+  text << std::setprecision(17) << scalar;
+  return text.str();
+}
+
+// What the kind promises of the value (backplane.h): checked before any
+// dtype is decided, so a wrong call names the scalar rather than a dtype.
+void check_scalar_kind(int32_t op, double scalar, int32_t scalar_kind) {
+  const std::string what = std::string(op_name(op)) + ": the scalar " + scalar_text(scalar);
+  switch (scalar_kind) {
+    case BP_SCALAR_KIND_BOOL:
+      if (scalar != 0.0 && scalar != 1.0) fail(BP_ERR_INVALID_ARGUMENT, what + " is of kind BOOL but is not 0 or 1");
+      return;
+    case BP_SCALAR_KIND_INT:
+      if (!std::isfinite(scalar) || std::floor(scalar) != scalar)
+        fail(BP_ERR_INVALID_ARGUMENT, what + " is of kind INT but is not an integer");
+      return;
+    case BP_SCALAR_KIND_FLOAT: return;
+    default:
+      fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": scalar_kind " +
+                                        std::to_string(scalar_kind) +
+                                        " is not a bp_scalar_kind (BOOL 1, INT 2, FLOAT 3)");
+  }
+}
+
+}  // namespace
+
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, const View *out,
+                   int32_t scalar_kind) {
   require_op(is_binary(op), op, "binary");
   check_devices(op, {&a}, out);
-  // "Integral" also means representable in the tensor's dtype: a scalar out
-  // of its range computes in float64 rather than being cut down.
-  bool integral = std::isfinite(scalar) && std::floor(scalar) == scalar &&
-                  (a.dtype == BP_INT32 || a.dtype == BP_BOOL  // bool computes in int32
-                       ? (scalar >= -2147483648.0 && scalar <= 2147483647.0)
-                       : (scalar >= -9223372036854775808.0 && scalar < 9223372036854775808.0));
+  if (scalar_kind != kScalarByValue) check_scalar_kind(op, scalar, scalar_kind);
+  // 1.0's rule: "integral" also means representable in the tensor's dtype
+  // (int32 for bool): a scalar out of its range computes in float64 rather
+  // than being cut down.
+  const bool integral = scalar_kind == kScalarByValue && std::isfinite(scalar) &&
+                        std::floor(scalar) == scalar &&
+                        (is_float(a.dtype) || integer_holds(a.dtype == BP_BOOL ? BP_INT32 : a.dtype, scalar));
   bp_op_attrs attrs = make_attrs();
   attrs.scalar_mode = scalar_is_lhs ? BP_SCALAR_LHS : BP_SCALAR_RHS;
   attrs.scalar = scalar;
-  const BinaryTypes types = scalar_types(op, a.dtype, integral);
+  const BinaryTypes types = scalar_types(op, a.dtype, scalar_kind, integral);
   if (types.compute == BP_DTYPE_INVALID && !is_float(a.dtype))
-    fail(BP_ERR_DTYPE, std::string(op_name(op)) + ": the scalar " + std::to_string(scalar) +
-                           " is not an integer of the tensor's range");
+    fail(BP_ERR_DTYPE, std::string(op_name(op)) + ": the scalar " + scalar_text(scalar) +
+                           (scalar_kind == kScalarByValue ? " is not an integer of the tensor's range"
+                                                          : " is a float, which makes the operation float64"));
   require_defined(op, types, a.dtype);
+  if (scalar_kind == BP_SCALAR_KIND_INT && !is_float(types.compute) && types.compute != BP_BOOL &&
+      !integer_holds(types.compute, scalar))
+    fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": the integer scalar " + scalar_text(scalar) +
+                                      " does not fit " + dtype_name(types.compute) +
+                                      " (the dtype of the tensor); convert the tensor first");
   return one_input(op, a, types, attrs, out);
 }
 

@@ -13,7 +13,11 @@ View binary(int32_t op, const View &a, const View &b, const View *out);
 // binary() into an existing output: the C API's _out path, kept free of a
 // returned view.
 void binary_out(int32_t op, const View &a, const View &b, const View &out);
-View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, const View *out);
+// scalar_kind: a bp_scalar_kind, whose table in backplane.h decides the
+// dtype, or kScalarByValue for bp_binary_scalar's value-based rule of 1.0.
+inline constexpr int32_t kScalarByValue = 0;
+View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, const View *out,
+                   int32_t scalar_kind = kScalarByValue);
 View unary(int32_t op, const View &a, const View *out);
 View where(const View &cond, const View &a, const View &b, const View *out);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *out);
