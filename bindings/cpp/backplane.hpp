@@ -4,6 +4,11 @@
 //   bp::Tensor y = x * 2.0 + x;           // runs on x's device
 //   std::vector<float> host = y.to_vector<float>();
 //
+// A scalar operand's C++ type is its kind (backplane.h, "Dtypes
+// (promotion)"): bool is BOOL, an integral type INT, a floating type (and
+// bp::float16, bp::bfloat16) FLOAT. So int_tensor * 2 stays int,
+// int_tensor * 2.0 is float64, and bf16_tensor * 0.5 stays bfloat16.
+//
 // Handles are reference counted: copying a Tensor adds a reference, and the
 // last one going away releases it. Failures throw bp::Error or one of its
 // subclasses, carrying the C API's structured fields.
@@ -41,6 +46,39 @@ inline constexpr bp_dtype f64 = BP_FLOAT64;
 inline constexpr bp_dtype i32 = BP_INT32;
 inline constexpr bp_dtype i64 = BP_INT64;
 inline constexpr bp_dtype boolean = BP_BOOL;
+// (since 1.4)
+inline constexpr bp_dtype f16 = BP_FLOAT16;
+inline constexpr bp_dtype bf16 = BP_BFLOAT16;
+inline constexpr bp_dtype i8 = BP_INT8;
+inline constexpr bp_dtype u8 = BP_UINT8;
+inline constexpr bp_dtype i16 = BP_INT16;
+
+// One float16 / bfloat16 element as stored: its bits (since 1.4). C++17 has
+// no half type, so these hold the bits and convert with backplane/half.h,
+// the conversions every backend matches bit for bit: from a number rounded
+// once to nearest even (from an integer or a double too, never through a
+// float rounded on the way), to float exactly.
+#define BP_CPP_HALF_TYPE_(Name, FROM_F64, FROM_I64, TO_F32)                              \
+  struct Name {                                                                          \
+    uint16_t bits = 0;                                                                   \
+    Name() = default;                                                                    \
+    template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>           \
+    explicit Name(T value) : bits(FROM_F64(double(value))) {}                            \
+    template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>                 \
+    explicit Name(T value) : bits(FROM_I64(int64_t(value))) {}                           \
+    static Name from_bits(uint16_t b) {                                                  \
+      Name h;                                                                            \
+      h.bits = b;                                                                        \
+      return h;                                                                          \
+    }                                                                                    \
+    operator float() const { return TO_F32(bits); }                                      \
+    friend bool operator==(Name a, Name b) { return float(a) == float(b); }              \
+    friend bool operator!=(Name a, Name b) { return !(a == b); }                         \
+  };                                                                                     \
+  static_assert(sizeof(Name) == 2 && std::is_trivially_copyable_v<Name>, #Name " is stored as 2 bytes");
+BP_CPP_HALF_TYPE_(float16, bp_f16_from_f64, bp_f16_from_i64, bp_f32_from_f16)
+BP_CPP_HALF_TYPE_(bfloat16, bp_bf16_from_f64, bp_bf16_from_i64, bp_f32_from_bf16)
+#undef BP_CPP_HALF_TYPE_
 
 // The dtype of a C++ element type.
 template <class T> constexpr bp_dtype dtype_of();
@@ -49,13 +87,34 @@ template <> constexpr bp_dtype dtype_of<double>() { return BP_FLOAT64; }
 template <> constexpr bp_dtype dtype_of<int32_t>() { return BP_INT32; }
 template <> constexpr bp_dtype dtype_of<int64_t>() { return BP_INT64; }
 template <> constexpr bp_dtype dtype_of<bool>() { return BP_BOOL; }
+// (since 1.4)
+template <> constexpr bp_dtype dtype_of<float16>() { return BP_FLOAT16; }
+template <> constexpr bp_dtype dtype_of<bfloat16>() { return BP_BFLOAT16; }
+template <> constexpr bp_dtype dtype_of<int8_t>() { return BP_INT8; }
+template <> constexpr bp_dtype dtype_of<uint8_t>() { return BP_UINT8; }
+template <> constexpr bp_dtype dtype_of<int16_t>() { return BP_INT16; }
 
 namespace detail {
 // The element types dtype_of knows: the T of item<T>() and to_vector<T>().
 template <class T>
 inline constexpr bool is_element_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                      std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
-                                     std::is_same_v<T, bool>;
+                                     std::is_same_v<T, bool> || std::is_same_v<T, float16> ||
+                                     std::is_same_v<T, bfloat16> || std::is_same_v<T, int8_t> ||
+                                     std::is_same_v<T, uint8_t> || std::is_same_v<T, int16_t>;
+
+// The bp_scalar_kind of a scalar operand's C++ type (since 1.4).
+template <class S>
+constexpr bp_scalar_kind scalar_kind_of() {
+  if constexpr (std::is_same_v<S, bool>) return BP_SCALAR_KIND_BOOL;
+  else if constexpr (std::is_integral_v<S>) return BP_SCALAR_KIND_INT;
+  else return BP_SCALAR_KIND_FLOAT;
+}
+// The C++ types a scalar operand may have: arithmetic types and the halves.
+template <class S>
+inline constexpr bool is_scalar_v =
+    std::is_arithmetic_v<S> || std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>;
+template <class S> using if_scalar_t = std::enable_if_t<is_scalar_v<S>, int>;
 }  // namespace detail
 
 // ---- errors --------------------------------------------------------------
@@ -282,7 +341,8 @@ class Tensor {
   }
   void wait() const { check(bp_tensor_wait(h_)); }
 
-  // Elements in C order (waits for pending work). T must match dtype().
+  // Elements in C order (waits for pending work). T must match dtype():
+  // bp::float16 and bp::bfloat16 for the halves (they convert to float).
   template <class T>
   std::vector<T> to_vector() const {
     using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
@@ -293,13 +353,16 @@ class Tensor {
     return std::vector<T>(host.begin(), host.end());
   }
   // The single element of a one-element tensor of any shape ({}, {1},
-  // {1, 1}, ...) as T, one of float, double, int32_t, int64_t, bool; another
+  // {1, 1}, ...) as T, one of float, double, int32_t, int64_t, bool (and
+  // since 1.4 int8_t, uint8_t, int16_t, bp::float16, bp::bfloat16); another
   // dtype converts as astype() does. Waits for pending work. Throws
   // ShapeError, naming the count and shape, for any other number of elements.
   // (item() as double since 1.0, item<T>() since 1.1)
   template <class T = double>
   T item() const {
-    static_assert(detail::is_element_v<T>, "item<T>: T must be float, double, int32_t, int64_t or bool");
+    static_assert(detail::is_element_v<T>,
+                  "item<T>: T must be float, double, int32_t, int64_t or bool, or int8_t, uint8_t, "
+                  "int16_t, bp::float16, bp::bfloat16");
     const int64_t n = numel();
     if (n != 1) {
       std::string shape;
@@ -498,14 +561,26 @@ Tensor from_vector(const std::vector<T> &values, const Shape &s, Device d = defa
 inline Tensor binary(bp_op op, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_binary(op, a.handle(), b.handle(), o); });
 }
-inline Tensor binary(bp_op op, const Tensor &a, double s, bool scalar_is_lhs = false) {
-  return Tensor::wrap([&](bp_tensor *o) { return bp_binary_scalar(op, a.handle(), s, scalar_is_lhs, o); });
+// op(a, s), or op(s, a) when scalar_is_lhs, with the scalar's kind given
+// explicitly (since 1.4).
+inline Tensor binary(bp_op op, const Tensor &a, double s, bp_scalar_kind kind, bool scalar_is_lhs = false) {
+  return Tensor::wrap(
+      [&](bp_tensor *o) { return bp_binary_scalar_kind(op, a.handle(), s, kind, scalar_is_lhs, o); });
+}
+// The kind from the scalar's C++ type (detail::scalar_kind_of): a double is
+// FLOAT, so int_tensor + 2.0 is float64. (since 1.4; before, a double scalar
+// followed bp_binary_scalar's value-based rule)
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor binary(bp_op op, const Tensor &a, S s, bool scalar_is_lhs = false) {
+  return binary(op, a, double(s), detail::scalar_kind_of<S>(), scalar_is_lhs);
 }
 
 #define BP_CPP_BINARY_OPERATOR(sym, OP)                                                         \
   inline Tensor operator sym(const Tensor &a, const Tensor &b) { return binary(OP, a, b); }     \
-  inline Tensor operator sym(const Tensor &a, double s) { return binary(OP, a, s); }            \
-  inline Tensor operator sym(double s, const Tensor &a) { return binary(OP, a, s, true); }
+  template <class S, detail::if_scalar_t<S> = 0>                                                \
+  Tensor operator sym(const Tensor &a, S s) { return binary(OP, a, s); }                        \
+  template <class S, detail::if_scalar_t<S> = 0>                                                \
+  Tensor operator sym(S s, const Tensor &a) { return binary(OP, a, s, true); }
 BP_CPP_BINARY_OPERATOR(+, BP_OP_ADD)
 BP_CPP_BINARY_OPERATOR(-, BP_OP_SUB)
 BP_CPP_BINARY_OPERATOR(*, BP_OP_MUL)
@@ -527,12 +602,14 @@ BP_CPP_BINARY_OPERATOR(>=, BP_OP_GE)
 inline Tensor operator-(const Tensor &a) { return a.unary(BP_OP_NEG); }
 inline Tensor operator~(const Tensor &a) { return a.unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
 inline Tensor pow(const Tensor &a, const Tensor &b) { return binary(BP_OP_POW, a, b); }
-inline Tensor pow(const Tensor &a, double e) { return binary(BP_OP_POW, a, e); }
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor pow(const Tensor &a, S e) { return binary(BP_OP_POW, a, e); }
 inline Tensor maximum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MAXIMUM, a, b); }
 inline Tensor minimum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MINIMUM, a, b); }
 // Python's //: the quotient rounded toward -inf (since 1.1).
 inline Tensor floor_divide(const Tensor &a, const Tensor &b) { return binary(BP_OP_FLOOR_DIVIDE, a, b); }
-inline Tensor floor_divide(const Tensor &a, double s) { return binary(BP_OP_FLOOR_DIVIDE, a, s); }
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor floor_divide(const Tensor &a, S s) { return binary(BP_OP_FLOOR_DIVIDE, a, s); }
 inline Tensor where(const Tensor &c, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_where(c.handle(), a.handle(), b.handle(), o); });
 }
@@ -645,8 +722,9 @@ inline void norm_out(const Tensor &a, const Tensor &out) { check(bp_norm_out(a.h
 
 // ---- truth values --------------------------------------------------------
 
-inline Tensor Tensor::all(int32_t axis, bool keepdims) const { return (*this != 0.0).min(axis, keepdims).astype(BP_BOOL); }
-inline Tensor Tensor::any(int32_t axis, bool keepdims) const { return (*this != 0.0).max(axis, keepdims).astype(BP_BOOL); }
+// Compared with false, a BOOL scalar: every dtype compares in its own.
+inline Tensor Tensor::all(int32_t axis, bool keepdims) const { return (*this != false).min(axis, keepdims).astype(BP_BOOL); }
+inline Tensor Tensor::any(int32_t axis, bool keepdims) const { return (*this != false).max(axis, keepdims).astype(BP_BOOL); }
 
 inline Tensor::operator bool() const {
   if (!defined())
@@ -661,7 +739,7 @@ inline Tensor::operator bool() const {
                          " elements is ambiguous; use all() or any()",
                      "", -1, {});
   // Compared where it lives: a device without float64 has no item<double>().
-  return dtype() == BP_BOOL ? item<bool>() : (*this != 0.0).item<bool>();
+  return dtype() == BP_BOOL ? item<bool>() : (*this != false).item<bool>();
 }
 
 // ---- printing ------------------------------------------------------------
@@ -740,6 +818,13 @@ std::vector<std::string> format_elements(const std::vector<T> &v) {
   return out;
 }
 
+// The values of v as W (exact: int8/uint8 as int32, so that they print as
+// numbers rather than characters; bfloat16 as float).
+template <class W, class T>
+std::vector<W> widened(const std::vector<T> &v) {
+  return std::vector<W>(v.begin(), v.end());
+}
+
 // The nested brackets of the elements from flat index `first` on, along
 // axis `axis` and those after it; `indent` is the column of the outermost
 // bracket.
@@ -790,6 +875,13 @@ inline std::ostream &operator<<(std::ostream &os, const Tensor &t) {
     case BP_INT32: elements = detail::format_elements(t.to_vector<int32_t>()); break;
     case BP_INT64: elements = detail::format_elements(t.to_vector<int64_t>()); break;
     case BP_BOOL: elements = detail::format_elements(t.to_vector<bool>()); break;
+    case BP_INT8: elements = detail::format_elements(detail::widened<int32_t>(t.to_vector<int8_t>())); break;
+    case BP_UINT8: elements = detail::format_elements(detail::widened<int32_t>(t.to_vector<uint8_t>())); break;
+    case BP_INT16: elements = detail::format_elements(t.to_vector<int16_t>()); break;
+    // float16 in its own shortest digits, as NumPy prints it; bfloat16, which
+    // NumPy lacks, as the float32 values the Python binding widens it to.
+    case BP_FLOAT16: elements = detail::format_elements(t.to_vector<float16>()); break;
+    case BP_BFLOAT16: elements = detail::format_elements(detail::widened<float>(t.to_vector<bfloat16>())); break;
     default:
       throw DtypeError(BP_ERR_DTYPE, std::string("operator<<: cannot print a tensor of dtype ") + bp_dtype_name(dtype),
                        "", -1, {});

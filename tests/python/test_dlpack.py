@@ -119,7 +119,7 @@ def test_capsule_round_trip_through_from_dlpack(host):
 
 def test_unsupported_numpy_dtype():
     with pytest.raises(TypeError):
-        bp.from_dlpack(np.zeros(3, dtype=np.uint8))
+        bp.from_dlpack(np.zeros(3, dtype=np.uint16))
 
 
 def test_device_tensor_refuses_dlpack():

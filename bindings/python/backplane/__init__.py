@@ -30,7 +30,7 @@ from ._device import (  # noqa: E402
     Device, cpu, current_device, default_device, device, device_of as _device_of, devices,
     gpu, num_gpus, set_default_device, synchronize, try_all_gpus, try_gpu)
 from ._tensor import (  # noqa: E402
-    Tensor, abs, add, arange, argmax, argmin, argwhere, array, bitwise_and, bitwise_not,
+    Tensor, abs, add, arange, argmax, argmin, argwhere, array, asarray, bitwise_and, bitwise_not,
     bitwise_or, bitwise_xor, copyto, cos, cumsum, divide, empty, equal, exp, floor_divide,
     from_dlpack, from_numpy, full, full_like, greater, greater_equal, invert, less, less_equal,
     live_tensor_count, log, logsumexp, matmul, max, maximum, mean, min, minimum, mod, multiply,
@@ -60,11 +60,12 @@ __all__ = [
     "Device", "cpu", "gpu", "num_gpus", "try_gpu", "try_all_gpus", "devices", "device",
     "default_device", "current_device", "get_default_device", "set_default_device",
     "synchronize",
-    # dtypes: DType, as_dtype, float32, float64, int32, int64, bool_
+    # dtypes: DType, as_dtype, float32, float64, int32, int64, bool_, float16,
+    # bfloat16, int8, uint8, int16
     *_dtype.__all__,
     # tensors
-    "Tensor", "tensor", "array", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
-    "zeros_like", "ones_like", "full_like", "arange", "random", "manual_seed",
+    "Tensor", "tensor", "array", "asarray", "from_numpy", "from_dlpack", "empty", "zeros", "ones",
+    "full", "zeros_like", "ones_like", "full_like", "arange", "random", "manual_seed",
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "negative", "exp",
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:

@@ -9,7 +9,8 @@ import sys
 
 from . import _C, _indexing
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
-from ._dtype import ALL as _DTYPES, BY_CODE, DType, as_dtype, bool_, float32, float64, int32, int64
+from ._dtype import (ALL as _DTYPES, BY_CODE, DType, as_dtype, bfloat16, bool_, float16, float32,
+                     float64, int8, int16, int32, int64, uint8)
 from ._errors import DtypeError, UnsupportedError
 
 OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
@@ -179,29 +180,52 @@ class Tensor(_C.TensorBase):
     # PyTorch's conversions: .float() is .to(bp.float32), and so on.
     float = _to_dtype_method("float", float32)
     double = _to_dtype_method("double", float64)
+    half = _to_dtype_method("half", float16)
+    bfloat16 = _to_dtype_method("bfloat16", bfloat16)
     int = _to_dtype_method("int", int32)
     long = _to_dtype_method("long", int64)
+    short = _to_dtype_method("short", int16)
+    char = _to_dtype_method("char", int8)
+    byte = _to_dtype_method("byte", uint8)
     bool = _to_dtype_method("bool", bool_)
 
     # ---- host data -----------------------------------------------------------
 
     def numpy(self):
-        """A NumPy array holding a copy of the data (waits for pending work)."""
+        """A NumPy array holding a copy of the data (waits for pending work).
+        A bfloat16 tensor raises TypeError: NumPy has no such dtype."""
+        dt = BY_CODE[self._dtype_code]
+        if not dt.has_numpy:
+            dt.numpy  # noqa: B018  (raises the TypeError that says what to do instead)
+        return self._host()
+
+    asnumpy = numpy
+
+    def _host(self):
+        """A NumPy copy of the data holding every value exactly: in the
+        tensor's dtype, or widened to float32 for bfloat16."""
         np = _numpy()
         dt = BY_CODE[self._dtype_code]
+        if dt is bfloat16:
+            bits = np.empty(self.shape, dtype=np.uint16)
+            _C.to_buffer(self, bits)
+            # A bfloat16 is the upper half of a float32: widening is a shift
+            # (in place: a 0-d array would become a NumPy scalar otherwise).
+            wide = bits.astype(np.uint32)
+            wide <<= np.uint32(16)
+            return wide.view(np.float32)
         out = np.empty(self.shape, dtype=np.bool_ if dt is bool_ else dt.name)
         _C.to_buffer(self, out)
         return out
-
-    asnumpy = numpy
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:
             raise ValueError("np.asarray(t, copy=False): a backplane tensor always becomes a NumPy "
                              "array by a copy (t.numpy()); np.from_dlpack(t) shares the memory of "
                              "a tensor in host memory (cpu, reference)")
-        a = self.numpy()  # always a fresh host copy
-        return a if dtype is None else a.astype(dtype, copy=False)
+        if dtype is not None:  # asked for a NumPy dtype: a bfloat16 tensor converts too
+            return self._host().astype(dtype, copy=False)
+        return self.numpy()  # always a fresh host copy
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy ufuncs on tensors run here, on the tensors' device, and give a
@@ -217,19 +241,20 @@ class Tensor(_C.TensorBase):
 
     def __reduce__(self):
         # pickled as host data plus the device name (ids are per process)
-        return (_rebuild, (self.numpy(), self.device.name))
+        return (_rebuild, (self._host(), self.device.name, self.dtype.name))
 
     def item(self):
         """The only element as a Python number."""
         n = self.numel()
         if n != 1:
             raise ValueError("item(): the tensor has {} elements, not 1".format(n))
-        return self.numpy().reshape(()).item()
+        return self._host().reshape(()).item()
 
     asscalar = item
 
     def tolist(self):
-        return self.numpy().tolist()
+        """Nested lists of Python numbers (float16 and bfloat16 give floats)."""
+        return self._host().tolist()
 
     def __bool__(self):
         n = self.numel()
@@ -251,7 +276,7 @@ class Tensor(_C.TensorBase):
 
     def __repr__(self):
         np = _numpy()
-        a = self.numpy()
+        a = self._host()
         prefix = "tensor("
         body = np.array2string(a, separator=", ", prefix=prefix, threshold=1000)
         parts = [body]
@@ -566,8 +591,8 @@ def _scalar_or_data(value, like):
     return tensor(value, dtype=BY_CODE[like._dtype_code], device=like.device)
 
 
-def _rebuild(data, device_name):
-    return tensor(data, device=device_name)
+def _rebuild(data, device_name, dtype=None):
+    return tensor(data, dtype=dtype, device=device_name)
 
 
 def _resolve_device(dev):
@@ -634,7 +659,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         t = t if dt is None or dt.code == t._dtype_code else _C.cast(t, dt.code)
         return _leaf(_C.detach(t), requires_grad)
     np = _numpy()
-    if dt is not None:
+    if dt is bfloat16:
+        arr = _bfloat16_bits(np, data)
+    elif dt is not None:
         arr = np.asarray(data, dtype=np.bool_ if dt is bool_ else dt.name)
     else:
         from_numpy = isinstance(data, (np.ndarray, np.generic))
@@ -649,7 +676,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         elif kind == "f" and not from_numpy:
             dt = float32
         else:
-            dt = as_dtype(arr.dtype.name)  # DtypeError for float16, uint8, object, ...
+            dt = as_dtype(arr.dtype.name)  # DtypeError for uint16, complex, object, ...
         arr = arr.astype(np.bool_ if dt is bool_ else dt.name, copy=False)
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")
@@ -657,6 +684,28 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 
 array = tensor  # MXNet / NumPy spelling
+
+
+def _bfloat16_bits(np, data):
+    """The bfloat16 bits of data (a uint16 array): each value rounded once
+    from its float64 value, as backplane/half.h rounds (NumPy has no
+    bfloat16 to do it)."""
+    values = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
+    bits = np.empty(values.shape, dtype=np.uint16)
+    _C.bf16_from_f64(values, bits)
+    return bits
+
+
+def asarray(data, dtype=None, device=None):
+    """data itself when it is a tensor already in dtype on device (either
+    may be None: any), else tensor(data, dtype, device) (NumPy's asarray)."""
+    if isinstance(data, Tensor):
+        same_dtype = dtype is None or as_dtype(dtype).code == data._dtype_code
+        same_device = device is None or _resolve_device(device) == data._device_id
+        if same_dtype and same_device:
+            return data
+        return data.to(*(a for a in (device, dtype) if a is not None))
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(arr, device=None):
@@ -722,13 +771,16 @@ def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=Fals
 
 
 def from_dlpack(x, device=None):
-    """A tensor from any DLPack producer in host memory (NumPy >= 1.22, ...).
-    A backplane tensor comes back as itself (or moved with to(device));
-    foreign memory is copied into a new tensor on device (default cpu:0),
-    because the C API cannot adopt memory it did not allocate."""
+    """A tensor from any DLPack producer in host memory (NumPy >= 1.22,
+    PyTorch, ...). A backplane tensor comes back as itself (or moved with
+    to(device)); so does, without a copy, memory a backplane tensor lent
+    through DLPack (torch.utils.dlpack.from_dlpack(t)) while it is lent, on
+    its own device. Other memory is copied into a new tensor on device
+    (default cpu:0), because the C API cannot adopt memory it did not
+    allocate."""
     if isinstance(x, Tensor):
         return x if device is None else x.to(device)
-    dev = _C.cpu() if device is None else _resolve_device(device)
+    dev = -1 if device is None else _resolve_device(device)
     try:
         return _C.from_dlpack(x, dev)
     except BufferError:
@@ -736,7 +788,7 @@ def from_dlpack(x, device=None):
         # for one); we copy anyway, so take the data through the buffer protocol.
         np = sys.modules.get("numpy")
         if np is not None and isinstance(x, np.ndarray):
-            return tensor(x, device=device_of(dev))
+            return tensor(x, device=device_of(_C.cpu() if dev < 0 else dev))
         raise
 
 

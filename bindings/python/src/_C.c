@@ -27,10 +27,12 @@
 #include "extension.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bfloat16.h"
 #include "dlpack.h"
 
 /* ---- the C API, resolved at load() -------------------------------------- */
@@ -124,76 +126,83 @@ static int get_tensor(PyObject *o, bp_tensor *out) {
   return 1;
 }
 
-/* A Python number usable as a scalar operand: int, float, bool, and objects
- * with __float__/__index__ (NumPy scalars). 1 = yes, 0 = no (no error set). */
-static int get_scalar(PyObject *o, double *value) {
-  if (PyFloat_Check(o)) {
-    *value = PyFloat_AS_DOUBLE(o);
-    return 1;
-  }
-  if (PyLong_Check(o)) {
-    *value = PyLong_AsDouble(o);
-    if (*value == -1.0 && PyErr_Occurred()) {
-      PyErr_Clear();
-      return 0;
-    }
-    return 1;
-  }
+/* The bp_scalar_kind of a NumPy scalar, by its type's name (NumPy is not
+ * imported here): numpy.bool_ is BOOL, a type with __index__ (np.int64, ...)
+ * INT, any other with __float__ (np.float32, ...) FLOAT; 0 for none. */
+static int numpy_scalar_kind(PyObject *o) {
   PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
-  if (nb && (nb->nb_float || nb->nb_index) && !PyComplex_Check(o)) {
-    double v = PyFloat_AsDouble(o);
-    if (v == -1.0 && PyErr_Occurred()) {
-      PyErr_Clear();
-      return 0;
-    }
-    *value = v;
-    return 1;
-  }
+  if (!nb || PyComplex_Check(o)) return 0;
+  if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0) return BP_SCALAR_KIND_BOOL;
+  if (nb->nb_index) return BP_SCALAR_KIND_INT;
+  if (nb->nb_float) return BP_SCALAR_KIND_FLOAT;
   return 0;
 }
 
-static int is_bitwise(int32_t op) {
-  return op == BP_OP_BITWISE_AND || op == BP_OP_BITWISE_OR || op == BP_OP_BITWISE_XOR;
-}
-
-/* mask & True stays bool: a Python bool beside a bool tensor in a bitwise
- * operator is a bool operand, not the number 1 (which computes in int32). */
-static PyObject *bitwise_with_bool(int32_t op, PyObject *t, PyObject *flag, int flag_is_lhs) {
-  bp_device dev;
-  bp_tensor operand, out;
-  CHECK(p_bp_tensor_device(HANDLE(t), &dev));
-  CHECK(p_bp_full(dev, BP_BOOL, 0, NULL, flag == Py_True ? 1.0 : 0.0, &operand));
-  bp_status st = flag_is_lhs ? p_bp_binary(op, operand, HANDLE(t), &out)
-                             : p_bp_binary(op, HANDLE(t), operand, &out);
-  p_bp_tensor_release(operand);
-  CHECK(st);
-  return wrap(out);
-}
-
-static int is_bool_tensor(PyObject *o) {
-  int32_t dtype = 0;
-  return IS_TENSOR(o) && p_bp_tensor_dtype(HANDLE(o), &dtype) == BP_OK && dtype == BP_BOOL;
+/* A Python number usable as a scalar operand, with its kind (backplane.h,
+ * "Dtypes (promotion)"): bool is BOOL, int INT, float FLOAT, and NumPy
+ * scalars by their type. The kind, not the value, picks the result dtype:
+ * int_tensor * 2 stays int, int_tensor * 2.0 is float64. An int too large
+ * for a double keeps its sign as an infinity, which the core refuses as an
+ * INT scalar the dtype cannot hold. 1 = yes, 0 = no (no error set). */
+static int get_scalar(PyObject *o, double *value, int32_t *kind) {
+  if (PyFloat_Check(o)) {
+    *value = PyFloat_AS_DOUBLE(o);
+    *kind = BP_SCALAR_KIND_FLOAT;
+    return 1;
+  }
+  if (PyBool_Check(o)) {
+    *value = o == Py_True ? 1.0 : 0.0;
+    *kind = BP_SCALAR_KIND_BOOL;
+    return 1;
+  }
+  if (PyLong_Check(o)) {
+    *kind = BP_SCALAR_KIND_INT;
+    *value = PyLong_AsDouble(o);
+    if (*value == -1.0 && PyErr_Occurred()) {
+      if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        PyErr_Clear();
+        return 0;
+      }
+      PyErr_Clear();
+      PyObject *zero = PyLong_FromLong(0);
+      const int negative = zero ? PyObject_RichCompareBool(o, zero, Py_LT) : -1;
+      Py_XDECREF(zero);
+      if (negative < 0) {
+        PyErr_Clear();
+        return 0;
+      }
+      *value = negative ? -HUGE_VAL : HUGE_VAL;
+    }
+    return 1;
+  }
+  const int k = numpy_scalar_kind(o);
+  if (!k) return 0;
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  *value = v;
+  *kind = k;
+  return 1;
 }
 
 /* op(a, b) for tensors and scalars on either side; NotImplemented otherwise. */
 static PyObject *binary(int32_t op, PyObject *a, PyObject *b) {
   bp_tensor out;
   double s;
-  if (is_bitwise(op)) {
-    if (PyBool_Check(b) && is_bool_tensor(a)) return bitwise_with_bool(op, a, b, 0);
-    if (PyBool_Check(a) && is_bool_tensor(b)) return bitwise_with_bool(op, b, a, 1);
-  }
+  int32_t kind;
   if (IS_TENSOR(a)) {
     if (IS_TENSOR(b)) {
       CHECK(p_bp_binary(op, HANDLE(a), HANDLE(b), &out));
       return wrap(out);
     }
-    if (get_scalar(b, &s)) {
-      CHECK(p_bp_binary_scalar(op, HANDLE(a), s, 0, &out));
+    if (get_scalar(b, &s, &kind)) {
+      CHECK(p_bp_binary_scalar_kind(op, HANDLE(a), s, kind, 0, &out));
       return wrap(out);
     }
-  } else if (IS_TENSOR(b) && get_scalar(a, &s)) {
-    CHECK(p_bp_binary_scalar(op, HANDLE(b), s, 1, &out));
+  } else if (IS_TENSOR(b) && get_scalar(a, &s, &kind)) {
+    CHECK(p_bp_binary_scalar_kind(op, HANDLE(b), s, kind, 1, &out));
     return wrap(out);
   }
   Py_RETURN_NOTIMPLEMENTED;
@@ -1023,15 +1032,16 @@ static PyObject *m_binary_out(PyObject *mod, PyObject *const *args, Py_ssize_t n
   long op;
   bp_tensor out;
   double s;
+  int32_t kind;
   if (nargs != 4) return PyErr_Format(PyExc_TypeError, "binary_out(op, a, b, out)");
   if (!int_arg(args[0], &op) || !get_tensor(args[3], &out)) return NULL;
   PyObject *a = args[1], *b = args[2];
   if (IS_TENSOR(a) && IS_TENSOR(b))
     CHECK(p_bp_binary_out((int32_t)op, HANDLE(a), HANDLE(b), out));
-  else if (IS_TENSOR(a) && get_scalar(b, &s))
-    CHECK(p_bp_binary_scalar_out((int32_t)op, HANDLE(a), s, 0, out));
-  else if (IS_TENSOR(b) && get_scalar(a, &s))
-    CHECK(p_bp_binary_scalar_out((int32_t)op, HANDLE(b), s, 1, out));
+  else if (IS_TENSOR(a) && get_scalar(b, &s, &kind))
+    CHECK(p_bp_binary_scalar_kind_out((int32_t)op, HANDLE(a), s, kind, 0, out));
+  else if (IS_TENSOR(b) && get_scalar(a, &s, &kind))
+    CHECK(p_bp_binary_scalar_kind_out((int32_t)op, HANDLE(b), s, kind, 1, out));
   else
     return PyErr_Format(PyExc_TypeError, "binary_out: unsupported operands");
   Py_INCREF(args[3]);
@@ -1771,6 +1781,7 @@ static PyMethodDef module_methods[] = {
     FAST(adopt),
     FAST(rebind),
     {"from_dlpack", (PyCFunction)(void (*)(void))dlpack_import, METH_FASTCALL, NULL},
+    {"bf16_from_f64", bf16_from_f64, METH_VARARGS, NULL},
     FAST(_bench_core),
     {"trace_enable", m_trace_enable, METH_O, NULL},
     {"trace_lines", m_trace_lines, METH_NOARGS, NULL},

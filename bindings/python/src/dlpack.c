@@ -1,11 +1,14 @@
 /*
  * dlpack.c — DLPack (https://dmlc.github.io/dlpack/latest/c_api.html, the
- * v0.8 ABI) for backplane._C: export of host tensors without a copy, import
- * of host tensors by copy. The dtype mapping follows BP_DTYPE_LIST: a dtype's
- * kind gives the DLPack type code and its size the bits.
+ * v0.8 ABI) for backplane._C: export of host tensors without a copy; import
+ * of host tensors by copy, except that memory this module exported and a
+ * consumer hands back (bp -> torch -> bp) comes back as the same tensor. The
+ * dtype mapping follows BP_DTYPE_LIST: a dtype's kind gives the DLPack type
+ * code and its size the bits; bfloat16 has its own code (kDLBfloat).
  */
 #include "dlpack.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +28,17 @@ typedef struct DLManagedTensor {
   void *manager_ctx;
   void (*deleter)(struct DLManagedTensor *self);
 } DLManagedTensor;
-enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
 enum { kDLCPU = 1 };
 
 /* The DLPack type of a bp_dtype; 0 when it has none. */
 static int dl_dtype_of(int32_t dtype, DLDataType *out) {
   int code;
+  /* A float kind of its own: kDLFloat 16 bits is IEEE binary16 (float16). */
+  if (dtype == BP_BFLOAT16) {
+    *out = (DLDataType){kDLBfloat, 16, 1};
+    return 1;
+  }
   switch (bp_vocab_dtype_kind(dtype)) {
     case BP_DTYPE_KIND_FLOAT: code = kDLFloat; break;
     case BP_DTYPE_KIND_SIGNED_INT: code = kDLInt; break;
@@ -55,17 +63,72 @@ static int32_t dtype_of_dl(DLDataType dl) {
 
 /* ---- export -------------------------------------------------------------- */
 
-typedef struct {
+typedef struct ExportedTensor {
   DLManagedTensor managed;
   bp_tensor handle; /* one reference, released by the deleter */
   int64_t shape[BP_MAX_RANK];
   int64_t strides[BP_MAX_RANK];
+  struct ExportedTensor *prev, *next; /* in g_exports while a consumer holds it */
 } ExportedTensor;
+
+/* Every export not yet deleted, so that an import of the same memory can
+ * return the tensor instead of copying it. A consumer may call the deleter
+ * on any thread, without the GIL (PyTorch frees from its own), hence the
+ * mutex. */
+static ExportedTensor *g_exports;
+static pthread_mutex_t g_exports_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void exports_add(ExportedTensor *e) {
+  pthread_mutex_lock(&g_exports_lock);
+  e->prev = NULL;
+  e->next = g_exports;
+  if (g_exports) g_exports->prev = e;
+  g_exports = e;
+  pthread_mutex_unlock(&g_exports_lock);
+}
 
 static void exported_deleter(DLManagedTensor *managed) {
   ExportedTensor *e = (ExportedTensor *)managed->manager_ctx;
+  pthread_mutex_lock(&g_exports_lock);
+  if (e->prev) e->prev->next = e->next;
+  else g_exports = e->next;
+  if (e->next) e->next->prev = e->prev;
+  pthread_mutex_unlock(&g_exports_lock);
   if (g_library) p_bp_tensor_release(e->handle);
   free(e);
+}
+
+/* Whether two DLPack views address the same elements the same way: same
+ * first byte, dtype, shape and strides (NULL strides: C order; extents of 1
+ * take any stride). */
+static int same_view(const DLTensor *a, const DLTensor *b) {
+  if ((const char *)a->data + a->byte_offset != (const char *)b->data + b->byte_offset ||
+      a->dtype.code != b->dtype.code || a->dtype.bits != b->dtype.bits ||
+      a->dtype.lanes != b->dtype.lanes || a->ndim != b->ndim)
+    return 0;
+  int64_t ca = 1, cb = 1; /* the C-order stride, for NULL strides */
+  for (int i = a->ndim - 1; i >= 0; --i) {
+    if (a->shape[i] != b->shape[i]) return 0;
+    const int64_t sa = a->strides ? a->strides[i] : ca, sb = b->strides ? b->strides[i] : cb;
+    if (a->shape[i] != 1 && sa != sb) return 0;
+    ca *= a->shape[i];
+    cb *= b->shape[i];
+  }
+  return 1;
+}
+
+/* The tensor whose export `t` is (a new reference), or BP_NO_TENSOR. */
+static bp_tensor exported_as(const DLTensor *t) {
+  bp_tensor found = BP_NO_TENSOR;
+  pthread_mutex_lock(&g_exports_lock);
+  for (ExportedTensor *e = g_exports; e; e = e->next) {
+    if (same_view(&e->managed.dl_tensor, t) && p_bp_tensor_retain(e->handle) == BP_OK) {
+      found = e->handle;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_exports_lock);
+  return found;
 }
 
 static void dlpack_capsule_destructor(PyObject *capsule) {
@@ -128,6 +191,7 @@ PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds) {
   t->byte_offset = 0;
   e->managed.manager_ctx = e;
   e->managed.deleter = exported_deleter;
+  exports_add(e);
   PyObject *capsule = PyCapsule_New(&e->managed, "dltensor", dlpack_capsule_destructor);
   if (!capsule) exported_deleter(&e->managed);
   return capsule;
@@ -221,7 +285,17 @@ PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   } else if (t->ndim < 0 || t->ndim > MAX_SHAPE) {
     PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
   } else {
-    result = copy_in(t, dtype, (bp_device)device);
+    bp_tensor own = exported_as(t);
+    bp_device own_device = -1;
+    bp_device copy_device = (bp_device)device;
+    if (own != BP_NO_TENSOR && p_bp_tensor_device(own, &own_device) == BP_OK &&
+        (device < 0 || own_device == (bp_device)device)) {
+      result = wrap(own);
+    } else {
+      if (own != BP_NO_TENSOR) p_bp_tensor_release(own);
+      bp_status st = device < 0 ? p_bp_cpu(&copy_device) : BP_OK;
+      result = st == BP_OK ? copy_in(t, dtype, copy_device) : raise_status(st);
+    }
   }
   /* Consumed: the producer's memory is no longer needed. */
   if (PyCapsule_SetName(capsule, "used_dltensor") == 0 && managed->deleter)

@@ -11,8 +11,11 @@
  * capsule that holds a reference to the tensor (no copy). */
 PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds);
 
-/* _C.from_dlpack(obj_or_capsule, device): copies a host DLPack tensor into a
- * new tensor on device (the C API has no way to adopt foreign memory). */
+/* _C.from_dlpack(obj_or_capsule, device): a host DLPack tensor as a tensor
+ * on device. Memory __dlpack__ handed out (and still held by its consumer)
+ * comes back as the exported tensor itself when it is asked for on that
+ * tensor's device or on none (device -1); anything else is copied, to cpu:0
+ * for device -1 (the C API has no way to adopt foreign memory). */
 PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 #endif /* BP_PYTHON_DLPACK_H */

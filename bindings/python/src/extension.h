@@ -29,7 +29,8 @@
   X(bp_tensor_shape) X(bp_tensor_strides) X(bp_tensor_numel) X(bp_tensor_is_contiguous)     \
   X(bp_tensor_wait) X(bp_live_tensor_count) X(bp_reshape) X(bp_permute) X(bp_transpose)     \
   X(bp_slice) X(bp_select) X(bp_contiguous) X(bp_copy_to) X(bp_to) X(bp_binary)             \
-  X(bp_binary_out) X(bp_binary_scalar) X(bp_binary_scalar_out) X(bp_unary) X(bp_unary_out)  \
+  X(bp_binary_out) X(bp_binary_scalar_kind) X(bp_binary_scalar_kind_out) X(bp_unary)          \
+  X(bp_unary_out)                                                                           \
   X(bp_where) X(bp_where_out) X(bp_reduce) X(bp_reduce_out) X(bp_norm) X(bp_norm_out)       \
   X(bp_matmul) X(bp_matmul_out) X(bp_cast) X(bp_assign) X(bp_trace_enable)                  \
   X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)         \
