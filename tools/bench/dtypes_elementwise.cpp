@@ -61,12 +61,13 @@ void elementwise_rows(Context &ctx, Report &rep, const Setup &s) {
 
   struct Variant {
     const char *how;
+    const char *note;
     Work (AddOperands::*work)() const;
     Work loop;
     std::string loop_name;
   };
   const Variant variants[] = {
-      {"into an existing output (bp_binary_out)", &AddOperands::into_out,
+      {"into an existing output (bp_binary_out)", "", &AddOperands::into_out,
        [=](int64_t k) {
          for (int64_t i = 0; i < k; ++i)
            parallel(threads, n, [&](int64_t b, int64_t e) {
@@ -74,7 +75,7 @@ void elementwise_rows(Context &ctx, Report &rep, const Setup &s) {
            });
        },
        "plain C++ loop out=x+y (" + thr + ")"},
-      {"into a fresh output (bp_binary)", &AddOperands::into_new,
+      {"into a fresh output (bp_binary)", "allocation included", &AddOperands::into_new,
        [=](int64_t k) {
          for (int64_t i = 0; i < k; ++i) {
            std::unique_ptr<float[]> fresh(new float[size_t(n)]);
@@ -91,6 +92,7 @@ void elementwise_rows(Context &ctx, Report &rep, const Setup &s) {
     const Work f32_add = (f32.*v.work)();
     Row r{"dtypes", "add " + s.count + " float32 " + v.how, "cpu:0", "Gelem/s"};
     r.baseline_name = v.loop_name;
+    r.note = v.note;
     add_row(ctx, rep, r, [&](Row &row) {
       ctx.progress("dtypes: add float32 " + std::string(v.how));
       const Pair p = compare(f32_add, v.loop, s.trials, target_s);
@@ -103,6 +105,7 @@ void elementwise_rows(Context &ctx, Report &rep, const Setup &s) {
       Row h{"dtypes", "add " + s.count + " " + name + " " + v.how, "cpu:0", "Gelem/s"};
       h.baseline_name = "the same add in float32 through Backplane";
       h.target = kAddTarget;
+      h.note = v.note;
       add_row(ctx, rep, h, [&](Row &row) {
         ctx.progress("dtypes: add " + name + " " + v.how);
         const AddOperands half(x32, y32, dtype, s.cpu);

@@ -4,6 +4,7 @@
 // matmul where bp-bench-torch is built), the conversions next to memcpy.
 // Every row states its goal and whether it is met; the parts are in
 // dtypes_*.cpp.
+#include <algorithm>
 #include <exception>
 
 #include "dtypes.hpp"
@@ -75,7 +76,9 @@ void figure_dtypes(Context &ctx, Report &rep) {
   // As the gemm figure: enough batches that a median is not one of two
   // modes by chance (compare() in timing.cpp).
   s.trials = ctx.quick ? 5 : 7;
-  s.threads = cpu_thread_count(ctx);
+  // The baselines' threads are started per call: below about a MiB each,
+  // starting them would be most of what a small --size measures.
+  s.threads = int(std::max<int64_t>(1, std::min<int64_t>(cpu_thread_count(ctx), s.elements / (int64_t(1) << 18))));
   dtypes::elementwise_rows(ctx, rep, s);
   dtypes::gemm_rows(ctx, rep, s);
   dtypes::conversion_rows(ctx, rep, s);
