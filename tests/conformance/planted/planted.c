@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backplane/half.h"
 #include "backplane/plugin_sdk.h"
 
 /* The variants with an execute_fused of their own. */
@@ -121,6 +122,56 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
       }
       if (isnan(load(element(&in[0], idx), in[0].dtype))) memcpy(element(out, oidx), &pos, 8);
     } while (next_index(idx, in[0].shape, in[0].rank));
+  }
+#endif
+#ifdef PLANT_F16_FLUSHES_SUBNORMALS
+  /* A float16 conversion that flushes subnormal results to zero (as a
+   * denormals-are-zero mode would): they keep only their sign. */
+  if (op == BP_OP_COPY && out->dtype == BP_FLOAT16) {
+    int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
+    int32_t d;
+    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
+    if (numel == 0) return s;
+    do {
+      uint16_t h;
+      memcpy(&h, element(out, idx), 2);
+      if ((h & 0x7c00u) == 0) h &= 0x8000u;
+      memcpy(element(out, idx), &h, 2);
+    } while (next_index(idx, out->shape, out->rank));
+  }
+#endif
+#ifdef PLANT_BF16_TRUNCATES
+  /* float32 to bfloat16 by dropping the low 16 bits (rounding toward zero)
+   * instead of rounding to nearest even. */
+  if (op == BP_OP_COPY && n_in == 1 && in[0].dtype == BP_FLOAT32 && out->dtype == BP_BFLOAT16) {
+    int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
+    int32_t d;
+    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
+    if (numel == 0) return s;
+    do {
+      uint32_t u;
+      memcpy(&u, element(&in[0], idx), 4);
+      if ((u & 0x7fffffffu) <= 0x7f800000u) { /* NaN stays the reference's */
+        const uint16_t h = (uint16_t)(u >> 16);
+        memcpy(element(out, idx), &h, 2);
+      }
+    } while (next_index(idx, out->shape, out->rank));
+  }
+#endif
+#ifdef PLANT_F64_DOUBLE_ROUNDS
+  /* float64 to float16 through a float32 rounded on the way: two roundings. */
+  if (op == BP_OP_COPY && n_in == 1 && in[0].dtype == BP_FLOAT64 && out->dtype == BP_FLOAT16) {
+    int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
+    int32_t d;
+    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
+    if (numel == 0) return s;
+    do {
+      double x;
+      uint16_t h;
+      memcpy(&x, element(&in[0], idx), 8);
+      h = bp_f16_from_f32((float)x);
+      memcpy(element(out, idx), &h, 2);
+    } while (next_index(idx, out->shape, out->rank));
   }
 #endif
 #ifdef PLANT_RANDOM_OFF_BY_ONE_ULP
