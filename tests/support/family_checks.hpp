@@ -86,8 +86,7 @@ inline std::vector<Shape> indexed_shapes() { return {{17}, {5, 7}, {2, 3, 4}, {2
 // `length` terms of magnitude up to 3 (Values::general and small).
 inline Tolerance scan_tolerance(int32_t dtype, int64_t length) {
   if (!is_float(dtype)) return kExact;
-  const double eps = dtype == BP_FLOAT32 ? std::numeric_limits<float>::epsilon()
-                                         : std::numeric_limits<double>::epsilon();
+  const double eps = epsilon(dtype);
   Tolerance t = default_tolerance(dtype);
   t.atol = 4 * eps * 3 * static_cast<double>(std::max<int64_t>(length, 1));
   return t;
@@ -169,8 +168,7 @@ inline Tolerance scatter_tolerance(bp_op op, int32_t dtype, int64_t n, int64_t p
   if (op != BP_OP_SCATTER_ADD_ND || !is_float(dtype)) return kExact;
   const double mean = double(n) / double(std::max<int64_t>(positions, 1));
   const double terms = mean + 4 * std::sqrt(mean) + 8;
-  const double eps = dtype == BP_FLOAT32 ? std::numeric_limits<float>::epsilon()
-                                         : std::numeric_limits<double>::epsilon();
+  const double eps = epsilon(dtype);
   Tolerance t = default_tolerance(dtype);
   t.atol = eps * terms * 3 * (terms + 1);
   return t;

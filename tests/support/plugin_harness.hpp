@@ -91,6 +91,23 @@ template <>
 struct dtype_of<int64_t> { static constexpr bp_dtype value = BP_INT64; };
 template <>
 struct dtype_of<uint8_t> { static constexpr bp_dtype value = BP_BOOL; };
+template <>
+struct dtype_of<int8_t> { static constexpr bp_dtype value = BP_INT8; };
+template <>
+struct dtype_of<int16_t> { static constexpr bp_dtype value = BP_INT16; };
+
+// The spacing of a float dtype's values just above 1 (float16 2^-10,
+// bfloat16 2^-7), the unit the tolerances below are written in; 0 for the
+// other dtypes.
+inline double epsilon(int32_t dtype) {
+  switch (dtype) {
+    case BP_FLOAT16: return 0x1p-10;
+    case BP_BFLOAT16: return 0x1p-7;
+    case BP_FLOAT32: return std::numeric_limits<float>::epsilon();
+    case BP_FLOAT64: return std::numeric_limits<double>::epsilon();
+    default: return 0;
+  }
+}
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -395,17 +412,35 @@ inline int64_t random_int(std::mt19937_64 &rng, Values kind, bool wide) {
   }
 }
 
+// Stores a double as element i of a buffer of `dtype`, converted as by
+// COPY from float64 for the floats (the 16-bit ones through half.h) and
+// keeping the low bits for the integers.
+inline void put_as(int32_t dtype, Bytes &bytes, int64_t i, double x, int64_t integer) {
+  switch (dtype) {
+    case BP_FLOAT32: put(bytes, i, static_cast<float>(x)); break;
+    case BP_FLOAT64: put(bytes, i, x); break;
+    case BP_FLOAT16: put(bytes, i, bp_f16_from_f64(x)); break;
+    case BP_BFLOAT16: put(bytes, i, bp_bf16_from_f64(x)); break;
+    case BP_INT32: put(bytes, i, static_cast<int32_t>(integer)); break;
+    case BP_INT64: put(bytes, i, integer); break;
+    case BP_INT8: put(bytes, i, static_cast<int8_t>(integer)); break;
+    case BP_UINT8: put(bytes, i, static_cast<uint8_t>(integer)); break;
+    case BP_INT16: put(bytes, i, static_cast<int16_t>(integer)); break;
+    default: put(bytes, i, static_cast<uint8_t>(integer != 0)); break;
+  }
+}
+
 inline Tensor random_tensor(bp_dtype dtype, const Layout &layout, std::mt19937_64 &rng,
                             Values kind = Values::general) {
   Tensor t{dtype, layout, Bytes(static_cast<size_t>(layout.buffer_elements * dtype_size(dtype)))};
+  const bool wide = dtype_size(dtype) == 8;
   for (int64_t i = 0; i < layout.buffer_elements; ++i) {
-    switch (dtype) {
-      case BP_FLOAT32: put(t.bytes, i, static_cast<float>(random_float(rng, kind))); break;
-      case BP_FLOAT64: put(t.bytes, i, random_float(rng, kind)); break;
-      case BP_INT32: put(t.bytes, i, static_cast<int32_t>(random_int(rng, kind, false))); break;
-      case BP_INT64: put(t.bytes, i, random_int(rng, kind, true)); break;
-      default: put(t.bytes, i, static_cast<uint8_t>(rng() & 1)); break;
-    }
+    if (is_float(dtype))
+      put_as(dtype, t.bytes, i, random_float(rng, kind), 0);
+    else if (dtype == BP_BOOL)
+      put_as(dtype, t.bytes, i, 0, static_cast<int64_t>(rng() & 1));
+    else
+      put_as(dtype, t.bytes, i, 0, random_int(rng, kind, wide));
   }
   return t;
 }
@@ -420,13 +455,8 @@ Tensor tensor_of(const View &v, const std::vector<T> &values) {
   REQUIRE(static_cast<int64_t>(values.size()) == v.layout.buffer_elements);
   for (int64_t i = 0; i < v.layout.buffer_elements; ++i) {
     const T x = values[static_cast<size_t>(i)];
-    switch (v.dtype) {
-      case BP_FLOAT32: put(t.bytes, i, static_cast<float>(x)); break;
-      case BP_FLOAT64: put(t.bytes, i, static_cast<double>(x)); break;
-      case BP_INT32: put(t.bytes, i, static_cast<int32_t>(x)); break;
-      case BP_INT64: put(t.bytes, i, static_cast<int64_t>(x)); break;
-      default: put(t.bytes, i, static_cast<uint8_t>(x != T(0))); break;
-    }
+    put_as(v.dtype, t.bytes, i, static_cast<double>(x),
+           v.dtype == BP_BOOL ? int64_t(x != T(0)) : static_cast<int64_t>(x));
   }
   return t;
 }
@@ -622,6 +652,9 @@ inline constexpr Tolerance kExact{};
 inline Tolerance default_tolerance(int32_t dtype) {
   if (dtype == BP_FLOAT32) return {1e-5, 0};
   if (dtype == BP_FLOAT64) return {1e-12, 0};
+  // A half rounded from float32 results that differ in their last bits can
+  // land one half-ulp step apart: allow a few units of the half's epsilon.
+  if (dtype == BP_FLOAT16 || dtype == BP_BFLOAT16) return {4 * epsilon(dtype), 0};
   return kExact;
 }
 
@@ -640,6 +673,10 @@ inline double element(int32_t dtype, const Bytes &bytes, int64_t i) {
     case BP_FLOAT64: return get<double>(bytes, i);
     case BP_INT32: return get<int32_t>(bytes, i);
     case BP_INT64: return static_cast<double>(get<int64_t>(bytes, i));
+    case BP_FLOAT16: return bp_f32_from_f16(get<uint16_t>(bytes, i));
+    case BP_BFLOAT16: return bp_f32_from_bf16(get<uint16_t>(bytes, i));
+    case BP_INT8: return get<int8_t>(bytes, i);
+    case BP_INT16: return get<int16_t>(bytes, i);
     default: return get<uint8_t>(bytes, i);
   }
 }
