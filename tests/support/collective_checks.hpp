@@ -138,7 +138,8 @@ inline std::vector<CollectiveCase> collective_cases(const std::vector<std::vecto
 
 // ---- the host's answer ----------------------------------------------------
 
-// Calls f(T{}) with T the host type of `dtype` (bool: uint8_t).
+// Calls f(T{}) with T the host type of `dtype` (bool: uint8_t; float16 and
+// bfloat16: the SDK's 16-bit element types, which hold their bits).
 template <class F>
 void with_host_type(int32_t dtype, F &&f) {
   switch (dtype) {
@@ -146,8 +147,46 @@ void with_host_type(int32_t dtype, F &&f) {
     case BP_FLOAT64: return f(double{});
     case BP_INT32: return f(int32_t{});
     case BP_INT64: return f(int64_t{});
+    case BP_INT8: return f(int8_t{});
+    case BP_UINT8: return f(uint8_t{});
+    case BP_INT16: return f(int16_t{});
+    case BP_FLOAT16: return f(bp_plugin::float16{});
+    case BP_BFLOAT16: return f(bp_plugin::bfloat16{});
     default: return f(uint8_t{});
   }
+}
+
+template <class T>
+constexpr bool is_half_element =
+    std::is_same<T, bp_plugin::float16>::value || std::is_same<T, bp_plugin::bfloat16>::value;
+template <class T>
+constexpr bool is_float_element = std::is_floating_point<T>::value || is_half_element<T>;
+
+// The value an element stands for: halves widened exactly to float32 (where
+// the host reduces them, rounding once at the end, as the core does), every
+// other type itself.
+inline float widened(bp_plugin::float16 h) { return bp_f32_from_f16(static_cast<uint16_t>(h)); }
+inline float widened(bp_plugin::bfloat16 h) { return bp_f32_from_bf16(static_cast<uint16_t>(h)); }
+template <class T>
+T widened(T x) {
+  return x;
+}
+// A value as an element of type T, rounded once to nearest even for halves.
+template <class T, class V>
+T stored(V x) {
+  if constexpr (std::is_same<T, bp_plugin::float16>::value)
+    return static_cast<T>(bp_f16_from_f64(static_cast<double>(x)));
+  else if constexpr (std::is_same<T, bp_plugin::bfloat16>::value)
+    return static_cast<T>(bp_bf16_from_f64(static_cast<double>(x)));
+  else
+    return static_cast<T>(x);
+}
+// The spacing of T's values at 1.
+template <class T>
+double epsilon_of() {
+  if constexpr (std::is_same<T, bp_plugin::float16>::value) return 0x1p-10;
+  else if constexpr (std::is_same<T, bp_plugin::bfloat16>::value) return 0x1p-7;
+  else return static_cast<double>(std::numeric_limits<T>::epsilon());
 }
 
 // plugin.h: SUM adds (integers wrap), MAX and MIN are elementwise (on bool:
@@ -165,12 +204,15 @@ T reduce_step(int32_t reduce_op, T a, T b) {
 }
 template <class T>
 T reduce_finish(int32_t reduce_op, T acc, int32_t n) {
-  return reduce_op == BP_REDUCE_MEAN ? static_cast<T>(acc / static_cast<T>(n)) : acc;
+  if constexpr (std::is_integral<T>::value)
+    return reduce_op == BP_REDUCE_MEAN ? static_cast<T>(static_cast<int64_t>(acc) / n) : acc;
+  else
+    return reduce_op == BP_REDUCE_MEAN ? static_cast<T>(acc / static_cast<T>(n)) : acc;
 }
 
-// Participant j's input: floats in [-10, 10]; integers small, with the
-// extremes in the first two elements (SUM wraps) and negatives (MEAN
-// truncates toward zero); bools 0 or 1.
+// Participant j's input: floats in [-10, 10] (halves: rounded to them);
+// integers small, with the extremes in the first two elements (SUM wraps)
+// and negatives (MEAN truncates toward zero); bools 0 or 1.
 inline Bytes collective_input(const CollectiveCase &c, int32_t j, int64_t elements) {
   std::mt19937_64 rng(static_cast<uint64_t>(1000 * c.collective + 100 * c.reduce_op + 10 * c.dtype + j + 1));
   Bytes bytes(static_cast<size_t>(elements * dtype_size(c.dtype)));
@@ -178,14 +220,14 @@ inline Bytes collective_input(const CollectiveCase &c, int32_t j, int64_t elemen
     using T = decltype(tag);
     for (int64_t e = 0; e < elements; ++e) {
       T v;
-      if constexpr (std::is_floating_point<T>::value)
-        v = static_cast<T>(std::uniform_real_distribution<double>(-10, 10)(rng));
-      else if constexpr (std::is_same<T, uint8_t>::value)
+      if constexpr (is_float_element<T>)
+        v = stored<T>(std::uniform_real_distribution<double>(-10, 10)(rng));
+      else if (c.dtype == BP_BOOL)
         v = static_cast<T>(rng() & 1);
       else if (e == 0)
-        v = std::numeric_limits<T>::max() - static_cast<T>(j);
+        v = static_cast<T>(std::numeric_limits<T>::max() - static_cast<T>(j));
       else if (e == 1)
-        v = std::numeric_limits<T>::min() + static_cast<T>(j);
+        v = static_cast<T>(std::numeric_limits<T>::min() + static_cast<T>(j));
       else
         v = static_cast<T>(std::uniform_int_distribution<int64_t>(-1000, 1000)(rng));
       put(bytes, e, v);
@@ -215,19 +257,18 @@ inline CollectiveExpectation expected_output(const CollectiveCase &c, const std:
         case BP_COLLECTIVE_ALL_GATHER: put(x.values, e, get<T>(inputs[size_t(e / share)], e % share)); break;
         default: {
           const int64_t at = c.collective == BP_COLLECTIVE_REDUCE_SCATTER ? i * share + e : e;
-          T acc = get<T>(inputs[0], at);
+          auto acc = widened(get<T>(inputs[0], at));
           double magnitude = std::fabs(static_cast<double>(acc));
           for (int32_t j = 1; j < n; ++j) {
-            const T v = get<T>(inputs[size_t(j)], at);
+            const auto v = widened(get<T>(inputs[size_t(j)], at));
             acc = reduce_step(c.reduce_op, acc, v);
             magnitude += std::fabs(static_cast<double>(v));
           }
-          put(x.values, e, reduce_finish(c.reduce_op, acc, n));
+          put(x.values, e, stored<T>(reduce_finish(c.reduce_op, acc, n)));
           const bool summed = c.reduce_op == BP_REDUCE_SUM || c.reduce_op == BP_REDUCE_MEAN;
-          if (std::is_floating_point<T>::value && summed)
+          if (is_float_element<T> && summed)
             x.tolerance[size_t(e)] =
-                (n + 1) * static_cast<double>(std::numeric_limits<T>::epsilon()) * magnitude /
-                (c.reduce_op == BP_REDUCE_MEAN ? n : 1);
+                (n + 1) * epsilon_of<T>() * magnitude / (c.reduce_op == BP_REDUCE_MEAN ? n : 1);
         }
       }
     }
@@ -243,12 +284,12 @@ inline std::string compare_collective_output(const CollectiveCase &c, const Byte
     using T = decltype(tag);
     for (size_t e = 0; e < want.tolerance.size() && problem.empty(); ++e) {
       const T g = get<T>(got, static_cast<int64_t>(e)), w = get<T>(want.values, static_cast<int64_t>(e));
-      const bool ok = want.tolerance[e] > 0 ? std::fabs(static_cast<double>(g) - static_cast<double>(w)) <= want.tolerance[e]
-                                            : std::memcmp(&g, &w, sizeof g) == 0;
+      const double gv = static_cast<double>(widened(g)), wv = static_cast<double>(widened(w));
+      const bool ok = want.tolerance[e] > 0 ? std::fabs(gv - wv) <= want.tolerance[e] : std::memcmp(&g, &w, sizeof g) == 0;
       if (!ok) {
         std::ostringstream m;
         m.precision(17);
-        m << "element " << e << " is " << +g << " where " << +w << " was expected";
+        m << "element " << e << " is " << +widened(g) << " where " << +widened(w) << " was expected";
         problem = m.str();
       }
     }
