@@ -11,10 +11,43 @@ POCL_DEVICES="pthread pthread"), the two-GPU flows run for real on
 opencl:0 and opencl:1.
 
     PYTHONPATH=<build>/python python3 examples/seed_chapter.py
+
+Options: --dtype bfloat16 (or float16, float64, ...) makes the chapter's
+tensors and network in that dtype; --device reference:0 puts what the chapter
+puts on try_gpu() and try_gpu(1) on that device; --record out.npz saves each
+step's result (widened to float64), its dtype and the inputs drawn at random,
+so that tests/python/test_seed_dtypes.py can redo the steps in PyTorch.
 """
+import argparse
 import time
 
 import backplane as bp
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--dtype", default="float32", help="dtype of the chapter's tensors")
+parser.add_argument("--device", help="the device try_gpu() and try_gpu(1) stand for")
+parser.add_argument("--record", help="save the steps' results to this .npz file")
+args = parser.parse_args()
+DTYPE = bp.as_dtype(args.dtype)
+recorded = {}
+
+
+def try_gpu(i=0):
+    """bp.try_gpu(i), or the device --device names."""
+    return bp.device(args.device) if args.device else bp.try_gpu(i)
+
+
+def try_all_gpus():
+    return [bp.device(args.device)] if args.device else bp.try_all_gpus()
+
+
+def record(name, t):
+    """Keeps t's values (exact in float64 for every dtype) for --record."""
+    if not args.record:
+        return
+    recorded[name] = t.to("cpu").double().numpy()
+    recorded[name + ".dtype"] = str(t.dtype)
+
 
 _cell = [0]
 
@@ -52,7 +85,7 @@ out(bp.num_gpus())
 # def try_gpu(i=0): return gpu(i) if num_gpus() >= i + 1 else cpu()
 # def try_all_gpus(): return [gpu(i) for i in range(num_gpus())]
 cell("try_gpu(), try_gpu(10), try_all_gpus()")
-out(bp.try_gpu(), bp.try_gpu(10), bp.try_all_gpus())
+out(try_gpu(), try_gpu(10), try_all_gpus())
 
 # ---- Tensors and GPUs ---------------------------------------------------------------
 # mxnet: x = np.array([1, 2, 3]); x.ctx      pytorch: x = torch.tensor([1, 2, 3]); x.device
@@ -65,19 +98,23 @@ print("(new tensors go to the configured default device, {}: [devices] default =
 # ---- Storage on the GPU -------------------------------------------------------------
 # mxnet: X = np.ones((2, 3), ctx=try_gpu())   pytorch: X = torch.ones(2, 3, device=try_gpu())
 cell("X = ones((2, 3), device=try_gpu()); X")
-X = bp.ones((2, 3), device=bp.try_gpu())
+X = bp.ones((2, 3), dtype=DTYPE, device=try_gpu())
 out(X)
+record("X", X)
 
 # mxnet: Y = np.random.uniform(size=(2, 3), ctx=try_gpu(1))
 # pytorch: Y = torch.rand(2, 3, device=try_gpu(1))
 cell("Y = random.uniform((2, 3), device=try_gpu(1)); Y")
-Y = bp.random.uniform((2, 3), device=bp.try_gpu(1), seed=0)
+Y = bp.random.uniform((2, 3), dtype=DTYPE, device=try_gpu(1), seed=0)
 out(Y)
+record("Y", Y)
+# The float32 draw Y rounds (plugin.h: random streams are float32, rounded).
+record("Y.float32", bp.random.uniform((2, 3), device=try_gpu(1), seed=0))
 
 # tensorflow: with try_gpu(1): Y = tf.random.uniform((2, 3))
 cell("with default_device(try_gpu(1)): W = ones((2, 3))   (the TensorFlow / JAX scope)")
-with bp.default_device(bp.try_gpu(1)):
-    W = bp.ones((2, 3))
+with bp.default_device(try_gpu(1)):
+    W = bp.ones((2, 3), dtype=DTYPE)
 out(W.device)
 
 # ---- Copying ----------------------------------------------------------------------
@@ -91,6 +128,7 @@ if X.device != Y.device:
         print("  op={!r} devices={!r}".format(e.op, e.devices))
 else:
     out(X + Y)
+    record("X + Y", X + Y)
     print("(X and Y are both on {}: nothing to copy on this machine)".format(X.device))
     others = [d for d in bp.devices() if d != X.device]
     if others:
@@ -101,24 +139,26 @@ else:
 
 # mxnet: Z = X.copyto(try_gpu(1))   pytorch: Z = X.cuda(1)
 cell("Z = X.copyto(try_gpu(1)); print(X); print(Z)")
-Z = X.copyto(bp.try_gpu(1))
+Z = X.copyto(try_gpu(1))
 print(X)
 print(Z)
+record("Z", Z)
 
 cell("Y + Z")
 out(Y + Z)
+record("Y + Z", Y + Z)
 
 # mxnet: Z.as_in_ctx(try_gpu(1)) is Z   pytorch: Z.cuda(1) is Z
 cell("Z.as_in_ctx(try_gpu(1)) is Z")
-out(Z.as_in_ctx(bp.try_gpu(1)) is Z)
-print("Z.to(try_gpu(1)) is Z: {}".format(Z.to(bp.try_gpu(1)) is Z))
+out(Z.as_in_ctx(try_gpu(1)) is Z)
+print("Z.to(try_gpu(1)) is Z: {}".format(Z.to(try_gpu(1)) is Z))
 # mxnet (first edition): y.copyto(mx.gpu()) is y  ->  False: copyto always allocates
-print("Z.copyto(try_gpu(1)) is Z: {}".format(Z.copyto(bp.try_gpu(1)) is Z))
+print("Z.copyto(try_gpu(1)) is Z: {}".format(Z.copyto(try_gpu(1)) is Z))
 
 # tensorflow: with try_gpu(1): Z2 = Z;  Z2 is Z
 # jax: Z2 = jax.device_put(Z, try_gpu(1)); Z2 is Z   (False in JAX)
 cell("with try_gpu(1): Z2 = Z.to(current_device());  Z2 is Z")
-with bp.try_gpu(1):
+with try_gpu(1):
     Z2 = Z.to(bp.current_device())
 out(Z2 is Z)
 
@@ -126,13 +166,15 @@ out(Z2 is Z)
 # mxnet: (z + 2).exp() * y
 cell("(Z + 2).exp() * Y")
 out((Z + 2).exp() * Y)
+record("(Z + 2).exp() * Y", (Z + 2).exp() * Y)
 
 # ---- Reading back to the host (Chinese MXNet edition) -----------------------------
 # print(y); print(y.asnumpy()); print(y.sum().asscalar())
 cell("print(Y); print(Y.numpy()); print(Y.sum().item())")
 print(Y)
-print(Y.numpy())
+print(Y.numpy() if DTYPE.has_numpy else Y.float().numpy())  # NumPy has no bfloat16
 print(Y.sum().item())
+record("Y.sum()", Y.sum())
 
 # ---- Neural networks and GPUs -----------------------------------------------------
 # pytorch: net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu())
@@ -140,8 +182,11 @@ from backplane import nn  # noqa: E402  (the chapter imports it here too)
 
 cell("net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu()); net(X)")
 net = nn.Sequential(nn.LazyLinear(1))
-net = net.to(device=bp.try_gpu())
+net = net.to(device=try_gpu(), dtype=DTYPE)
 out(net(X))
+record("net(X)", net(X))
+record("net.weight", net[0].weight.data)
+record("net.bias", net[0].bias.data)
 
 # pytorch: net[0].weight.data.device
 cell("net[0].weight.data.device")
@@ -151,7 +196,8 @@ out(net[0].weight.data.device)
 cell("net = nn.Sequential(); net.add(nn.Dense(1)); net.initialize(ctx=try_gpu()); net(X)")
 net = nn.Sequential()
 net.add(nn.Dense(1))
-net.initialize(ctx=bp.try_gpu())
+net.initialize(ctx=try_gpu())
+net.to(DTYPE)
 out(net(X))
 
 # mxnet: net[0].weight.data().ctx
@@ -169,8 +215,8 @@ out([a.device for a in batch])
 # ---- Lazy execution (JAX edition) ---------------------------------------------------
 # y = x ** 0.5 - jnp.log(jnp.abs(x)); y.block_until_ready()
 cell("operators return before the work is done; wait() blocks (block_until_ready)")
-with bp.default_device(bp.try_gpu()):
-    xl = bp.arange(1, 200_001, dtype="float32")
+with bp.default_device(try_gpu()):
+    xl = bp.arange(1, 200_001, dtype=DTYPE)
     t0 = time.perf_counter()
     yl = xl ** 0.5 - abs(xl).log()
     t1 = time.perf_counter()
@@ -178,19 +224,23 @@ with bp.default_device(bp.try_gpu()):
     t2 = time.perf_counter()
 print("queued in {:.2f} ms, finished after {:.2f} ms; y[-1] = {:.4f}".format(
     (t1 - t0) * 1e3, (t2 - t0) * 1e3, yl[-1].item()))
+record("x ** 0.5 - log(|x|)", yl)
 
 # ---- Exercise 3: log on the device, transfer once ----------------------------------
 cell("exercise 3: 100 matmuls of 100x100, Frobenius norm logged per step vs on the device")
-dev = bp.try_gpu()
-A = bp.random.uniform((100, 100), device=dev, seed=2)
+dev = try_gpu()
+A = bp.random.uniform((100, 100), dtype=DTYPE, device=dev, seed=2)
+record("A", A)
+record("A @ A", A @ A)
 steps = 100
 t0 = time.perf_counter()
 host_log = [float(bp.norm(A @ A)) for _ in range(steps)]  # a host round trip per step
 t1 = time.perf_counter()
-log = bp.zeros(steps, device=dev)
+log = bp.zeros(steps, dtype=DTYPE, device=dev)
 for i in range(steps):
     bp.norm(A @ A, out=log[i])  # stays on the device
-device_log = log.numpy()  # one transfer at the end
+device_log = log.tolist()  # one transfer at the end
+record("norm(A @ A)", log)
 t2 = time.perf_counter()
 print("on {}: read each step {:.1f} ms, log on the device {:.1f} ms, same values: {}".format(
     dev, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
@@ -198,9 +248,9 @@ print("on {}: read each step {:.1f} ms, log on the device {:.1f} ms, same values
 
 # ---- Exercise 4: two devices at once --------------------------------------------------
 cell("exercise 4: matmuls on two devices at once vs one after the other")
-devs = bp.try_all_gpus()[:2]
+devs = try_all_gpus()[:2]
 if len(devs) == 2:
-    mats = [bp.random.uniform((128, 128), device=d, seed=3) for d in devs]
+    mats = [bp.random.uniform((128, 128), dtype=DTYPE, device=d, seed=3) for d in devs]
     for m in mats:
         (m @ m).wait()  # warm up (kernel compilation)
     t0 = time.perf_counter()
@@ -220,6 +270,10 @@ if len(devs) == 2:
     print("{} then {}: {:.1f} ms; both at once: {:.1f} ms".format(
         devs[0], devs[1], (t1 - t0) * 1e3, (t2 - t1) * 1e3))
 else:
-    print("needs two accelerators; this machine has {}".format(bp.num_gpus()))
+    print("needs two accelerators; this run has {}".format(len(devs)))
+
+if args.record:
+    import numpy as np
+    np.savez(args.record, **recorded)
 
 print("\ndone: all cells ran")

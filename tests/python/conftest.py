@@ -62,11 +62,12 @@ def dev_pair(request):
     return require(request.param[0]), require(request.param[1])
 
 
-def run_python(code=None, script=None, env=None, timeout=120):
-    """Runs python code (or a script) in a fresh interpreter with this
-    process's environment plus env; returns CompletedProcess (text)."""
+def run_python(code=None, script=None, env=None, timeout=120, args=()):
+    """Runs python code (or a script, with its command-line args) in a fresh
+    interpreter with this process's environment plus env; returns
+    CompletedProcess (text)."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     full_env = {k: v for k, v in full_env.items() if v is not None}
-    args = [sys.executable] + ([script] if script else ["-c", code])
-    return subprocess.run(args, env=full_env, capture_output=True, text=True, timeout=timeout)
+    argv = [sys.executable] + ([script, *args] if script else ["-c", code])
+    return subprocess.run(argv, env=full_env, capture_output=True, text=True, timeout=timeout)
