@@ -75,7 +75,10 @@ void elementwise_rows(Context &ctx, Report &rep, const Setup &s) {
            });
        },
        "plain C++ loop out=x+y (" + thr + ")"},
-      {"into a fresh output (bp_binary)", "allocation included", &AddOperands::into_new,
+      {"into a fresh output (bp_binary)",
+       "allocation included: fresh pages cost more than the add unless the backend's block cache keeps one "
+       "that size; the existing-output rows are the add alone",
+       &AddOperands::into_new,
        [=](int64_t k) {
          for (int64_t i = 0; i < k; ++i) {
            std::unique_ptr<float[]> fresh(new float[size_t(n)]);
