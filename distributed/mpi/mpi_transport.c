@@ -91,7 +91,7 @@ static int datatype_of(int32_t dtype, MPI_Datatype *type) {
     case BP_INT8: *type = MPI_INT8_T; return 1;
     case BP_UINT8: *type = MPI_UINT8_T; return 1;
     case BP_INT16: *type = MPI_INT16_T; return 1;
-    /* Moved as bits; reductions go through float32 (reduce_half). */
+    /* Moved as bits; reduced through float32 (all_reduce_half, reduce_scatter_half). */
     case BP_FLOAT16: case BP_BFLOAT16: *type = MPI_UINT16_T; return 1;
     default: set_error("no MPI datatype for dtype %d", (int)dtype); return 0;
   }
