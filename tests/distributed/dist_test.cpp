@@ -488,6 +488,17 @@ void check_small_dtypes(const bp::Device &d) {
       EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x4381 : 0x4380)},
              what);
   }
+  {
+    // The float16 mean of row i: (n - 1 + 2^-11) / n, divided before the one rounding.
+    const std::string what = "reduce_scatter mean float16 on " + d.name();
+    std::vector<uint16_t> rows;
+    for (int i = 0; i < g_size; ++i) rows.push_back(f16(r == (i + 1) % g_size ? 0x1p-11f : 1.0f));
+    bp::Tensor t = stored<uint16_t>(BP_FLOAT16, rows, d);
+    bp_tensor out = BP_NO_TENSOR;
+    if (ok(bp_dist_reduce_scatter(t.handle(), BP_REDUCE_MEAN, &out), what))
+      EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x3956 : 0x3800)},
+             what);
+  }
 }
 
 int small_dtypes() {
