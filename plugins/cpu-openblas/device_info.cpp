@@ -12,6 +12,8 @@
 #include <string>
 
 #include "backend.hpp"
+#include "half_convert.hpp"
+#include "kernels.hpp"
 #include "parallel.hpp"
 
 namespace cpu_backend {
@@ -106,6 +108,8 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("memory_reserved", text(memory.reserved()));  // live buffers incl. size-class rounding
   put("memory_cached", text(memory.cached()));      // freed blocks kept for reuse
   put("alignment", "64");
+  put("half_conversions", isa_name(best_isa()));  // the vector conversions float32 <-> float16/bfloat16
+  put("gemm_half_path", gemm_half_path());
   return count;
 }
 

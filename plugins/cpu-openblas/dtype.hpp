@@ -15,3 +15,10 @@ using bp_plugin::dtype_size;
 using bp_plugin::type_tag;
 
 }  // namespace cpu_backend
+
+// The SDK's dtype groups with the 1.4 dtypes added: every group of the
+// vocabulary's sets, as this backend implements them.
+#define CPU_FLOAT_TYPES BP_FLOAT_TYPES, BP_HALF_TYPES
+#define CPU_NUMERIC_TYPES BP_NUMERIC_TYPES, BP_HALF_TYPES, BP_SMALL_INT_TYPES
+#define CPU_ALL_TYPES BP_ALL_TYPES, BP_HALF_TYPES, BP_SMALL_INT_TYPES
+#define CPU_INTEGRAL_TYPES BP_INTEGRAL_TYPES, BP_SMALL_INT_TYPES

@@ -24,7 +24,7 @@ void same_dtype(ThreadPool &pool, int64_t cost, const View &a, const View &b, co
 // Inputs of any dtype, bool output.
 template <class F>
 void comparison(ThreadPool &pool, const View &a, const View &b, const View &out) {
-  dispatch<BP_ALL_TYPES>(a.dtype, [&](auto tag) {
+  dispatch<CPU_ALL_TYPES>(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map2<boolean, T>(pool, kCheap, F{}, out, a, b);
   });
@@ -34,18 +34,18 @@ void comparison(ThreadPool &pool, const View &a, const View &b, const View &out)
 
 void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, const View &out) {
   switch (op) {
-    case BP_OP_ADD: return same_dtype<bk::Add, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_SUB: return same_dtype<bk::Sub, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_MUL: return same_dtype<bk::Mul, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_DIV: return same_dtype<bk::Div, BP_FLOAT_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_POW: return same_dtype<bk::Pow, BP_NUMERIC_TYPES>(pool, kTranscendental, a, b, out);
-    case BP_OP_MAXIMUM: return same_dtype<bk::Maximum, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_MINIMUM: return same_dtype<bk::Minimum, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_REMAINDER: return same_dtype<bk::Remainder, BP_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, BP_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, BP_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, BP_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_ADD: return same_dtype<bk::Add, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_SUB: return same_dtype<bk::Sub, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_MUL: return same_dtype<bk::Mul, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_DIV: return same_dtype<bk::Div, CPU_FLOAT_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_POW: return same_dtype<bk::Pow, CPU_NUMERIC_TYPES>(pool, kTranscendental, a, b, out);
+    case BP_OP_MAXIMUM: return same_dtype<bk::Maximum, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_MINIMUM: return same_dtype<bk::Minimum, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_REMAINDER: return same_dtype<bk::Remainder, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, CPU_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, CPU_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
+    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, CPU_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
     case BP_OP_EQ: return comparison<bk::Eq>(pool, a, b, out);
     case BP_OP_NE: return comparison<bk::Ne>(pool, a, b, out);
     case BP_OP_LT: return comparison<bk::Lt>(pool, a, b, out);
@@ -57,7 +57,7 @@ void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, c
 }
 
 void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View &b, const View &out) {
-  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) {
+  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map3<T, boolean, T>(pool, bk::Where{}, out, cond, a, b);
   });

@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "kernels.hpp"
 #include "ops.hpp"
+#include "small_types.hpp"
 #include "view.hpp"
 
 namespace cpu_backend {
@@ -20,9 +21,9 @@ struct ScalarOperand {
   static constexpr int64_t kZeroStrides[BP_MAX_RANK] = {};
 
   View view(double value, int32_t dtype, const View &out) {
-    dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+    dispatch<CPU_ALL_TYPES>(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      *reinterpret_cast<T *>(storage) = bp_kernels::Cast<T>()(value);
+      *reinterpret_cast<T *>(storage) = from_double<T>(value);
     });
     return View{reinterpret_cast<char *>(storage), dtype, out.rank, out.numel, out.shape, kZeroStrides};
   }

@@ -5,13 +5,16 @@
 // and leaves the output as it was.
 #include "backplane_kernels/indexing.hpp"
 
+#include <algorithm>
 #include <cinttypes>
+#include <numeric>
 #include <vector>
 
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "layout.hpp"
 #include "parallel.hpp"
+#include "small_types.hpp"
 
 namespace cpu_backend {
 
@@ -41,6 +44,15 @@ std::vector<int64_t> slice_offsets(const char *op, const View &index, const View
 Layout<2> slice_layout(const View &rows, const View &indexed, int32_t k) {
   return make_layout<2>(rows.rank - 1, rows.shape + 1, {rows.strides + 1, indexed.strides + k});
 }
+
+// SCATTER_ADD_ND's combination for small integers: int32 addition, which
+// wraps to the same bits once narrowed.
+struct AddWidened {
+  template <class T>
+  T operator()(T old, T value) const {
+    return narrow<T>(bk::Add()(widen(old), widen(value)));
+  }
+};
 
 // SCATTER_ND's combination of an element and its new value: the new value.
 struct Store {
@@ -91,13 +103,51 @@ void scatter(ThreadPool &pool, const View &values, const View &out, const Layout
   });
 }
 
+// SCATTER_ADD_ND for the 16-bit floats, as SUM adds: each named element's
+// old value and terms summed in float64 and rounded once (rounding after
+// every term drifts far from the sum over thousands of repeated rows). The
+// rows are grouped by the slice they name, in row order, so each slice is
+// widened, accumulated and rounded back once.
+template <class T>
+void scatter_add_half(ThreadPool &pool, const View &values, const View &out, const Layout<2> &slice,
+                      const std::vector<int64_t> &offsets) {
+  const int64_t size = slice.numel(), sv = slice.inner_stride(0), so = slice.inner_stride(1);
+  const int64_t rows = static_cast<int64_t>(offsets.size());
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  std::iota(order.begin(), order.end(), int64_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return offsets[x] < offsets[y]; });
+  const T *x = values.data<T>();
+  T *y = out.data<T>();
+  parallel_for(pool, size, rows, [&](int64_t begin, int64_t end) {
+    std::vector<double> sum(static_cast<size_t>(end - begin));
+    for (int64_t g = 0; g < rows;) {
+      int64_t h = g + 1;
+      while (h < rows && offsets[order[h]] == offsets[order[g]]) ++h;
+      T *to = y + offsets[order[g]];
+      walk(slice, begin, end, [&](const int64_t *off, int64_t m, int64_t pos) {
+        for (int64_t i = 0; i < m; ++i) sum[pos - begin + i] = widen(to[off[1] + i * so]);
+      });
+      for (int64_t k = g; k < h; ++k) {
+        const T *row = x + order[k] * values.strides[0];
+        walk(slice, begin, end, [&](const int64_t *off, int64_t m, int64_t pos) {
+          for (int64_t i = 0; i < m; ++i) sum[pos - begin + i] += widen(row[off[0] + i * sv]);
+        });
+      }
+      walk(slice, begin, end, [&](const int64_t *off, int64_t m, int64_t pos) {
+        for (int64_t i = 0; i < m; ++i) to[off[1] + i * so] = half_from<T>(sum[pos - begin + i]);
+      });
+      g = h;
+    }
+  });
+}
+
 }  // namespace
 
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out) {
   const std::vector<int64_t> offsets = slice_offsets("gather_nd", index, data);
   if (out.numel == 0) return;
   const Layout<2> slice = slice_layout(out, data, static_cast<int32_t>(index.shape[1]));
-  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { gather<typename decltype(tag)::type>(pool, data, out, slice, offsets); });
+  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) { gather<typename decltype(tag)::type>(pool, data, out, slice, offsets); });
 }
 
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out) {
@@ -105,10 +155,12 @@ void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const Vi
   if (values.numel == 0) return;
   const Layout<2> slice = slice_layout(values, out, static_cast<int32_t>(index.shape[1]));
   if (op == BP_OP_SCATTER_ADD_ND)
-    return dispatch<BP_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
-      scatter<typename decltype(tag)::type, bk::Add>(pool, values, out, slice, offsets);
+    return dispatch<CPU_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (is_half<T>) scatter_add_half<T>(pool, values, out, slice, offsets);
+      else scatter<T, AddWidened>(pool, values, out, slice, offsets);
     });
-  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type, Store>(pool, values, out, slice, offsets); });
+  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type, Store>(pool, values, out, slice, offsets); });
 }
 
 }  // namespace cpu_backend

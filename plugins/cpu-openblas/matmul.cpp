@@ -6,7 +6,10 @@
 // copied to a dense temporary. Integer products, tiny float ones and float
 // ones too large for BLAS's 32-bit sizes use a plain loop (wrapping like
 // integer MUL/ADD), threaded over the rows of all batches. The batch axes
-// are walked with their own strides (0 where broadcast).
+// are walked with their own strides (0 where broadcast). The 1.4 dtypes
+// widen both operands into dense float32 (16-bit floats: then sgemm) or
+// int32 (small integers: the wrapping loop) matrices, and narrow the
+// product once (matmul_widened).
 #include <cblas.h>
 
 #include <algorithm>
@@ -19,6 +22,8 @@
 #include "kernels.hpp"
 #include "layout.hpp"
 #include "parallel.hpp"
+#include "small_types.hpp"
+#include "half_block.hpp"
 
 namespace cpu_backend {
 
@@ -189,11 +194,71 @@ void matmul_typed(ThreadPool &pool, const View &a, const View &b, const View &ou
   });
 }
 
+// m's elements widened into `dense`, laid along m's unit-stride axis when it
+// has one (so a transposed view converts contiguously and BLAS reads it as
+// Trans); m then describes the copy.
+template <class T>
+const compute_t<T> *widen_matrix(ThreadPool &pool, const T *p, Matrix &m, std::vector<compute_t<T>> &dense) {
+  dense.resize(static_cast<size_t>(m.rows * m.cols));
+  const bool by_columns = m.cs != 1 && m.rs == 1;
+  const int64_t lines = by_columns ? m.cols : m.rows, length = by_columns ? m.rows : m.cols;
+  const int64_t line_stride = by_columns ? m.cs : m.rs, step = by_columns ? m.rs : m.cs;
+  compute_t<T> *d = dense.data();
+  parallel_for(pool, lines, std::max<int64_t>(length, 1), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) load_compute(p + i * line_stride, step, length, d + i * length);
+  });
+  if (by_columns) m.cs = m.rows, m.rs = 1;
+  else m.rs = m.cols, m.cs = 1;
+  return d;
+}
+
+// a b for the 1.4 dtypes, batch by batch: both operands widened, the
+// product computed in the wide type, each element narrowed once into out.
+template <class T>
+void matmul_widened(ThreadPool &pool, const View &a, const View &b, const View &out) {
+  using W = compute_t<T>;
+  const int r = out.rank;
+  const Matrix ma0{a.shape[r - 2], a.shape[r - 1], a.strides[r - 2], a.strides[r - 1]};
+  const Matrix mb0{b.shape[r - 2], b.shape[r - 1], b.strides[r - 2], b.strides[r - 1]};
+  const Matrix mc{out.shape[r - 2], out.shape[r - 1], out.strides[r - 2], out.strides[r - 1]};
+  const Matrix dense_c{mc.rows, mc.cols, mc.cols, 1};
+  const Batches batches = batch_offsets(a, b, out);
+  const bool fits_blas = mc.rows <= INT_MAX && mc.cols <= INT_MAX && ma0.cols <= INT_MAX;
+  const bool blas = std::is_same<W, float>::value && fits_blas && ma0.cols > 0 &&
+                    mc.rows * mc.cols * ma0.cols > kTinyProduct;
+  std::vector<W> wa, wb, wc(static_cast<size_t>(mc.rows * mc.cols));
+  for (size_t batch = 0; batch < batches.out.size(); ++batch) {
+    Matrix ma = ma0, mb = mb0;
+    const W *pa = widen_matrix(pool, a.data<T>() + batches.a[batch], ma, wa);
+    const W *pb = widen_matrix(pool, b.data<T>() + batches.b[batch], mb, wb);
+    W *pc = wc.data();
+    if constexpr (std::is_same<W, float>::value) {
+      if (blas) blas_product(pa, ma, pb, mb, pc, dense_c);
+    }
+    if (!blas)
+      parallel_for(pool, mc.rows, std::max<int64_t>(mc.cols * ma.cols, 1), [&](int64_t begin, int64_t end) {
+        loop_product(pa, ma, pb, mb, pc, dense_c, begin, end);
+      });
+    T *c = out.data<T>() + batches.out[batch];
+    parallel_for(pool, mc.rows, std::max<int64_t>(mc.cols, 1), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        for (int64_t j = 0; j < mc.cols; j += kHalfBlock)
+          store_results(pc + i * mc.cols + j, std::min(kHalfBlock, mc.cols - j), c + i * mc.rs + j * mc.cs, mc.cs);
+    });
+  }
+}
+
 }  // namespace
+
+const char *gemm_half_path() { return "convert-to-f32+cblas_sgemm"; }
 
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out) {
   if (out.numel == 0) return;
-  dispatch<BP_NUMERIC_TYPES>(out.dtype, [&](auto tag) { matmul_typed<typename decltype(tag)::type>(pool, a, b, out); });
+  dispatch<CPU_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_half<T> || is_small_int<T>) matmul_widened<T>(pool, a, b, out);
+    else matmul_typed<T>(pool, a, b, out);
+  });
 }
 
 }  // namespace cpu_backend

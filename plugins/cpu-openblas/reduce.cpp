@@ -7,15 +7,19 @@
 //    results in parallel, merged in order afterwards;
 //  - reducing leading axes of a row-major tensor: a block of neighbouring
 //    outputs is accumulated together, reading input rows contiguously.
+// The 1.4 dtypes run a wider type's reducer on widened elements (Widened).
 #include "backplane_kernels/reduce.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "layout.hpp"
 #include "parallel.hpp"
+#include "small_types.hpp"
 
 namespace cpu_backend {
 
@@ -169,11 +173,74 @@ void reduce_as(ThreadPool &pool, const Plan &plan, const View &in, const View &o
   dispatch<Ts...>(in.dtype, [&](auto tag) { run<R<typename decltype(tag)::type>>(pool, plan, in, out); });
 }
 
+// Reducer R (instantiated for a wide type) over elements of type T, each
+// widened on the way in; its result narrowed once into T, unless it is an
+// int64 (SUM and PROD of integers, ARGMAX, ARGMIN).
+template <class R, class T>
+struct Widened {
+  using in_t = T;
+  using acc_t = typename R::acc_t;
+  using out_t = std::conditional_t<std::is_same<typename R::out_t, int64_t>::value, int64_t, T>;
+  static constexpr int lanes = R::lanes;
+  static acc_t init() { return R::init(); }
+  static acc_t step(acc_t a, T x, int64_t pos) {
+    return R::step(a, static_cast<typename R::in_t>(widen(x)), pos);
+  }
+  static acc_t merge(acc_t a, acc_t b) { return R::merge(a, b); }
+  static out_t finish(acc_t a, int64_t count) { return narrow<out_t>(R::finish(a, count)); }
+};
+
+// The wide type a reduction of T accumulates in: halves sum in float64 and
+// round once at the end, keep MAX/MIN/ARG* in float32; small integers sum
+// and multiply in int64 (wrapping) and compare in int32.
+template <template <class> class R, class T, bool exact_compare>
+using WidenedReducer =
+    Widened<R<std::conditional_t<is_half<T>, std::conditional_t<exact_compare, float, double>,
+                                 std::conditional_t<exact_compare, int32_t, int64_t>>>,
+            T>;
+
+// Reduction R of the 1.4 dtypes; exact_compare for MAX, MIN, ARGMAX, ARGMIN.
+template <template <class> class R, bool exact_compare, class... Ts>
+void reduce_small(ThreadPool &pool, const Plan &plan, const View &in, const View &out) {
+  dispatch<Ts...>(in.dtype, [&](auto tag) {
+    run<WidenedReducer<R, typename decltype(tag)::type, exact_compare>>(pool, plan, in, out);
+  });
+}
+
+// MEAN in float64 whose mean of nothing is the positive NaN the reference
+// writes (0.0 / 0.0 is x86's negative one, which a 16-bit float keeps).
+template <class T>
+struct MeanOfNoneNan : bk::MeanReducer<T> {
+  static T finish(double a, int64_t count) { return count > 0 ? static_cast<T>(a / static_cast<double>(count)) : T(NAN); }
+};
+
+bool is_small_dtype(int32_t dtype) {
+  return dtype == BP_FLOAT16 || dtype == BP_BFLOAT16 || dtype == BP_INT8 || dtype == BP_UINT8 || dtype == BP_INT16;
+}
+
+void reduce_small_kernel(ThreadPool &pool, int32_t op, const Plan &plan, const View &in, const View &out) {
+  switch (op) {
+    case BP_OP_SUM: return reduce_small<bk::SumReducer, false, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
+    case BP_OP_MEAN: return reduce_small<MeanOfNoneNan, false, BP_HALF_TYPES>(pool, plan, in, out);
+    case BP_OP_MAX: return reduce_small<bk::MaxReducer, true, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
+    case BP_OP_MIN: return reduce_small<bk::MinReducer, true, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
+    case BP_OP_ARGMAX:
+      return reduce_small<bk::ArgmaxReducer, true, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
+    case BP_OP_ARGMIN:
+      return reduce_small<bk::ArgminReducer, true, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
+    case BP_OP_PROD: return reduce_small<bk::ProdReducer, false, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
+    case BP_OP_NORM: return reduce_small<bk::NormReducer, false, BP_HALF_TYPES>(pool, plan, in, out);
+    case BP_OP_LOGSUMEXP: return reduce_small<bk::LogSumExpReducer, false, BP_HALF_TYPES>(pool, plan, in, out);
+    default: fail(BP_ERR_INTERNAL, "cpu-openblas: reduce_kernel got op %d", op);
+  }
+}
+
 }  // namespace
 
 void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out) {
   if (out.numel == 0) return;
   const Plan plan = make_plan(in, out);
+  if (is_small_dtype(in.dtype)) return reduce_small_kernel(pool, op, plan, in, out);
   switch (op) {
     case BP_OP_SUM: return reduce_as<bk::SumReducer, BP_ALL_TYPES>(pool, plan, in, out);
     case BP_OP_MEAN: return reduce_as<bk::MeanReducer, BP_FLOAT_TYPES>(pool, plan, in, out);

@@ -7,12 +7,26 @@
 #include "kernels.hpp"
 #include "layout.hpp"
 #include "parallel.hpp"
+#include "small_types.hpp"
 
 namespace cpu_backend {
 
 namespace bk = bp_kernels;
 
 namespace {
+
+// CUMSUM of a 1.4 dtype: the float64 (16-bit floats, each output rounded
+// once) or int64 (small integers, wrapping) scanner over widened elements.
+template <class T>
+struct WideCumsum {
+  using Wide = bk::CumsumScanner<std::conditional_t<is_half<T>, double, int64_t>>;
+  using in_t = T;
+  using acc_t = typename Wide::acc_t;
+  using out_t = std::conditional_t<is_half<T>, T, int64_t>;
+  static acc_t init() { return Wide::init(); }
+  static acc_t step(acc_t a, T x, int64_t pos) { return Wide::step(a, static_cast<typename Wide::in_t>(widen(x)), pos); }
+  static out_t finish(acc_t a, int64_t count) { return narrow<out_t>(Wide::finish(a, count)); }
+};
 
 template <class R>
 void scan_lines(ThreadPool &pool, const View &in, const View &out) {
@@ -37,8 +51,10 @@ void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out) 
   if (out.numel == 0) return;
   switch (op) {
     case BP_OP_CUMSUM:
-      return dispatch<BP_ALL_TYPES>(in.dtype, [&](auto tag) {
-        scan_lines<bk::CumsumScanner<typename decltype(tag)::type>>(pool, in, out);
+      return dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_half<T> || is_small_int<T>) scan_lines<WideCumsum<T>>(pool, in, out);
+        else scan_lines<bk::CumsumScanner<T>>(pool, in, out);
       });
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: scan_kernel got op %d", op);
   }

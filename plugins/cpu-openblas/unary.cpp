@@ -1,11 +1,13 @@
 // Unary operators and COPY (conversion between any two dtypes): the
 // functors of backplane_kernels/elementwise.hpp driven by map1.
 #include <cstring>
+#include <type_traits>
 
 #include "backplane_kernels/elementwise.hpp"
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "map.hpp"
+#include "small_types.hpp"
 
 namespace cpu_backend {
 
@@ -40,29 +42,67 @@ bool copy_dense(ThreadPool &pool, const View &in, const View &out) {
 
 void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out) {
   switch (op) {
-    case BP_OP_NEG: return unary<bk::Neg, BP_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_ABS: return unary<bk::Abs, BP_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_EXP: return unary<bk::Exp, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_LOG: return unary<bk::Log, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_SQRT: return unary<bk::Sqrt, BP_FLOAT_TYPES>(pool, kCheap, in, out);
-    case BP_OP_TANH: return unary<bk::Tanh, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_SIGMOID: return unary<bk::Sigmoid, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_RELU: return unary<bk::Relu, BP_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_SQUARE: return unary<bk::Square, BP_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_SIN: return unary<bk::Sin, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_COS: return unary<bk::Cos, BP_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, BP_INTEGRAL_TYPES>(pool, kCheap, in, out);
+    case BP_OP_NEG: return unary<bk::Neg, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
+    case BP_OP_ABS: return unary<bk::Abs, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
+    case BP_OP_EXP: return unary<bk::Exp, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_LOG: return unary<bk::Log, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_SQRT: return unary<bk::Sqrt, CPU_FLOAT_TYPES>(pool, kCheap, in, out);
+    case BP_OP_TANH: return unary<bk::Tanh, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_SIGMOID: return unary<bk::Sigmoid, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_RELU: return unary<bk::Relu, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
+    case BP_OP_SQUARE: return unary<bk::Square, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
+    case BP_OP_SIN: return unary<bk::Sin, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_COS: return unary<bk::Cos, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
+    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, CPU_INTEGRAL_TYPES>(pool, kCheap, in, out);
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: unary_kernel got op %d", op);
   }
 }
 
+namespace {
+
+// float32 <-> a 16-bit float, both views dense in the same order: the
+// vector conversion over each thread's piece, straight between the buffers.
+template <class H>
+bool convert_dense(ThreadPool &pool, const View &in, const View &out) {
+  const bool widening = out.dtype == BP_FLOAT32 && in.dtype == dtype_of<H>::value;
+  const bool narrowing = in.dtype == BP_FLOAT32 && out.dtype == dtype_of<H>::value;
+  if ((!widening && !narrowing) || out.numel <= 1) return false;
+  const Layout<2> layout = make_layout<2>(out.rank, out.shape, {out.strides, in.strides});
+  if (layout.rank != 1 || layout.inner_stride(0) != 1 || layout.inner_stride(1) != 1) return false;
+  const HalfConverters &c = converters();
+  const bool f16 = std::is_same<H, float16>::value;
+  parallel_for(pool, out.numel, kCheap, [&](int64_t begin, int64_t end) {
+    if (widening) {
+      const uint16_t *x = in.data<uint16_t>() + begin;
+      (f16 ? c.f16_to_f32 : c.bf16_to_f32)(x, out.data<float>() + begin, end - begin);
+    } else {
+      (f16 ? c.f32_to_f16 : c.f32_to_bf16)(in.data<float>() + begin, out.data<uint16_t>() + begin, end - begin);
+    }
+  });
+  return true;
+}
+
+// A float32 value returned as it is: into a 16-bit float, the map rounds
+// whole blocks of them with the vector conversion.
+struct AsFloat {
+  float operator()(float x) const { return x; }
+};
+
+}  // namespace
+
 void copy_kernel(ThreadPool &pool, const View &in, const View &out) {
-  if (copy_dense(pool, in, out)) return;
-  dispatch<BP_ALL_TYPES>(out.dtype, [&](auto out_tag) {
+  if (copy_dense(pool, in, out) || convert_dense<float16>(pool, in, out) || convert_dense<bfloat16>(pool, in, out))
+    return;
+  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<BP_ALL_TYPES>(in.dtype, [&](auto in_tag) {
+    dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto in_tag) {
       using Ti = typename decltype(in_tag)::type;
-      map1<To, Ti>(pool, kCheap, bk::Cast<To>{}, out, in);
+      // Into a 16-bit float from float32 or the other 16-bit float: one
+      // rounding of an exact float32 value, the vector one.
+      if constexpr (is_half<To> && (std::is_same<Ti, float>::value || is_half<Ti>))
+        map1<To, Ti>(pool, kCheap, AsFloat{}, out, in);
+      else
+        map1<To, Ti>(pool, kCheap, Convert<To>{}, out, in);
     });
   });
 }

@@ -236,7 +236,7 @@ TEST_CASE("execute checks the operator, its inputs and every view", "[api][error
 
   // Views: bad dtype, rank, extents, strides, offsets, buffers.
   bp_plugin_tensor v = a;
-  v.dtype = 9;
+  v.dtype = BP_DTYPE_COUNT;
   CHECK(exec(BP_OP_NEG, &v, 1, &a, &at) == BP_ERR_INVALID_ARGUMENT);
   v = a;
   v.rank = BP_MAX_RANK + 1;

@@ -1,0 +1,30 @@
+// Block conversions between float32 and the 16-bit floats (float16,
+// bfloat16), giving exactly the bits of backplane/half.h. Each instruction
+// set has its own table; converters() is the best one this CPU runs, picked
+// once at load time. The scalar table is the portable fallback and the
+// yardstick the tests hold the others to.
+#pragma once
+
+#include <cstdint>
+
+namespace cpu_backend {
+
+enum class Isa { scalar, avx2, avx512 };
+
+struct HalfConverters {
+  void (*f16_to_f32)(const uint16_t *in, float *out, int64_t n);
+  void (*f32_to_f16)(const float *in, uint16_t *out, int64_t n);
+  void (*bf16_to_f32)(const uint16_t *in, float *out, int64_t n);
+  void (*f32_to_bf16)(const float *in, uint16_t *out, int64_t n);
+};
+
+// Whether this CPU runs `isa`'s table (avx2 also needs F16C).
+bool isa_supported(Isa isa);
+// The table of `isa`, which must be supported.
+const HalfConverters &half_converters(Isa isa);
+// The best supported table, and its instruction set's name.
+const HalfConverters &converters();
+const char *isa_name(Isa isa);
+Isa best_isa();
+
+}  // namespace cpu_backend

@@ -1,0 +1,108 @@
+// The 1.4 dtypes inside the kernels. Each element type has a compute type:
+// float16 and bfloat16 compute in float32 (plugin.h: widened exactly, the
+// operator runs as for FLOAT32, the result rounded once); int8, uint8 and
+// int16 in int32, whose wrapping results truncate to the same bits as
+// wrapping in the narrow type (arithmetic modulo 2^32 reduces to modulo
+// 2^8 or 2^16), and whose // and % of exact operands truncate to the narrow
+// type's (MIN // -1 included). Every other type computes as itself.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "backplane/half.h"
+#include "backplane_kernels/elementwise.hpp"
+#include "dtype.hpp"
+
+namespace cpu_backend {
+
+using bp_plugin::bfloat16;
+using bp_plugin::float16;
+
+template <class T>
+constexpr bool is_half = std::is_same<T, float16>::value || std::is_same<T, bfloat16>::value;
+template <class T>
+constexpr bool is_small_int =
+    std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value || std::is_same<T, int16_t>::value;
+
+template <class T>
+using compute_t = std::conditional_t<is_half<T>, float, std::conditional_t<is_small_int<T>, int32_t, T>>;
+
+inline float to_float(float16 h) { return bp_f32_from_f16(static_cast<uint16_t>(h)); }
+inline float to_float(bfloat16 h) { return bp_f32_from_bf16(static_cast<uint16_t>(h)); }
+
+// A 16-bit float from a float32, float64 or int64 value, rounded once (half.h).
+template <class H>
+H half_from(float x) {
+  if constexpr (std::is_same<H, float16>::value) return static_cast<H>(bp_f16_from_f32(x));
+  else return static_cast<H>(bp_bf16_from_f32(x));
+}
+template <class H>
+H half_from(double x) {
+  if constexpr (std::is_same<H, float16>::value) return static_cast<H>(bp_f16_from_f64(x));
+  else return static_cast<H>(bp_bf16_from_f64(x));
+}
+template <class H>
+H half_from(int64_t x) {
+  if constexpr (std::is_same<H, float16>::value) return static_cast<H>(bp_f16_from_i64(x));
+  else return static_cast<H>(bp_bf16_from_i64(x));
+}
+
+// An element in its compute type.
+template <class T>
+compute_t<T> widen(T x) {
+  if constexpr (is_half<T>) return to_float(x);
+  else return static_cast<compute_t<T>>(x);
+}
+
+// A compute-type result (or one already of type To, or bool) stored as To.
+template <class To, class R>
+To narrow(R r) {
+  if constexpr (std::is_same<To, R>::value) return r;
+  else if constexpr (is_half<To>) return half_from<To>(r);
+  else return static_cast<To>(r);
+}
+
+// Float to an 8- or 16-bit integer as plugin.h's COPY: truncated toward
+// zero, saturated to the type's range, NaN to 0.
+template <class To, class From>
+To saturate_small(From x) {
+  const double d = static_cast<double>(x);
+  const double lo = std::is_same<To, uint8_t>::value ? 0.0 : std::is_same<To, int8_t>::value ? -128.0 : -32768.0;
+  const double hi = std::is_same<To, uint8_t>::value ? 255.0 : std::is_same<To, int8_t>::value ? 127.0 : 32767.0;
+  if (d != d) return To(0);
+  if (d <= lo) return static_cast<To>(lo);
+  if (d >= hi) return static_cast<To>(hi);
+  return static_cast<To>(static_cast<int32_t>(d));
+}
+
+// COPY's conversion from a compute-type value (float, double, int32,
+// int64 or bool; halves and small integers arrive widened) to any dtype:
+// bp_kernels::Cast for the 1.0 dtypes, half.h's single rounding into the
+// 16-bit floats, wrapping or saturation into the small integers.
+template <class To>
+struct Convert {
+  template <class From>
+  To operator()(From x) const {
+    if constexpr (is_half<To>) {
+      if constexpr (std::is_same<From, bp_plugin::boolean>::value)
+        return half_from<To>(static_cast<float>(bp_kernels::truth(x)));
+      else if constexpr (std::is_floating_point<From>::value) return half_from<To>(x);
+      else return half_from<To>(static_cast<int64_t>(x));
+    } else if constexpr (is_small_int<To>) {
+      if constexpr (std::is_same<From, bp_plugin::boolean>::value) return static_cast<To>(bp_kernels::truth(x));
+      else if constexpr (std::is_floating_point<From>::value) return saturate_small<To>(x);
+      else return static_cast<To>(x);
+    } else {
+      return bp_kernels::Cast<To>()(x);
+    }
+  }
+};
+
+// One value (a scalar operand, FILL's value) in dtype T, as by COPY from float64.
+template <class T>
+T from_double(double x) {
+  return Convert<T>()(x);
+}
+
+}  // namespace cpu_backend
