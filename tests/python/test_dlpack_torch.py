@@ -107,3 +107,11 @@ def test_float16_goes_to_numpy_and_torch_alike(host):
     t = bp.tensor(np.array([0.1, 65504.0, -np.inf], dtype=np.float16), device=host)
     p = torch_dlpack.from_dlpack(t)
     np.testing.assert_array_equal(p.numpy().view(np.uint16), np.from_dlpack(t).view(np.uint16))
+
+
+def test_torch_dtypes_name_backplane_dtypes():
+    assert bp.bfloat16 == torch.bfloat16 and bp.float16 == torch.float16
+    assert bp.as_dtype(torch.int8) is bp.int8 and bp.as_dtype(torch.uint8) is bp.uint8
+    assert bp.float32 != torch.float16
+    t = bp.tensor([1.0, 2.0], device="cpu").to(torch.bfloat16)
+    assert t.dtype is bp.bfloat16 and t.tolist() == [1.0, 2.0]
