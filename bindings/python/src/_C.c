@@ -19,8 +19,9 @@
  *   - the vocabulary of vocabulary.h as tuples (_C.statuses, _C.dtypes,
  *     _C.op_families, _C.ops), from which the Python layer makes its
  *     exception classes, dtype objects and operator numbers.
- *   - DLPack export (capsule with a retained handle) and import (copy), in
- *     dlpack.c.
+ *   - DLPack export (capsule with a retained handle) and import (a copy, or
+ *     the tensor itself for memory it lent), in dlpack.c.
+ *   - the host rounding to bfloat16 NumPy lacks, in bfloat16.c.
  * Every failure becomes the exception made by the error factory registered
  * from Python (backplane/_errors.py) out of the C API's structured error.
  */
