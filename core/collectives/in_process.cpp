@@ -207,8 +207,8 @@ void reduce_half(int32_t reduce_op, const uint16_t *parts, int64_t n, int64_t co
 }  // namespace
 
 std::string unknown_to(const Backend &b, int32_t dtype) {
-  const uint32_t since = dtype >= BP_FLOAT16 ? 4 : 0;
-  if (b.api().abi_minor >= since) return {};
+  if (b.knows_dtype(dtype)) return {};
+  const uint32_t since = Backend::dtype_since(dtype);
   return "backend " + b.name() + " was built for ABI 1." + std::to_string(b.api().abi_minor) + ", before " +
          dtype_name(dtype) + " came in 1." + std::to_string(since);
 }

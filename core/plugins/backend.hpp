@@ -78,6 +78,12 @@ class Backend {
   const std::string &why_no_devices() const { return why_none_; }
   const std::vector<Device *> &devices() const { return devices_; }
 
+  // The ABI minor version that brought `dtype` (the five of 1.4: 4). A
+  // plugin built for an older one cannot know the number: the core never
+  // asks it about such a dtype nor hands it one.
+  static uint32_t dtype_since(int32_t dtype) { return dtype >= BP_FLOAT16 ? 4 : 0; }
+  bool knows_dtype(int32_t dtype) const { return api_->abi_minor >= dtype_since(dtype); }
+
   // Cached answer of the plugin's `supports`; on every operator's path.
   bool supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {
     // Range checks as unsigned compares.

@@ -90,3 +90,13 @@ TEST_CASE("an ABI 1.3 plugin never sees a 1.4 dtype in its collective entry: the
   CHECK(has(staged, "all_gather int8 [2] x2: on abi13:0, abi13:1, staged through host memory"));
   CHECK(host<int8_t>(bytes[1]) == std::vector<int8_t>{-5, 7});
 }
+
+TEST_CASE("an ABI 1.3 plugin is never asked about nor handed a 1.4 dtype by an operator") {
+  const std::vector<bp::Device> d = abi13_devices();
+  const bp::Tensor x = tensor<uint16_t>(BP_BFLOAT16, {bp_bf16_from_f32(1.0f)}, d[0]);
+  bp_tensor out = BP_NO_TENSOR;
+  // The plugin says yes to NEG of any dtype number; the core knows better.
+  CHECK(bp_unary(BP_OP_NEG, x.handle(), &out) == BP_ERR_UNSUPPORTED);
+  CHECK(has(bp_last_error(), "neg"));
+  CHECK(has(bp_last_error(), "bfloat16"));
+}
