@@ -168,3 +168,18 @@ def test_out_forms_pass_the_kind_too(host):
     assert bp.add(i, 3, out=out) is out and out.tolist() == [4, 5]
     with pytest.raises(ValueError):
         bp.add(i, 40000, out=out)
+
+
+def test_where_takes_its_scalars_by_kind_too(host):
+    i8 = bp.tensor([1, -2], dtype=bp.int8, device=host)
+    mask = bp.tensor([True, False], device=host)
+    assert bp.where(mask, i8, 0).dtype is bp.int8
+    assert bp.where(mask, i8, 0).tolist() == [1, 0]
+    assert bp.where(mask, i8, 0.0).dtype is bp.float64  # a float: float64, whatever its value
+    assert bp.where(mask, 7, i8).tolist() == [7, -2]
+    with pytest.raises(bp.InvalidArgumentError, match="300"):
+        bp.where(mask, i8, 300)
+    b = bp.tensor([0.5, 1.5], dtype=bp.bfloat16, device=host)
+    assert bp.where(mask, b, 2).dtype is bp.bfloat16 and bp.where(mask, b, 2).tolist() == [0.5, 2.0]
+    assert bp.where(mask, mask, 1).dtype is bp.int64
+    assert bp.where(mask, mask, False).dtype is bp.bool_

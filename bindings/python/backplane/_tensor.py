@@ -11,7 +11,7 @@ from . import _C, _indexing
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
 from ._dtype import (ALL as _DTYPES, BY_CODE, DType, as_dtype, bfloat16, bool_, float16, float32,
                      float64, int8, int16, int32, int64, uint8)
-from ._errors import DtypeError, UnsupportedError
+from ._errors import DtypeError, InvalidArgumentError, UnsupportedError
 
 OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
 AXIS_ALL = _C.AXIS_ALL
@@ -909,13 +909,39 @@ def _argreduce(name, t, axis, keepdims, out):
     return _reduce(OP[name], t, axis, keepdims, out)
 
 
+def _scalar_kind(value):
+    """"b", "i" or "f": the kind of a Python or NumPy scalar (backplane.h's
+    bp_scalar_kind), by its type."""
+    np = sys.modules.get("numpy")
+    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
+        return "b"
+    try:
+        operator.index(value)
+        return "i"
+    except TypeError:
+        return "f"
+
+
 def _scalar_operand(value, like, dev):
-    """A 0-d tensor for a scalar operand of where()."""
+    """A 0-d tensor for a scalar operand of where(), in the dtype the
+    scalar's kind gives beside the other operand (as for the operators:
+    backplane.h, "Dtypes (promotion)")."""
     if isinstance(value, Tensor):
         return value
-    dt = BY_CODE[like._dtype_code] if isinstance(like, Tensor) else _infer_dtype(value)
-    if dt.kind != "f" and isinstance(value, float) and not float(value).is_integer():
+    if not isinstance(like, Tensor):
+        return _C.full(dev, _infer_dtype(value).code, (), float(value))
+    dt, kind = BY_CODE[like._dtype_code], _scalar_kind(value)
+    if kind == "i" and dt.kind == "b":
+        dt = int64
+    elif kind == "f" and dt.kind != "f":
         dt = float64
+    if kind == "i" and dt.kind in "iu":
+        bits = 8 * dt.itemsize - (dt.kind == "i")
+        low, high = (-(1 << bits), (1 << bits) - 1) if dt.kind == "i" else (0, (1 << bits) - 1)
+        if not low <= operator.index(value) <= high:
+            raise InvalidArgumentError(
+                "where: the integer scalar {} does not fit {} (the dtype of the other operand); "
+                "convert the tensor first".format(value, dt.name), op="where")
     return _C.full(dev, dt.code, (), float(value))
 
 
