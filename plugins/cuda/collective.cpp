@@ -35,7 +35,8 @@ void check_nccl(ncclResult_t result, const char *call, const std::string &where)
 }
 
 // Bool elements are bytes holding 0 or 1, so NCCL's uint8 MAX and MIN are
-// plugin.h's or and and.
+// plugin.h's or and and. NCCL has no int16: such a collective is declined
+// before anything is enqueued, and the core stages it through host memory.
 ncclDataType_t nccl_type(int32_t dtype) {
   switch (dtype) {
     case BP_FLOAT32: return ncclFloat32;
@@ -43,6 +44,10 @@ ncclDataType_t nccl_type(int32_t dtype) {
     case BP_INT32: return ncclInt32;
     case BP_INT64: return ncclInt64;
     case BP_BOOL: return ncclUint8;
+    case BP_FLOAT16: return ncclFloat16;
+    case BP_BFLOAT16: return ncclBfloat16;
+    case BP_INT8: return ncclInt8;
+    case BP_UINT8: return ncclUint8;
     default: fail(BP_ERR_UNSUPPORTED, "cuda: collectives of %s are not implemented", dtype_name(dtype));
   }
 }

@@ -1,4 +1,5 @@
-// EQ, NE, LT, LE, GT, GE (bool output) and WHERE, for every dtype.
+// EQ, NE, LT, LE, GT, GE (bool output; the halves compared as floats) and
+// WHERE (a choice between stored elements: no compute type), for every dtype.
 #include <string>
 
 #include "dtype.hpp"
@@ -12,11 +13,11 @@ namespace {
 
 template <class F>
 void compare(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b,
-             F f) {
+             F) {
   const std::string name = kernel_name(op, dtype);
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map<boolean>(launch, it, out, f, operand<T>(a), operand<T>(b), name.c_str());
+    map<boolean>(launch, it, out, InCompute<F>{}, operand<T>(a), operand<T>(b), name.c_str());
   });
 }
 
@@ -39,7 +40,7 @@ void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterS
 void launch_where(const Launch &launch, int32_t dtype, const IterShape &it, void *out, const void *cond, const void *a,
                   const void *b) {
   const std::string name = kernel_name(BP_OP_WHERE, dtype);
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map<T>(launch, it, out, bp_kernels::Where{}, operand<boolean>(cond), operand<T>(a), operand<T>(b), name.c_str());
   });

@@ -1,6 +1,7 @@
 // COPY: every (input dtype, output dtype) pair, converting like a C cast
-// with bool semantics (bp_kernels::Cast). Also serves the plugin itself for
-// strided-to-dense copies (GEMM operands) and overlapping buffer copies.
+// with bool semantics, rounding once to the halves (Convert,
+// narrow_types.hpp). Also serves the plugin itself for strided-to-dense
+// copies (GEMM operands) and overlapping buffer copies.
 #include <string>
 
 #include "dtype.hpp"
@@ -13,11 +14,11 @@ void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, cons
                  const void *in) {
   const std::string name = std::string(bp_plugin::op_name(BP_OP_COPY)) + " (" + dtype_name(in_dtype) + " -> " +
                            dtype_name(out_dtype) + ")";
-  dispatch<BP_ALL_TYPES>(out_dtype, [&](auto out_tag) {
+  dispatch<BP_CUDA_ALL_TYPES>(out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<BP_ALL_TYPES>(in_dtype, [&](auto in_tag) {
+    dispatch<BP_CUDA_ALL_TYPES>(in_dtype, [&](auto in_tag) {
       using From = typename decltype(in_tag)::type;
-      map<To>(launch, it, out, bp_kernels::Cast<To>{}, operand<From>(in), name.c_str());
+      map<To>(launch, it, out, Convert<To>{}, operand<From>(in), name.c_str());
     });
   });
 }

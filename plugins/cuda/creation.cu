@@ -6,8 +6,11 @@
 // (splitmix64 of seed and position, backplane_kernels/random.h), not from
 // cuRAND: Philox or XORWOW would draw a different stream, and one seed must
 // give the same tensor on every device. Being counter-based, it needs no
-// generator state and parallelises trivially.
+// generator state and parallelises trivially. The halves draw the float32
+// value and round it once (plugin.h); ARANGE and FILL convert the float64
+// value as COPY does (Convert, narrow_types.hpp).
 #include <string>
+#include <type_traits>
 
 #include "backplane_kernels/creation.hpp"
 #include "dtype.hpp"
@@ -24,22 +27,32 @@ struct FillValue {
   T value;
   __device__ T operator()(int64_t) const { return value; }
 };
+// The float64 value, converted once.
 template <class T>
 struct ArangeValue {
   double start, step;
-  __device__ T operator()(int64_t i) const { return bp_kernels::arange_value<T>(start, step, i); }
+  __device__ T operator()(int64_t i) const {
+    return Convert<T>()(bp_kernels::arange_value<double>(start, step, i));
+  }
 };
+// The draws of a half are float32's, rounded.
+template <class T>
+using draw_t = std::conditional_t<is_half<T>, float, T>;
 template <class T>
 struct UniformValue {
   double low, high;
   uint64_t seed;
-  __device__ T operator()(int64_t i) const { return bp_kernels::random_uniform_value<T>(low, high, seed, i); }
+  __device__ T operator()(int64_t i) const {
+    return Convert<T>()(bp_kernels::random_uniform_value<draw_t<T>>(low, high, seed, i));
+  }
 };
 template <class T>
 struct NormalValue {
   double mean, stddev;
   uint64_t seed;
-  __device__ T operator()(int64_t i) const { return bp_kernels::random_normal_value<T>(mean, stddev, seed, i); }
+  __device__ T operator()(int64_t i) const {
+    return Convert<T>()(bp_kernels::random_normal_value<draw_t<T>>(mean, stddev, seed, i));
+  }
 };
 
 // The linear index i is the C-order position even after coalescing (merging
@@ -70,22 +83,22 @@ void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterSh
   switch (op) {
     case BP_OP_FILL:
       // Converted once on the host, exactly as COPY from float64 would.
-      return dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+      return dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        create<T>(launch, op, it, out, FillValue<T>{bp_kernels::Cast<T>()(scalar)});
+        create<T>(launch, op, it, out, FillValue<T>{Convert<T>()(scalar)});
       });
     case BP_OP_ARANGE:
-      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, ArangeValue<T>{scalar, scalar2});
       });
     case BP_OP_RANDOM_UNIFORM:
-      return dispatch<BP_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, UniformValue<T>{scalar, scalar2, seed});
       });
     case BP_OP_RANDOM_NORMAL:
-      return dispatch<BP_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, NormalValue<T>{scalar, scalar2, seed});
       });

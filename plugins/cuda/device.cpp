@@ -67,9 +67,12 @@ cublasHandle_t Device::blas(const Lock &lock, bool allow_tf32) {
   }
   if (blas_tf32_ != allow_tf32) {
     // CUBLAS_DEFAULT_MATH keeps float32 GEMM in full float32 precision;
-    // TF32 (10-bit mantissa inputs) only when the user opted in.
-    check_cublas(cublasSetMathMode(blas_, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
-                 "cublasSetMathMode", name());
+    // TF32 (10-bit mantissa inputs) only when the user opted in. Half GEMMs
+    // must not reduce split-K partial sums in the output's 16 bits
+    // (plugin.h: MATMUL adds in float32 or wider), which cuBLAS otherwise may.
+    const int mode = (allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH) |
+                     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    check_cublas(cublasSetMathMode(blas_, static_cast<cublasMath_t>(mode)), "cublasSetMathMode", name());
     blas_tf32_ = allow_tf32;
   }
   return blas_;

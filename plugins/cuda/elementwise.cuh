@@ -2,7 +2,8 @@
 // copy.cu and creation.cu: grid-stride loops over an IterShape, with a
 // contiguous fast path (base[i]) and a strided path that turns the linear
 // index into per-operand offsets. The per-element math is a functor of
-// backplane_kernels/elementwise.hpp, the same code the CPU backends run.
+// backplane_kernels/elementwise.hpp, the same code the CPU backends run, in
+// the dtype's compute type (narrow_types.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +14,7 @@
 #include "errors.hpp"
 #include "index_math.hpp"
 #include "kernel_args.hpp"
+#include "narrow_types.hpp"
 
 namespace bp_cuda {
 
@@ -24,11 +26,12 @@ struct Operand {
   __device__ T at(int64_t offset) const { return data ? data[offset] : value; }
 };
 
-// The Operand of an InputArg; a scalar converts to T like COPY does.
+// The Operand of an InputArg; a scalar converts to T like COPY does (on the
+// host: half.h's conversions for the halves).
 template <class T>
 Operand<T> operand(InputArg in) {
   if (in.data) return Operand<T>{static_cast<const T *>(in.data), T()};
-  return Operand<T>{nullptr, bp_kernels::Cast<T>()(in.scalar)};
+  return Operand<T>{nullptr, Convert<T>()(in.scalar)};
 }
 template <class T>
 Operand<T> operand(const void *data) {

@@ -2,8 +2,9 @@
 // out for cudaLaunchKernel: the index space, the views' device addresses
 // and the scalars, each converted on the host to its instruction's dtype
 // exactly as execute's launchers convert attrs.scalar (elementwise.cuh's
-// operand(), bp_kernels::Cast), so the kernel needs no conversion code and
-// its source does not depend on the scalar values.
+// operand(), Convert) and widened to the dtype's compute type, so the kernel
+// needs no conversion code and its source does not depend on the scalar
+// values.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,8 @@
 // The stand-ins fused_headers() gives NVRTC for the host headers
-// elementwise.hpp includes. NVRTC provides the math functions (::expf, ...)
-// itself; what is left are the fixed-width integers, the few type traits
-// the functors use and the SDK's bool element type. Each agrees with what
+// elementwise.hpp and narrow_types.hpp include. NVRTC provides the math
+// functions (::expf, ...) itself; what is left are the fixed-width
+// integers, the few type traits the functors use and the SDK's element
+// types (bool, float16, bfloat16). Each agrees with what
 // nvcc sees for execute's kernels on the LP64 targets CUDA supports.
 #include "fused_headers.hpp"
 
@@ -61,12 +62,13 @@ template <> struct make_unsigned<long long> { typedef unsigned long long type; }
 }  // namespace std
 )";
 
-// plugin_sdk.hpp's bp_plugin::boolean, the one thing elementwise.hpp takes
-// from the SDK.
+// plugin_sdk.hpp's element types, the one thing the headers take from the SDK.
 constexpr const char *kPluginSdk = R"(#pragma once
 #include <stdint.h>
 namespace bp_plugin {
 enum class boolean : uint8_t {};
+enum class float16 : uint16_t {};
+enum class bfloat16 : uint16_t {};
 }
 )";
 
@@ -75,6 +77,8 @@ enum class boolean : uint8_t {};
 const FusedHeader *fused_headers() {
   static const FusedHeader headers[kFusedHeaderCount] = {
       {"backplane_kernels/elementwise.hpp", kElementwiseHeaderText},
+      {"narrow_types.hpp", kNarrowTypesHeaderText},
+      {"backplane/half.h", kHalfHeaderText},
       {"backplane/plugin_sdk.hpp", kPluginSdk},
       {"math.h", "#pragma once\n"},
       {"stdint.h", kStdint},

@@ -25,16 +25,47 @@ bool is_dense(const bp_plugin_tensor &in, const int64_t *dense) {
   return true;
 }
 
-// The element type's name in the generated source.
-const char *type_name(int32_t dtype) {
+// The element type's name in memory (the kernel's pointers).
+const char *storage_name(int32_t dtype) {
   switch (dtype) {
     case BP_FLOAT32: return "float";
     case BP_FLOAT64: return "double";
     case BP_INT32: return "int32_t";
     case BP_INT64: return "int64_t";
     case BP_BOOL: return "bp_kernels::boolean";
+    case BP_FLOAT16: return "bp_plugin::float16";
+    case BP_BFLOAT16: return "bp_plugin::bfloat16";
+    case BP_INT8: return "int8_t";
+    case BP_UINT8: return "uint8_t";
+    case BP_INT16: return "int16_t";
     default: bp_plugin::fail(BP_ERR_UNSUPPORTED, "cuda: fused program: no element type for dtype %d", dtype);
   }
+}
+
+// The 8- and 16-bit dtypes compute in a wider type (narrow_types.hpp):
+// their values live in registers widened, every instruction's result is
+// narrowed (rounded or wrapped) and widened again, so that it holds exactly
+// what execute would have stored.
+bool is_narrow(int32_t dtype) { return dtype != BP_BOOL && bp_vocab_dtype_size(dtype) < 4; }
+
+// The type a value of the dtype is held in (narrow_types.hpp's compute_t).
+const char *value_type(int32_t dtype) {
+  switch (dtype) {
+    case BP_FLOAT16:
+    case BP_BFLOAT16: return "float";
+    case BP_INT8:
+    case BP_UINT8:
+    case BP_INT16: return "int32_t";
+    default: return storage_name(dtype);
+  }
+}
+
+// A stored element of `dtype` as a value, and back.
+std::string widened(int32_t dtype, const std::string &stored) {
+  return is_narrow(dtype) ? "bp_cuda::widen(" + stored + ")" : stored;
+}
+std::string narrowed(int32_t dtype, const std::string &value) {
+  return is_narrow(dtype) ? std::string("bp_cuda::narrow<") + storage_name(dtype) + ">(" + value + ")" : value;
 }
 
 // The bp_kernels functor that execute's kernel for `op` instantiates
@@ -80,7 +111,12 @@ std::string value(int32_t v) { return "v" + std::to_string(v); }
 
 // The expression of instruction k (its operands are values already defined).
 std::string expression(const bp_fused_instr &in, int32_t k) {
-  if (in.op == BP_OP_COPY) return std::string("bp_kernels::Cast<") + type_name(in.out_dtype) + ">{}(" + value(in.args[0]) + ")";
+  if (in.op == BP_OP_COPY) {
+    if (!is_narrow(in.dtype) && !is_narrow(in.out_dtype))
+      return std::string("bp_kernels::Cast<") + storage_name(in.out_dtype) + ">{}(" + value(in.args[0]) + ")";
+    return widened(in.out_dtype, std::string("bp_cuda::Convert<") + storage_name(in.out_dtype) + ">{}(" +
+                                     narrowed(in.dtype, value(in.args[0])) + ")");
+  }
   const char *f = functor(in.op);
   if (!f)
     bp_plugin::fail(BP_ERR_UNSUPPORTED, "cuda: fused instruction %d: no generated code for %s", k, bp_plugin::op_name(in.op));
@@ -93,7 +129,8 @@ std::string expression(const bp_fused_instr &in, int32_t k) {
     const int32_t arity = bp_vocab_family_arity(bp_vocab_op_family(in.op));
     for (int32_t i = 0; i < arity; ++i) operands += (i ? ", " : "") + value(in.args[i]);
   }
-  return std::string("bp_kernels::") + f + "{}(" + operands + ")";
+  const std::string result = std::string("bp_kernels::") + f + "{}(" + operands + ")";
+  return widened(in.out_dtype, narrowed(in.out_dtype, result));
 }
 
 // Which values the kernel must compute: those an output takes, and
@@ -146,18 +183,19 @@ std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
   const std::string rows = std::to_string(layout.n_strided > 0 ? layout.n_strided : 1);
   std::string s =
       "#include \"backplane_kernels/elementwise.hpp\"\n"
+      "#include \"narrow_types.hpp\"\n"
       "struct FusedShape {\n"
       "  int64_t numel, rank, shape[" + rank + "], strides[" + rows + "][" + rank + "];\n"
       "};\n"
       "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kFusedThreads) + ") " + kFusedKernelName +
       "(const __grid_constant__ FusedShape shape";
   for (int32_t i = 0; i < p.n_inputs; ++i)
-    s += ", const " + std::string(type_name(p.inputs[i].dtype)) + " *in" + std::to_string(i);
+    s += ", const " + std::string(storage_name(p.inputs[i].dtype)) + " *in" + std::to_string(i);
   for (int32_t j = 0; j < p.n_outputs; ++j)
-    s += ", " + std::string(type_name(p.outputs[j].dtype)) + " *out" + std::to_string(j);
+    s += ", " + std::string(storage_name(p.outputs[j].dtype)) + " *out" + std::to_string(j);
   for (int32_t k = 0; k < p.n_instrs; ++k)
     if (p.instrs[k].scalar_mode != BP_SCALAR_NONE)
-      s += ", const " + std::string(type_name(p.instrs[k].dtype)) + " s" + std::to_string(k);
+      s += ", const " + std::string(value_type(p.instrs[k].dtype)) + " s" + std::to_string(k);
   s += ") {\n"
        "  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;\n"
        "  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < shape.numel; e += "
@@ -183,8 +221,8 @@ std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
     if (!live[static_cast<size_t>(i)]) continue;
     const int32_t slot = layout.strided_slot[i];
     const std::string at = slot < 0 ? "e" : "offset[" + std::to_string(slot) + "]";
-    s += "    const " + std::string(type_name(p.inputs[i].dtype)) + " " + value(i) + " = in" + std::to_string(i) +
-         "[" + at + "];\n";
+    s += "    const " + std::string(value_type(p.inputs[i].dtype)) + " " + value(i) + " = " +
+         widened(p.inputs[i].dtype, "in" + std::to_string(i) + "[" + at + "]") + ";\n";
   }
   for (int32_t k = 0; k < p.n_instrs; ++k) {
     // Generated for dead instructions too, so that one without code is
@@ -192,10 +230,10 @@ std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
     const std::string e = expression(p.instrs[k], k);
     const int32_t v = p.n_inputs + k;
     if (live[static_cast<size_t>(v)])
-      s += "    const " + std::string(type_name(p.instrs[k].out_dtype)) + " " + value(v) + " = " + e + ";\n";
+      s += "    const " + std::string(value_type(p.instrs[k].out_dtype)) + " " + value(v) + " = " + e + ";\n";
   }
   for (int32_t j = 0; j < p.n_outputs; ++j)
-    s += "    out" + std::to_string(j) + "[e] = " + value(p.output_values[j]) + ";\n";
+    s += "    out" + std::to_string(j) + "[e] = " + narrowed(p.outputs[j].dtype, value(p.output_values[j])) + ";\n";
   s += "  }\n}\n";
   return s;
 }

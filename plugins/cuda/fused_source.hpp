@@ -1,6 +1,7 @@
 // The CUDA C++ source of a fused elementwise program (execute_fused): one
 // grid-stride kernel that loads every input element it needs, computes each
-// instruction in its out_dtype with the functors of
+// instruction in its out_dtype (the 8- and 16-bit dtypes in their compute
+// types, narrow_types.hpp) with the functors of
 // backplane_kernels/elementwise.hpp (the code binary.cu, unary.cu,
 // compare.cu and copy.cu instantiate), and stores the outputs. Host code
 // only: no CUDA runtime, so the tests can generate sources without a GPU.
@@ -46,7 +47,9 @@ FusedLayout plan_fused_layout(const bp_fused_program &program);
 // (struct FusedShape: numel, rank, shape[BP_MAX_RANK], then
 // strides[max(n_strided, 1)][BP_MAX_RANK], all int64), one pointer per
 // input, one per output, then for each instruction with a scalar operand,
-// in instruction order, that scalar in the instruction's dtype.
+// in instruction order, that scalar in the instruction's dtype (for the 8-
+// and 16-bit dtypes: converted to it, then widened to its compute type,
+// float or int32, as narrow_types.hpp computes with it).
 std::string fused_source(const bp_fused_program &program, const FusedLayout &layout);
 
 }  // namespace bp_cuda

@@ -6,14 +6,20 @@
 // threads store whole elements to it: one of the values wins, which plugin.h
 // leaves unspecified; SCATTER_ADD_ND adds with atomics instead, so every
 // row counts (floats in the output's dtype, in whatever order the threads
-// come: plugin.h's Accumulation rule).
+// come: plugin.h's Accumulation rule). The 8- and 16-bit dtypes have no
+// atomic add of their own: a compare-and-swap loop on the aligned 32-bit
+// word holding the element adds in the compute type and narrows, rounding
+// a half after each term (which plugin.h allows SCATTER_ADD_ND).
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "backplane_kernels/indexing.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "index_math.hpp"
 #include "kernels.hpp"
+#include "narrow_types.hpp"
 #include "ops.hpp"
 
 namespace bp_cuda {
@@ -65,6 +71,36 @@ __device__ inline void atomic_add(int64_t *to, int64_t value) {
   atomicAdd(reinterpret_cast<unsigned long long *>(to), static_cast<unsigned long long>(value));
 }
 
+// The element's bits within its word, as an unsigned number.
+template <class T>
+__device__ inline unsigned int bits_of(T x) {
+  if constexpr (sizeof(T) == 1) return static_cast<uint8_t>(x);
+  else return static_cast<uint16_t>(x);
+}
+template <class T>
+__device__ inline T from_bits(unsigned int bits) {
+  if constexpr (sizeof(T) == 1) return static_cast<T>(static_cast<uint8_t>(bits));
+  else return static_cast<T>(static_cast<uint16_t>(bits));
+}
+
+// Device buffers are at least 4-byte aligned and 4-byte sized (the
+// allocator's granule), so the word lies inside the element's buffer; an
+// element never straddles two words.
+template <class T, std::enable_if_t<is_narrow<T>, int> = 0>
+__device__ inline void atomic_add(T *to, T value) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(to);
+  unsigned int *word = reinterpret_cast<unsigned int *>(address & ~uintptr_t(3));
+  const unsigned int shift = static_cast<unsigned int>(address & 3u) * 8u;
+  const unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+  const compute_t<T> term = widen(value);
+  unsigned int seen = *word, expected;
+  do {
+    expected = seen;
+    const T sum = narrow<T>(widen(from_bits<T>((expected & mask) >> shift)) + term);
+    seen = atomicCAS(word, expected, (expected & ~mask) | (bits_of(sum) << shift));
+  } while (seen != expected);
+}
+
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     scatter_add_kernel(const __grid_constant__ IndexShape s, const int64_t *index, const T *values, T *out) {
@@ -83,7 +119,7 @@ __global__ void __launch_bounds__(kThreads)
 void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *data,
                       const void *index) {
   const std::string name = kernel_name(BP_OP_GATHER_ND, dtype);
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     gather_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<const int64_t *>(index), static_cast<const T *>(data), static_cast<T *>(out));
@@ -95,13 +131,13 @@ void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const In
                        const void *index, const void *values) {
   const std::string name = kernel_name(op, dtype);
   if (op == BP_OP_SCATTER_ADD_ND)
-    return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
+    return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       scatter_add_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
           shape, static_cast<const int64_t *>(index), static_cast<const T *>(values), static_cast<T *>(out));
       check_launch(name.c_str(), launch.device);
     });
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     scatter_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<const int64_t *>(index), static_cast<const T *>(values), static_cast<T *>(out));

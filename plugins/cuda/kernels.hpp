@@ -43,7 +43,7 @@ void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const Re
 void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
                            const void *in, Scratch &scratch);
 
-// matmul_int.cu: integer MATMUL (wrapping), any strides.
+// matmul_int.cu: integer MATMUL (wrapping), any strides, every integer dtype.
 void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &shape, void *out, const void *a,
                        const void *b);
 
@@ -58,8 +58,8 @@ void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &sha
 void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const IndexShape &shape, void *out,
                        const void *index, const void *values);
 
-// collective_mean.cu (built with NCCL): data[i] /= divisor for int32 or
-// int64 elements, truncating toward zero; divisor >= 1.
+// collective_mean.cu (built with NCCL): data[i] /= divisor for int32, int64,
+// int8 or uint8 elements, truncating toward zero; divisor >= 1.
 void launch_divide(const Launch &launch, int32_t dtype, void *data, int64_t numel, int64_t divisor);
 
 }  // namespace bp_cuda

@@ -1,7 +1,7 @@
 // Integer MATMUL: cuBLAS has no wrapping integer GEMM, so a plain kernel:
 // one thread per output element, any strides, products and sums in uint64
-// (two's complement wrap-around; an int32 result is the low half of the
-// int64 one, as plugin.h's wrapping asks).
+// (two's complement wrap-around; an int32, int16 or 8-bit result is the low
+// bits of the int64 one, as plugin.h's wrapping asks).
 #include <string>
 
 #include "dtype.hpp"
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
 void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &shape, void *out, const void *a,
                        const void *b) {
   const std::string name = kernel_name(BP_OP_MATMUL, dtype);
-  dispatch<int32_t, int64_t>(dtype, [&](auto tag) {
+  dispatch<int32_t, int64_t, BP_SMALL_INT_TYPES>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     matmul_int_kernel<<<grid_for(launch, shape.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<T *>(out), static_cast<const T *>(a), static_cast<const T *>(b));

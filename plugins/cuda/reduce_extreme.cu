@@ -1,11 +1,13 @@
 // MAX, MIN (numeric dtypes, NaN propagates), ARGMAX and ARGMIN (int64
-// position of the first maximum or minimum; a NaN counts as either).
+// position of the first maximum or minimum; a NaN counts as either). The
+// 8- and 16-bit dtypes compare in their compute type (reducers.cuh).
 #include <string>
 
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "ops.hpp"
 #include "reduce.cuh"
+#include "reducers.cuh"
 
 namespace bp_cuda {
 
@@ -15,20 +17,20 @@ void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, cons
   const std::string name = kernel_name(op, dtype);
   switch (op) {
     case BP_OP_MAX:
-      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<k::MaxReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<extreme_t<k::MaxReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_MIN:
-      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<k::MinReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<extreme_t<k::MinReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_ARGMAX:
-      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<k::ArgmaxReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<arg_t<k::ArgmaxReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_ARGMIN:
-      return dispatch<BP_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<k::ArgminReducer<typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
+      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+        reduce<arg_t<k::ArgminReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not MAX, MIN, ARGMAX or ARGMIN", op);
   }

@@ -2,7 +2,8 @@
 // backplane_kernels/scan.hpp (the CPU backends' code), so every output
 // element is its own prefix sum whatever the launch shape. Lines are many
 // in the common case; a single long line runs on one thread, correct but
-// serial.
+// serial. The halves sum in float64 (rounded once per output), the small
+// integers into int64 (reducers.cuh).
 #include <string>
 
 #include "backplane_kernels/scan.hpp"
@@ -11,6 +12,7 @@
 #include "index_math.hpp"
 #include "kernels.hpp"
 #include "ops.hpp"
+#include "reducers.cuh"
 
 namespace bp_cuda {
 
@@ -32,8 +34,8 @@ __global__ void __launch_bounds__(kThreads)
 void launch_scan(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out, const void *in) {
   if (op != BP_OP_CUMSUM) fail(BP_ERR_INTERNAL, "cuda: operator %d is not a scan", op);
   const std::string name = kernel_name(op, dtype);
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) {
-    using Scanner = bp_kernels::CumsumScanner<typename decltype(tag)::type>;
+  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+    using Scanner = sum_like_t<bp_kernels::CumsumScanner, typename decltype(tag)::type>;
     scan_kernel<Scanner><<<grid_for(launch, shape.lines.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<const typename Scanner::in_t *>(in), static_cast<typename Scanner::out_t *>(out));
     check_launch(name.c_str(), launch.device);
