@@ -127,10 +127,11 @@ static int get_tensor(PyObject *o, bp_tensor *out) {
   return 1;
 }
 
-/* The bp_scalar_kind of a NumPy scalar, by its type's name (NumPy is not
- * imported here): numpy.bool_ is BOOL, a type with __index__ (np.int64, ...)
- * INT, any other with __float__ (np.float32, ...) FLOAT; 0 for none. */
-static int numpy_scalar_kind(PyObject *o) {
+/* The bp_scalar_kind of another number (NumPy scalars, Fraction, ...) by its
+ * type: numpy.bool_ (known by name: NumPy is not imported here) is BOOL, a
+ * type with __index__ (np.int64, ...) INT, any other with __float__
+ * (np.float32, ...) FLOAT; 0 for none. */
+static int number_kind(PyObject *o) {
   PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
   if (!nb || PyComplex_Check(o)) return 0;
   if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0) return BP_SCALAR_KIND_BOOL;
@@ -176,7 +177,7 @@ static int get_scalar(PyObject *o, double *value, int32_t *kind) {
     }
     return 1;
   }
-  const int k = numpy_scalar_kind(o);
+  const int k = number_kind(o);
   if (!k) return 0;
   double v = PyFloat_AsDouble(o);
   if (v == -1.0 && PyErr_Occurred()) {
