@@ -103,7 +103,11 @@ cl_mem create_memory(Device &device, uint64_t bytes, const char *entry) {
          what.c_str(), static_cast<unsigned long long>(used),
          static_cast<unsigned long long>(info.global_mem));
   cl_int err = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(device.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  // In whole 32-bit words: an atomic update of an 8- or 16-bit element
+  // swaps the word that holds it (SCATTER_ADD_ND), which must not reach
+  // past the memory object.
+  const uint64_t words = (bytes + 3) / 4 * 4;
+  cl_mem mem = clCreateBuffer(device.context(), CL_MEM_READ_WRITE, words, nullptr, &err);
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
       err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
     fail(BP_ERR_OUT_OF_MEMORY, "%sclCreateBuffer: %s", what.c_str(), cl_error_name(err));

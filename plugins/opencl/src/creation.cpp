@@ -20,9 +20,11 @@ void run_create(Device &device, const Device::Lock &lock, int32_t op,
     const cl_double start = attrs.scalar, step = attrs.scalar2;
     device.launch_elements(lock, k, n, {out.mem, L.layout, n, start, step});
   } else {
-    // (low, high) or (mean, std), in the output's dtype.
-    const ScalarArg p1 = scalar_arg(out.dtype, attrs.scalar);
-    const ScalarArg p2 = scalar_arg(out.dtype, attrs.scalar2);
+    // (low, high) or (mean, std), in the output's dtype; for float16 and
+    // bfloat16 in float32, whose draws they round (plugin.h).
+    const int32_t draws = dtype_is_half(out.dtype) ? BP_FLOAT32 : out.dtype;
+    const ScalarArg p1 = scalar_arg(draws, attrs.scalar);
+    const ScalarArg p2 = scalar_arg(draws, attrs.scalar2);
     const cl_ulong seed = attrs.seed;
     device.launch_elements(lock, k, n,
                            {out.mem, L.layout, n, seed, KernelArg(p1.size, &p1.value),

@@ -1,31 +1,129 @@
-// dtype.cpp — element type facts and scalar conversion.
+// dtype.cpp — element type facts, scalar conversion, and the OpenCL C of
+// the float16/bfloat16 conversions.
 #include "dtype.hpp"
 
-#include "backplane_kernels/elementwise.hpp"
+#include <cmath>
+#include <limits>
+
+#include "backplane/half.h"
 
 namespace bp_ocl {
 
 const char *dtype_cl_type(int32_t dtype) {
   switch (dtype) {
-    case BP_FLOAT32: return "float";
+    case BP_FLOAT32:
+    case BP_FLOAT16:
+    case BP_BFLOAT16: return "float";
     case BP_FLOAT64: return "double";
     case BP_INT32: return "int";
     case BP_INT64: return "long";
     case BP_BOOL: return "uchar";
+    case BP_INT8: return "char";
+    case BP_UINT8: return "uchar";
+    case BP_INT16: return "short";
     default: return "void";
   }
 }
 
+const char *dtype_storage_type(int32_t dtype) { return dtype_is_half(dtype) ? "ushort" : dtype_cl_type(dtype); }
+
+std::string load_expr(int32_t dtype, const std::string &value) {
+  switch (dtype) {
+    case BP_FLOAT16: return "bp_f16_to_f32(" + value + ")";
+    case BP_BFLOAT16: return "bp_bf16_to_f32(" + value + ")";
+    default: return "(" + value + ")";
+  }
+}
+
+std::string store_expr(int32_t dtype, const std::string &value) {
+  switch (dtype) {
+    case BP_FLOAT16: return "bp_f32_to_f16(" + value + ")";
+    case BP_BFLOAT16: return "bp_f32_to_bf16(" + value + ")";
+    default: return "(" + value + ")";
+  }
+}
+
+namespace {
+
+// backplane/half.h in OpenCL C. float16 goes through the core OpenCL
+// vload_half / vstore_half_rte (which need no cl_khr_fp16, and which PoCL
+// turns into F16C's instructions), except for NaN: drivers differ there
+// (NVIDIA's conversion gives one canonical NaN), half.h keeps the payload
+// and makes it quiet. bfloat16 is the upper half of a float32's bits.
+const char *const kHalfConversions = R"CL(
+inline float bp_f16_to_f32(ushort h) {
+  if ((h & 0x7fffu) > 0x7c00u)
+    return as_float(((uint)(h & 0x8000u) << 16) | 0x7fc00000u | ((uint)(h & 0x3ffu) << 13));
+  return vload_half(0, (const __private half *)&h);
+}
+inline ushort bp_f32_to_f16(float f) {
+  const uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)(((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x3ffu));
+  ushort h;
+  vstore_half_rte(f, 0, (__private half *)&h);
+  return h;
+}
+inline float bp_bf16_to_f32(ushort h) { return as_float((uint)h << 16); }
+inline ushort bp_f32_to_bf16(float f) {
+  const uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+/* int64 -> float32 rounded to odd: 24 significant bits, the rest folded
+   into a sticky last bit, so that rounding it once more to a half gives
+   the int64's own correctly rounded value. */
+inline float bp_f32_round_odd_from_i64(long x) {
+  const ulong magnitude = x < 0 ? (ulong)0 - (ulong)x : (ulong)x;
+  const int shift = max(0, 40 - (int)clz(magnitude));
+  const ulong kept = (magnitude >> shift) | (ulong)((magnitude & ((1UL << shift) - 1UL)) != 0UL);
+  const float f = (float)kept * as_float((uint)(127 + shift) << 23);  /* exact: a power of two */
+  return x < 0 ? -f : f;
+}
+)CL";
+
+// float64 -> float32 rounded to odd (half.h's bp_f32_round_odd_from_f64).
+const char *const kRoundOddF64 = R"CL(
+inline float bp_f32_round_odd_from_f64(double d) {
+  const float f = (float)d;
+  if ((double)f == d || isnan(d)) return f;
+  uint u = as_uint(f);
+  if (fabs((double)f) > fabs(d)) --u;  /* rounded away from zero */
+  return as_float(u | 1u);
+}
+)CL";
+
+// Float to integer as COPY converts (plugin.h): truncated, saturated, NaN 0.
+template <class To>
+To saturating(double x) {
+  if (std::isnan(x)) return To(0);
+  const double low = static_cast<double>(std::numeric_limits<To>::min());
+  const double high = static_cast<double>(std::numeric_limits<To>::max());
+  if (x <= low) return std::numeric_limits<To>::min();
+  if (x >= high) return std::numeric_limits<To>::max();
+  return static_cast<To>(x);
+}
+
+}  // namespace
+
+std::string half_conversions_source(bool fp64) {
+  return fp64 ? std::string(kHalfConversions) + kRoundOddF64 : std::string(kHalfConversions);
+}
+
 ScalarArg scalar_arg(int32_t dtype, double x) {
   ScalarArg s{};
-  s.size = dtype_size(dtype);
+  s.size = dtype_is_half(dtype) ? sizeof(cl_float) : dtype_size(dtype);
   switch (dtype) {
     case BP_FLOAT32: s.value.f32 = static_cast<cl_float>(x); break;
     case BP_FLOAT64: s.value.f64 = x; break;
-    // Saturating, NaN to 0, like every conversion (plugin.h).
-    case BP_INT32: s.value.i32 = bp_kernels::saturating_int<cl_int>(x); break;
-    case BP_INT64: s.value.i64 = bp_kernels::saturating_int<cl_long>(x); break;
-    case BP_BOOL: s.value.b8 = x != 0.0; break;
+    // Rounded once from the double (half.h), then widened exactly.
+    case BP_FLOAT16: s.value.f32 = bp_f32_from_f16(bp_f16_from_f64(x)); break;
+    case BP_BFLOAT16: s.value.f32 = bp_f32_from_bf16(bp_bf16_from_f64(x)); break;
+    case BP_INT32: s.value.i32 = saturating<cl_int>(x); break;
+    case BP_INT64: s.value.i64 = saturating<cl_long>(x); break;
+    case BP_INT8: s.value.i8 = saturating<cl_char>(x); break;
+    case BP_UINT8: s.value.u8 = saturating<cl_uchar>(x); break;
+    case BP_INT16: s.value.i16 = saturating<cl_short>(x); break;
+    case BP_BOOL: s.value.u8 = x != 0.0; break;
     default: break;
   }
   return s;

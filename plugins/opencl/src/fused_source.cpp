@@ -2,7 +2,9 @@
 // inline function whose body is the very expression the op-by-op kernels
 // use (kernel_source.hpp), with T, UT, IS_NAN and the helper functions
 // defined for its operand dtype; the kernel reads every input element once,
-// keeps the values in registers in their own dtypes, and writes the outputs.
+// keeps the values in registers as their dtypes store them (a float16 or
+// bfloat16 value as its bits, so that each instruction's result is rounded
+// as execute would round it into its temporary), and writes the outputs.
 #include "fused_source.hpp"
 
 #include <set>
@@ -25,21 +27,26 @@ bool has_scalar(const bp_fused_instr &in) { return in.scalar_mode != BP_SCALAR_N
 std::string value_name(int32_t v) { return "v" + std::to_string(v); }
 
 // The function computing instruction k from its operands.
+// It takes its operands in the compute type and returns the result as
+// stored, except WHERE, which selects stored values as the op-by-op kernel does.
 std::string instr_function(const bp_fused_instr &in, int32_t k) {
   const std::string name = "bp_op" + std::to_string(k);
-  const std::string out = dtype_cl_type(in.out_dtype);
+  const std::string out = dtype_storage_type(in.out_dtype);
   const int32_t family = bp_vocab_op_family(in.op);
   switch (family) {
     case BP_OP_FAMILY_BINARY:
     case BP_OP_FAMILY_COMPARE:
-      return "inline " + out + " " + name + "(T x, T y) { return " + binary_body(in.op, in.dtype) + "; }\n";
+      return "inline " + out + " " + name + "(T x, T y) { return " +
+             store_expr(in.out_dtype, binary_body(in.op, in.dtype)) + "; }\n";
     case BP_OP_FAMILY_UNARY:
-      return "inline " + out + " " + name + "(T x) { return " + unary_body(in.op, in.dtype) + "; }\n";
+      return "inline " + out + " " + name + "(T x) { return " + store_expr(in.out_dtype, unary_body(in.op, in.dtype)) +
+             "; }\n";
     case BP_OP_FAMILY_WHERE:
-      return "inline " + out + " " + name + "(uchar c, T x, T y) { return " + where_body() + "; }\n";
+      return "inline " + out + " " + name + "(uchar c, " + out + " x, " + out + " y) { return " + where_body() +
+             "; }\n";
     default:  // COPY
       return "inline " + out + " " + name + "(T x) { return " +
-             convert_body(dtype_is_float(in.dtype), in.out_dtype) + "; }\n";
+             store_expr(in.out_dtype, convert_body(in.dtype, in.out_dtype)) + "; }\n";
   }
 }
 
@@ -72,9 +79,9 @@ void kernel_signature(std::ostringstream &src, const FusedPlan &plan) {
   const bp_fused_program &p = *plan.program;
   src << "__kernel void " << kFusedKernel << "(";
   for (int32_t j = 0; j < p.n_outputs; ++j)
-    src << "__global " << dtype_cl_type(p.outputs[j].dtype) << " *o" << j << ", ";
+    src << "__global " << dtype_storage_type(p.outputs[j].dtype) << " *o" << j << ", ";
   for (int32_t k = 0; k < p.n_inputs; ++k)
-    src << "__global const " << dtype_cl_type(p.inputs[k].dtype) << " *in" << k << ", ";
+    src << "__global const " << dtype_storage_type(p.inputs[k].dtype) << " *in" << k << ", ";
   src << "bp_fused_layout L, long n";
   for (int32_t k = 0; k < p.n_instrs; ++k)
     if (has_scalar(p.instrs[k])) src << ", " << dtype_cl_type(p.instrs[k].dtype) << " s" << k;
@@ -105,15 +112,20 @@ std::string input_at(const FusedPlan &plan, int32_t k) {
   return "at" + std::to_string(k);
 }
 
+// The operands in the compute type (a scalar argument already is), or
+// for WHERE as stored.
 std::string operands(const bp_fused_instr &in, int32_t k) {
   const std::string s = "s" + std::to_string(k);
+  if (bp_vocab_op_family(in.op) == BP_OP_FAMILY_WHERE)
+    return value_name(in.args[0]) + ", " + value_name(in.args[1]) + ", " + value_name(in.args[2]);
+  const std::string first = load_expr(in.dtype, value_name(in.args[0]));
   switch (in.scalar_mode) {
-    case BP_SCALAR_RHS: return value_name(in.args[0]) + ", " + s;
-    case BP_SCALAR_LHS: return s + ", " + value_name(in.args[0]);
+    case BP_SCALAR_RHS: return first + ", " + s;
+    case BP_SCALAR_LHS: return s + ", " + first;
     default: break;
   }
-  std::string text = value_name(in.args[0]);
-  for (int a = 1; a < 3 && in.args[a] >= 0; ++a) text += ", " + value_name(in.args[a]);
+  std::string text = first;
+  for (int a = 1; a < 3 && in.args[a] >= 0; ++a) text += ", " + load_expr(in.dtype, value_name(in.args[a]));
   return text;
 }
 
@@ -147,7 +159,7 @@ std::string fused_source(const FusedPlan &plan) {
   if (plan.fp64) src << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   // As in every program of this plugin: no contraction into fma, so each
   // operation rounds as the op-by-op kernels' do.
-  src << "#pragma OPENCL FP_CONTRACT OFF\n";
+  src << "#pragma OPENCL FP_CONTRACT OFF\n" << half_conversions_source(plan.fp64);
   std::set<int32_t> dtypes;
   for (int32_t k = 0; k < p.n_instrs; ++k) dtypes.insert(p.instrs[k].dtype);
   for (int32_t dtype : dtypes) dtype_block(src, p, dtype);
@@ -162,11 +174,11 @@ std::string fused_source(const FusedPlan &plan) {
   // Every input element is read before any output element is written: an
   // output may be the very same view as an input (plugin.h).
   for (int32_t k = 0; k < p.n_inputs; ++k)
-    src << "    const " << dtype_cl_type(p.inputs[k].dtype) << " " << value_name(k) << " = in" << k << "["
+    src << "    const " << dtype_storage_type(p.inputs[k].dtype) << " " << value_name(k) << " = in" << k << "["
         << input_at(plan, k) << "];\n";
   for (int32_t k = 0; k < p.n_instrs; ++k) {
     const bp_fused_instr &in = p.instrs[k];
-    src << "    const " << dtype_cl_type(in.out_dtype) << " " << value_name(p.n_inputs + k) << " = bp_op" << k
+    src << "    const " << dtype_storage_type(in.out_dtype) << " " << value_name(p.n_inputs + k) << " = bp_op" << k
         << "(" << operands(in, k) << ");\n";
   }
   for (int32_t j = 0; j < p.n_outputs; ++j)

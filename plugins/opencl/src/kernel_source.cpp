@@ -28,8 +28,12 @@ const char *const kPrelude = R"CL(
 {{FP64_PRAGMA}}
 #pragma OPENCL FP_CONTRACT OFF
 typedef {{T}} T;
-typedef {{UT}} UT;  /* unsigned twin of an integer T: arithmetic that wraps */
+typedef {{S}} S;    /* how a T is stored: ushort (its bits) for float16 and bfloat16 */
+typedef {{UT}} UT;  /* unsigned, at least as wide as an integer T: arithmetic that wraps */
 typedef {{ACC}} ACC; /* what reductions accumulate in */
+{{HALVES}}
+#define LD(v) {{LD}}  /* a stored S as the T it holds */
+#define SV(v) {{SV}}  /* a T as stored, rounded once for the halves */
 
 typedef struct {
   long shape[8];
@@ -63,30 +67,30 @@ const char *const kWalkEnd = "#undef BP_WALK\n#undef BP_AT\n";
 // mode: 0 = two tensors, 1 = out = OP(a, s), 2 = out = OP(s, a); in the
 // scalar modes the host passes the one tensor as both a and b.
 const char *const kBinary = R"CL(
-__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *a, __global const T *b,
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const S *a, __global const S *b,
                        bp_layout L, long n, int mode, T s) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
-    const T x = mode == 2 ? s : a[BP_AT(1)];
-    const T y = mode == 1 ? s : b[BP_AT(2)];
-    o[BP_AT(0)] = OP(x, y);
+    const T x = mode == 2 ? s : LD(a[BP_AT(1)]);
+    const T y = mode == 1 ? s : LD(b[BP_AT(2)]);
+    o[BP_AT(0)] = OSV(OP(x, y));
   }
 }
 )CL";
 
 const char *const kUnary = R"CL(
-__kernel void {{NAME}}(__global T *o, __global const T *a, bp_layout L, long n) {
+__kernel void {{NAME}}(__global S *o, __global const S *a, bp_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
-    const T x = a[BP_AT(1)];
-    o[BP_AT(0)] = OP(x);
+    const T x = LD(a[BP_AT(1)]);
+    o[BP_AT(0)] = SV(OP(x));
   }
 }
 )CL";
 
 const char *const kWhere = R"CL(
-__kernel void {{NAME}}(__global T *o, __global const uchar *c, __global const T *a,
-                       __global const T *b, bp_layout L, long n) {
+__kernel void {{NAME}}(__global S *o, __global const uchar *c, __global const S *a,
+                       __global const S *b, bp_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
     o[BP_AT(0)] = OP(c[BP_AT(1)], a[BP_AT(2)], b[BP_AT(3)]);
@@ -95,31 +99,31 @@ __kernel void {{NAME}}(__global T *o, __global const uchar *c, __global const T 
 )CL";
 
 const char *const kCopy = R"CL(
-__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *a, bp_layout L, long n) {
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const S *a, bp_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
-    const T x = a[BP_AT(1)];
-    o[BP_AT(0)] = OP(x);
+    const T x = LD(a[BP_AT(1)]);
+    o[BP_AT(0)] = OSV(OP(x));
   }
 }
 )CL";
 
 const char *const kFill = R"CL(
-__kernel void {{NAME}}(__global T *o, bp_layout L, long n, T s) {
+__kernel void {{NAME}}(__global S *o, bp_layout L, long n, T s) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
-    o[BP_AT(0)] = s;
+    o[BP_AT(0)] = SV(s);
   }
 }
 )CL";
 
 // plugin.h: start + i * step in float64, converted as by COPY.
 const char *const kArange = R"CL(
-__kernel void {{NAME}}(__global T *o, bp_layout L, long n, double start, double step) {
+__kernel void {{NAME}}(__global S *o, bp_layout L, long n, double start, double step) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
     const double v = start + (double)i * step;
-    o[BP_AT(0)] = OP(v);
+    o[BP_AT(0)] = SV(OP(v));
   }
 }
 )CL";
@@ -150,22 +154,22 @@ inline double bp_unit(ulong seed, ulong j) {
 )CL";
 
 const char *const kUniform = R"CL(
-__kernel void {{NAME}}(__global T *o, bp_layout L, long n, ulong seed, T low, T high) {
+__kernel void {{NAME}}(__global S *o, bp_layout L, long n, ulong seed, T low, T high) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
-    o[BP_AT(0)] = low + (high - low) * bp_unit(seed, (ulong)i);
+    o[BP_AT(0)] = SV(low + (high - low) * bp_unit(seed, (ulong)i));
   }
 }
 )CL";
 
 // Box-Muller in T: mean + std * sqrt(-2 ln(1 - u(2i))) * cos(2 pi u(2i+1)).
 const char *const kNormal = R"CL(
-__kernel void {{NAME}}(__global T *o, bp_layout L, long n, ulong seed, T mean, T std) {
+__kernel void {{NAME}}(__global S *o, bp_layout L, long n, ulong seed, T mean, T std) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
     const T u1 = bp_unit(seed, 2UL * (ulong)i);
     const T u2 = bp_unit(seed, 2UL * (ulong)i + 1UL);
-    o[BP_AT(0)] = mean + std * sqrt((T)-2 * log((T)1 - u1)) * cos(BP_TWO_PI * u2);
+    o[BP_AT(0)] = SV(mean + std * sqrt((T)-2 * log((T)1 - u1)) * cos(BP_TWO_PI * u2));
   }
 }
 )CL";
@@ -212,7 +216,7 @@ inline long bp_red_offset(const bp_reduce_layout *L, long j) {
 // FINISH(acc, n) makes the output; ADD(s, c, v) folds v into s (for sums
 // with compensation c), starting from INIT.
 const char *const kReduceSum = R"CL(
-__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layout L) {
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const S *x, bp_reduce_layout L) {
   __local ACC part[BP_GROUP_MAX];
   const int lid = (int)get_local_id(0);
   const int lsize = (int)get_local_size(0);
@@ -221,7 +225,7 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layou
     bp_keep_offsets(&L, g, &in, &out);
     ACC s = INIT, c = 0;
     for (long j = lid; j < L.n_red; j += lsize) {
-      const ACC v = TERM(x[in + bp_red_offset(&L, j)]);
+      const ACC v = TERM(LD(x[in + bp_red_offset(&L, j)]));
       ADD(s, c, v);
     }
     part[lid] = RESULT(s, c);
@@ -230,7 +234,7 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layou
       if (lid < h) part[lid] = COMBINE(part[lid], part[lid + h]);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) o[out] = FINISH(part[0], L.n_red);
+    if (lid == 0) o[out] = OSV(FINISH(part[0], L.n_red));
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -238,7 +242,7 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_reduce_layou
 
 // MAX, MIN: OP(best, x) keeps the winner (NaN wins), IDENTITY loses to anything.
 const char *const kReduceExtreme = R"CL(
-__kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
+__kernel void {{NAME}}(__global S *o, __global const S *x, bp_reduce_layout L) {
   __local T part[BP_GROUP_MAX];
   const int lid = (int)get_local_id(0);
   const int lsize = (int)get_local_size(0);
@@ -246,14 +250,14 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
     long in, out;
     bp_keep_offsets(&L, g, &in, &out);
     T best = IDENTITY;
-    for (long j = lid; j < L.n_red; j += lsize) best = OP(best, x[in + bp_red_offset(&L, j)]);
+    for (long j = lid; j < L.n_red; j += lsize) best = OP(best, LD(x[in + bp_red_offset(&L, j)]));
     part[lid] = best;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = lsize / 2; h > 0; h /= 2) {
       if (lid < h) part[lid] = OP(part[lid], part[lid + h]);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) o[out] = part[0];
+    if (lid == 0) o[out] = SV(part[0]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -271,7 +275,7 @@ inline int {{NAME}}_better(T v, long i, T best, long best_i) {
   return OP(v, best) || (v == best && i < best_i);
 }
 
-__kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L) {
+__kernel void {{NAME}}(__global long *o, __global const S *x, bp_reduce_layout L) {
   __local T part_v[BP_GROUP_MAX];
   __local long part_i[BP_GROUP_MAX];
   const int lid = (int)get_local_id(0);
@@ -282,7 +286,7 @@ __kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L
     T best = 0;
     long best_i = -1;
     for (long j = lid; j < L.n_red; j += lsize) {
-      const T v = x[in + bp_red_offset(&L, j)];
+      const T v = LD(x[in + bp_red_offset(&L, j)]);
       if ({{NAME}}_better(v, j, best, best_i)) {
         best = v;
         best_i = j;
@@ -314,7 +318,7 @@ __kernel void {{NAME}}(__global long *o, __global const T *x, bp_reduce_layout L
 const char *const kReduceLogSumExp = R"CL(
 inline ACC {{NAME}}_max(ACC best, ACC x) { return (isnan(best) || x <= best) ? best : x; }
 
-__kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
+__kernel void {{NAME}}(__global S *o, __global const S *x, bp_reduce_layout L) {
   __local ACC part[BP_GROUP_MAX];
   const int lid = (int)get_local_id(0);
   const int lsize = (int)get_local_size(0);
@@ -322,7 +326,7 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
     long in, out;
     bp_keep_offsets(&L, g, &in, &out);
     ACC m = -INFINITY;
-    for (long j = lid; j < L.n_red; j += lsize) m = {{NAME}}_max(m, (ACC)x[in + bp_red_offset(&L, j)]);
+    for (long j = lid; j < L.n_red; j += lsize) m = {{NAME}}_max(m, (ACC)LD(x[in + bp_red_offset(&L, j)]));
     part[lid] = m;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = lsize / 2; h > 0; h /= 2) {
@@ -334,7 +338,7 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
     const long terms = isfinite(m) ? L.n_red : 0;
     ACC s = 0, c = 0;
     for (long j = lid; j < terms; j += lsize) {
-      const ACC v = exp((ACC)x[in + bp_red_offset(&L, j)] - m);
+      const ACC v = exp((ACC)LD(x[in + bp_red_offset(&L, j)]) - m);
       ADD(s, c, v);
     }
     part[lid] = RESULT(s, c);
@@ -343,7 +347,7 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
       if (lid < h) part[lid] = COMBINE(part[lid], part[lid + h]);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) o[out] = (T)(isfinite(m) ? m + log(part[0]) : m);
+    if (lid == 0) o[out] = SV((T)(isfinite(m) ? m + log(part[0]) : m));
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -356,15 +360,15 @@ __kernel void {{NAME}}(__global T *o, __global const T *x, bp_reduce_layout L) {
 // at out_at; `out` may be the very same elements as `own` (in place): each
 // work-item reads its element before writing it.
 const char *const kCollective = R"CL(
-__kernel void {{NAME}}(__global T *out, long out_at, __global const T *own, long own_at,
-                       long own_index, __global const T *others, long n, long numel) {
+__kernel void {{NAME}}(__global S *out, long out_at, __global const S *own, long own_at,
+                       long own_index, __global const S *others, long n, long numel) {
   for (long e = get_global_id(0); e < numel; e += get_global_size(0)) {
-    T acc = own_index == 0 ? own[own_at + e] : others[e];
+    T acc = LD(own_index == 0 ? own[own_at + e] : others[e]);
     for (long j = 1; j < n; ++j) {
-      const T v = j == own_index ? own[own_at + e] : others[(j < own_index ? j : j - 1) * numel + e];
+      const T v = LD(j == own_index ? own[own_at + e] : others[(j < own_index ? j : j - 1) * numel + e]);
       acc = OP(acc, v);
     }
-    out[out_at + e] = FINISH(acc, n);
+    out[out_at + e] = SV(FINISH(acc, n));
   }
 }
 )CL";
@@ -414,7 +418,7 @@ typedef struct {
   long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
 } bp_scan_layout;
 
-__kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_scan_layout L) {
+__kernel void {{NAME}}(__global {{OUT}} *o, __global const S *x, bp_scan_layout L) {
   for (long r = get_global_id(0); r < L.n_rows; r += get_global_size(0)) {
     long in = L.in_offset, out = L.out_offset, g = r;
     for (int d = (int)L.row_rank - 1; d >= 0; --d) {
@@ -425,9 +429,9 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const T *x, bp_scan_layout 
     }
     ACC s = 0, c = 0;
     for (long j = 0; j < L.len; ++j) {
-      const ACC v = (ACC)x[in + j * L.in_step];
+      const ACC v = (ACC)LD(x[in + j * L.in_step]);
       ADD(s, c, v);
-      o[out + j * L.out_step] = ({{OUT}})RESULT(s, c);
+      o[out + j * L.out_step] = OSV(({{OUTT}})RESULT(s, c));
     }
   }
 }
@@ -475,7 +479,7 @@ inline int bp_index_offsets(const bp_index_layout *L, __global const long *index
 )CL";
 
 const char *const kGatherNd = R"CL(
-__kernel void {{NAME}}(__global T *o, __global const T *data, __global const long *index,
+__kernel void {{NAME}}(__global S *o, __global const S *data, __global const long *index,
                        bp_index_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     long a, b;
@@ -487,7 +491,7 @@ __kernel void {{NAME}}(__global T *o, __global const T *data, __global const lon
 // Rows naming one element more than once race; one of them wins, as
 // plugin.h allows.
 const char *const kScatterNd = R"CL(
-__kernel void {{NAME}}(__global T *o, __global const long *index, __global const T *values,
+__kernel void {{NAME}}(__global S *o, __global const long *index, __global const S *values,
                        bp_index_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     long a, b;
@@ -499,31 +503,34 @@ __kernel void {{NAME}}(__global T *o, __global const long *index, __global const
 // Rows naming one element more than once all add into it: bp_atomic_add
 // (atomic_add_source) makes each addition one indivisible step.
 const char *const kScatterAddNd = R"CL(
-__kernel void {{NAME}}(__global T *o, __global const long *index, __global const T *values,
+__kernel void {{NAME}}(__global S *o, __global const long *index, __global const S *values,
                        bp_index_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     long a, b;
-    if (bp_index_offsets(&L, index, i, &a, &b)) bp_atomic_add(o + a, values[b]);
+    if (bp_index_offsets(&L, index, i, &a, &b)) bp_atomic_add(o, a, LD(values[b]));
   }
 }
 )CL";
 
-// *p += v as one atomic step. Integers use the unsigned atomic add, whose
+// o[a] += v as one atomic step. Integers use the unsigned atomic add, whose
 // wrap-around is two's complement's; floats, which OpenCL C 1.2 cannot add
 // atomically, a compare-and-swap loop on their bits (compared as integers,
 // so a NaN ends the loop like any value). 64-bit forms need
-// cl_khr_int64_base_atomics (supports.cpp).
+// cl_khr_int64_base_atomics (supports.cpp). 8- and 16-bit elements have no
+// atomics of their own: the loop swaps the aligned 32-bit word that holds
+// the element (buffers are allocated in whole words, buffer.cpp), and a
+// half is rounded after each term, as plugin.h allows SCATTER_ADD_ND.
 std::string atomic_add_source(int32_t dtype) {
   switch (dtype) {
     case BP_INT32:
-      return "inline void bp_atomic_add(__global T *p, T v) { atomic_add((volatile __global uint *)p, (uint)v); }\n";
+      return "inline void bp_atomic_add(__global S *o, long a, T v) { atomic_add((volatile __global uint *)(o + a), (uint)v); }\n";
     case BP_INT64:
       return "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
-             "inline void bp_atomic_add(__global T *p, T v) { atom_add((volatile __global ulong *)p, (ulong)v); }\n";
+             "inline void bp_atomic_add(__global S *o, long a, T v) { atom_add((volatile __global ulong *)(o + a), (ulong)v); }\n";
     case BP_FLOAT32:
       return R"CL(
-inline void bp_atomic_add(__global T *p, T v) {
-  volatile __global uint *bits = (volatile __global uint *)p;
+inline void bp_atomic_add(__global S *o, long a, T v) {
+  volatile __global uint *bits = (volatile __global uint *)(o + a);
   uint seen = *bits, was;
   do {
     was = seen;
@@ -534,8 +541,8 @@ inline void bp_atomic_add(__global T *p, T v) {
     case BP_FLOAT64:
       return R"CL(
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void bp_atomic_add(__global T *p, T v) {
-  volatile __global ulong *bits = (volatile __global ulong *)p;
+inline void bp_atomic_add(__global S *o, long a, T v) {
+  volatile __global ulong *bits = (volatile __global ulong *)(o + a);
   ulong seen = *bits, was;
   do {
     was = seen;
@@ -543,7 +550,28 @@ inline void bp_atomic_add(__global T *p, T v) {
   } while (seen != was);
 }
 )CL";
-    default: return "";
+    default: {
+      const std::string sum = dtype_is_float(dtype) ? "SV(LD(old) + v)" : "(S)((UT)old + (UT)v)";
+      return R"CL(
+inline void bp_atomic_add(__global S *o, long a, T v) {
+  const long byte = a * (long)sizeof(S);
+  volatile __global uint *word = (volatile __global uint *)o + byte / 4;
+#ifdef __ENDIAN_LITTLE__
+  const uint shift = (uint)(byte % 4) * 8u;
+#else
+  const uint shift = (uint)(4 - sizeof(S) - byte % 4) * 8u;
+#endif
+  const uint mask = (sizeof(S) == 1 ? 0xffu : 0xffffu) << shift;
+  uint seen = *word, was;
+  do {
+    was = seen;
+    const S old = (S)((was & mask) >> shift);
+    const S sum = )CL" + sum + R"CL(;
+    seen = atomic_cmpxchg(word, was, (was & ~mask) | (((uint)sum << shift) & mask));
+  } while (seen != was);
+}
+)CL";
+    }
   }
 }
 
@@ -607,11 +635,18 @@ std::string where_body() { return "((c) ? (x) : (y))"; }
 
 // COPY's conversion (plugin.h: a C cast, except that bool is x != 0 and
 // float to integer saturates with NaN to 0, which is what OpenCL's _sat
-// conversions do) from a value of the program's type to `to`.
-std::string convert_body(bool from_float, int32_t to) {
+// conversions do) from a value of `from`'s compute type to `to`'s. A half
+// result is a float that the store rounds once: from float64 and from
+// 32- and 64-bit integers it is rounded to odd first (half.h), so that the
+// two roundings give the value's own nearest half.
+std::string convert_body(int32_t from, int32_t to) {
   if (to == BP_BOOL) return "((uchar)((x) != 0))";
-  if (from_float && (to == BP_INT32 || to == BP_INT64))
+  if (dtype_is_float(from) && dtype_is_integer(to))
     return std::string("convert_") + dtype_cl_type(to) + "_sat_rtz(x)";
+  if (dtype_is_half(to)) {
+    if (from == BP_FLOAT64) return "bp_f32_round_odd_from_f64(x)";
+    if (from == BP_INT32 || from == BP_INT64) return "bp_f32_round_odd_from_i64((long)(x))";
+  }
   return std::string("((") + dtype_cl_type(to) + ")(x))";
 }
 
@@ -683,6 +718,11 @@ std::string unsigned_type(int32_t dtype) {
   switch (dtype) {
     case BP_INT32: return "uint";
     case BP_INT64: return "ulong";
+    // 8- and 16-bit integers wrap in uint: uchar or ushort operands would
+    // be promoted to int, where a product can overflow.
+    case BP_INT8:
+    case BP_UINT8:
+    case BP_INT16: return "uint";
     default: return dtype_cl_type(dtype);  // floats and bool never wrap
   }
 }
@@ -717,27 +757,33 @@ std::string render(const std::string &text, const Vars &vars) {
 
 class Source {
  public:
+  explicit Source(int32_t dtype) : dtype_(dtype) {}
   void raw(const std::string &text) { out_ << text; }
-  // One kernel with OP(...) defined as `body`.
+  // One kernel with OP(...) defined as `body`, writing `out` (0: the
+  // program's dtype): {{OUT}} is its storage type, {{OUTT}} its compute
+  // type and OSV(v) stores one.
   void kernel(const char *tmpl, const std::string &name, const std::string &op_params,
-              const std::string &body, const std::string &out_type = "T") {
+              const std::string &body, int32_t out = 0) {
+    if (out == 0) out = dtype_;
     out_ << "#define OP" << op_params << " " << body << "\n";
-    out_ << render(tmpl, {{"NAME", name}, {"OUT", out_type}});
-    out_ << "#undef OP\n";
+    out_ << "#define OSV(v) " << store_expr(out, "v") << "\n";
+    out_ << render(tmpl, {{"NAME", name}, {"OUT", dtype_storage_type(out)}, {"OUTT", dtype_cl_type(out)}});
+    out_ << "#undef OP\n#undef OSV\n";
   }
   // The _1d and _nd variants of an elementwise-shaped kernel.
   void pair(const char *tmpl, const std::string &stem, const std::string &op_params,
-            const std::string &body, const std::string &out_type = "T") {
+            const std::string &body, int32_t out = 0) {
     raw(kWalk1d);
-    kernel(tmpl, stem + "_1d", op_params, body, out_type);
+    kernel(tmpl, stem + "_1d", op_params, body, out);
     raw(kWalkEnd);
     raw(kWalkNd);
-    kernel(tmpl, stem + "_nd", op_params, body, out_type);
+    kernel(tmpl, stem + "_nd", op_params, body, out);
     raw(kWalkEnd);
   }
   std::string str() const { return out_.str(); }
 
  private:
+  int32_t dtype_;
   std::ostringstream out_;
 };
 
@@ -752,7 +798,10 @@ const int32_t kAllOps[] = {BP_OP_LIST(BP_OCL_OP_)};
 const int32_t kAllReduceOps[] = {BP_REDUCE_OP_LIST(BP_OCL_REDUCE_OP_)};
 #undef BP_OCL_REDUCE_OP_
 
+// float16 and bfloat16 sum in float (plugin.h: float32 or wider, rounded
+// once): a double sum would need rounding to odd before the final store.
 std::string accumulator_type(int32_t dtype, bool fp64) {
+  if (dtype_is_half(dtype)) return "float";
   if (dtype_is_float(dtype)) return fp64 ? "double" : "float";
   return "long";  // integer and bool sums are int64 (plugin.h)
 }
@@ -772,7 +821,7 @@ void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options
       const int32_t out = bp_vocab_out_dtype(op, dtype);
       const std::string body = binary_body(op, dtype);
       if (!body.empty() && implements(op, dtype, out, options))
-        src.pair(kBinary, kernel_stem(op), "(x, y)", body, dtype_cl_type(out));
+        src.pair(kBinary, kernel_stem(op), "(x, y)", body, out);
     }
   }
   if (implements(BP_OP_WHERE, dtype, dtype, options))
@@ -782,18 +831,18 @@ void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options
 void copy_family(Source &src, int32_t dtype, const SourceOptions &options) {
   for (int32_t to : kAllDtypes)
     if (implements(BP_OP_COPY, dtype, to, options))
-      src.pair(kCopy, copy_stem(to), "(x)", convert_body(dtype_is_float(dtype), to), dtype_cl_type(to));
+      src.pair(kCopy, copy_stem(to), "(x)", convert_body(dtype, to), to);
 }
 
 void create_family(Source &src, int32_t dtype, const SourceOptions &options) {
   if (implements(BP_OP_FILL, dtype, dtype, options)) src.pair(kFill, kernel_stem(BP_OP_FILL), "", "");
   if (implements(BP_OP_ARANGE, dtype, dtype, options))
-    src.pair(kArange, kernel_stem(BP_OP_ARANGE), "(x)", convert_body(true, dtype));  // x is start + i * step
+    src.pair(kArange, kernel_stem(BP_OP_ARANGE), "(x)", convert_body(BP_FLOAT64, dtype));  // x is start + i * step
   const bool uniform = implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, options);
   const bool normal = implements(BP_OP_RANDOM_NORMAL, dtype, dtype, options);
   if (uniform || normal) {
     src.raw(kRandomPrelude);
-    src.raw(dtype == BP_FLOAT32 ? kUnitF32 : kUnitF64);
+    src.raw(dtype == BP_FLOAT64 ? kUnitF64 : kUnitF32);  // halves round float32's draws
   }
   if (uniform) src.pair(kUniform, kernel_stem(BP_OP_RANDOM_UNIFORM), "", "");
   if (normal) src.pair(kNormal, kernel_stem(BP_OP_RANDOM_NORMAL), "", "");
@@ -803,6 +852,9 @@ std::string lowest(int32_t dtype) {
   switch (dtype) {
     case BP_INT32: return "INT_MIN";
     case BP_INT64: return "LONG_MIN";
+    case BP_INT8: return "CHAR_MIN";
+    case BP_UINT8: return "0";
+    case BP_INT16: return "SHRT_MIN";
     default: return "(-INFINITY)";
   }
 }
@@ -811,6 +863,9 @@ std::string highest(int32_t dtype) {
   switch (dtype) {
     case BP_INT32: return "INT_MAX";
     case BP_INT64: return "LONG_MAX";
+    case BP_INT8: return "CHAR_MAX";
+    case BP_UINT8: return "UCHAR_MAX";
+    case BP_INT16: return "SHRT_MAX";
     default: return "INFINITY";
   }
 }
@@ -846,7 +901,7 @@ void reduce_family(Source &src, int32_t dtype, const SourceOptions &options) {
   const int32_t sum_out = sum_dtype(dtype);
   src.raw("#define INIT 0\n#define TERM(x) ((ACC)(x))\n");
   src.raw(std::string("#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
-  src.kernel(kReduceSum, kernel_stem(BP_OP_SUM), "", "", dtype_cl_type(sum_out));
+  src.kernel(kReduceSum, kernel_stem(BP_OP_SUM), "", "", sum_out);
   if (implements(BP_OP_MEAN, dtype, dtype, options)) {
     src.raw("#undef FINISH\n#define FINISH(s, n) ((T)((s) / (ACC)(n)))\n");
     src.kernel(kReduceSum, kernel_stem(BP_OP_MEAN), "", "");
@@ -866,7 +921,7 @@ void reduce_family(Source &src, int32_t dtype, const SourceOptions &options) {
                                   : "#define ADD(s, c, v) { s = (ACC)((ulong)s * (ulong)v); }\n"
                                     "#define COMBINE(a, b) ((ACC)((ulong)(a) * (ulong)(b)))\n");
     src.raw(std::string("#define RESULT(s, c) (s)\n#define FINISH(s, n) ((") + dtype_cl_type(sum_out) + ")(s))\n");
-    src.kernel(kReduceSum, kernel_stem(BP_OP_PROD), "", "", dtype_cl_type(sum_out));
+    src.kernel(kReduceSum, kernel_stem(BP_OP_PROD), "", "", sum_out);
   }
   if (!implements(BP_OP_MAX, dtype, dtype, options)) return;  // bool: SUM only
   // x replaces best only when strictly better, or a NaN replacing a number
@@ -885,7 +940,7 @@ void matmul_family(Source &src) { src.kernel(kMatmul, kernel_stem(BP_OP_MATMUL),
 
 void scan_family(Source &src, int32_t dtype) {
   sum_macros(src, dtype);
-  src.kernel(kCumsum, kernel_stem(BP_OP_CUMSUM), "", "", dtype_cl_type(sum_dtype(dtype)));
+  src.kernel(kCumsum, kernel_stem(BP_OP_CUMSUM), "", "", sum_dtype(dtype));
 }
 
 // plugin.h: SUM adds (integers wrap, as ADD does), MEAN divides the sum by
@@ -906,7 +961,10 @@ void collective_family(Source &src, int32_t dtype) {
   for (int32_t op : kAllReduceOps) {
     const std::string body = collective_body(op, dtype);
     if (body.empty() || !bp_vocab_dtype_in_set(dtype, bp_vocab_reduce_op_dtypes(op))) continue;
-    src.raw(op == BP_REDUCE_MEAN ? "#define FINISH(acc, n) ((acc) / (T)(n))\n" : "#define FINISH(acc, n) (acc)\n");
+    // Integer means divide the (wrapped) sum in long, so n never wraps in T.
+    const char *mean = dtype_is_float(dtype) ? "#define FINISH(acc, n) ((acc) / (T)(n))\n"
+                                             : "#define FINISH(acc, n) ((T)((long)(acc) / (n)))\n";
+    src.raw(op == BP_REDUCE_MEAN ? mean : "#define FINISH(acc, n) (acc)\n");
     src.kernel(kCollective, collective_stem(op), "(a, b)", body);
     src.raw("#undef FINISH\n");
   }
@@ -954,13 +1012,17 @@ const char *family_name(Family family) {
 }
 
 std::string kernel_source(Family family, int32_t dtype, const SourceOptions &options) {
-  Source src;
+  Source src(dtype);
   src.raw(render(kPrelude, {{"FP64_PRAGMA", options.fp64
                                                 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"
                                                 : ""},
                             {"T", dtype_cl_type(dtype)},
+                            {"S", dtype_storage_type(dtype)},
                             {"UT", unsigned_type(dtype)},
-                            {"ACC", accumulator_type(dtype, options.fp64)}}));
+                            {"ACC", accumulator_type(dtype, options.fp64)},
+                            {"HALVES", half_conversions_source(options.fp64)},
+                            {"LD", load_expr(dtype, "v")},
+                            {"SV", store_expr(dtype, "v")}}));
   src.raw(nan_test_macro(dtype));
   switch (family) {
     case Family::Elementwise: elementwise_family(src, dtype, options); break;

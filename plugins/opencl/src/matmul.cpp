@@ -1,5 +1,5 @@
-// matmul.cpp — MATMUL dispatch: floats to CLBlast, integers to our kernel
-// (BLAS libraries have no integer GEMM).
+// matmul.cpp — MATMUL dispatch: floats to CLBlast (halves through float32),
+// integers to our kernel (BLAS libraries have no integer GEMM).
 #include "dtype.hpp"
 #include "ops.hpp"
 
@@ -8,6 +8,10 @@ namespace bp_ocl {
 void run_matmul(Device &device, const Device::Lock &lock, const View &a, const View &b,
                 const View &out) {
   if (out.numel == 0) return;
+  if (dtype_is_half(out.dtype)) {
+    run_gemm_halves(device, lock, a, b, out);
+    return;
+  }
   if (dtype_is_float(out.dtype)) {
     run_gemm_clblast(device, lock, a, b, out);
     return;

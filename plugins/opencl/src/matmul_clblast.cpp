@@ -1,4 +1,5 @@
-// matmul_clblast.cpp — float32/float64 MATMUL through CLBlast.
+// matmul_clblast.cpp — float MATMUL through CLBlast: float32 and float64
+// directly, float16 and bfloat16 through float32 copies.
 //
 // CLBlast takes each matrix as an offset, a leading dimension and a
 // transpose flag, so any operand whose matrix axes are row- or column-major
@@ -86,11 +87,12 @@ class Scratch {
   ~Scratch() {
     for (cl_mem m : mems_) clReleaseMemObject(m);
   }
-  // A dense copy of `v`, or space for one when `fill` is false.
-  View dense_like(Device &device, const Device::Lock &lock, const View &v, bool fill) {
-    mems_.push_back(create_memory(device, static_cast<uint64_t>(v.numel) * dtype_size(v.dtype),
-                                  "execute"));
-    View dense = dense_view(mems_.back(), v.dtype, v.rank, v.shape);
+  // A dense copy of `v` converted to `dtype` (0: v's own), or space for
+  // one when `fill` is false.
+  View dense_like(Device &device, const Device::Lock &lock, const View &v, bool fill, int32_t dtype = 0) {
+    if (dtype == 0) dtype = v.dtype;
+    mems_.push_back(create_memory(device, static_cast<uint64_t>(v.numel) * dtype_size(dtype), "execute"));
+    View dense = dense_view(mems_.back(), dtype, v.rank, v.shape);
     if (fill) run_copy(device, lock, v, dense);
     return dense;
   }
@@ -223,6 +225,23 @@ void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a_in
   }
   device.enqueued(lock, event);
   if (!out_direct) run_copy(device, lock, c, out);
+}
+
+// CLBlast's half GEMM (HGEMM) accumulates in half precision, where plugin.h
+// asks for float32 or wider, and bfloat16 it has none: both go through
+// float32, widened exactly, multiplied by SGEMM and rounded once at the end.
+void run_gemm_halves(Device &device, const Device::Lock &lock, const View &a, const View &b,
+                     const View &out) {
+  if (a.numel == 0) {  // K = 0 (out has elements): an empty sum, and no scratch to make
+    run_create(device, lock, BP_OP_FILL, bp_plugin::Attrs{}, out);
+    return;
+  }
+  Scratch scratch;
+  const View a32 = scratch.dense_like(device, lock, a, true, BP_FLOAT32);
+  const View b32 = scratch.dense_like(device, lock, b, true, BP_FLOAT32);
+  const View c32 = scratch.dense_like(device, lock, out, false, BP_FLOAT32);
+  run_gemm_clblast(device, lock, a32, b32, c32);
+  run_copy(device, lock, c32, out);
 }
 
 }  // namespace bp_ocl

@@ -34,6 +34,9 @@ void run_matmul(Device &device, const Device::Lock &lock, const View &a, const V
 // matmul_clblast.cpp: float32/float64 MATMUL through CLBlast GEMM.
 void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a, const View &b,
                       const View &out);
+// matmul_clblast.cpp: float16/bfloat16 MATMUL as float32 GEMM of widened copies.
+void run_gemm_halves(Device &device, const Device::Lock &lock, const View &a, const View &b,
+                     const View &out);
 
 // scan.cpp: CUMSUM.
 void run_scan(Device &device, const Device::Lock &lock, int32_t op, const View &in,
