@@ -57,9 +57,12 @@ def cell(title):
     print("\n[{}] {}".format(_cell[0], title))
 
 
-def out(*values):
-    """Prints values like a notebook's Out[] line (a tuple when several)."""
+def out(*values, step=None):
+    """Prints values like a notebook's Out[] line (a tuple when several);
+    step names the one value for --record."""
     print(repr(values[0]) if len(values) == 1 else repr(values))
+    if step is not None:
+        record(step, values[0])
 
 
 # ---- !nvidia-smi ------------------------------------------------------------------
@@ -99,17 +102,15 @@ print("(new tensors go to the configured default device, {}: [devices] default =
 # mxnet: X = np.ones((2, 3), ctx=try_gpu())   pytorch: X = torch.ones(2, 3, device=try_gpu())
 cell("X = ones((2, 3), device=try_gpu()); X")
 X = bp.ones((2, 3), dtype=DTYPE, device=try_gpu())
-out(X)
-record("X", X)
+out(X, step="X")
 
 # mxnet: Y = np.random.uniform(size=(2, 3), ctx=try_gpu(1))
 # pytorch: Y = torch.rand(2, 3, device=try_gpu(1))
 cell("Y = random.uniform((2, 3), device=try_gpu(1)); Y")
 Y = bp.random.uniform((2, 3), dtype=DTYPE, device=try_gpu(1), seed=0)
-out(Y)
-record("Y", Y)
-# The float32 draw Y rounds (plugin.h: random streams are float32, rounded).
-record("Y.float32", bp.random.uniform((2, 3), device=try_gpu(1), seed=0))
+out(Y, step="Y")
+if args.record:  # the float32 draw Y rounds (plugin.h: random streams are float32, rounded)
+    record("Y.float32", bp.random.uniform((2, 3), device=try_gpu(1), seed=0))
 
 # tensorflow: with try_gpu(1): Y = tf.random.uniform((2, 3))
 cell("with default_device(try_gpu(1)): W = ones((2, 3))   (the TensorFlow / JAX scope)")
@@ -127,8 +128,7 @@ if X.device != Y.device:
         print("DeviceMismatchError: {}".format(e))
         print("  op={!r} devices={!r}".format(e.op, e.devices))
 else:
-    out(X + Y)
-    record("X + Y", X + Y)
+    out(X + Y, step="X + Y")
     print("(X and Y are both on {}: nothing to copy on this machine)".format(X.device))
     others = [d for d in bp.devices() if d != X.device]
     if others:
@@ -145,8 +145,7 @@ print(Z)
 record("Z", Z)
 
 cell("Y + Z")
-out(Y + Z)
-record("Y + Z", Y + Z)
+out(Y + Z, step="Y + Z")
 
 # mxnet: Z.as_in_ctx(try_gpu(1)) is Z   pytorch: Z.cuda(1) is Z
 cell("Z.as_in_ctx(try_gpu(1)) is Z")
@@ -165,16 +164,16 @@ out(Z2 is Z)
 # ---- Computing on the GPU (first MXNet edition) -----------------------------------
 # mxnet: (z + 2).exp() * y
 cell("(Z + 2).exp() * Y")
-out((Z + 2).exp() * Y)
-record("(Z + 2).exp() * Y", (Z + 2).exp() * Y)
+out((Z + 2).exp() * Y, step="(Z + 2).exp() * Y")
 
 # ---- Reading back to the host (Chinese MXNet edition) -----------------------------
 # print(y); print(y.asnumpy()); print(y.sum().asscalar())
 cell("print(Y); print(Y.numpy()); print(Y.sum().item())")
 print(Y)
 print(Y.numpy() if DTYPE.has_numpy else Y.float().numpy())  # NumPy has no bfloat16
-print(Y.sum().item())
-record("Y.sum()", Y.sum())
+y_sum = Y.sum()
+print(y_sum.item())
+record("Y.sum()", y_sum)
 
 # ---- Neural networks and GPUs -----------------------------------------------------
 # pytorch: net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu())
@@ -183,8 +182,7 @@ from backplane import nn  # noqa: E402  (the chapter imports it here too)
 cell("net = nn.Sequential(nn.LazyLinear(1)); net = net.to(device=try_gpu()); net(X)")
 net = nn.Sequential(nn.LazyLinear(1))
 net = net.to(device=try_gpu(), dtype=DTYPE)
-out(net(X))
-record("net(X)", net(X))
+out(net(X), step="net(X)")
 record("net.weight", net[0].weight.data)
 record("net.bias", net[0].bias.data)
 
@@ -231,7 +229,8 @@ cell("exercise 3: 100 matmuls of 100x100, Frobenius norm logged per step vs on t
 dev = try_gpu()
 A = bp.random.uniform((100, 100), dtype=DTYPE, device=dev, seed=2)
 record("A", A)
-record("A @ A", A @ A)
+if args.record:
+    record("A @ A", A @ A)
 steps = 100
 t0 = time.perf_counter()
 host_log = [float(bp.norm(A @ A)) for _ in range(steps)]  # a host round trip per step
