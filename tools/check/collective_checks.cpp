@@ -7,6 +7,7 @@
 // declining a case (the core then stages it): reported as a note, and it
 // must come before anything is written. Malformed calls are refused with a
 // message and write nothing. A plugin without the entry skips the group.
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -67,6 +68,13 @@ bool with_host_type(int32_t dtype, F &&f) {
   if (kind == BP_DTYPE_KIND_BOOL && size == 1) return f(uint8_t{}), true;
   return false;
 }
+
+// float16 and bfloat16: no host type; their values go through half.h
+// (store, load_double) and reduce in float32 or wider, rounded once.
+bool is_half(int32_t dtype) { return dtype == BP_FLOAT16 || dtype == BP_BFLOAT16; }
+
+// Whether the kit can compute a collective's results in `dtype`.
+bool computable(int32_t dtype) { return is_half(dtype) || with_host_type(dtype, [](auto) {}); }
 
 template <class T>
 T get(const Bytes &b, int64_t i) {
@@ -145,6 +153,9 @@ Bytes input_values(const Coll &c, int32_t j) {
   const int64_t count = elements(c.in_shape());
   Bytes b(size_t(count * bp_vocab_dtype_size(c.dtype)));
   const bool is_bool_dtype = is_bool(c.dtype);
+  if (is_half(c.dtype))
+    for (int64_t e = 0; e < count; ++e)
+      store(c.dtype, b.data() + e * 2, Val{std::uniform_real_distribution<double>(-4, 4)(rng), 0});
   with_host_type(c.dtype, [&](auto tag) {
     using T = decltype(tag);
     for (int64_t e = 0; e < count; ++e) {
@@ -174,10 +185,44 @@ struct Expected {
   std::vector<double> tolerance;
 };
 
+// A float16 or bfloat16 output: moved elements keep their bits; MAX and MIN
+// pick one (exact); SUM and MEAN are the float32 sum rounded once, so within
+// one ulp of the half (eps |result|, plus the smallest subnormal) and the
+// float32 sum's n + 1 roundings of the sum of magnitudes.
+void expected_half(const Coll &c, const std::vector<Bytes> &inputs, int32_t i, Expected &x) {
+  const int32_t n = c.n();
+  const int64_t share = elements(c.share), count = elements(c.out_shape());
+  const double eps = c.dtype == BP_FLOAT16 ? 0x1p-10 : 0x1p-7, tiny = c.dtype == BP_FLOAT16 ? 0x1p-24 : 0x1p-133;
+  for (int64_t e = 0; e < count; ++e) {
+    uint8_t *out = x.values.data() + e * 2;
+    if (c.collective == BP_COLLECTIVE_BROADCAST) {
+      std::memcpy(out, inputs[size_t(c.root)].data() + e * 2, 2);
+    } else if (c.collective == BP_COLLECTIVE_ALL_GATHER) {
+      std::memcpy(out, inputs[size_t(e / share)].data() + (e % share) * 2, 2);
+    } else {
+      const int64_t at = c.collective == BP_COLLECTIVE_REDUCE_SCATTER ? i * share + e : e;
+      double acc = load_double(c.dtype, inputs[0].data() + at * 2), magnitude = std::fabs(acc);
+      for (int32_t j = 1; j < n; ++j) {
+        const double v = load_double(c.dtype, inputs[size_t(j)].data() + at * 2);
+        acc = combine(c.reduce_op, acc, v);
+        magnitude += std::fabs(v);
+      }
+      if (c.reduce_op == BP_REDUCE_MEAN) {
+        acc /= n;
+        magnitude /= n;
+      }
+      store(c.dtype, out, Val{acc, 0});
+      if (c.reduce_op == BP_REDUCE_SUM || c.reduce_op == BP_REDUCE_MEAN)
+        x.tolerance[size_t(e)] = eps * std::fabs(acc) + tiny + (n + 1) * double(FLT_EPSILON) * magnitude;
+    }
+  }
+}
+
 Expected expected_output(const Coll &c, const std::vector<Bytes> &inputs, int32_t i) {
   const int32_t n = c.n();
   const int64_t share = elements(c.share), count = elements(c.out_shape());
   Expected x{Bytes(size_t(count * bp_vocab_dtype_size(c.dtype))), std::vector<double>(size_t(count), 0.0)};
+  if (is_half(c.dtype)) expected_half(c, inputs, i, x);
   with_host_type(c.dtype, [&](auto tag) {
     using T = decltype(tag);
     for (int64_t e = 0; e < count; ++e) {
@@ -391,11 +436,13 @@ std::vector<int32_t> held_dtypes(Plugin &p, const std::vector<int32_t> &devices)
       everywhere = everywhere && here;
       any = any || here;
     }
-    if (everywhere && with_host_type(dtype, [](auto) {})) out.push_back(dtype);
+    if (everywhere && computable(dtype)) out.push_back(dtype);
   }
+  // A plugin of an older ABI minor never receives a dtype it predates (the
+  // core converts around it).
   if (!any)
     for (int32_t dtype : vocab_dtypes())
-      if (with_host_type(dtype, [](auto) {})) out.push_back(dtype);
+      if (computable(dtype) && (p.api().abi_minor >= 4 || dtype <= BP_BOOL)) out.push_back(dtype);
   return out;
 }
 

@@ -76,6 +76,12 @@ namespace {
 Val input_value(std::mt19937_64 &rng, int32_t dtype) {
   const double r = std::uniform_real_distribution<double>(0, 1)(rng);
   if (is_bool(dtype)) return draw(rng, dtype, {});
+  // The 8- and 16-bit dtypes take their own special values (largest finite,
+  // subnormals, limits of the integer).
+  if (r < 0.08 && bp_vocab_dtype_size(dtype) < 4) {
+    const std::vector<Val> sp = specials_for(BP_OP_ABS, dtype);
+    return sp[rng() % sp.size()];
+  }
   if (is_float(dtype)) {
     if (r < 0.08) {
       const double inf = std::numeric_limits<double>::infinity();
