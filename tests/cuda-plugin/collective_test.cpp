@@ -3,7 +3,9 @@
 // says "skipped: no CUDA device (<reason>)". With one device: every dtype,
 // collective and reduction with one participant, in place and not, also in
 // a group of one rank; with two or more, across two devices in both orders
-// (support/collective_checks.hpp has the host's values).
+// (support/collective_checks.hpp has the host's values). NCCL has no int16:
+// those collectives must be declined (BP_ERR_UNSUPPORTED, nothing written)
+// so that the core stages them through host memory.
 #include <cstring>
 
 #include "collective_checks.hpp"
@@ -28,6 +30,37 @@ bool ready(const PluginHandle &plugin) { return has_device(plugin) && has_collec
 
 // A second device for the tests that take two, or -1.
 int32_t second_device(const PluginHandle &plugin) { return devices(plugin).count >= 2 ? 1 : -1; }
+
+// The case declined before anything is written: every output keeps its bytes.
+void check_declined(const PluginHandle &plugin, const CollectiveCase &c) {
+  INFO(c.describe());
+  const size_t in_elements = static_cast<size_t>(numel(c.input_shape()));
+  const size_t out_elements = static_cast<size_t>(numel(c.output_shape()));
+  std::vector<bp_buffer> buffers;
+  std::vector<bp_plugin_tensor> in, out;
+  for (int32_t d : c.devices) {
+    buffers.push_back(plugin.upload(d, std::vector<int16_t>(in_elements, 7)));
+    in.push_back(dense_view(buffers.back(), c.dtype, c.input_shape()));
+    buffers.push_back(plugin.upload(d, std::vector<int16_t>(out_elements, -3)));
+    out.push_back(dense_view(buffers.back(), c.dtype, c.output_shape()));
+  }
+  bp_collective_args args = collective_args(c.collective, c.reduce_op, c.devices, in, c.in_place ? in : out, c.root);
+  args.group = c.group;
+  check_error(plugin.api(), plugin.api().collective(&args), BP_ERR_UNSUPPORTED, {"int16"});
+  for (size_t i = 0; i < c.devices.size(); ++i) {
+    CHECK(plugin.download<int16_t>(buffers[2 * i], in_elements) == std::vector<int16_t>(in_elements, 7));
+    CHECK(plugin.download<int16_t>(buffers[2 * i + 1], out_elements) == std::vector<int16_t>(out_elements, -3));
+  }
+  for (bp_buffer b : buffers) CHECK(plugin.api().free(b) == BP_OK);
+}
+
+// A case NCCL runs, compared with the host's values, or one it cannot (int16), declined.
+void check_case(const PluginHandle &plugin, const CollectiveCase &c) {
+  if (c.dtype == BP_INT16)
+    check_declined(plugin, c);
+  else
+    check_collective_case(plugin, c);
+}
 
 }  // namespace
 
@@ -60,7 +93,7 @@ TEST_CASE("cuda: without a device the collective and group entries answer with e
 TEST_CASE("cuda: collectives with one participant", "[cuda][collective]") {
   PluginHandle plugin(kPlugin);
   if (!ready(plugin)) return;
-  for (const CollectiveCase &c : collective_cases({{0}})) check_collective_case(plugin, c);
+  for (const CollectiveCase &c : collective_cases({{0}})) check_case(plugin, c);
 }
 
 TEST_CASE("cuda: collectives across cuda:0 and cuda:1, in both orders", "[cuda][collective]") {
@@ -70,7 +103,7 @@ TEST_CASE("cuda: collectives across cuda:0 and cuda:1, in both orders", "[cuda][
     skip("one CUDA device: no collective across two");
     return;
   }
-  for (const CollectiveCase &c : collective_cases({{0, 1}, {1, 0}})) check_collective_case(plugin, c);
+  for (const CollectiveCase &c : collective_cases({{0, 1}, {1, 0}})) check_case(plugin, c);
 }
 
 TEST_CASE("cuda: a collective runs after earlier work and before later work on each device",
@@ -133,7 +166,7 @@ TEST_CASE("cuda: a group of one rank runs every collective, then is left", "[cud
   for (CollectiveCase c : collective_cases({{0}})) {
     c.group = group;
     c.ranks = 1;
-    check_collective_case(plugin, c);
+    check_case(plugin, c);
   }
   if (second_device(plugin) >= 0) {
     INFO("the group's collective on another device");
