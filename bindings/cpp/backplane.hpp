@@ -561,26 +561,35 @@ Tensor from_vector(const std::vector<T> &values, const Shape &s, Device d = defa
 inline Tensor binary(bp_op op, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_binary(op, a.handle(), b.handle(), o); });
 }
-// op(a, s), or op(s, a) when scalar_is_lhs, with the scalar's kind given
-// explicitly (since 1.4).
+// op(a, s), or op(s, a) when scalar_is_lhs, by bp_binary_scalar's 1.0 rule,
+// which is value-based: an integral s keeps an integer tensor's dtype.
+inline Tensor binary(bp_op op, const Tensor &a, double s, bool scalar_is_lhs = false) {
+  return Tensor::wrap([&](bp_tensor *o) { return bp_binary_scalar(op, a.handle(), s, scalar_is_lhs, o); });
+}
+// The same with the scalar's kind given: the dtype follows the kind, never
+// the value (since 1.4).
 inline Tensor binary(bp_op op, const Tensor &a, double s, bp_scalar_kind kind, bool scalar_is_lhs = false) {
   return Tensor::wrap(
       [&](bp_tensor *o) { return bp_binary_scalar_kind(op, a.handle(), s, kind, scalar_is_lhs, o); });
 }
-// The kind from the scalar's C++ type (detail::scalar_kind_of): a double is
-// FLOAT, so int_tensor + 2.0 is float64. (since 1.4; before, a double scalar
-// followed bp_binary_scalar's value-based rule)
-template <class S, detail::if_scalar_t<S> = 0>
-Tensor binary(bp_op op, const Tensor &a, S s, bool scalar_is_lhs = false) {
-  return binary(op, a, double(s), detail::scalar_kind_of<S>(), scalar_is_lhs);
-}
 
+namespace detail {
+// op with a scalar of any C++ number type, of the kind its type is.
+template <class S>
+Tensor binary_with(bp_op op, const Tensor &a, S s, bool scalar_is_lhs = false) {
+  return binary(op, a, double(s), scalar_kind_of<S>(), scalar_is_lhs);
+}
+}  // namespace detail
+
+// The operators with a scalar pass its kind, from its C++ type: a double is
+// FLOAT, so int_tensor + 2.0 is float64 and int_tensor + 2 stays int.
+// (since 1.4; before, a scalar followed bp_binary_scalar's value-based rule)
 #define BP_CPP_BINARY_OPERATOR(sym, OP)                                                         \
   inline Tensor operator sym(const Tensor &a, const Tensor &b) { return binary(OP, a, b); }     \
   template <class S, detail::if_scalar_t<S> = 0>                                                \
-  Tensor operator sym(const Tensor &a, S s) { return binary(OP, a, s); }                        \
+  Tensor operator sym(const Tensor &a, S s) { return detail::binary_with(OP, a, s); }           \
   template <class S, detail::if_scalar_t<S> = 0>                                                \
-  Tensor operator sym(S s, const Tensor &a) { return binary(OP, a, s, true); }
+  Tensor operator sym(S s, const Tensor &a) { return detail::binary_with(OP, a, s, true); }
 BP_CPP_BINARY_OPERATOR(+, BP_OP_ADD)
 BP_CPP_BINARY_OPERATOR(-, BP_OP_SUB)
 BP_CPP_BINARY_OPERATOR(*, BP_OP_MUL)
@@ -603,13 +612,13 @@ inline Tensor operator-(const Tensor &a) { return a.unary(BP_OP_NEG); }
 inline Tensor operator~(const Tensor &a) { return a.unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
 inline Tensor pow(const Tensor &a, const Tensor &b) { return binary(BP_OP_POW, a, b); }
 template <class S, detail::if_scalar_t<S> = 0>
-Tensor pow(const Tensor &a, S e) { return binary(BP_OP_POW, a, e); }
+Tensor pow(const Tensor &a, S e) { return detail::binary_with(BP_OP_POW, a, e); }
 inline Tensor maximum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MAXIMUM, a, b); }
 inline Tensor minimum(const Tensor &a, const Tensor &b) { return binary(BP_OP_MINIMUM, a, b); }
 // Python's //: the quotient rounded toward -inf (since 1.1).
 inline Tensor floor_divide(const Tensor &a, const Tensor &b) { return binary(BP_OP_FLOOR_DIVIDE, a, b); }
 template <class S, detail::if_scalar_t<S> = 0>
-Tensor floor_divide(const Tensor &a, S s) { return binary(BP_OP_FLOOR_DIVIDE, a, s); }
+Tensor floor_divide(const Tensor &a, S s) { return detail::binary_with(BP_OP_FLOOR_DIVIDE, a, s); }
 inline Tensor where(const Tensor &c, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_where(c.handle(), a.handle(), b.handle(), o); });
 }

@@ -178,16 +178,16 @@ template <class T>
 std::vector<bp::Tensor> integer_chain(const bp::Device &d) {
   const Inputs<T> in(d);
   const bp::Tensor f = input<float>({R, C}, 8, d);
-  const bp::Tensor a = in.x * in.y + in.row - 3.0;
-  const bp::Tensor c = 7.0 - a;
+  const bp::Tensor a = in.x * in.y + in.row - 3;
+  const bp::Tensor c = 7 - a;
   const bp::Tensor sel = bp::where(in.x > in.y, c, in.xs);
   return {
-      bp::floor_divide(c, in.y.abs() + 1.0) + c % (in.xt.abs() + 1.0) + bp::floor_divide(in.xs, 3.0) + in.x % 4.0,
-      (sel & in.xt) | (in.x ^ 5.0) | ~sel,
+      bp::floor_divide(c, in.y.abs() + 1) + c % (in.xt.abs() + 1) + bp::floor_divide(in.xs, 3) + in.x % 4,
+      (sel & in.xt) | (in.x ^ 5) | ~sel,
       bp::maximum(in.x, in.xs) - bp::minimum(in.y, in.col) + (-in.x).abs() + in.y.square(),
-      in.x / (in.y.abs() + 1.0),
+      in.x / (in.y.abs() + 1),
       in.x * 0.5 + in.y * 1e10,
-      (in.x * 0.01).exp() + (in.xs.abs() + 1.0).log(),
+      (in.x * 0.01).exp() + (in.xs.abs() + 1).log(),
       in.x + f,
       in.x.astype(BP_FLOAT32) + in.xt.astype(BP_BOOL).astype(in.x.dtype()) + in.xs.astype(BP_FLOAT64),
       ((in.x == in.y) | (in.x != in.xt)) ^ ((in.x < in.row) & (in.xs <= in.col)) ^ (in.x >= 3.0) ^ (in.y > in.xt),
@@ -203,7 +203,7 @@ std::vector<bp::Tensor> bool_chain(const bp::Device &d) {
       in.x + in.y + in.xs,
       in.x.astype(BP_FLOAT32) * 2.5 + 1.0 * in.xt.astype(BP_FLOAT64),
       (in.x == in.y) ^ (in.xs != in.col) ^ (in.x < in.y) ^ (in.xt >= in.row),
-      in.x * 3.0 - in.y,
+      in.x * 3 - in.y,
   };
 }
 

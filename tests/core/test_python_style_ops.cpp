@@ -13,8 +13,8 @@ TEST_CASE("floor_divide and remainder are Python's // and %, with scalars on eit
   const bp::Tensor b = bp::from_vector<int64_t>({2, 2, -2, -2}, {4}, d);
   CHECK(bp::floor_divide(a, b).to_vector<int64_t>() == std::vector<int64_t>{3, -4, -4, 3});
   CHECK((a % b).to_vector<int64_t>() == std::vector<int64_t>{1, 1, -1, -1});
-  CHECK((-7.0 % b).to_vector<int64_t>() == std::vector<int64_t>{1, 1, -1, -1});
-  // A non-integral scalar with integers computes in float64, as for every operator.
+  CHECK((-7 % b).to_vector<int64_t>() == std::vector<int64_t>{1, 1, -1, -1});
+  // A float scalar with integers computes in float64, as for every operator.
   const bp::Tensor f = a % 2.5;
   CHECK(f.dtype() == BP_FLOAT64);
   CHECK(f.to_vector<double>() == std::vector<double>{2.0, 0.5, 2.0, 0.5});
