@@ -65,6 +65,14 @@ def test_float16_values_round_trip_exactly(host):
     assert t[4].item() == 65504.0
 
 
+def test_float16_from_python_rounds_and_overflows_to_infinity(host):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # infinity is the rule, not a warning
+        t = bp.tensor([65519.0, 65520.0, -1e6, 0.1], dtype=bp.float16, device=host)
+    assert t.tolist() == [65504.0, float("inf"), float("-inf"), 0.0999755859375]
+
+
 def test_bfloat16_from_python_rounds_once_to_nearest_even(host):
     # 1 + 2^-8 is halfway between 1 and 1 + 2^-7: to even, 1. Just above it
     # (by 2^-40, which a float32 would drop) rounds up.

@@ -662,7 +662,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if dt is bfloat16:
         arr = _bfloat16_bits(np, data)
     elif dt is not None:
-        arr = np.asarray(data, dtype=np.bool_ if dt is bool_ else dt.name)
+        # Past float16's range is infinity (plugin.h's COPY rule), not a warning.
+        with np.errstate(over="ignore"):
+            arr = np.asarray(data, dtype=np.bool_ if dt is bool_ else dt.name)
     else:
         from_numpy = isinstance(data, (np.ndarray, np.generic))
         arr = np.asarray(data)
