@@ -270,15 +270,19 @@ TEST_CASE("fused unary operators and copies and where match execute for every dt
       }
       check_fused(p, prog);
     }
-    // A conversion to every dtype.
-    Program copies{std::string("copies of ") + dtype_name(dtype), {3, 5},
-                   {random_tensor(dt, dense(Shape{3, 5}), rng, Values::general)}, {}, {}};
+    // A conversion to every dtype, up to eight per program.
+    std::vector<int32_t> targets;
     for (int32_t to : kAllTypes)
-      if (supported(p, BP_OP_COPY, dtype, to)) {
+      if (supported(p, BP_OP_COPY, dtype, to)) targets.push_back(to);
+    for (size_t first = 0; first < targets.size(); first += BP_FUSED_MAX_OUTPUTS) {
+      Program copies{std::string("copies of ") + dtype_name(dtype), {3, 5},
+                     {random_tensor(dt, dense(Shape{3, 5}), rng, Values::general)}, {}, {}};
+      for (size_t i = first; i < targets.size() && i < first + BP_FUSED_MAX_OUTPUTS; ++i) {
         copies.outputs.push_back(static_cast<int32_t>(1 + copies.instrs.size()));
-        copies.instrs.push_back({BP_OP_COPY, dtype, to, {0}});
+        copies.instrs.push_back({BP_OP_COPY, dtype, targets[i], {0}});
       }
-    check_fused(p, copies, 1);
+      check_fused(p, copies, 1);
+    }
     // WHERE with a broadcast condition.
     Program where{std::string("where on ") + dtype_name(dtype), {3, 5},
                   {random_tensor(BP_BOOL, strided({3, 5}, {1, 0}), rng), random_tensor(dt, dense(Shape{3, 5}), rng),
@@ -319,6 +323,32 @@ TEST_CASE("a fused program mixing dtypes with several outputs matches execute fo
                  {5, 7, 4, 9, 0}};
     check_fused(p, prog, device);
     device = 1 - device;
+  }
+}
+
+TEST_CASE("a fused chain of float16 or bfloat16 rounds each instruction's result as execute does", "[fused]") {
+  const PluginHandle p = open_plugin("");
+  if (!has_opencl(p)) return;
+  std::mt19937_64 rng(17);
+  for (int32_t dtype : {BP_FLOAT16, BP_BFLOAT16}) {
+    const auto dt = static_cast<bp_dtype>(dtype);
+    const int32_t other = dtype == BP_FLOAT16 ? BP_BFLOAT16 : BP_FLOAT16;
+    // v2 = x + x; v3 = v2 * (1/3); v4 = sqrt(v3); v5 = float32(v3); v6 = half(d);
+    // v7 = v6 - v3; v8 = maximum(v7, v4); v9 = the other half(v8). Every
+    // result a half, so a kernel that kept float32 between instructions would differ.
+    Program prog{std::string("a chain of ") + dtype_name(dtype), {4, 6},
+                 {random_tensor(dt, dense(Shape{4, 6}), rng, Values::general),
+                  random_tensor(BP_FLOAT64, strided({4, 6}, {1, 4}), rng, Values::general)},
+                 {{BP_OP_ADD, dtype, dtype, {0, 0}},
+                  {BP_OP_MUL, dtype, dtype, {2}, BP_SCALAR_RHS, 1.0 / 3},
+                  {BP_OP_SQRT, dtype, dtype, {3}},
+                  {BP_OP_COPY, dtype, BP_FLOAT32, {3}},
+                  {BP_OP_COPY, BP_FLOAT64, dtype, {1}},
+                  {BP_OP_SUB, dtype, dtype, {6, 3}},
+                  {BP_OP_MAXIMUM, dtype, dtype, {7, 4}},
+                  {BP_OP_COPY, dtype, other, {8}}},
+                 {4, 5, 7, 8, 9}};
+    check_fused(p, prog);
   }
 }
 

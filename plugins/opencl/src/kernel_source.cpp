@@ -654,9 +654,12 @@ namespace {
 
 // Integer POW by squaring: the same value as repeated multiplication
 // modulo 2^bits. A negative exponent gives 0 unless the base is 1 or -1.
+// BP_IS_MINUS_ONE is false for unsigned T without comparing it with -1
+// (which compilers flag as always false).
 const char *const kIntPow = R"CL(
+#define BP_IS_MINUS_ONE(v) ((T)-1 < (T)0 && (v) == (T)-1)
 inline T bp_ipow(T base, T e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  if (e < 0) return base == 1 ? 1 : BP_IS_MINUS_ONE(base) ? ((e & 1) ? -1 : 1) : 0;
   UT r = 1, b = (UT)base;
   while (e) {
     if (e & 1) r *= b;
@@ -673,12 +676,12 @@ inline T bp_ipow(T base, T e) {
 const char *const kIntDivision = R"CL(
 inline T bp_ifloordiv(T a, T b) {
   if (b == 0) return 0;
-  if (b == -1) return (T)((UT)0 - (UT)a);
+  if (BP_IS_MINUS_ONE(b)) return (T)((UT)0 - (UT)a);
   const T q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 inline T bp_iremainder(T a, T b) {
-  if (b == 0 || b == -1) return 0;
+  if (b == 0 || BP_IS_MINUS_ONE(b)) return 0;
   const T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
