@@ -60,6 +60,19 @@ BP_HD inline uint16_t f16_from_f32(float f) {
 #endif
 }
 
+// A float64 NaN as float32: its sign and the top of its payload, made quiet,
+// as a host's conversion gives it (so half.h's answer); the device's cvt
+// would give one canonical NaN instead.
+BP_HD inline float nan_f32_from_f64(double d) {
+  union {
+    double d;
+    uint64_t u;
+  } v;
+  v.d = d;
+  return bp_f32_from_bits(static_cast<uint32_t>((v.u >> 32) & 0x80000000u) | 0x7fc00000u |
+                          static_cast<uint32_t>((v.u >> 29) & 0x3fffffu));
+}
+
 // ---- compute types ----------------------------------------------------------
 
 template <class T>
@@ -128,6 +141,7 @@ template <class To, class From>
 BP_HD inline To to_half(From x) {
   constexpr bool f16 = std::is_same<To, float16>::value;
   if constexpr (std::is_same<From, double>::value) {
+    if (x != x) return narrow<To>(nan_f32_from_f64(x));
     return static_cast<To>(f16 ? bp_f16_from_f64(x) : bp_bf16_from_f64(x));
   } else if constexpr (std::is_same<From, int32_t>::value || std::is_same<From, int64_t>::value) {
     return static_cast<To>(f16 ? bp_f16_from_i64(x) : bp_bf16_from_i64(x));
