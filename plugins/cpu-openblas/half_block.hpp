@@ -15,6 +15,19 @@ namespace cpu_backend {
 // Elements per block: three float32 buffers of it stay well inside L1.
 constexpr int64_t kHalfBlock = 512;
 
+// The block buffers of one run: two operands and the results, spaced so
+// that no two lie a multiple of 4 KiB apart (element i of one and of the
+// next would alias in the store-to-load check and stall every store: add
+// ran at a third of its speed).
+template <class A, class R>
+struct alignas(64) BlockBuffers {
+  A a[kHalfBlock];
+  char gap_a[192];
+  A b[kHalfBlock];
+  char gap_b[320];
+  R r[kHalfBlock];
+};
+
 // dst[i] = p[i * stride] as float32, for i < n <= kHalfBlock.
 template <class H>
 void load_floats(const H *p, int64_t stride, int64_t n, float *dst) {

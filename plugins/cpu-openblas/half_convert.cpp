@@ -36,7 +36,32 @@ void f32_to_bf16_scalar(const float *in, uint16_t *out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = bp_bf16_from_f32(in[i]);
 }
 
-constexpr HalfConverters kScalar = {f16_to_f32_scalar, f32_to_f16_scalar, bf16_to_f32_scalar, f32_to_bf16_scalar};
+template <int Op>
+inline float apply_op(float a, float b) {
+  if constexpr (Op == kHalfAdd) return a + b;
+  else if constexpr (Op == kHalfSub) return a - b;
+  else if constexpr (Op == kHalfMul) return a * b;
+  else return a / b;
+}
+
+template <int Op>
+void f16_binary_scalar(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = bp_f16_from_f32(apply_op<Op>(bp_f32_from_f16(a[i]), bp_f32_from_f16(b[i])));
+}
+template <int Op>
+void bf16_binary_scalar(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = bp_bf16_from_f32(apply_op<Op>(bp_f32_from_bf16(a[i]), bp_f32_from_bf16(b[i])));
+}
+
+constexpr HalfConverters kScalar = {
+    f16_to_f32_scalar,
+    f32_to_f16_scalar,
+    bf16_to_f32_scalar,
+    f32_to_bf16_scalar,
+    {f16_binary_scalar<kHalfAdd>, f16_binary_scalar<kHalfSub>, f16_binary_scalar<kHalfMul>, f16_binary_scalar<kHalfDiv>},
+    {bf16_binary_scalar<kHalfAdd>, bf16_binary_scalar<kHalfSub>, bf16_binary_scalar<kHalfMul>,
+     bf16_binary_scalar<kHalfDiv>}};
 
 #ifdef BP_CPU_X86
 
@@ -103,7 +128,50 @@ BP_AVX2 void f32_to_bf16_avx2(const float *in, uint16_t *out, int64_t n) {
   f32_to_bf16_scalar(in + i, out + i, n - i);
 }
 
-constexpr HalfConverters kAvx2 = {f16_to_f32_avx2, f32_to_f16_avx2, bf16_to_f32_avx2, f32_to_bf16_avx2};
+template <int Op>
+BP_AVX2 inline __m256 apply_avx2(__m256 a, __m256 b) {
+  if constexpr (Op == kHalfAdd) return _mm256_add_ps(a, b);
+  else if constexpr (Op == kHalfSub) return _mm256_sub_ps(a, b);
+  else if constexpr (Op == kHalfMul) return _mm256_mul_ps(a, b);
+  else return _mm256_div_ps(a, b);
+}
+
+template <int Op>
+BP_AVX2 void f16_binary_avx2(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a + i)));
+    const __m256 y = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i),
+                     _mm256_cvtps_ph(apply_avx2<Op>(x, y), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  f16_binary_scalar<Op>(a + i, b + i, out + i, n - i);
+}
+
+BP_AVX2 inline __m256 bf16_widen_avx2(const uint16_t *p) {
+  return _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))), 16));
+}
+
+template <int Op>
+BP_AVX2 void bf16_binary_avx2(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i lo = bf16_lanes_avx2(apply_avx2<Op>(bf16_widen_avx2(a + i), bf16_widen_avx2(b + i)));
+    const __m256i hi = bf16_lanes_avx2(apply_avx2<Op>(bf16_widen_avx2(a + i + 8), bf16_widen_avx2(b + i + 8)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i),
+                        _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8));
+  }
+  bf16_binary_scalar<Op>(a + i, b + i, out + i, n - i);
+}
+
+constexpr HalfConverters kAvx2 = {
+    f16_to_f32_avx2,
+    f32_to_f16_avx2,
+    bf16_to_f32_avx2,
+    f32_to_bf16_avx2,
+    {f16_binary_avx2<kHalfAdd>, f16_binary_avx2<kHalfSub>, f16_binary_avx2<kHalfMul>, f16_binary_avx2<kHalfDiv>},
+    {bf16_binary_avx2<kHalfAdd>, bf16_binary_avx2<kHalfSub>, bf16_binary_avx2<kHalfMul>, bf16_binary_avx2<kHalfDiv>}};
 
 // ---- AVX-512F ---------------------------------------------------------------
 
@@ -162,7 +230,49 @@ BP_AVX512 void f32_to_bf16_avx512(const float *in, uint16_t *out, int64_t n) {
   f32_to_bf16_scalar(in + i, out + i, n - i);
 }
 
-constexpr HalfConverters kAvx512 = {f16_to_f32_avx512, f32_to_f16_avx512, bf16_to_f32_avx512, f32_to_bf16_avx512};
+template <int Op>
+BP_AVX512 inline __m512 apply_avx512(__m512 a, __m512 b) {
+  if constexpr (Op == kHalfAdd) return _mm512_add_ps(a, b);
+  else if constexpr (Op == kHalfSub) return _mm512_sub_ps(a, b);
+  else if constexpr (Op == kHalfMul) return _mm512_mul_ps(a, b);
+  else return _mm512_div_ps(a, b);
+}
+
+template <int Op>
+BP_AVX512 void f16_binary_avx512(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + i)));
+    const __m512 y = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + i)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i),
+                        _mm512_cvtps_ph(apply_avx512<Op>(x, y), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  f16_binary_scalar<Op>(a + i, b + i, out + i, n - i);
+}
+
+BP_AVX512 inline __m512 bf16_widen_avx512(const uint16_t *p) {
+  return _mm512_castsi512_ps(
+      _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))), 16));
+}
+
+template <int Op>
+BP_AVX512 void bf16_binary_avx512(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i),
+                        bf16_lanes_avx512(apply_avx512<Op>(bf16_widen_avx512(a + i), bf16_widen_avx512(b + i))));
+  bf16_binary_scalar<Op>(a + i, b + i, out + i, n - i);
+}
+
+constexpr HalfConverters kAvx512 = {
+    f16_to_f32_avx512,
+    f32_to_f16_avx512,
+    bf16_to_f32_avx512,
+    f32_to_bf16_avx512,
+    {f16_binary_avx512<kHalfAdd>, f16_binary_avx512<kHalfSub>, f16_binary_avx512<kHalfMul>,
+     f16_binary_avx512<kHalfDiv>},
+    {bf16_binary_avx512<kHalfAdd>, bf16_binary_avx512<kHalfSub>, bf16_binary_avx512<kHalfMul>,
+     bf16_binary_avx512<kHalfDiv>}};
 
 #endif  // BP_CPU_X86
 

@@ -11,11 +11,20 @@ namespace cpu_backend {
 
 enum class Isa { scalar, avx2, avx512 };
 
+// ADD, SUB, MUL and DIV of two contiguous runs of 16-bit floats, widened,
+// computed in float32 and rounded once, all in registers: the blocks of
+// half_block.hpp cost a store and a reload per operand, which kept add
+// well short of memory speed.
+enum HalfBinaryOp { kHalfAdd, kHalfSub, kHalfMul, kHalfDiv, kHalfBinaryOps };
+using HalfBinaryFn = void (*)(const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t n);
+
 struct HalfConverters {
   void (*f16_to_f32)(const uint16_t *in, float *out, int64_t n);
   void (*f32_to_f16)(const float *in, uint16_t *out, int64_t n);
   void (*bf16_to_f32)(const uint16_t *in, float *out, int64_t n);
   void (*f32_to_bf16)(const float *in, uint16_t *out, int64_t n);
+  HalfBinaryFn f16_binary[kHalfBinaryOps];
+  HalfBinaryFn bf16_binary[kHalfBinaryOps];
 };
 
 // Whether this CPU runs `isa`'s table (avx2 also needs F16C).

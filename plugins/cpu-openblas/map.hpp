@@ -25,13 +25,12 @@ void map1_blocks(ThreadPool &pool, int64_t cost, F f, const View &out, const Vie
   const int64_t so = layout.inner_stride(0), si = layout.inner_stride(1);
   parallel_for(pool, out.numel, cost, [&](int64_t begin, int64_t end) {
     walk(layout, begin, end, [&](const int64_t *off, int64_t n, int64_t) {
-      alignas(64) compute_t<Ti> xin[kHalfBlock];
-      alignas(64) R r[kHalfBlock];
+      BlockBuffers<compute_t<Ti>, R> buf;
       for (int64_t b = 0; b < n; b += kHalfBlock) {
         const int64_t m = std::min(kHalfBlock, n - b);
-        load_compute(x + off[1] + b * si, si, m, xin);
-        for (int64_t i = 0; i < m; ++i) r[i] = f(xin[i]);
-        store_results(r, m, o + off[0] + b * so, so);
+        load_compute(x + off[1] + b * si, si, m, buf.a);
+        for (int64_t i = 0; i < m; ++i) buf.r[i] = f(buf.a[i]);
+        store_results(buf.r, m, o + off[0] + b * so, so);
       }
     });
   });
@@ -47,14 +46,13 @@ void map2_blocks(ThreadPool &pool, int64_t cost, F f, const View &out, const Vie
   const int64_t so = layout.inner_stride(0), sa = layout.inner_stride(1), sb = layout.inner_stride(2);
   parallel_for(pool, out.numel, cost, [&](int64_t begin, int64_t end) {
     walk(layout, begin, end, [&](const int64_t *off, int64_t n, int64_t) {
-      alignas(64) compute_t<Ti> xa[kHalfBlock], xb[kHalfBlock];
-      alignas(64) R r[kHalfBlock];
+      BlockBuffers<compute_t<Ti>, R> buf;
       for (int64_t k = 0; k < n; k += kHalfBlock) {
         const int64_t m = std::min(kHalfBlock, n - k);
-        load_compute(x + off[1] + k * sa, sa, m, xa);
-        load_compute(y + off[2] + k * sb, sb, m, xb);
-        for (int64_t i = 0; i < m; ++i) r[i] = f(xa[i], xb[i]);
-        store_results(r, m, o + off[0] + k * so, so);
+        load_compute(x + off[1] + k * sa, sa, m, buf.a);
+        load_compute(y + off[2] + k * sb, sb, m, buf.b);
+        for (int64_t i = 0; i < m; ++i) buf.r[i] = f(buf.a[i], buf.b[i]);
+        store_results(buf.r, m, o + off[0] + k * so, so);
       }
     });
   });
