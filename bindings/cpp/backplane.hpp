@@ -732,8 +732,12 @@ inline void norm_out(const Tensor &a, const Tensor &out) { check(bp_norm_out(a.h
 // ---- truth values --------------------------------------------------------
 
 // Compared with false, a BOOL scalar: every dtype compares in its own.
-inline Tensor Tensor::all(int32_t axis, bool keepdims) const { return (*this != false).min(axis, keepdims).astype(BP_BOOL); }
-inline Tensor Tensor::any(int32_t axis, bool keepdims) const { return (*this != false).max(axis, keepdims).astype(BP_BOOL); }
+inline Tensor Tensor::all(int32_t axis, bool keepdims) const {
+  return (*this != false).min(axis, keepdims).astype(BP_BOOL);
+}
+inline Tensor Tensor::any(int32_t axis, bool keepdims) const {
+  return (*this != false).max(axis, keepdims).astype(BP_BOOL);
+}
 
 inline Tensor::operator bool() const {
   if (!defined())
