@@ -278,6 +278,24 @@ BP_API bp_status bp_to_host(bp_tensor tensor, void *data, uint64_t bytes);
  * lazy fusion, below). For zero-copy exchange (DLPack). */
 BP_API bp_status bp_tensor_host_address(bp_tensor tensor, void **address);
 
+/* A tensor over host memory the caller owns, without a copy (since 1.4):
+ * PyTorch's from_blob, DLPack's import. Element (i0, ..., ik) is the dtype
+ * value at data + (i0 * strides[0] + ... + ik * strides[k]) * dtype size;
+ * strides count elements, are >= 0, and NULL means dense C order. data must
+ * be aligned to the dtype's size and hold every element the view reaches
+ * (it may be NULL only for an empty tensor). The device's backend must take
+ * host memory (the entry wrap_host: cpu and reference do); elsewhere the
+ * answer is BP_ERR_UNSUPPORTED and nothing happens (copy with bp_from_host).
+ * The tensor and every view of it read and write that memory; its owner
+ * sees Backplane's writes after bp_tensor_wait, and Backplane sees the
+ * owner's writes made before the next call that uses the tensor. When the
+ * last view is released and no work uses the memory, Backplane calls
+ * release(context) exactly once, from any thread (release may be NULL).
+ * On any error release is not called and the memory stays the caller's. */
+BP_API bp_status bp_wrap_host(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                              const int64_t *strides, void *data, void (*release)(void *context),
+                              void *context, bp_tensor *out);
+
 /* ---- tensors: handles and metadata ------------------------------------- */
 
 /* Adds a reference / drops one; the storage is freed with its last view. */

@@ -546,6 +546,24 @@ typedef struct bp_plugin_api {
    * Without it the core never fuses work on this plugin's devices.
    * (optional) (since 1.3) */
   bp_status (*execute_fused)(int32_t device, const bp_fused_program *program);
+
+  /* Makes a buffer of `bytes` on `device` out of host memory someone else
+   * owns, without copying (zero-copy import, e.g. of a PyTorch tensor
+   * through DLPack): `data` is valid for reading and writing for `bytes`
+   * bytes (NULL only when bytes is 0) and aligned to the size of the
+   * elements the core views it as (a plugin that needs more alignment
+   * answers BP_ERR_UNSUPPORTED for what it cannot use). Reads,
+   * writes, copies and operators on the buffer use that memory, and
+   * host_address gives `data`. free() on such a buffer frees none of that
+   * memory: once free was called and no pending work uses the buffer any
+   * more, the plugin calls release(context) exactly once (from any thread;
+   * release may be NULL: then nothing is called) and never touches `data`
+   * again. Only for devices whose buffers are host memory. Any status but
+   * BP_OK (BP_ERR_UNSUPPORTED for memory the device cannot use) means no
+   * buffer was made and release will never be called: the memory stays the
+   * caller's. (optional) (since 1.4) */
+  bp_status (*wrap_host)(int32_t device, void *data, uint64_t bytes, void (*release)(void *context),
+                         void *context, bp_buffer *out);
 } bp_plugin_api;
 
 /* struct_size of a version 1.0 table: through its last 1.0 field. */
@@ -554,7 +572,9 @@ typedef struct bp_plugin_api {
 #define BP_PLUGIN_API_SIZE_1_2 (offsetof(bp_plugin_api, group_leave) + sizeof(void *))
 /* struct_size of a version 1.3 table. */
 #define BP_PLUGIN_API_SIZE_1_3 (offsetof(bp_plugin_api, execute_fused) + sizeof(void *))
-typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_3 ? 1 : -1];
+/* struct_size of a version 1.4 table. */
+#define BP_PLUGIN_API_SIZE_1_4 (offsetof(bp_plugin_api, wrap_host) + sizeof(void *))
+typedef char bp_plugin_api_size_check[sizeof(bp_plugin_api) == BP_PLUGIN_API_SIZE_1_4 ? 1 : -1];
 
 /* The entry point, declared here so that a C++ plugin defining it gets C
  * linkage (an unmangled symbol) without writing extern "C" itself. Define it
