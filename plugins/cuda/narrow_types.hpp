@@ -165,7 +165,8 @@ struct Convert {
     } else if constexpr (is_half<From> || is_small_int<From>) {
       return Convert<To>()(widen(x));
     } else if constexpr (is_small_int<To>) {
-      if constexpr (std::is_same<From, bp_kernels::boolean>::value) return static_cast<To>(bp_kernels::truth(x) ? 1 : 0);
+      if constexpr (std::is_same<From, bp_kernels::boolean>::value)
+        return static_cast<To>(bp_kernels::truth(x) ? 1 : 0);
       else if constexpr (std::is_floating_point<From>::value) return saturating_small<To>(x);
       else return static_cast<To>(x);
     } else {

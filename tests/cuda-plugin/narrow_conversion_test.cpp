@@ -47,15 +47,20 @@ std::vector<float> float32_edges() {
 // one, the ends of both ranges, and random ones of every magnitude.
 std::vector<double> float64_edges() {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 65504.0, 65519.999, 65520.0, -65520.0, 65536.0, 1e300,
-                           -1e300, inf, -inf, nan, -nan, std::ldexp(1.0, -24), std::ldexp(1.0, -25),
-                           std::ldexp(1.0, -25) + std::ldexp(1.0, -70), 3 * std::ldexp(1.0, -26),
-                           std::ldexp(1.0, -149), std::ldexp(1.0, -150), std::ldexp(1.0, -133),
-                           std::ldexp(1.0, -134) + std::ldexp(1.0, -160), std::ldexp(1.0, -1074),
-                           1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 1 + std::ldexp(1.0, -11) - std::ldexp(1.0, -40),
-                           1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40), 1 + std::ldexp(1.0, -8) - std::ldexp(1.0, -40),
-                           -(1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)), 3.3895313892515355e38,
-                           3.3961775292304019e38, 3.4028234663852886e38, 3.5e38};
+  auto p2 = [](int e) { return std::ldexp(1.0, e); };
+  std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 65504.0, 65519.999, 65520.0, -65520.0, 65536.0};
+  for (double x : {1e300, -1e300, inf, -inf, nan, -nan, 3.3895313892515355e38, 3.3961775292304019e38,
+                   3.4028234663852886e38, 3.5e38})
+    v.push_back(x);
+  // Subnormals of float16 (2^-24), bfloat16 (2^-133), float32 (2^-149) and float64.
+  for (double x :
+       {p2(-24), p2(-25), p2(-25) + p2(-70), 3 * p2(-26), p2(-149), p2(-150), p2(-133), p2(-134) + p2(-160), p2(-1074)})
+    v.push_back(x);
+  // Just off a tie of float16 (2^-11) and bfloat16 (2^-8) at 1: through a
+  // float32, which would round them onto the tie, they would round to even.
+  for (double x : {1 + p2(-11) + p2(-40), 1 + p2(-11) - p2(-40), 1 + p2(-8) + p2(-40), 1 + p2(-8) - p2(-40),
+                   -(1 + p2(-11) + p2(-40))})
+    v.push_back(x);
   std::mt19937_64 rng(5);
   std::uniform_int_distribution<int> exponent(-160, 140);
   std::uniform_real_distribution<double> mantissa(-2.0, 2.0);
@@ -64,11 +69,11 @@ std::vector<double> float64_edges() {
 }
 
 std::vector<int64_t> int64_edges() {
-  std::vector<int64_t> v = {0, 1, -1, 2049, 2051, -2049, 65504, 65519, 65520, 65535, 1 << 24, (1 << 24) + 1,
-                            (int64_t(1) << 40) + (int64_t(1) << 32) + 1, (int64_t(1) << 40) + (int64_t(1) << 32) - 1,
-                            (int64_t(1) << 33) + (int64_t(1) << 25) + 1, std::numeric_limits<int64_t>::max(),
-                            std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min() + 1,
-                            -(int64_t(1) << 62) - 1};
+  const int64_t big = int64_t(1) << 40, min = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> v = {0, 1, -1, 2049, 2051, -2049, 65504, 65519, 65520, 65535, 1 << 24, (1 << 24) + 1};
+  for (int64_t x : {big + (int64_t(1) << 32) + 1, big + (int64_t(1) << 32) - 1, (int64_t(1) << 33) + (1 << 25) + 1,
+                    std::numeric_limits<int64_t>::max(), min, min + 1, -(int64_t(1) << 62) - 1})
+    v.push_back(x);
   std::mt19937_64 rng(6);
   for (int i = 0; i < 20000; ++i) v.push_back(static_cast<int64_t>(rng()) >> (rng() % 63));
   return v;
@@ -138,7 +143,8 @@ TEST_CASE("cuda: copy from float16 and bfloat16 widens exactly and saturates int
     for (size_t i = 0; i < bits.size(); ++i) {
       const float want = widen(half, bits[i]);
       if (bp_f32_bits(f32[i]) != bp_f32_bits(want)) {
-        FAIL("float32 of 0x" << std::hex << bits[i] << ": 0x" << bp_f32_bits(f32[i]) << ", want 0x" << bp_f32_bits(want));
+        FAIL("float32 of 0x" << std::hex << bits[i] << ": 0x" << bp_f32_bits(f32[i]) << ", want 0x"
+                             << bp_f32_bits(want));
       }
       if (std::isnan(want)) {
         CHECK(std::isnan(f64[i]));
@@ -173,8 +179,8 @@ TEST_CASE("cuda: copy into and out of int8, uint8 and int16 wraps between intege
           "[cuda][narrow]") {
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
-  const std::vector<int64_t> i64 = {0, 1, -1, 127, 128, -129, 255, 256, 32767, 32768, -32769, 65535, 1000000007,
-                                    std::numeric_limits<int64_t>::min()};
+  const std::vector<int64_t> i64 = {0,   1,     -1,    127,    128,   -129,       255,
+                                    256, 32767, 32768, -32769, 65535, 1000000007, std::numeric_limits<int64_t>::min()};
   CHECK(run<int8_t>(s, BP_OP_COPY, BP_INT64, BP_INT8, {i64}) ==
         std::vector<int8_t>{0, 1, -1, 127, -128, 127, -1, 0, -1, 0, -1, -1, 7, 0});
   CHECK(run<uint8_t>(s, BP_OP_COPY, BP_INT64, BP_UINT8, {i64}) ==
@@ -223,7 +229,8 @@ TEST_CASE("cuda: fill, arange and random in the new dtypes are the float64 or fl
     check_half_bits(half, s.values<uint16_t>(out), want, false);
     s.exec(BP_OP_RANDOM_UNIFORM, {}, out, attrs_with(-2.0, 3.0, 77));
     want.clear();
-    for (int64_t i = 0; i < n; ++i) want.push_back(round_f32(half, bp_kernels::random_uniform_value<float>(-2.0, 3.0, 77, i)));
+    for (int64_t i = 0; i < n; ++i)
+      want.push_back(round_f32(half, bp_kernels::random_uniform_value<float>(-2.0, 3.0, 77, i)));
     check_half_bits(half, s.values<uint16_t>(out), want, false);
     // Box-Muller uses logf and cosf, whose last bits may differ: one unit of the half at most.
     s.exec(BP_OP_RANDOM_NORMAL, {}, out, attrs_with(1.0, 2.0, 78));

@@ -23,8 +23,9 @@ constexpr bp_dtype kHalves[] = {BP_FLOAT16, BP_BFLOAT16};
 std::vector<uint16_t> half_operands(bp_dtype half, size_t n, uint64_t seed) {
   const uint16_t inf = half == BP_FLOAT16 ? 0x7c00 : 0x7f80, max = half == BP_FLOAT16 ? 0x7bff : 0x7f7f;
   const uint16_t one = half == BP_FLOAT16 ? 0x3c00 : 0x3f80, nan = half == BP_FLOAT16 ? 0x7e00 : 0x7fc0;
-  std::vector<uint16_t> v = {0, 0x8000, inf, static_cast<uint16_t>(inf | 0x8000), nan, 1, 0x8001, 0x3ff, max,
-                             static_cast<uint16_t>(max | 0x8000), one, static_cast<uint16_t>(one | 0x8000)};
+  std::vector<uint16_t> v = {
+      0,      0x8000, inf, static_cast<uint16_t>(inf | 0x8000), nan, 1,
+      0x8001, 0x3ff,  max, static_cast<uint16_t>(max | 0x8000), one, static_cast<uint16_t>(one | 0x8000)};
   std::mt19937_64 rng(seed);
   while (v.size() < n) {
     const uint16_t b = static_cast<uint16_t>(rng());
@@ -128,7 +129,8 @@ struct Product {
 };
 Product host_matmul(bp_dtype half, const std::vector<uint16_t> &a, const std::vector<uint16_t> &b, int64_t batch,
                     int64_t m, int64_t k, int64_t n) {
-  Product p{std::vector<double>(static_cast<size_t>(batch * m * n)), std::vector<double>(static_cast<size_t>(batch * m * n))};
+  Product p{std::vector<double>(static_cast<size_t>(batch * m * n)),
+            std::vector<double>(static_cast<size_t>(batch * m * n))};
   for (int64_t t = 0; t < batch; ++t)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -174,7 +176,8 @@ TEST_CASE("cuda: float16 and bfloat16 arithmetic is float32 arithmetic rounded o
                      BP_OP_REMAINDER}) {
       INFO(dtype_name(half) << " " << op_name(op));
       std::vector<uint16_t> want;
-      for (size_t i = 0; i < a.size(); ++i) want.push_back(round_f32(half, float_op(op, widen(half, a[i]), widen(half, b[i]))));
+      for (size_t i = 0; i < a.size(); ++i)
+        want.push_back(round_f32(half, float_op(op, widen(half, a[i]), widen(half, b[i]))));
       check_half_bits(half, run<uint16_t>(s, op, half, half, {a, b}), want);
     }
     {
@@ -227,11 +230,9 @@ TEST_CASE("cuda: sums, products and extremes of the new dtypes accumulate wide",
   };
   CHECK(s.values<int64_t>(reduce(BP_OP_SUM, BP_INT8, BP_INT64, std::vector<int8_t>(1000, 100)))[0] == 100000);
   CHECK(s.values<int64_t>(reduce(BP_OP_SUM, BP_UINT8, BP_INT64, std::vector<uint8_t>(1000, 255)))[0] == 255000);
-  CHECK(s.values<int64_t>(reduce(BP_OP_SUM, BP_INT16, BP_INT64, std::vector<int16_t>(3000, -32768)))[0] ==
-        -98304000);
+  CHECK(s.values<int64_t>(reduce(BP_OP_SUM, BP_INT16, BP_INT64, std::vector<int16_t>(3000, -32768)))[0] == -98304000);
   CHECK(s.values<int64_t>(reduce(BP_OP_PROD, BP_INT16, BP_INT64, std::vector<int16_t>(20, 2)))[0] == 1048576);
-  CHECK(s.values<int64_t>(reduce(BP_OP_PROD, BP_UINT8, BP_INT64, std::vector<uint8_t>{255, 255, 255}))[0] ==
-        16581375);
+  CHECK(s.values<int64_t>(reduce(BP_OP_PROD, BP_UINT8, BP_INT64, std::vector<uint8_t>{255, 255, 255}))[0] == 16581375);
   CHECK(s.values<int8_t>(reduce(BP_OP_MAX, BP_INT8, BP_INT8, std::vector<int8_t>{-5, -128, 3, 127, 0}))[0] == 127);
   CHECK(s.values<int8_t>(reduce(BP_OP_MIN, BP_INT8, BP_INT8, std::vector<int8_t>{-5, -128, 3, 127, 0}))[0] == -128);
   CHECK(s.values<uint8_t>(reduce(BP_OP_MIN, BP_UINT8, BP_UINT8, std::vector<uint8_t>{200, 255, 7}))[0] == 7);
@@ -244,10 +245,11 @@ TEST_CASE("cuda: sums, products and extremes of the new dtypes accumulate wide",
     std::vector<uint16_t> terms(1025, round_f32(half, 0x1p-9f));
     terms[0] = round_f32(half, 1.0f);
     CHECK(s.values<uint16_t>(reduce(BP_OP_SUM, half, half, terms))[0] == round_f32(half, 3.0f));
-    CHECK(s.values<uint16_t>(reduce(BP_OP_MEAN, half, half, std::vector<uint16_t>{round_f32(half, 1), round_f32(half, 2),
-                                                                                  round_f32(half, 3), round_f32(half, 4)}))[0] ==
-          round_f32(half, 2.5f));
-    CHECK(s.values<uint16_t>(reduce(BP_OP_NORM, half, half, std::vector<uint16_t>{round_f32(half, 3), round_f32(half, -4)}))[0] ==
+    CHECK(s.values<uint16_t>(reduce(BP_OP_MEAN, half, half,
+                                    std::vector<uint16_t>{round_f32(half, 1), round_f32(half, 2), round_f32(half, 3),
+                                                          round_f32(half, 4)}))[0] == round_f32(half, 2.5f));
+    CHECK(s.values<uint16_t>(
+              reduce(BP_OP_NORM, half, half, std::vector<uint16_t>{round_f32(half, 3), round_f32(half, -4)}))[0] ==
           round_f32(half, 5.0f));
     CHECK(s.values<uint16_t>(reduce(BP_OP_PROD, half, half, std::vector<uint16_t>(12, round_f32(half, 2))))[0] ==
           round_f32(half, 4096.0f));
@@ -257,7 +259,8 @@ TEST_CASE("cuda: sums, products and extremes of the new dtypes accumulate wide",
     const std::vector<uint16_t> with_nan = {round_f32(half, 1), nan, round_f32(half, 5), nan};
     CHECK(s.values<int64_t>(reduce(BP_OP_ARGMAX, half, BP_INT64, with_nan))[0] == 1);
     CHECK(is_nan_bits(half, s.values<uint16_t>(reduce(BP_OP_MAX, half, half, with_nan))[0]));
-    const std::vector<uint16_t> plain = {round_f32(half, -7), round_f32(half, 5), round_f32(half, -0.5f), round_f32(half, 5)};
+    const std::vector<uint16_t> plain = {round_f32(half, -7), round_f32(half, 5), round_f32(half, -0.5f),
+                                         round_f32(half, 5)};
     CHECK(s.values<uint16_t>(reduce(BP_OP_MAX, half, half, plain))[0] == round_f32(half, 5));
     CHECK(s.values<uint16_t>(reduce(BP_OP_MIN, half, half, plain))[0] == round_f32(half, -7));
     CHECK(s.values<int64_t>(reduce(BP_OP_ARGMAX, half, BP_INT64, plain))[0] == 1);
@@ -309,8 +312,10 @@ TEST_CASE("cuda: float16 and bfloat16 matmul accumulates in float32, within a to
         const std::vector<uint16_t> b = random_halves(half, static_cast<size_t>(c.batch * c.k * c.n), rng, low, 1.0f);
         const Product want = host_matmul(half, a, b, c.batch, c.m, c.k, c.n);
         // layout 0: dense; 1: a transposed in memory; 2: b transposed; 3: the output column-major.
-        bp_plugin_tensor va = typed(s, half, {c.batch, c.m, c.k}, layout == 1 ? transposed_storage(a, c.batch, c.m, c.k) : a);
-        bp_plugin_tensor vb = typed(s, half, {c.batch, c.k, c.n}, layout == 2 ? transposed_storage(b, c.batch, c.k, c.n) : b);
+        bp_plugin_tensor va =
+            typed(s, half, {c.batch, c.m, c.k}, layout == 1 ? transposed_storage(a, c.batch, c.m, c.k) : a);
+        bp_plugin_tensor vb =
+            typed(s, half, {c.batch, c.k, c.n}, layout == 2 ? transposed_storage(b, c.batch, c.k, c.n) : b);
         if (layout == 1) {
           va.strides[1] = 1;
           va.strides[2] = c.m;

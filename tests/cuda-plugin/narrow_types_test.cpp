@@ -4,6 +4,8 @@
 // against backplane/half.h and plugin.h's rules. On the host every
 // conversion is half.h's own; the device's float16 instruction is checked
 // by the GPU tests (narrow_conversion_test.cpp).
+#include "narrow_types.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,7 +13,6 @@
 
 #include "backplane/half.h"
 #include "cuda_test.hpp"
-#include "narrow_types.hpp"
 #include "reducers.cuh"
 
 using namespace cuda_test;
