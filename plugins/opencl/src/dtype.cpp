@@ -45,23 +45,34 @@ std::string store_expr(int32_t dtype, const std::string &value) {
 
 namespace {
 
-// backplane/half.h in OpenCL C. float16 goes through the core OpenCL
-// vload_half / vstore_half_rte (which need no cl_khr_fp16, and which PoCL
-// turns into F16C's instructions), except for NaN: drivers differ there
-// (NVIDIA's conversion gives one canonical NaN), half.h keeps the payload
-// and makes it quiet. bfloat16 is the upper half of a float32's bits.
+// backplane/half.h in OpenCL C, by bit manipulation and float arithmetic
+// that every device rounds alike. Not vload_half / vstore_half_rte: they
+// give the same bits on PoCL (NaN aside: drivers differ there, NVIDIA's
+// gives one canonical NaN where half.h keeps the payload), but PoCL runs
+// them out of line, several times slower than this, which the compiler
+// vectorises (selects, no branches). bfloat16 is the upper half of a
+// float32's bits.
 const char *const kHalfConversions = R"CL(
 inline float bp_f16_to_f32(ushort h) {
-  if ((h & 0x7fffu) > 0x7c00u)
-    return as_float(((uint)(h & 0x8000u) << 16) | 0x7fc00000u | ((uint)(h & 0x3ffu) << 13));
-  return vload_half(0, (const __private half *)&h);
+  const uint sign = (uint)(h & 0x8000u) << 16;
+  const uint e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  /* A subnormal is m units of 2^-24: exact in float32, and a normal float. */
+  const uint subnormal = as_uint((float)m * 0x1p-24f);
+  const uint special = 0x7f800000u | (m ? 0x400000u | (m << 13) : 0u);  /* infinity, or NaN made quiet */
+  const uint normal = ((e + 112u) << 23) | (m << 13);
+  return as_float(sign | (e == 0u ? subnormal : e == 0x1fu ? special : normal));
 }
 inline ushort bp_f32_to_f16(float f) {
   const uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)(((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x3ffu));
-  ushort h;
-  vstore_half_rte(f, 0, (__private half *)&h);
-  return h;
+  const uint sign = (u >> 16) & 0x8000u;
+  const uint a = u & 0x7fffffffu;
+  const uint nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+  const uint normal = ((a + 0x0fffu + ((a >> 13) & 1u)) >> 13) - 0x1c000u;
+  /* Below 2^-14: adding 0.5 rounds |f| to a multiple of 2^-24, to nearest
+     even, and leaves that multiple in the low bits. */
+  const uint subnormal = as_uint(as_float(a) + 0.5f) - 0x3f000000u;
+  const uint r = a > 0x7f800000u ? nan : a >= 0x477ff000u ? 0x7c00u : a >= 0x38800000u ? normal : subnormal;
+  return (ushort)(sign | r);
 }
 inline float bp_bf16_to_f32(ushort h) { return as_float((uint)h << 16); }
 inline ushort bp_f32_to_bf16(float f) {
