@@ -62,9 +62,28 @@ bp_buffer_s *MemoryPool::allocate(uint64_t bytes) {
   return hand_out(block, bytes);
 }
 
+bp_buffer_s *MemoryPool::wrap(void *data, uint64_t bytes, void (*release)(void *), void *context) {
+  void *raw = nullptr;
+  if (posix_memalign(&raw, 64, sizeof(bp_buffer_s)) != 0)
+    fail(BP_ERR_OUT_OF_MEMORY, "out of memory on cpu:0: cannot allocate a buffer header to wrap %" PRIu64
+         " bytes", bytes);
+  bp_buffer_s *block = static_cast<bp_buffer_s *>(raw);
+  block->bytes = bytes;
+  block->capacity = bytes;
+  block->size_class = -1;
+  block->borrowed = true;
+  block->base = static_cast<char *>(data);
+  block->release = release;
+  block->release_context = context;
+  block->magic = kLiveMagic;
+  return block;
+}
+
 bp_buffer_s *MemoryPool::hand_out(bp_buffer_s *block, uint64_t bytes) {
   block->magic = kLiveMagic;
   block->bytes = bytes;
+  block->borrowed = false;
+  block->base = reinterpret_cast<char *>(block) + sizeof(bp_buffer_s);
   add(in_use_, bytes);
   add(reserved_, block->capacity);
   return block;
@@ -72,6 +91,13 @@ bp_buffer_s *MemoryPool::hand_out(bp_buffer_s *block, uint64_t bytes) {
 
 void MemoryPool::release(bp_buffer_s *block) {
   block->magic = kFreeMagic;
+  if (block->borrowed) {
+    void (*const release)(void *) = block->release;
+    void *const context = block->release_context;
+    std::free(block);
+    if (release) release(context);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     add(in_use_, -block->bytes);

@@ -26,13 +26,19 @@
 #include "backplane/plugin.h"
 
 // The opaque buffer type of the ABI, defined here as the block header.
+// A wrapped buffer (wrap_host) is a header alone whose `base` is the
+// caller's memory: it is never cached, and freeing it calls `release`.
 struct alignas(64) bp_buffer_s {
   uint64_t magic;     // kLiveMagic while allocated, kFreeMagic once freed
   uint64_t bytes;     // size asked for: every access is checked against it
   uint64_t capacity;  // usable bytes after rounding to the size class
   int32_t size_class; // index into the cache, or -1 when never cached
+  bool borrowed;      // base is wrap_host's memory, not this block's
+  char *base;         // the data: right after the header unless borrowed
+  void (*release)(void *context);  // borrowed only; may be null
+  void *release_context;
 
-  char *data() { return reinterpret_cast<char *>(this) + sizeof(bp_buffer_s); }
+  char *data() { return base; }
 };
 static_assert(sizeof(bp_buffer_s) == 64, "the header keeps the data 64-byte aligned");
 
@@ -55,6 +61,11 @@ class MemoryPool {
   // A block of at least `bytes` usable bytes; BP_ERR_OUT_OF_MEMORY names the
   // device and the size when neither the cache nor the C library has one.
   bp_buffer_s *allocate(uint64_t bytes);
+  // A header over `bytes` of the caller's memory at `data` (wrap_host). It
+  // counts in none of the pool's numbers: the memory is not the device's.
+  bp_buffer_s *wrap(void *data, uint64_t bytes, void (*release)(void *), void *context);
+  // Caches or frees the block; a wrapped one's header is freed and its
+  // release(context) called, once, after the header is marked dead.
   void release(bp_buffer_s *buffer);
 
   uint64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }

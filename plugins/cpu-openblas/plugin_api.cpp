@@ -75,10 +75,29 @@ bp_status api_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
   });
 }
 
+// Every kernel has finished when execute returns (see api_synchronize), so
+// no pending work can use a buffer being freed: a wrapped one's owner gets
+// its memory back (release) right here.
 bp_status api_free(bp_buffer buffer) {
   return guarded([&] {
     require_started();
     g_backend.memory.release(check_buffer(buffer, "free"));
+  });
+}
+
+// No alignment beyond the element size is needed: views at any element
+// offset already reach every kernel, which load and store unaligned.
+bp_status api_wrap_host(int32_t device, void *data, uint64_t bytes, void (*release)(void *), void *context,
+                        bp_buffer *out) {
+  return guarded([&] {
+    require_started();
+    check_device(device);
+    require_pointer(out, "wrap_host: out");
+    *out = nullptr;
+    if (!data && bytes > 0)
+      fail(BP_ERR_INVALID_ARGUMENT, "cpu-openblas: wrap_host: data is NULL but bytes is %llu (NULL is only for 0 bytes)",
+           static_cast<unsigned long long>(bytes));
+    *out = g_backend.memory.wrap(data, bytes, release, context);
   });
 }
 
@@ -183,6 +202,7 @@ const bp_plugin_api kApi = {
     nullptr,  // group_join
     nullptr,  // group_leave
     api_execute_fused,
+    api_wrap_host,
 };
 
 }  // namespace

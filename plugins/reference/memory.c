@@ -82,18 +82,58 @@ bp_status ref_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
   buffer->magic = REF_BUFFER_MAGIC;
   buffer->device = device;
   buffer->size = bytes;
+  buffer->borrowed = 0;
+  buffer->release = NULL;
+  buffer->release_context = NULL;
   __atomic_add_fetch(&g_bytes_in_use, bytes, __ATOMIC_RELAXED);
   *out = buffer;
   return BP_OK;
 }
 
+bp_status ref_wrap_host(int32_t device, void *data, uint64_t bytes, void (*release)(void *context),
+                        void *context, bp_buffer *out) {
+  bp_buffer buffer;
+  bp_status status = ref_check_device("wrap_host", device);
+  if (status != BP_OK) return status;
+  if (out == NULL) return ref_fail(BP_ERR_INVALID_ARGUMENT, "wrap_host: out is NULL");
+  *out = NULL;
+  if (data == NULL && bytes > 0)
+    return ref_fail(BP_ERR_INVALID_ARGUMENT,
+                    "wrap_host: data is NULL but bytes is %" PRIu64 " (NULL is only for 0 bytes)",
+                    bytes);
+  if ((uint64_t)(size_t)bytes != bytes)
+    return ref_fail(BP_ERR_INVALID_ARGUMENT,
+                    "wrap_host: %" PRIu64 " bytes do not fit in this host's address space", bytes);
+  buffer = (bp_buffer)malloc(sizeof *buffer);
+  if (buffer == NULL)
+    return ref_fail(BP_ERR_OUT_OF_MEMORY,
+                    "wrap_host: out of memory allocating a buffer record on " REF_NAME ":%d",
+                    (int)device);
+  buffer->magic = REF_BUFFER_MAGIC;
+  buffer->device = device;
+  buffer->size = bytes;
+  buffer->data = (unsigned char *)data;
+  buffer->borrowed = 1;
+  buffer->release = release;
+  buffer->release_context = context;
+  /* Not added to g_bytes_in_use: the memory is the caller's, not the
+   * device's, so it must not make the device look fuller than it is. */
+  *out = buffer;
+  return BP_OK;
+}
+
 bp_status ref_free(bp_buffer buffer) {
-  /* No pending work can use the buffer: every call ran to completion. */
+  /* No pending work can use the buffer: every call ran to completion, so a
+   * borrowed buffer's owner gets its memory back right here. */
   bp_status status = ref_check_buffer("free", "buffer", buffer);
   if (status != BP_OK) return status;
-  __atomic_sub_fetch(&g_bytes_in_use, buffer->size, __ATOMIC_RELAXED);
   buffer->magic = 0; /* so that a second free of it is likely to be caught */
-  free(buffer->data);
+  if (buffer->borrowed) {
+    if (buffer->release != NULL) buffer->release(buffer->release_context);
+  } else {
+    __atomic_sub_fetch(&g_bytes_in_use, buffer->size, __ATOMIC_RELAXED);
+    free(buffer->data);
+  }
   free(buffer);
   return BP_OK;
 }
@@ -136,6 +176,6 @@ bp_status ref_host_address(bp_buffer buffer, void **address) {
   bp_status status = ref_check_buffer("host_address", "buffer", buffer);
   if (status != BP_OK) return status;
   if (address == NULL) return ref_fail(BP_ERR_INVALID_ARGUMENT, "host_address: address is NULL");
-  *address = buffer->data;
+  *address = buffer->data; /* a wrapped buffer's: the caller's `data` itself */
   return BP_OK;
 }

@@ -95,6 +95,7 @@ static const bp_plugin_api g_api = {
     NULL, /* group_join */
     NULL, /* group_leave */
     ref_execute_fused,
+    ref_wrap_host,
 };
 
 /* Declared in plugin.h (with C linkage, should this file ever be C++);

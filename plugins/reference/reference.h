@@ -73,7 +73,15 @@ struct bp_buffer_s {
   uint64_t magic;      /* REF_BUFFER_MAGIC while alive; see ref_check_buffer */
   int32_t device;      /* the device index it was allocated on */
   uint64_t size;       /* bytes requested by alloc: every access is checked against it */
-  unsigned char *data; /* never NULL, even for a 0-byte buffer */
+  /* Never NULL for alloc's buffers, even of 0 bytes; a wrapped 0-byte
+   * buffer keeps the caller's pointer, which may be NULL (no element of it
+   * is ever addressed: every view is checked to fit in `size`). */
+  unsigned char *data;
+  /* Set for wrap_host's borrowed memory, which free() must not free: it
+   * calls release(release_context) instead, once (release may be NULL). */
+  int borrowed;
+  void (*release)(void *context);
+  void *release_context;
 };
 
 #define REF_BUFFER_MAGIC 0x5245464255463031ull /* "REFBUF01" */
@@ -96,6 +104,9 @@ bp_status ref_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes);
 bp_status ref_copy(bp_buffer src, uint64_t src_offset, bp_buffer dst, uint64_t dst_offset,
                    uint64_t bytes);
 bp_status ref_host_address(bp_buffer buffer, void **address);
+/* wrap_host: a buffer over the caller's memory (see plugin.h). */
+bp_status ref_wrap_host(int32_t device, void *data, uint64_t bytes, void (*release)(void *context),
+                        void *context, bp_buffer *out);
 
 /* ------------------------------------------------------------------------
  * dtype.c — element types: loading, storing and converting. Their names,
