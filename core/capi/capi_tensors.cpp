@@ -93,6 +93,14 @@ bp_status bp_from_host(bp_device device, int32_t dtype, int32_t rank, const int6
   });
 }
 
+bp_status bp_wrap_host(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                       const int64_t *strides, void *data, void (*release)(void *context), void *context,
+                       bp_tensor *out) {
+  return create("bp_wrap_host", out, [&] {
+    return wrap_host(device_or_throw(device), dtype, rank, shape, strides, data, release, context);
+  });
+}
+
 bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes) {
   return guarded([&] {
     const View &v = view_or_throw(tensor, "bp_from_host_into");

@@ -56,6 +56,10 @@ View random(Device &device, int32_t op, int32_t dtype, int32_t rank, const int64
 // Data movement.
 View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
                const void *data);
+// A view over host memory the caller owns (bp_wrap_host); strides in
+// elements, nullptr for C order.
+View wrap_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, const int64_t *strides,
+               void *data, void (*release)(void *), void *context);
 void to_host(const View &v, void *data, uint64_t bytes);
 void from_host_into(const View &v, const void *data, uint64_t bytes);
 View copy_to(const View &v, Device &device);

@@ -73,6 +73,34 @@ View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape
   return v;
 }
 
+View wrap_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, const int64_t *strides,
+               void *data, void (*release)(void *), void *context) {
+  if (!valid_dtype(dtype)) fail(BP_ERR_DTYPE, "bp_wrap_host: invalid dtype " + std::to_string(dtype));
+  const int64_t n = checked_numel(rank, shape);
+  const uint64_t size = uint64_t(dtype_size(dtype));
+  // Elements from [0,...] to the farthest one the view reaches, inclusive.
+  uint64_t span = n > 0 ? 1 : 0;
+  for (int32_t d = 0; d < rank && n > 0; ++d) {
+    const int64_t stride = strides ? strides[d] : 0;
+    if (stride < 0)
+      fail(BP_ERR_INVALID_ARGUMENT, "bp_wrap_host: stride " + std::to_string(stride) + " of axis " +
+                                        std::to_string(d) + " is negative");
+    uint64_t reach = 0;
+    if (__builtin_mul_overflow(uint64_t(shape[d] - 1), uint64_t(stride), &reach) ||
+        __builtin_add_overflow(span, reach, &span) || span > uint64_t(kMaxElements))
+      fail(BP_ERR_SHAPE, "bp_wrap_host: strides reach past 2^56 elements");
+  }
+  if (!strides) span = uint64_t(n);
+  const uint64_t bytes = span * size;
+  if (bytes && !data) fail(BP_ERR_INVALID_ARGUMENT, "bp_wrap_host: data is NULL");
+  if (reinterpret_cast<uintptr_t>(data) % size != 0)
+    fail(BP_ERR_INVALID_ARGUMENT, "bp_wrap_host: data is not aligned to the " + std::to_string(size) +
+                                      "-byte elements of " + dtype_name(dtype));
+  View v(StorageRef(Storage::wrap(device, data, bytes, release, context)), dtype, rank, shape);
+  if (strides) std::copy(strides, strides + rank, v.strides);
+  return v;
+}
+
 void from_host_into(const View &v, const void *data, uint64_t bytes) {
   check_host_buffer("from_host_into", v, data, bytes);
   if (v.contiguous()) {

@@ -1,6 +1,7 @@
 #include "tensors/storage.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
@@ -54,6 +55,24 @@ Storage *Storage::allocate(Device &device, uint64_t bytes) {
     b.api().free(buffer);
     throw;
   }
+}
+
+Storage *Storage::wrap(Device &device, void *data, uint64_t bytes, void (*release)(void *),
+                       void *context) {
+  Backend &b = *device.backend;
+  const auto wrap_host = b.optional(&bp_plugin_api::wrap_host);
+  if (!wrap_host)
+    fail(BP_ERR_UNSUPPORTED, "bp_wrap_host: backend " + b.name() + " of " + device.name +
+                                 " cannot use memory it did not allocate (it has no wrap_host entry); "
+                                 "copy the data with bp_from_host");
+  // Made before the buffer: once the plugin has it, a failure here would
+  // release memory the caller still believes is theirs.
+  std::unique_ptr<Storage> s(new Storage(&device, nullptr, bytes, data));
+  {
+    auto lock = b.call_lock();
+    b.check(wrap_host(device.index, data, bytes, release, context, &s->buffer_), "wrap_host");
+  }
+  return s.release();
 }
 
 Storage *Storage::deferred(Device &device, uint64_t bytes, fusion::Group *group) {

@@ -29,6 +29,11 @@ class Storage {
  public:
   // Allocates `bytes` on the device through its backend (throws on failure).
   static Storage *allocate(Device &device, uint64_t bytes);
+  // A storage over host memory someone else owns (bp_wrap_host): the
+  // backend's wrap_host makes the buffer, and calls release(context) once
+  // the buffer is freed. Throws, without calling release, on failure.
+  static Storage *wrap(Device &device, void *data, uint64_t bytes, void (*release)(void *),
+                       void *context);
   // A storage of `bytes` without memory yet, the result of recorded work
   // of `group` (fusion layer only).
   static Storage *deferred(Device &device, uint64_t bytes, fusion::Group *group);

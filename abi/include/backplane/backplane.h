@@ -288,7 +288,9 @@ BP_API bp_status bp_tensor_host_address(bp_tensor tensor, void **address);
  * answer is BP_ERR_UNSUPPORTED and nothing happens (copy with bp_from_host).
  * The tensor and every view of it read and write that memory; its owner
  * sees Backplane's writes after bp_tensor_wait, and Backplane sees the
- * owner's writes made before the next call that uses the tensor. When the
+ * owner's writes made before the next call that uses the tensor (an owner
+ * about to write while results computed from the tensor may still be
+ * pending, lazy fusion below, waits for them first: bp_synchronize). When the
  * last view is released and no work uses the memory, Backplane calls
  * release(context) exactly once, from any thread (release may be NULL).
  * On any error release is not called and the memory stays the caller's. */
