@@ -777,9 +777,11 @@ def from_dlpack(x, device=None):
     PyTorch, ...). A backplane tensor comes back as itself (or moved with
     to(device)); so does, without a copy, memory a backplane tensor lent
     through DLPack (torch.utils.dlpack.from_dlpack(t)) while it is lent, on
-    its own device. Other memory is copied into a new tensor on device
-    (default cpu:0), because the C API cannot adopt memory it did not
-    allocate."""
+    its own device. Other memory becomes a tensor on device (default cpu:0)
+    without a copy where the device takes host memory (cpu, reference):
+    both sides read and write the same memory, and the producer's memory
+    stays alive until the tensor's last view is gone. Other devices get a
+    copy."""
     if isinstance(x, Tensor):
         return x if device is None else x.to(device)
     dev = -1 if device is None else _resolve_device(device)

@@ -1,10 +1,13 @@
 /*
  * dlpack.c — DLPack (https://dmlc.github.io/dlpack/latest/c_api.html, the
  * v0.8 ABI) for backplane._C: export of host tensors without a copy; import
- * of host tensors by copy, except that memory this module exported and a
- * consumer hands back (bp -> torch -> bp) comes back as the same tensor. The
- * dtype mapping follows BP_DTYPE_LIST: a dtype's kind gives the DLPack type
- * code and its size the bits; bfloat16 has its own code (kDLBfloat).
+ * of host tensors without a copy too, through bp_wrap_host, on devices whose
+ * backend takes host memory (cpu, reference), and by copy elsewhere (opencl,
+ * or a layout bp_wrap_host cannot express: negative strides, misaligned
+ * data). Memory this module exported and a consumer hands back (bp -> torch
+ * -> bp) comes back as the same tensor. The dtype mapping follows
+ * BP_DTYPE_LIST: a dtype's kind gives the DLPack type code and its size the
+ * bits; bfloat16 has its own code (kDLBfloat).
  */
 #include "dlpack.h"
 
@@ -197,7 +200,121 @@ PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds) {
   return capsule;
 }
 
-/* ---- import -------------------------------------------------------------- */
+/* ---- import without a copy ---------------------------------------------- */
+
+/* A producer's tensor that a Backplane tensor reads and writes in place; its
+ * deleter runs once that tensor's storage is gone. */
+typedef struct Adopted {
+  DLManagedTensor *managed;
+  struct Adopted *next; /* in g_released once Backplane lets go */
+} Adopted;
+
+/* Adopted tensors whose Backplane storage is gone, waiting for their
+ * deleters. Backplane calls the release callback from any thread, and inside
+ * a backend's lock when the plugin is not thread-safe: waiting there for the
+ * GIL could deadlock with a thread that holds the GIL and waits for that
+ * lock, and a deleter may call back into Backplane (PyTorch dropping a
+ * tensor that Backplane lent it) or run Python code (NumPy's deleter
+ * Py_DECREFs the array without taking the GIL). So the callback only queues;
+ * a pending call (Py_AddPendingCall needs neither the GIL nor a thread
+ * state) runs the deleters in the main thread with the GIL held. */
+static Adopted *g_released;
+static int g_drain_scheduled;
+static pthread_mutex_t g_released_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int interpreter_finalizing(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+/* Calls managed's deleter with the GIL held, outside any pending exception
+ * (a deleter may run Python code); what it raises cannot reach a caller. */
+static void call_deleter(DLManagedTensor *managed) {
+  if (!managed->deleter) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  managed->deleter(managed);
+  if (PyErr_Occurred()) PyErr_WriteUnraisable(NULL);
+  PyErr_Restore(type, value, tb);
+}
+
+/* Calls the deleters of every released tensor; needs the GIL. */
+static int drain_released(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&g_released_lock);
+  Adopted *list = g_released;
+  g_released = NULL;
+  g_drain_scheduled = 0;
+  pthread_mutex_unlock(&g_released_lock);
+  while (list) {
+    Adopted *next = list->next;
+    call_deleter(list->managed);
+    free(list);
+    list = next;
+  }
+  return 0;
+}
+
+/* bp_wrap_host's release callback. During or after interpreter shutdown the
+ * producer's memory is leaked: its deleter may need an interpreter that no
+ * longer exists. */
+static void release_adopted(void *context) {
+  Adopted *a = (Adopted *)context;
+  if (!Py_IsInitialized() || interpreter_finalizing()) return;
+  pthread_mutex_lock(&g_released_lock);
+  a->next = g_released;
+  g_released = a;
+  const int schedule = !g_drain_scheduled;
+  g_drain_scheduled = 1;
+  pthread_mutex_unlock(&g_released_lock);
+  /* The queue of pending calls is short; when it is full, the next schedule
+   * or import drains this one too. */
+  if (schedule && Py_AddPendingCall(drain_released, NULL) != 0) {
+    pthread_mutex_lock(&g_released_lock);
+    g_drain_scheduled = 0;
+    pthread_mutex_unlock(&g_released_lock);
+  }
+}
+
+/* A tensor on device over managed's memory: 1 when Backplane took the memory
+ * (*result is the tensor, or NULL with an error set; either way the deleter
+ * is Backplane's to call now), 0 when it must be copied instead (the device
+ * cannot take host memory, negative strides, data not aligned to the
+ * dtype), -1 with an error set. */
+static int adopt(DLManagedTensor *managed, int32_t dtype, bp_device device, PyObject **result) {
+  const DLTensor *t = &managed->dl_tensor;
+  char *base = (char *)t->data + t->byte_offset;
+  int64_t strides[MAX_SHAPE];
+  if ((uintptr_t)base % (uintptr_t)(t->dtype.bits / 8) != 0) return 0;
+  for (int i = 0; t->strides && i < t->ndim; ++i) {
+    if (t->strides[i] < 0 && t->shape[i] > 1) return 0;
+    /* An extent of 1 never uses its stride; bp_wrap_host wants it >= 0. */
+    strides[i] = t->strides[i] < 0 ? 0 : t->strides[i];
+  }
+  Adopted *a = (Adopted *)malloc(sizeof(Adopted));
+  if (!a) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  a->managed = managed;
+  a->next = NULL;
+  bp_tensor out;
+  const bp_status st = p_bp_wrap_host(device, dtype, t->ndim, t->shape, t->strides ? strides : NULL,
+                                      base, release_adopted, a, &out);
+  if (st != BP_OK) {
+    free(a);
+    if (st == BP_ERR_UNSUPPORTED) return 0;
+    raise_status(st);
+    return -1;
+  }
+  *result = wrap(out);
+  return 1;
+}
+
+/* ---- import by copy ------------------------------------------------------ */
 
 /* A copy of t's elements in C order (t is strided); NULL with an error set
  * when out of memory. */
@@ -251,12 +368,47 @@ static PyObject *copy_in(const DLTensor *t, int32_t dtype, bp_device device) {
 #define BP_NAME_(id, value, name, size, kind) " " name
 #define DTYPE_NAMES BP_DTYPE_LIST(BP_NAME_)
 
+/* The tensor for a consumed DLPack tensor: the exported tensor it is, else
+ * its memory adopted, else a copy. *adopted says whether Backplane now owns
+ * the call of managed's deleter. */
+static PyObject *import_managed(DLManagedTensor *managed, long device, int *adopted) {
+  const DLTensor *t = &managed->dl_tensor;
+  const int32_t dtype = dtype_of_dl(t->dtype);
+  if (t->device.device_type != kDLCPU)
+    return PyErr_Format(PyExc_BufferError,
+                        "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
+                        (int)t->device.device_type);
+  if (dtype == BP_DTYPE_INVALID)
+    return PyErr_Format(PyExc_TypeError,
+                        "from_dlpack: unsupported DLPack dtype (code %d, %d bits, %d lanes); "
+                        "backplane has" DTYPE_NAMES,
+                        (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
+  if (t->ndim < 0 || t->ndim > MAX_SHAPE)
+    return PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
+  bp_tensor own = exported_as(t);
+  bp_device target = (bp_device)device;
+  if (own != BP_NO_TENSOR) {
+    bp_device own_device;
+    if (p_bp_tensor_device(own, &own_device) == BP_OK && (device < 0 || own_device == target))
+      return wrap(own);
+    p_bp_tensor_release(own);
+  }
+  if (device < 0) CHECK(p_bp_cpu(&target));
+  PyObject *result = NULL;
+  const int took = adopt(managed, dtype, target, &result);
+  if (took < 0) return NULL;
+  *adopted = took;
+  return took ? result : copy_in(t, dtype, target);
+}
+
 PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   REQUIRE_LOADED();
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "from_dlpack(x, device)");
   long device = PyLong_AsLong(args[1]);
   if (device == -1 && PyErr_Occurred()) return NULL;
+  /* Deleters a full queue of pending calls left waiting. */
+  drain_released(NULL);
   PyObject *capsule;
   if (PyCapsule_CheckExact(args[0])) {
     capsule = args[0];
@@ -266,40 +418,15 @@ PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
     if (!capsule) return NULL;
   }
   DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
-  if (!managed) {
+  /* Consumed from here on, even on error: the deleter is ours (or, once the
+   * memory is adopted, Backplane's) to call, never the capsule's. */
+  if (!managed || PyCapsule_SetName(capsule, "used_dltensor") != 0) {
     Py_DECREF(capsule);
     return NULL;
   }
-  DLTensor *t = &managed->dl_tensor;
-  PyObject *result = NULL;
-  int32_t dtype = dtype_of_dl(t->dtype);
-  if (t->device.device_type != kDLCPU) {
-    PyErr_Format(PyExc_BufferError,
-                 "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
-                 (int)t->device.device_type);
-  } else if (dtype == BP_DTYPE_INVALID) {
-    PyErr_Format(PyExc_TypeError,
-                 "from_dlpack: unsupported DLPack dtype (code %d, %d bits, %d lanes); "
-                 "backplane has" DTYPE_NAMES,
-                 (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
-  } else if (t->ndim < 0 || t->ndim > MAX_SHAPE) {
-    PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
-  } else {
-    bp_tensor own = exported_as(t);
-    bp_device own_device = -1;
-    bp_device copy_device = (bp_device)device;
-    if (own != BP_NO_TENSOR && p_bp_tensor_device(own, &own_device) == BP_OK &&
-        (device < 0 || own_device == (bp_device)device)) {
-      result = wrap(own);
-    } else {
-      if (own != BP_NO_TENSOR) p_bp_tensor_release(own);
-      bp_status st = device < 0 ? p_bp_cpu(&copy_device) : BP_OK;
-      result = st == BP_OK ? copy_in(t, dtype, copy_device) : raise_status(st);
-    }
-  }
-  /* Consumed: the producer's memory is no longer needed. */
-  if (PyCapsule_SetName(capsule, "used_dltensor") == 0 && managed->deleter)
-    managed->deleter(managed);
+  int adopted = 0;
+  PyObject *result = import_managed(managed, device, &adopted);
+  if (!adopted) call_deleter(managed);
   Py_DECREF(capsule);
   return result;
 }

@@ -12,10 +12,13 @@
 PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds);
 
 /* _C.from_dlpack(obj_or_capsule, device): a host DLPack tensor as a tensor
- * on device. Memory __dlpack__ handed out (and still held by its consumer)
- * comes back as the exported tensor itself when it is asked for on that
- * tensor's device or on none (device -1); anything else is copied, to cpu:0
- * for device -1 (the C API has no way to adopt foreign memory). */
+ * on device (cpu:0 for -1). Memory __dlpack__ handed out (and still held by
+ * its consumer) comes back as the exported tensor itself when it is asked
+ * for on that tensor's device or on none. Other memory is adopted without a
+ * copy (bp_wrap_host: the tensor reads and writes the producer's memory, and
+ * the producer's deleter runs, with the GIL, once the tensor's storage is
+ * gone) on devices that take host memory, and copied on the others (and for
+ * negative strides or misaligned data). */
 PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 #endif /* BP_PYTHON_DLPACK_H */

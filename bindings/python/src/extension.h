@@ -24,7 +24,7 @@
   X(bp_device_properties) X(bp_cpu) X(bp_gpu) X(bp_num_gpus) X(bp_try_gpu)                  \
   X(bp_try_all_gpus) X(bp_default_device) X(bp_synchronize) X(bp_empty) X(bp_zeros)         \
   X(bp_ones) X(bp_full) X(bp_arange) X(bp_random_uniform) X(bp_random_normal)               \
-  X(bp_from_host) X(bp_to_host) X(bp_tensor_host_address) X(bp_tensor_retain)               \
+  X(bp_from_host) X(bp_to_host) X(bp_tensor_host_address) X(bp_wrap_host) X(bp_tensor_retain) \
   X(bp_tensor_release) X(bp_tensor_device) X(bp_tensor_dtype) X(bp_tensor_rank)             \
   X(bp_tensor_shape) X(bp_tensor_strides) X(bp_tensor_numel) X(bp_tensor_is_contiguous)     \
   X(bp_tensor_wait) X(bp_live_tensor_count) X(bp_reshape) X(bp_permute) X(bp_transpose)     \
