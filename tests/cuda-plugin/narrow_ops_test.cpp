@@ -269,6 +269,38 @@ TEST_CASE("cuda: sums, products and extremes of the new dtypes accumulate wide",
   }
 }
 
+TEST_CASE("cuda: a million-element reduction of halves and int8 (blocks, two passes) sums wide",
+          "[cuda][narrow][reduce]") {
+  Session s(kPlugin);
+  if (!has_device(s.plugin())) return;
+  const int64_t n = 1 << 20;
+  for (bp_dtype half : kHalves) {
+    INFO(dtype_name(half));
+    // 2^20 terms of 2^-6: 2^14 exactly, which a half holds.
+    std::vector<uint16_t> values(static_cast<size_t>(n), round_f32(half, 0x1p-6f));
+    values[static_cast<size_t>(n / 2 + 7)] = round_f32(half, 2.0f);
+    values[static_cast<size_t>(n - 1)] = round_f32(half, 2.0f);
+    const bp_plugin_tensor in = typed(s, half, {n}, values);
+    const bp_plugin_tensor sum = s.empty(half, {1}), max = s.empty(half, {1}), where = s.empty(BP_INT64, {1});
+    s.exec(BP_OP_SUM, {in}, sum);
+    s.exec(BP_OP_MAX, {in}, max);
+    s.exec(BP_OP_ARGMAX, {in}, where);
+    CHECK(s.values<uint16_t>(sum)[0] == round_f64(half, 16384.0 + 2 * (2.0 - 0x1p-6)));
+    CHECK(s.values<uint16_t>(max)[0] == round_f32(half, 2.0f));
+    CHECK(s.values<int64_t>(where)[0] == n / 2 + 7);
+  }
+  std::vector<int8_t> bytes(static_cast<size_t>(n), -3);
+  bytes[12345] = 100;
+  const bp_plugin_tensor in = typed(s, BP_INT8, {n}, bytes);
+  const bp_plugin_tensor sum = s.empty(BP_INT64, {1}), min = s.empty(BP_INT8, {1}), where = s.empty(BP_INT64, {1});
+  s.exec(BP_OP_SUM, {in}, sum);
+  s.exec(BP_OP_MIN, {in}, min);
+  s.exec(BP_OP_ARGMAX, {in}, where);
+  CHECK(s.values<int64_t>(sum)[0] == -3 * (n - 1) + 100);
+  CHECK(s.values<int8_t>(min)[0] == -3);
+  CHECK(s.values<int64_t>(where)[0] == 12345);
+}
+
 TEST_CASE("cuda: cumsum of the new dtypes accumulates wide and rounds each output once", "[cuda][narrow][scan]") {
   Session s(kPlugin);
   if (!has_device(s.plugin())) return;
