@@ -16,9 +16,9 @@ PyObject *dlpack_export(PyObject *self, PyObject *args, PyObject *kwds);
  * its consumer) comes back as the exported tensor itself when it is asked
  * for on that tensor's device or on none. Other memory is adopted without a
  * copy (bp_wrap_host: the tensor reads and writes the producer's memory, and
- * the producer's deleter runs, with the GIL, once the tensor's storage is
- * gone) on devices that take host memory, and copied on the others (and for
- * negative strides or misaligned data). */
+ * the producer's deleter runs in the main thread, with the GIL, once the
+ * tensor's storage is gone) on devices that take host memory, and copied on
+ * the others (and for negative strides or misaligned data). */
 PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 #endif /* BP_PYTHON_DLPACK_H */
