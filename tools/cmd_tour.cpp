@@ -131,6 +131,10 @@ int cmd_tour(int argc, char **argv) {
   code("Y = bp.random.uniform(size=(2, 3), device=bp.try_gpu(1))");
   bp::Tensor Y = bp::random_uniform({2, 3}, 0, 1, 42, bp::f32, g1);
   show("Y", Y);
+  code("X.astype(bp.bfloat16) * 0.1");
+  show("X.astype(bp.bfloat16) * 0.1", X.astype(bp::bf16) * 0.1);
+  say("bfloat16 and float16 take half the bytes; they compute in float32 and round once, so every "
+      "backend gives the same bits.");
   say("A tensor only uses the memory of its own device (`bp devices` shows the bytes in use).");
 
   // 5 ---------------------------------------------------------------------
