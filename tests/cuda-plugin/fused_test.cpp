@@ -134,6 +134,26 @@ std::vector<Program> composite_programs() {
     programs.push_back(p);
   }
   {
+    // The 8- and 16-bit dtypes, held widened in registers: every result
+    // must be narrowed (rounded or wrapped) before the next instruction
+    // reads it, as execute would have stored it.
+    Program p{"narrow chain", {BP_FLOAT16, BP_BFLOAT16, BP_INT8, BP_UINT8}, {}, {}};
+    const int32_t h = p.add(BP_OP_ADD, BP_FLOAT16, {0}, BP_SCALAR_RHS, 0.1);
+    const int32_t m = p.add(BP_OP_MUL, BP_FLOAT16, {h, h});
+    const int32_t b = p.convert(BP_FLOAT16, BP_BFLOAT16, m);
+    const int32_t c = p.add(BP_OP_SUB, BP_BFLOAT16, {b, 1});
+    const int32_t g = p.add(BP_OP_GT, BP_BFLOAT16, {c, 1});
+    const int32_t w = p.add(BP_OP_WHERE, BP_BFLOAT16, {g, c, 1});
+    const int32_t i = p.add(BP_OP_MUL, BP_INT8, {2, 2});
+    const int32_t j = p.add(BP_OP_ADD, BP_INT8, {i}, BP_SCALAR_LHS, 100);
+    const int32_t u = p.convert(BP_INT8, BP_UINT8, j);
+    const int32_t v = p.add(BP_OP_FLOOR_DIVIDE, BP_UINT8, {u, 3});
+    const int32_t f = p.convert(BP_UINT8, BP_FLOAT16, v);
+    const int32_t z = p.convert(BP_FLOAT16, BP_INT16, f);
+    p.outputs = {w, v, z, m, g};
+    programs.push_back(p);
+  }
+  {
     Program p{"every input strided", {BP_FLOAT64, BP_FLOAT64, BP_FLOAT64, BP_FLOAT64}, {}, {}};
     const int32_t a = p.add(BP_OP_ADD, BP_FLOAT64, {0, 1});
     const int32_t b = p.add(BP_OP_MUL, BP_FLOAT64, {2, 3});
