@@ -186,6 +186,7 @@ const bp_plugin_api kApi = {
     nullptr,  // group_join
     nullptr,  // group_leave
     api_execute_fused,
+    nullptr,  // wrap_host: buffers are device memory
 };
 
 }  // namespace
