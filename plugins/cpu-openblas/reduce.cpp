@@ -19,6 +19,7 @@
 #include "kernels.hpp"
 #include "layout.hpp"
 #include "parallel.hpp"
+#include "half_block.hpp"
 #include "small_types.hpp"
 
 namespace cpu_backend {
@@ -61,23 +62,74 @@ Plan make_plan(const View &in, const View &out) {
   return plan;
 }
 
-// Folds n elements at p, p + stride, ... (C-order positions pos...) into acc.
+// Reducer R (instantiated for a wide type) over elements of type T, each
+// widened on the way in; its result narrowed once into T, unless it is an
+// int64 (SUM and PROD of integers, ARGMAX, ARGMIN).
+template <class R, class T>
+struct Widened {
+  using Wide = R;
+  using in_t = T;
+  using acc_t = typename R::acc_t;
+  using out_t = std::conditional_t<std::is_same<typename R::out_t, int64_t>::value, int64_t, T>;
+  static constexpr int lanes = R::lanes;
+  static acc_t init() { return R::init(); }
+  static acc_t step(acc_t a, T x, int64_t pos) {
+    return R::step(a, static_cast<typename R::in_t>(widen(x)), pos);
+  }
+  static acc_t merge(acc_t a, acc_t b) { return R::merge(a, b); }
+  static out_t finish(acc_t a, int64_t count) { return narrow<out_t>(R::finish(a, count)); }
+};
+
+// Whether reduce_run widens R's runs by blocks: the float64 reducers of
+// halves (SUM, MEAN, NORM, PROD, LOGSUMEXP), and every float16 reducer.
+// bfloat16's comparisons widen faster inline (a shift), where the block's
+// reload would cost more than it saves.
 template <class R>
-typename R::acc_t reduce_run(typename R::acc_t acc, const typename R::in_t *p, int64_t stride, int64_t n,
-                             int64_t pos) {
+struct is_widened_half : std::false_type {};
+template <class W, class T>
+struct is_widened_half<Widened<W, T>>
+    : std::integral_constant<bool, std::is_same<T, float16>::value ||
+                                       (is_half<T> && std::is_same<typename W::in_t, double>::value)> {};
+
+// Folds n elements at p, p + stride, ... (C-order positions pos...) into acc.
+// A contiguous stretch runs R::lanes accumulators side by side. E is R's
+// element type, or float32 widened from a 16-bit float for a wide R.
+template <class R, class E>
+typename R::acc_t reduce_lanes(typename R::acc_t acc, const E *p, int64_t stride, int64_t n, int64_t pos) {
+  using In = typename R::in_t;
   constexpr int L = R::lanes;
   if (L > 1 && stride == 1 && n >= 2 * L) {
     typename R::acc_t lane[L];
     for (int l = 0; l < L; ++l) lane[l] = R::init();
     int64_t i = 0;
     for (; i + L <= n; i += L)
-      for (int l = 0; l < L; ++l) lane[l] = R::step(lane[l], p[i + l], pos + i + l);
+      for (int l = 0; l < L; ++l) lane[l] = R::step(lane[l], static_cast<In>(p[i + l]), pos + i + l);
     for (int l = 0; l < L; ++l) acc = R::merge(acc, lane[l]);
-    for (; i < n; ++i) acc = R::step(acc, p[i], pos + i);
+    for (; i < n; ++i) acc = R::step(acc, static_cast<In>(p[i]), pos + i);
     return acc;
   }
-  for (int64_t i = 0; i < n; ++i) acc = R::step(acc, p[i * stride], pos + i);
+  for (int64_t i = 0; i < n; ++i) acc = R::step(acc, static_cast<In>(p[i * stride]), pos + i);
   return acc;
+}
+
+// reduce_lanes, except that a contiguous run of 16-bit floats is widened a
+// block at a time with the vector conversion and folded by the wide reducer
+// (element by element, half.h's scalar widening was the whole cost).
+template <class R>
+typename R::acc_t reduce_run(typename R::acc_t acc, const typename R::in_t *p, int64_t stride, int64_t n,
+                             int64_t pos) {
+  if constexpr (is_widened_half<R>::value) {
+    if (stride == 1) {
+      alignas(64) float block[kHalfBlock];
+      for (int64_t b = 0; b < n; b += kHalfBlock) {
+        const int64_t m = std::min(kHalfBlock, n - b);
+        load_floats(p + b, 1, m, block);
+        acc = reduce_lanes<typename R::Wide>(acc, static_cast<const float *>(block), 1, m, pos + b);
+      }
+      return acc;
+    }
+  }
+  return reduce_lanes<R>(acc, p, stride, n, pos);
 }
 
 // Reduces positions [r0, r1) of the reduced axes, starting from `base`.
@@ -173,22 +225,6 @@ void reduce_as(ThreadPool &pool, const Plan &plan, const View &in, const View &o
   dispatch<Ts...>(in.dtype, [&](auto tag) { run<R<typename decltype(tag)::type>>(pool, plan, in, out); });
 }
 
-// Reducer R (instantiated for a wide type) over elements of type T, each
-// widened on the way in; its result narrowed once into T, unless it is an
-// int64 (SUM and PROD of integers, ARGMAX, ARGMIN).
-template <class R, class T>
-struct Widened {
-  using in_t = T;
-  using acc_t = typename R::acc_t;
-  using out_t = std::conditional_t<std::is_same<typename R::out_t, int64_t>::value, int64_t, T>;
-  static constexpr int lanes = R::lanes;
-  static acc_t init() { return R::init(); }
-  static acc_t step(acc_t a, T x, int64_t pos) {
-    return R::step(a, static_cast<typename R::in_t>(widen(x)), pos);
-  }
-  static acc_t merge(acc_t a, acc_t b) { return R::merge(a, b); }
-  static out_t finish(acc_t a, int64_t count) { return narrow<out_t>(R::finish(a, count)); }
-};
 
 // The wide type a reduction of T accumulates in: halves sum in float64 and
 // round once at the end, keep MAX/MIN/ARG* in float32; small integers sum
