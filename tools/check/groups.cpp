@@ -172,6 +172,7 @@ const std::vector<GroupDef> &all_groups() {
       {"copies", 3, "copies", true, with_plugin<group_copies>},
       {"collectives", 3, "collectives", true, with_plugin<group_collectives>},
       {"fused", 3, "fused programs", true, with_plugin<group_fused>},
+      {"wrap-host", 3, "borrowed host memory", true, with_plugin<group_wrap_host>},
       {"threads", 4, "threads", true, with_reference<group_threads>},
       {"queues", 4, "queues", true, with_reference<group_queues>},
   };

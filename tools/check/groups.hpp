@@ -91,6 +91,8 @@ void group_copies(Context &, Plugin &p);
 void group_collectives(Context &, Plugin &p);
 // Opens the reference itself, once it knows the plugin has execute_fused.
 void group_fused(Context &, Plugin &p);
+// The optional wrap_host entry (wrap_host_checks.cpp).
+void group_wrap_host(Context &, Plugin &p);
 void group_threads(Context &, Plugin &p, Plugin &ref);
 void group_queues(Context &, Plugin &p, Plugin &ref);
 // Part of group_arguments in a file of its own: execute's arguments of the

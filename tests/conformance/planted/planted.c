@@ -383,6 +383,44 @@ static bp_status planted_execute_fused(int32_t device, const bp_fused_program *p
 }
 #endif
 
+#ifdef PLANT_WRAP_RELEASES_EARLY
+/* Hands the memory back at once, as if the wrap were a copy. */
+static bp_status planted_wrap_host(int32_t device, void *data, uint64_t bytes, void (*release)(void *),
+                                   void *context, bp_buffer *out) {
+  bp_status s = g_real->wrap_host(device, data, bytes, NULL, NULL, out);
+  if (s == BP_OK && release) release(context);
+  return s;
+}
+#endif
+
+#ifdef PLANT_WRAP_RELEASES_TWICE
+/* Releases at free like the reference, then once more. One wrapped buffer
+ * at a time is all the kit makes. */
+static bp_buffer g_wrapped;
+static void (*g_release)(void *);
+static void *g_context;
+
+static bp_status planted_wrap_host(int32_t device, void *data, uint64_t bytes, void (*release)(void *),
+                                   void *context, bp_buffer *out) {
+  bp_status s = g_real->wrap_host(device, data, bytes, release, context, out);
+  if (s == BP_OK) {
+    g_wrapped = *out;
+    g_release = release;
+    g_context = context;
+  }
+  return s;
+}
+
+static bp_status twice_free(bp_buffer b) {
+  bp_status s = g_real->free(b);
+  if (s == BP_OK && b == g_wrapped) {
+    g_wrapped = NULL;
+    if (g_release) g_release(g_context);
+  }
+  return s;
+}
+#endif
+
 BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t minor) {
   if (!g_real) {
     void *lib = dlopen(REFERENCE_PATH, RTLD_NOW | RTLD_LOCAL);
@@ -412,6 +450,12 @@ BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t
     g_api.alloc = sized_alloc;
     g_api.free = sized_free;
     g_api.execute_fused = planted_execute_fused;
+#endif
+#if defined(PLANT_WRAP_RELEASES_EARLY) || defined(PLANT_WRAP_RELEASES_TWICE)
+    g_api.wrap_host = planted_wrap_host;
+#endif
+#ifdef PLANT_WRAP_RELEASES_TWICE
+    g_api.free = twice_free;
 #endif
   }
   return &g_api;
