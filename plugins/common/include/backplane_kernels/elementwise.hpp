@@ -112,13 +112,13 @@ constexpr bool is_int = std::is_integral<T>::value;
 template <class T>
 BP_HD inline T floor_divide_int(T a, T b) {
   if (b == 0) return 0;
-  if (b == T(-1)) return wrap_sub(T(0), a);
+  if (std::is_signed<T>::value && b == T(-1)) return wrap_sub(T(0), a);  // not uint8's 255
   const T q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
 }
 template <class T>
 BP_HD inline T remainder_int(T a, T b) {
-  if (b == 0 || b == T(-1)) return 0;
+  if (b == 0 || (std::is_signed<T>::value && b == T(-1))) return 0;
   const T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
 }
