@@ -109,7 +109,10 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("memory_cached", text(memory.cached()));      // freed blocks kept for reuse
   put("alignment", "64");
   put("half_conversions", isa_name(best_isa()));  // the vector conversions float32 <-> float16/bfloat16
-  put("gemm_half_path", gemm_half_path());
+  const std::string f16 = gemm_half_path(BP_FLOAT16), bf16 = gemm_half_path(BP_BFLOAT16);
+  put("gemm_float16_path", f16.c_str());
+  put("gemm_bfloat16_path", bf16.c_str());
+  put("gemm_half_path", (f16 == bf16 ? f16 : "float16 " + f16 + ", bfloat16 " + bf16).c_str());
   return count;
 }
 

@@ -22,8 +22,9 @@ void copy_kernel(ThreadPool &pool, const View &in, const View &out);
 void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // MATMUL: [..., M, K] x [..., K, N] -> [..., M, N].
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out);
-// How MATMUL multiplies float16 and bfloat16 (the device property gemm_half_path).
-const char *gemm_half_path();
+// How MATMUL multiplies a FLOAT16 or BFLOAT16 product (the device
+// properties gemm_float16_path, gemm_bfloat16_path and gemm_half_path).
+const char *gemm_half_path(int32_t dtype);
 // FILL, ARANGE, RANDOM_*: scalar, scalar2 and seed as in bp_op_attrs.
 void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, uint64_t seed, const View &out);
 // CUMSUM: along the last axis of the views.

@@ -9,16 +9,22 @@
 // are walked with their own strides (0 where broadcast). The 1.4 dtypes
 // widen both operands into dense float32 (16-bit floats: then sgemm) or
 // int32 (small integers: the wrapping loop) matrices, and narrow the
-// product once (matmul_widened).
+// product once (matmul_widened); bfloat16 goes to oneDNN instead where it
+// is built in, its CPU kernel native and no subnormal can arise
+// (gemm_onednn.hpp).
 #include <cblas.h>
 
 #include <algorithm>
 #include <climits>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "backplane_kernels/elementwise.hpp"
 #include "backend.hpp"
+#ifdef BP_CPU_HAVE_ONEDNN
+#include "gemm_onednn.hpp"
+#endif
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "layout.hpp"
@@ -249,6 +255,26 @@ void matmul_widened(ThreadPool &pool, const View &a, const View &b, const View &
                     mc.rows * mc.cols * ma0.cols > kTinyProduct;
   Scratch<W> wa, wb, wc;
   for (size_t batch = 0; batch < batches.out.size(); ++batch) {
+    T *c = out.data<T>() + batches.out[batch];
+    const auto narrow_into_c = [&](const W *pc) {
+      parallel_for(pool, mc.rows, std::max<int64_t>(mc.cols, 1), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          for (int64_t j = 0; j < mc.cols; j += kHalfBlock)
+            store_results(pc + i * mc.cols + j, std::min(kHalfBlock, mc.cols - j), c + i * mc.rs + j * mc.cs, mc.cs);
+      });
+    };
+#ifdef BP_CPU_HAVE_ONEDNN
+    if constexpr (std::is_same<T, bfloat16>::value) {
+      const uint16_t *a16 = a.data<uint16_t>() + batches.a[batch], *b16 = b.data<uint16_t>() + batches.b[batch];
+      if (blas && onednn_bf16_available() &&
+          bf16_gemm_exact_enough(a16, ma0.rows, ma0.cols, ma0.rs, ma0.cs, b16, mb0.rows, mb0.cols, mb0.rs, mb0.cs) &&
+          onednn_bf16_gemm(a16, ma0.rs, ma0.cs, b16, mb0.rs, mb0.cs, wc.get(mc.rows * mc.cols), mc.rows, mc.cols,
+                           ma0.cols, pool.threads())) {
+        narrow_into_c(wc.get(mc.rows * mc.cols));
+        continue;
+      }
+    }
+#endif
     Matrix ma = ma0, mb = mb0;
     const W *pa = widen_matrix(pool, a.data<T>() + batches.a[batch], ma, wa);
     const W *pb = widen_matrix(pool, b.data<T>() + batches.b[batch], mb, wb);
@@ -260,18 +286,22 @@ void matmul_widened(ThreadPool &pool, const View &a, const View &b, const View &
       parallel_for(pool, mc.rows, std::max<int64_t>(mc.cols * ma.cols, 1), [&](int64_t begin, int64_t end) {
         loop_product(pa, ma, pb, mb, pc, dense_c, begin, end);
       });
-    T *c = out.data<T>() + batches.out[batch];
-    parallel_for(pool, mc.rows, std::max<int64_t>(mc.cols, 1), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        for (int64_t j = 0; j < mc.cols; j += kHalfBlock)
-          store_results(pc + i * mc.cols + j, std::min(kHalfBlock, mc.cols - j), c + i * mc.rs + j * mc.cs, mc.cs);
-    });
+    narrow_into_c(pc);
   }
 }
 
 }  // namespace
 
-const char *gemm_half_path() { return "convert-to-f32+cblas_sgemm"; }
+const char *gemm_half_path(int32_t dtype) {
+#ifdef BP_CPU_HAVE_ONEDNN
+  if (dtype == BP_BFLOAT16 && onednn_bf16_available()) {
+    static const std::string path = std::string("onednn:") + onednn_bf16_kernel();
+    return path.c_str();
+  }
+#endif
+  (void)dtype;
+  return "convert-to-f32+cblas_sgemm";
+}
 
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out) {
   if (out.numel == 0) return;

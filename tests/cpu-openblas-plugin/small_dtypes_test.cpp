@@ -3,6 +3,7 @@
 // single rounding from float64 and int64, integer wrapping and saturation,
 // halves computing in float32 and rounding once, sums and MATMUL that
 // accumulate wider than the dtype, and the creation operators.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -275,7 +276,51 @@ TEST_CASE("the device names its half GEMM path and conversion instructions", "[s
   REQUIRE(cpu().api().device_properties(0, props, 32, &n) == BP_OK);
   std::map<std::string, std::string> got;
   for (int32_t i = 0; i < n; ++i) got[props[i].key] = props[i].value;
-  CHECK(got["gemm_half_path"] == "convert-to-f32+cblas_sgemm");
+  CHECK(got["gemm_float16_path"] == "convert-to-f32+cblas_sgemm");
+  const std::string bf16 = got["gemm_bfloat16_path"];
+  CHECK((bf16 == "convert-to-f32+cblas_sgemm" || bf16.rfind("onednn:", 0) == 0));
+  CHECK(got["gemm_half_path"].find("convert-to-f32+cblas_sgemm") != std::string::npos);
   CHECK((got["half_conversions"] == "avx512f" || got["half_conversions"] == "avx2+f16c" ||
          got["half_conversions"] == "scalar"));
+}
+
+TEST_CASE("bfloat16 MATMUL is exact on small integers and keeps subnormals, on every path", "[small]") {
+  Buffers s(cpu());
+  const int64_t n = 48;  // large enough for the library paths (oneDNN or sgemm)
+  std::vector<bfloat16> a(static_cast<size_t>(n * n)), b(static_cast<size_t>(n * n));
+  std::vector<int64_t> ai(a.size()), bi(b.size());
+  std::mt19937 rng(9);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ai[i] = static_cast<int64_t>(rng() % 5) - 2;
+    bi[i] = static_cast<int64_t>(rng() % 5) - 2;
+    a[i] = static_cast<bfloat16>(bp_bf16_from_i64(ai[i]));
+    b[i] = static_cast<bfloat16>(bp_bf16_from_i64(bi[i]));
+  }
+  const bp_plugin_tensor at = put<bfloat16>(s, BP_BFLOAT16, {n, n}, a);
+  // b read transposed: element (k, j) at j * n + k.
+  bp_plugin_tensor bt = put<bfloat16>(s, BP_BFLOAT16, {n, n}, b);
+  bt.strides[0] = 1;
+  bt.strides[1] = n;
+  const bp_plugin_tensor c = s.empty(BP_BFLOAT16, {n, n});
+  s.exec(BP_OP_MATMUL, {at, bt}, c);
+  const std::vector<uint16_t> got = bits_of(s.values<bfloat16>(c));
+  size_t bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < n; ++k) sum += ai[static_cast<size_t>(i * n + k)] * bi[static_cast<size_t>(j * n + k)];
+      bad += got[static_cast<size_t>(i * n + j)] != bp_bf16_from_i64(sum);
+    }
+  CHECK(bad == 0);
+  // A subnormal times the identity stays that subnormal (a kernel that
+  // flushes subnormals would give 0).
+  std::vector<bfloat16> sub(static_cast<size_t>(n * n), static_cast<bfloat16>(0)), eye = sub;
+  for (int64_t i = 0; i < n; ++i) eye[static_cast<size_t>(i * n + i)] = static_cast<bfloat16>(0x3f80);
+  sub[5] = static_cast<bfloat16>(0x0003);
+  const bp_plugin_tensor st = put<bfloat16>(s, BP_BFLOAT16, {n, n}, sub), et = put<bfloat16>(s, BP_BFLOAT16, {n, n}, eye);
+  const bp_plugin_tensor d = s.empty(BP_BFLOAT16, {n, n});
+  s.exec(BP_OP_MATMUL, {st, et}, d);
+  const std::vector<uint16_t> kept = bits_of(s.values<bfloat16>(d));
+  CHECK(kept[5] == 0x0003);
+  CHECK(std::count(kept.begin(), kept.end(), uint16_t(0)) == static_cast<std::ptrdiff_t>(kept.size() - 1));
 }
