@@ -52,7 +52,7 @@ class FreshCopy {
 TEST_CASE("the entry point returns a complete 1.0 table", "[abi]") {
   Reference ref;
   const bp_plugin_api &api = ref.api();
-  CHECK(api.struct_size == BP_PLUGIN_API_SIZE_1_3);
+  CHECK(api.struct_size == BP_PLUGIN_API_SIZE_1_4);
   CHECK(api.struct_size == sizeof(bp_plugin_api));
   CHECK(api.abi_major == BP_PLUGIN_ABI_MAJOR);
   CHECK(api.abi_minor == BP_PLUGIN_ABI_MINOR);
@@ -75,6 +75,8 @@ TEST_CASE("the entry point returns a complete 1.0 table", "[abi]") {
   CHECK(api.execute != nullptr);
   CHECK(api.synchronize != nullptr);
   CHECK(api.host_address != nullptr);
+  CHECK(api.execute_fused != nullptr);
+  CHECK(api.wrap_host != nullptr);
 }
 
 TEST_CASE("the plugin exports only the entry symbol", "[abi]") {
