@@ -301,7 +301,7 @@ TEST_CASE("int8, uint8 and int16 wrap, truncate and saturate as plugin.h says", 
   CHECK(copy_to<uint8_t>(b, BP_BFLOAT16, BP_BOOL, std::vector<uint16_t>{0x8000, 0x0001, 0x7fc0}) == U8{0, 1, 1});
 }
 
-TEST_CASE("reductions and cumsum of halves accumulate in float32; of small integers in int64", "[small_dtypes]") {
+TEST_CASE("reductions and cumsum of halves accumulate in float32, of small integers in int64", "[small_dtypes]") {
   Buffers b(ocl(), 1);
   auto reduce = [&](int32_t op, int32_t dtype, int32_t out_dtype, auto values) {
     const auto n = static_cast<int64_t>(values.size());
@@ -357,7 +357,7 @@ TEST_CASE("reductions and cumsum of halves accumulate in float32; of small integ
   CHECK(b.values<int64_t>(out) == std::vector<int64_t>{200, 400, 600});
 }
 
-TEST_CASE("matmul of halves accumulates in float32 and rounds once; small integers wrap", "[small_dtypes]") {
+TEST_CASE("matmul of halves accumulates in float32 and rounds once, of small integers wraps", "[small_dtypes]") {
   Buffers b(ocl(), 0);
   for (int32_t dtype : kHalves) {
     INFO(dtype_name(dtype));
@@ -405,7 +405,7 @@ TEST_CASE("matmul of halves accumulates in float32 and rounds once; small intege
   CHECK(b.values<int8_t>(out) == std::vector<int8_t>{44, 1});
 }
 
-TEST_CASE("random halves are the float32 streams rounded; fill and arange convert as from float64", "[small_dtypes]") {
+TEST_CASE("random halves are the float32 streams rounded, fill and arange convert as from float64", "[small_dtypes]") {
   Buffers b(ocl(), 1);
   const int64_t n = 4096;
   for (int32_t dtype : kHalves) {
@@ -441,7 +441,7 @@ TEST_CASE("random halves are the float32 streams rounded; fill and arange conver
   CHECK(b.values<uint8_t>(filled) == std::vector<uint8_t>{0, 0});
 }
 
-TEST_CASE("gather, scatter and where move half bits untouched; scatter_add adds bytes and halves in place", "[small_dtypes]") {
+TEST_CASE("gather, scatter and where move half bits untouched, scatter_add adds bytes and halves in place", "[small_dtypes]") {
   Buffers b(ocl(), 0);
   // A signalling NaN's payload survives data movement.
   const std::vector<uint16_t> data = {0x7c01, 0x8001, 0x3c00, 0xfbff};
