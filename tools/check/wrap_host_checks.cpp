@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,15 +33,30 @@ struct ReleaseLog {
   std::atomic<bool> before_free{false};
 };
 
-// The log of the one wrapped buffer alive at a time: release compares its
-// context with it before trusting it, so a wrong context is reported, not
+// Every log the kit has given as a context. Logs are never freed, so a late
+// release of an earlier buffer still finds its own; release looks the
+// context up before trusting it, so a wrong context is reported, not
 // dereferenced.
-std::atomic<ReleaseLog *> g_log{nullptr};
+std::mutex g_logs_mutex;
+std::vector<ReleaseLog *> g_logs;
 std::atomic<bool> g_wrong_context{false};
 
+ReleaseLog &new_log() {
+  auto *log = new ReleaseLog;  // deliberately never freed (see above)
+  std::lock_guard<std::mutex> lock(g_logs_mutex);
+  g_logs.push_back(log);
+  g_wrong_context.store(false);
+  return *log;
+}
+
 void record_release(void *context) {
-  ReleaseLog *log = g_log.load();
-  if (context != log || !log) {
+  ReleaseLog *log = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_logs_mutex);
+    for (ReleaseLog *known : g_logs)
+      if (known == context) log = known;
+  }
+  if (!log) {
     g_wrong_context.store(true);
     return;
   }
@@ -51,12 +67,6 @@ void record_release(void *context) {
 // Given as release to calls that must fail: any call at all is wrong.
 ReleaseLog g_refused;
 void record_refused(void *) { g_refused.calls.fetch_add(1); }
-
-// Makes `log` the one record_release accepts, with a clean slate.
-void expect_release_into(ReleaseLog &log) {
-  g_log.store(&log);
-  g_wrong_context.store(false);
-}
 
 // Waits (up to a few seconds) for release to have come `calls` times, since
 // it may follow free once pending work is done, on another thread.
@@ -127,16 +137,16 @@ class WrapChecks {
   WrapChecks(Recorder &rec, Plugin &p, int32_t device)
       : rec_(rec), p_(p), d_(device), dn_(p.device_name(device)), wrap_(p.entry(&bp_plugin_api::wrap_host)) {}
 
-  // Reads, writes, operators and free on a lent span.
-  void lent_span() {
+  // Reads, writes, operators and free on a lent span. False when the
+  // device takes no host memory (BP_ERR_UNSUPPORTED), which skips the rest.
+  bool lent_span() {
     OwnedBlock block;
     if (!block.ok()) {
       rec_.fail("the kit could not allocate its own block");
-      return;
+      return true;
     }
     for (size_t i = 0; i < kElements; ++i) block.floats()[i] = float(i) + 0.5f;
-    ReleaseLog log;
-    expect_release_into(log);
+    ReleaseLog &log = new_log();
     rec_.begin("wrap_host(" + dn_ + format(", %zu bytes)", kSpan));
     bp_buffer b = nullptr;
     bp_status s;
@@ -148,13 +158,13 @@ class WrapChecks {
       rec_.note(dn_ + ": wrap_host answers BP_ERR_UNSUPPORTED for 64-byte aligned host memory: " + p_.last_error());
       rec_.expect(wait_for_release(p_, d_, log, 0) == 0, dn_ + ": a refused wrap_host never calls release",
                   dn_ + ": wrap_host answered BP_ERR_UNSUPPORTED and still called release");
-      return;
+      return false;
     }
     if (s != BP_OK || !b) {
       rec_.fail(dn_ + ": wrap_host of 64-byte aligned host memory failed: " +
                 (s == BP_OK ? std::string("it returned a NULL buffer") : p_.describe(s)));
       if (s == BP_OK) block.keep();
-      return;
+      return true;
     }
     reads_and_writes(block, b);
     if (p_.has_host_address()) {
@@ -168,12 +178,12 @@ class WrapChecks {
     }
     operators(block, b);
     free_and_release(block, b, log);
+    return true;
   }
 
   // bytes = 0 at NULL: a real buffer, released once at free.
   void empty_span() {
-    ReleaseLog log;
-    expect_release_into(log);
+    ReleaseLog &log = new_log();
     rec_.begin("wrap_host(" + dn_ + ", NULL, 0 bytes)");
     bp_buffer b = nullptr;
     bp_status s;
@@ -309,7 +319,9 @@ class WrapChecks {
 
 // wrap_host on a device that does not exist, or with NULL data for bytes:
 // refused, no buffer, and release never called.
-void refusals(Recorder &rec, Plugin &p, bool any_device) {
+// NULL data for non-zero bytes is asked of device 0 only when it takes host
+// memory (else BP_ERR_UNSUPPORTED could come first, rightly).
+void refusals(Recorder &rec, Plugin &p, bool host_device_0) {
   const auto wrap = p.entry(&bp_plugin_api::wrap_host);
   const int32_t n = p.device_count();
   OwnedBlock block;
@@ -321,7 +333,7 @@ void refusals(Recorder &rec, Plugin &p, bool any_device) {
     const char *what;
   };
   std::vector<Refusal> refusals = {{n, block.span(), "an unknown device"}, {-1, block.span(), "device -1"}};
-  if (any_device) refusals.push_back({0, nullptr, "NULL data for 1024 bytes"});
+  if (host_device_0) refusals.push_back({0, nullptr, "NULL data for 1024 bytes"});
   for (const Refusal &r : refusals) {
     g_refused.calls.store(0);
     bp_buffer b = nullptr;
@@ -358,13 +370,14 @@ void group_wrap_host(Context &ctx, Plugin &p) {
     rec.skip("no wrap_host entry (optional, not declared): the core copies host memory in instead");
     return;
   }
-  const std::vector<int32_t> devices = ctx.devices(p, true);
-  for (int32_t d : devices) {
+  bool host_device_0 = false;
+  for (int32_t d : ctx.devices(p, true)) {
     WrapChecks checks(rec, p, d);
-    checks.lent_span();
+    if (!checks.lent_span()) continue;
     checks.empty_span();
+    if (d == 0) host_device_0 = true;
   }
-  refusals(rec, p, !devices.empty());
+  refusals(rec, p, host_device_0);
 }
 
 }  // namespace bpcheck
