@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config ccache clang-15
-  libboost-dev libtomlplusplus-dev nlohmann-json3-dev catch2 libopenblas-dev
+  libboost-dev libtomlplusplus-dev nlohmann-json3-dev catch2 libopenblas-dev libdnnl-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo
   libopenmpi-dev openmpi-bin
   python3 python3-dev python3-numpy python3-pytest python3-venv python3-pip python3-sklearn
