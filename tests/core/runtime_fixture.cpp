@@ -43,6 +43,25 @@ bp::Device each_host_device() {
   return bp::Device(GENERATE(as<std::string>{}, "cpu:0", "reference:0"));
 }
 
+const char *const kHostAndOpenCL = R"(
+[devices]
+fallback = ["cpu", "reference", "opencl"]
+[plugins]
+disabled = ["cuda"]
+[backend.cpu-openblas]
+threads = 1
+)";
+
+bp::Device each_host_or_opencl_device() {
+  start(kHostAndOpenCL);
+  std::vector<std::string> names;
+  for (const char *name : {"cpu:0", "reference:0", "opencl:0"}) {
+    bp_device d = -1;
+    if (bp_device_get(name, &d) == BP_OK) names.push_back(name);
+  }
+  return bp::Device(GENERATE_COPY(from_range(names)));
+}
+
 std::vector<bp_plugin_report> plugin_reports(int32_t count_devices) {
   std::vector<bp_plugin_report> out;
   for (int32_t i = 0; i < bp_plugin_report_count(); ++i) {

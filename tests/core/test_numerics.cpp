@@ -12,27 +12,6 @@ using Catch::Matchers::Equals;
 
 namespace {
 
-const char *const kHostAndOpenCL = R"(
-[devices]
-fallback = ["cpu", "reference", "opencl"]
-[plugins]
-disabled = ["cuda"]
-[backend.cpu-openblas]
-threads = 1
-)";
-
-// cpu:0, reference:0, and opencl:0 when the OpenCL backend has a device
-// (its own suite is skipped where it has none).
-bp::Device each_device() {
-  bp_test::start(kHostAndOpenCL);
-  std::vector<std::string> names;
-  for (const char *name : {"cpu:0", "reference:0", "opencl:0"}) {
-    bp_device d = -1;
-    if (bp_device_get(name, &d) == BP_OK) names.push_back(name);
-  }
-  return bp::Device(GENERATE_COPY(from_range(names)));
-}
-
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int32_t kI32Max = std::numeric_limits<int32_t>::max(), kI32Min = std::numeric_limits<int32_t>::min();
@@ -43,7 +22,7 @@ const std::vector<double> kSources = {kNaN, kInf, -kInf, 3e9, -3e9, 2.7, -2.7, 1
 }  // namespace
 
 TEST_CASE("float to integer conversion truncates and saturates and maps NaN to 0 on every backend") {
-  const bp::Device d = each_device();
+  const bp::Device d = bp_test::each_host_or_opencl_device();
   INFO(d.name());
   const std::vector<int32_t> want32 = {0, kI32Max, kI32Min, kI32Max, kI32Min, 2, -2, kI32Max, kI32Min, 0};
   const std::vector<int64_t> want64 = {0, kI64Max, kI64Min, 3000000000, -3000000000, 2, -2, kI64Max, kI64Min, 0};
@@ -86,7 +65,7 @@ TEST_CASE("float to integer conversion truncates and saturates and maps NaN to 0
 }
 
 TEST_CASE("a scalar outside int32 with a bool tensor computes in float64 on every backend") {
-  const bp::Device d = each_device();
+  const bp::Device d = bp_test::each_host_or_opencl_device();
   INFO(d.name());
   bp::Tensor t = bp::from_vector<bool>({true, false}, {2}, d);
   bp::Tensor sum = t + 1e10;
@@ -98,7 +77,7 @@ TEST_CASE("a scalar outside int32 with a bool tensor computes in float64 on ever
 }
 
 TEST_CASE("bool bytes other than 0 and 1 from the host are stored as 1 on every backend") {
-  const bp::Device d = each_device();
+  const bp::Device d = bp_test::each_host_or_opencl_device();
   INFO(d.name());
   const uint8_t raw[] = {2, 255, 0, 1};
   const int64_t shape[] = {4};

@@ -12,28 +12,6 @@
 
 namespace {
 
-const char *const kHostAndOpenCL = R"(
-[devices]
-fallback = ["cpu", "reference", "opencl"]
-[plugins]
-disabled = ["cuda"]
-[backend.cpu-openblas]
-threads = 1
-)";
-
-bp_device each_device() {
-  bp_test::start(kHostAndOpenCL);
-  std::vector<std::string> names;
-  for (const char *name : {"cpu:0", "reference:0", "opencl:0"}) {
-    bp_device d = -1;
-    if (bp_device_get(name, &d) == BP_OK) names.push_back(name);
-  }
-  const std::string name = GENERATE_COPY(from_range(names));
-  bp_device d = -1;
-  REQUIRE(bp_device_get(name.c_str(), &d) == BP_OK);
-  return d;
-}
-
 // A rank-1 tensor of `dtype` from raw elements of type T.
 template <class T>
 bp_tensor make(bp_device d, int32_t dtype, const std::vector<T> &values) {
@@ -94,7 +72,7 @@ TEST_CASE("bp_vocab_promote gives the symmetric table types.h writes") {
 }
 
 TEST_CASE("two tensors of different dtypes meet in the promoted dtype on every backend") {
-  const bp_device d = each_device();
+  const bp_device d = bp_test::each_host_or_opencl_device().id();
   SECTION("int8 with uint8 is int16, holding both ranges") {
     bp_tensor a = make<int8_t>(d, BP_INT8, {-1, -128, 127});
     bp_tensor b = make<uint8_t>(d, BP_UINT8, {255, 255, 255});
@@ -128,7 +106,7 @@ TEST_CASE("two tensors of different dtypes meet in the promoted dtype on every b
 }
 
 TEST_CASE("the kind of a scalar and not its value decides the dtype on every backend") {
-  const bp_device d = each_device();
+  const bp_device d = bp_test::each_host_or_opencl_device().id();
   bp_tensor i64 = make<int64_t>(d, BP_INT64, {3, -4});
   bp_tensor out = 0;
   SECTION("int64 with a FLOAT scalar is float64, whether or not the value is whole") {

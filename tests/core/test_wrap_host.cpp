@@ -13,17 +13,8 @@
 
 namespace {
 
-const char *const kHostAndOpenCL = R"(
-[devices]
-fallback = ["cpu", "reference", "opencl"]
-[plugins]
-disabled = ["cuda"]
-[backend.cpu-openblas]
-threads = 1
-)";
-
 bp_device host_device() {
-  bp_test::start(kHostAndOpenCL);
+  bp_test::start(bp_test::kHostAndOpenCL);
   const std::string name = GENERATE(as<std::string>{}, "cpu:0", "reference:0");
   bp_device d = -1;
   REQUIRE(bp_device_get(name.c_str(), &d) == BP_OK);
@@ -143,7 +134,7 @@ TEST_CASE("bp_wrap_host refuses what it cannot use and then never calls release"
 }
 
 TEST_CASE("bp_wrap_host on a device without the entry is BP_ERR_UNSUPPORTED naming it") {
-  bp_test::start(kHostAndOpenCL);
+  bp_test::start(bp_test::kHostAndOpenCL);
   bp_device d = -1;
   if (bp_device_get("opencl:0", &d) != BP_OK)
     return bp_test::skip("no opencl:0 here (the opencl plugin or PoCL is missing)");
