@@ -1,15 +1,22 @@
 // bfloat16 GEMM through oneDNN's matmul primitive (gemm_onednn.hpp). Built
-// only when CMake finds oneDNN; oneDNN keeps its own cache of compiled
-// primitives, so a repeated shape costs a descriptor, not a JIT.
+// only when CMake finds oneDNN. The backend's pool splits the product and
+// every block runs oneDNN on one thread: an OpenMP team would leave
+// libgomp's workers spinning after each call, on the cores that OpenBLAS's
+// threads need next (float16 GEMM fell to 0.73x of sgemm behind it).
 #include "gemm_onednn.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <exception>
+#include <map>
 #include <mutex>
 #include <string>
 
 #include "oneapi/dnnl/dnnl.hpp"
+#include "thread_pool.hpp"
 
 namespace cpu_backend {
 
@@ -59,6 +66,71 @@ int min_exponent(const uint16_t *p, int64_t rows, int64_t cols, int64_t rs, int6
   return least;
 }
 
+// Rows (or columns) of c per block at least, and blocks cut at multiples
+// of the kernel's tile.
+constexpr int64_t kMinBlock = 64;
+constexpr int64_t kTile = 32;
+
+// Compiled primitives by block shape and operand strides: creating a
+// primitive descriptor costs tens of microseconds, a product of n = 512
+// on two cores about two milliseconds. A oneDNN 2.x primitive may execute
+// on several threads at once with different memory objects.
+using Key = std::array<int64_t, 8>;
+
+const dnnl::engine &engine() {
+  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// a (m x k) and b (k x n), bfloat16, at the key's strides; c float32 with
+// row stride ldc.
+struct Descs {
+  explicit Descs(const Key &key)
+      : a({key[0], key[2]}, memory::data_type::bf16, memory::dims{key[3], key[4]}),
+        b({key[2], key[1]}, memory::data_type::bf16, memory::dims{key[5], key[6]}),
+        c({key[0], key[1]}, memory::data_type::f32, memory::dims{key[7], 1}) {}
+  memory::desc a, b, c;
+};
+
+dnnl::matmul primitive_for(const Key &key) {
+  static std::mutex mutex;
+  static std::map<Key, dnnl::matmul> cache;
+  constexpr size_t kCapacity = 64;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+  }
+  const Descs d(key);
+  const dnnl::matmul product(dnnl::matmul::primitive_desc(dnnl::matmul::desc(d.a, d.b, d.c), engine()));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= kCapacity) cache.clear();
+  cache.emplace(key, product);
+  return product;
+}
+
+// One block of the product on the calling thread alone. oneDNN runs on
+// OpenMP; with this thread's OpenMP thread count at 1 it opens no parallel
+// region, so libgomp never starts workers that would spin after it and
+// take the cores from OpenBLAS's threads (the pool gives the parallelism).
+bool run_block(const uint16_t *a, int64_t a_rs, int64_t a_cs, const uint16_t *b, int64_t b_rs, int64_t b_cs, float *c,
+               int64_t ldc, int64_t m, int64_t n, int64_t k) noexcept {
+  try {
+    omp_set_num_threads(1);
+    const Key key{m, n, k, a_rs, a_cs, b_rs, b_cs, ldc};
+    const dnnl::matmul product = primitive_for(key);
+    const Descs d(key);
+    const memory am(d.a, engine(), const_cast<uint16_t *>(a)), bm(d.b, engine(), const_cast<uint16_t *>(b));
+    const memory cm(d.c, engine(), c);
+    dnnl::stream stream(engine());
+    product.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    stream.wait();
+    return true;
+  } catch (const std::exception &) {
+    return false;
+  }
+}
+
 }  // namespace
 
 bool onednn_bf16_available() { return probed().native; }
@@ -76,27 +148,34 @@ bool bf16_gemm_exact_enough(const uint16_t *a, int64_t a_rows, int64_t a_cols, i
   return (ea - 134) + (eb - 134) >= -126;
 }
 
-bool onednn_bf16_gemm(const uint16_t *a, int64_t a_rs, int64_t a_cs, const uint16_t *b, int64_t b_rs, int64_t b_cs,
-                      float *c, int64_t m, int64_t n, int64_t k, int threads) {
-  try {
-    static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-    const memory::desc a_md({m, k}, memory::data_type::bf16, memory::dims{a_rs, a_cs});
-    const memory::desc b_md({k, n}, memory::data_type::bf16, memory::dims{b_rs, b_cs});
-    const memory::desc c_md({m, n}, memory::data_type::f32, memory::format_tag::ab);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine);
-    const dnnl::matmul product(pd);
-    const memory am(a_md, engine, const_cast<uint16_t *>(a)), bm(b_md, engine, const_cast<uint16_t *>(b));
-    const memory cm(c_md, engine, c);
-    dnnl::stream stream(engine);
-    // oneDNN runs on OpenMP: this thread's next parallel regions get the
-    // backend's thread count, as OpenBLAS does.
-    omp_set_num_threads(std::max(threads, 1));
-    product.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
-    stream.wait();
-    return true;
-  } catch (const dnnl::error &) {
-    return false;
-  }
+bool onednn_bf16_gemm(ThreadPool &pool, const uint16_t *a, int64_t a_rs, int64_t a_cs, const uint16_t *b,
+                      int64_t b_rs, int64_t b_cs, float *c, int64_t m, int64_t n, int64_t k) {
+  // Split along the longer side of c, in whole kernel tiles, one block per
+  // pool thread.
+  const bool by_rows = m >= n;
+  const int64_t extent = by_rows ? m : n;
+  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(pool.threads(), extent / kMinBlock));
+  const int64_t step = (extent / blocks + kTile - 1) / kTile * kTile;
+  struct Context {
+    const uint16_t *a, *b;
+    float *c;
+    int64_t a_rs, a_cs, b_rs, b_cs, m, n, k, step, extent;
+    bool by_rows;
+    std::atomic<bool> failed{false};
+  } context{a, b, c, a_rs, a_cs, b_rs, b_cs, m, n, k, step, extent, by_rows};
+  pool.run(
+      (extent + step - 1) / step,
+      [](void *p, int64_t i) {
+        Context &x = *static_cast<Context *>(p);
+        const int64_t begin = i * x.step, size = std::min(x.step, x.extent - begin);
+        const bool ok = x.by_rows ? run_block(x.a + begin * x.a_rs, x.a_rs, x.a_cs, x.b, x.b_rs, x.b_cs,
+                                              x.c + begin * x.n, x.n, size, x.n, x.k)
+                                  : run_block(x.a, x.a_rs, x.a_cs, x.b + begin * x.b_cs, x.b_rs, x.b_cs, x.c + begin,
+                                              x.n, x.m, size, x.k);
+        if (!ok) x.failed.store(true, std::memory_order_relaxed);
+      },
+      &context);
+  return !context.failed.load(std::memory_order_relaxed);
 }
 
 }  // namespace cpu_backend

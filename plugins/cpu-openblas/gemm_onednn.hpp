@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "thread_pool.hpp"
+
 namespace cpu_backend {
 
 // Whether oneDNN is built in and has a native bfloat16 kernel on this CPU,
@@ -21,9 +23,10 @@ bool bf16_gemm_exact_enough(const uint16_t *a, int64_t a_rows, int64_t a_cols, i
                             const uint16_t *b, int64_t b_rows, int64_t b_cols, int64_t b_rs, int64_t b_cs);
 
 // c (float32, m x n, row-major, dense) = a (m x k) b (k x n), bfloat16
-// operands at the given element strides, on `threads` threads. False when
-// oneDNN refuses the problem (nothing written).
-bool onednn_bf16_gemm(const uint16_t *a, int64_t a_rs, int64_t a_cs, const uint16_t *b, int64_t b_rs, int64_t b_cs,
-                      float *c, int64_t m, int64_t n, int64_t k, int threads);
+// operands at the given element strides, split over the pool's threads,
+// each running oneDNN single-threaded on its block (no OpenMP team).
+// False when oneDNN refuses the problem (c then partly written).
+bool onednn_bf16_gemm(ThreadPool &pool, const uint16_t *a, int64_t a_rs, int64_t a_cs, const uint16_t *b,
+                      int64_t b_rs, int64_t b_cs, float *c, int64_t m, int64_t n, int64_t k);
 
 }  // namespace cpu_backend
