@@ -18,9 +18,11 @@ const char *onednn_bf16_kernel();
 
 // No operand element subnormal, and every nonzero product and partial sum
 // of a (rows x cols at strides rs, cs) times b at least float32's smallest
-// normal, so that flushing to zero never changes a result.
-bool bf16_gemm_exact_enough(const uint16_t *a, int64_t a_rows, int64_t a_cols, int64_t a_rs, int64_t a_cs,
-                            const uint16_t *b, int64_t b_rows, int64_t b_cols, int64_t b_rs, int64_t b_cs);
+// normal, so that flushing to zero never changes a result. Scanned on the
+// pool's threads.
+bool bf16_gemm_exact_enough(ThreadPool &pool, const uint16_t *a, int64_t a_rows, int64_t a_cols, int64_t a_rs,
+                            int64_t a_cs, const uint16_t *b, int64_t b_rows, int64_t b_cols, int64_t b_rs,
+                            int64_t b_cs);
 
 // c (float32, m x n, row-major, dense) = a (m x k) b (k x n), bfloat16
 // operands at the given element strides, split over the pool's threads,

@@ -267,7 +267,7 @@ void matmul_widened(ThreadPool &pool, const View &a, const View &b, const View &
     if constexpr (std::is_same<T, bfloat16>::value) {
       const uint16_t *a16 = a.data<uint16_t>() + batches.a[batch], *b16 = b.data<uint16_t>() + batches.b[batch];
       if (blas && onednn_bf16_available() &&
-          bf16_gemm_exact_enough(a16, ma0.rows, ma0.cols, ma0.rs, ma0.cs, b16, mb0.rows, mb0.cols, mb0.rs, mb0.cs) &&
+          bf16_gemm_exact_enough(pool, a16, ma0.rows, ma0.cols, ma0.rs, ma0.cs, b16, mb0.rows, mb0.cols, mb0.rs, mb0.cs) &&
           onednn_bf16_gemm(pool, a16, ma0.rs, ma0.cs, b16, mb0.rs, mb0.cs, wc.get(mc.rows * mc.cols), mc.rows,
                            mc.cols, ma0.cols)) {
         narrow_into_c(wc.get(mc.rows * mc.cols));
