@@ -11,8 +11,7 @@ namespace bptool {
 
 namespace {
 
-// The elements in C order as stored: bp_to_host reads every dtype, where
-// to_vector<T> knows only the 1.0 element types.
+// The elements in C order as stored (the 16-bit floats as their bits).
 template <class Stored>
 std::vector<Stored> stored(const bp::Tensor &t) {
   std::vector<Stored> v(static_cast<size_t>(t.numel()));

@@ -89,6 +89,17 @@ def test_bfloat16_from_python_rounds_once_to_nearest_even(host):
     assert bp.tensor(np.float32([0.1]), dtype="bfloat16", device=host).item() == 0.10009765625
 
 
+def test_creation_converts_as_the_backends_do_not_as_numpy_casts(host):
+    # plugin.h's COPY: truncate, saturate, NaN to 0 (NumPy would wrap 200.0
+    # to -56 and refuse the NaN); an int64 rounds once to bfloat16 (through a
+    # float64 it would lose the +1 and tie to 2^62).
+    floats = [200.0, 1e10, -1.5, float("nan"), -300.0]
+    assert bp.tensor(floats, dtype=bp.int8, device=host).tolist() == [127, 127, -1, 0, -128]
+    assert bp.tensor(floats, dtype=bp.uint8, device=host).tolist() == [200, 255, 0, 0, 0]
+    assert bp.tensor([2 ** 62 + 2 ** 54 + 1], dtype=bp.bfloat16, device=host).item() == 2.0 ** 62 + 2.0 ** 55
+    assert bp.tensor(np.float64([70000.0]), dtype=bp.int16, device=host).item() == 32767
+
+
 def test_bfloat16_reads_as_python_floats_and_refuses_numpy(host):
     t = bp.tensor([[0.5, -2.0], [3.0, 100.0]], dtype=bp.bfloat16, device=host)
     assert t.tolist() == [[0.5, -2.0], [3.0, 100.0]]

@@ -416,8 +416,9 @@ typedef enum bp_scalar_kind {
 
 /* op(a, scalar), or op(scalar, a) when scalar_is_lhs is non-zero, with the
  * scalar's kind given: the dtype follows the table above, by kind alone
- * (since 1.4). An INT scalar must be an integer the computing dtype holds
- * (|value| <= 2^53 for int64: what a double holds exactly). */
+ * (since 1.4). An INT scalar must be an integer the computing dtype holds;
+ * it travels as a double, so an integer past 2^53 arrives as the double
+ * nearest to it. */
 BP_API bp_status bp_binary_scalar_kind(int32_t op, bp_tensor a, double scalar,
                                        int32_t scalar_kind, int32_t scalar_is_lhs,
                                        bp_tensor *out);

@@ -659,43 +659,39 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         t = t if dt is None or dt.code == t._dtype_code else _C.cast(t, dt.code)
         return _leaf(_C.detach(t), requires_grad)
     np = _numpy()
-    if dt is bfloat16:
-        arr = _bfloat16_bits(np, data)
-    elif dt is not None:
-        # Past float16's range is infinity (plugin.h's COPY rule), not a warning.
-        with np.errstate(over="ignore"):
-            arr = np.asarray(data, dtype=np.bool_ if dt is bool_ else dt.name)
-    else:
-        from_numpy = isinstance(data, (np.ndarray, np.generic))
-        arr = np.asarray(data)
-        kind = arr.dtype.kind
-        if from_numpy and arr.dtype.name in _SUPPORTED:
-            dt = as_dtype(arr.dtype.name)
-        elif kind == "b":
-            dt = bool_
-        elif kind in "iu" and not from_numpy:
-            dt = int64
-        elif kind == "f" and not from_numpy:
-            dt = float32
-        else:
-            dt = as_dtype(arr.dtype.name)  # DtypeError for uint16, complex, object, ...
-        arr = arr.astype(np.bool_ if dt is bool_ else dt.name, copy=False)
+    from_numpy = isinstance(data, (np.ndarray, np.generic))
+    arr = np.asarray(data)
+    held = _held_dtype(arr, from_numpy, exact=dt is not None)
+    arr = arr.astype(np.bool_ if held is bool_ else held.name, copy=False)
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")
-    return _leaf(_C.from_buffer(_resolve(device), dt.code, arr.shape, arr), requires_grad)
+    t = _C.from_buffer(_resolve(device), held.code, arr.shape, arr)
+    # Any other dtype is a conversion by the backend, as plugin.h's COPY
+    # defines it (rounded once, saturated, NaN to 0), not NumPy's cast.
+    if dt is not None and dt.code != held.code:
+        t = _C.cast(t, dt.code)
+    return _leaf(t, requires_grad)
+
+
+def _held_dtype(arr, from_numpy, exact):
+    """The dtype that holds the values of arr as they are: a NumPy array's
+    own when Backplane has it, else bool, int64 for integers and, for
+    floats, float32 (the default of a creation) or float64 when another
+    dtype is asked for (exact: so that the one conversion starts from the
+    Python value)."""
+    kind = arr.dtype.kind
+    if from_numpy and (arr.dtype.name in _SUPPORTED or not exact):
+        return as_dtype(arr.dtype.name)  # DtypeError for uint16, complex, ...
+    if kind == "b":
+        return bool_
+    if kind in "iu":
+        return int64
+    if kind == "f":
+        return float64 if exact or from_numpy else float32
+    return as_dtype(arr.dtype.name)  # DtypeError for complex, object, ...
 
 
 array = tensor  # MXNet / NumPy spelling
-
-
-def _bfloat16_bits(np, data):
-    """The bfloat16 bits of data (a uint16 array): each value rounded once
-    from its float64 value, as backplane/half.h rounds (NumPy has no
-    bfloat16 to do it)."""
-    values = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
-    bits = np.empty(values.shape, dtype=np.uint16)
-    _C.bf16_from_f64(values, bits)
-    return bits
 
 
 def asarray(data, dtype=None, device=None):

@@ -19,9 +19,9 @@
  *   - the vocabulary of vocabulary.h as tuples (_C.statuses, _C.dtypes,
  *     _C.op_families, _C.ops), from which the Python layer makes its
  *     exception classes, dtype objects and operator numbers.
- *   - DLPack export (capsule with a retained handle) and import (a copy, or
- *     the tensor itself for memory it lent), in dlpack.c.
- *   - the host rounding to bfloat16 NumPy lacks, in bfloat16.c.
+ *   - DLPack export (capsule with a retained handle) and import (host
+ *     memory shared through bp_wrap_host, else a copy, or the tensor itself
+ *     for memory it lent), in dlpack.c.
  * Every failure becomes the exception made by the error factory registered
  * from Python (backplane/_errors.py) out of the C API's structured error.
  */
@@ -33,7 +33,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "bfloat16.h"
 #include "dlpack.h"
 
 /* ---- the C API, resolved at load() -------------------------------------- */
@@ -134,7 +133,8 @@ static int get_tensor(PyObject *o, bp_tensor *out) {
 static int number_kind(PyObject *o) {
   PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
   if (!nb || PyComplex_Check(o)) return 0;
-  if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0) return BP_SCALAR_KIND_BOOL;
+  const char *type = Py_TYPE(o)->tp_name;  /* NumPy 1's name, and NumPy 2's */
+  if (strcmp(type, "numpy.bool_") == 0 || strcmp(type, "numpy.bool") == 0) return BP_SCALAR_KIND_BOOL;
   if (nb->nb_index) return BP_SCALAR_KIND_INT;
   if (nb->nb_float) return BP_SCALAR_KIND_FLOAT;
   return 0;
@@ -1783,7 +1783,6 @@ static PyMethodDef module_methods[] = {
     FAST(adopt),
     FAST(rebind),
     {"from_dlpack", (PyCFunction)(void (*)(void))dlpack_import, METH_FASTCALL, NULL},
-    {"bf16_from_f64", bf16_from_f64, METH_VARARGS, NULL},
     FAST(_bench_core),
     {"trace_enable", m_trace_enable, METH_O, NULL},
     {"trace_lines", m_trace_lines, METH_NOARGS, NULL},
