@@ -84,6 +84,11 @@ Snapshot snapshot(bp_tensor t) {
       case BP_INT32: { int32_t x; std::memcpy(&x, e, 4); v = double(iv = x); break; }
       case BP_INT64: std::memcpy(&iv, e, 8); v = double(iv); break;
       case BP_BOOL: v = double(iv = *e); break;
+      case BP_FLOAT16: { uint16_t h; std::memcpy(&h, e, 2); v = bp_f32_from_f16(h); break; }
+      case BP_BFLOAT16: { uint16_t h; std::memcpy(&h, e, 2); v = bp_f32_from_bf16(h); break; }
+      case BP_INT8: v = double(iv = int8_t(*e)); break;
+      case BP_UINT8: v = double(iv = *e); break;
+      case BP_INT16: { int16_t x; std::memcpy(&x, e, 2); v = double(iv = x); break; }
     }
     s.values.push_back(v);
     s.ints.push_back(iv);
@@ -118,6 +123,19 @@ bool within(double got, double want, const Tolerance &tol) {
   if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
   if (got == want) return true;
   return std::fabs(got - want) <= tol.absolute + tol.relative * std::fabs(want);
+}
+
+// A float16 or bfloat16 result is a float32 one rounded once (plugin.h): two
+// float32 results that differ in their last bits may round one step of the
+// 16-bit dtype apart, so an inexact operator gets two of its epsilons more
+// (and its smallest subnormal). Exact operators stay exact.
+Tolerance rounded_to(int32_t dtype, Tolerance t) {
+  const bool inexact = t.anything || t.relative > 0 || t.absolute > 0;
+  if (!inexact || (dtype != BP_FLOAT16 && dtype != BP_BFLOAT16)) return t;
+  const double eps = dtype == BP_FLOAT16 ? 0x1p-10 : 0x1p-7;
+  t.relative += 2 * eps;
+  t.absolute += dtype == BP_FLOAT16 ? 0x1p-24 : 0x1p-133;
+  return t;
 }
 
 class Program {
@@ -162,8 +180,9 @@ class Program {
       bp_fuzz::fail("%s: the results' dtypes or shapes differ (%s rank %d vs %s rank %d)", what,
                     bp_dtype_name(got.dtype), got.rank, bp_dtype_name(want.dtype), want.rank);
     bool inexact = tol.anything || tol.relative > 0 || tol.absolute > 0;
+    const Tolerance in_dtype = rounded_to(want.dtype, tol);
     for (size_t i = 0; i < want.values.size(); ++i) {
-      bool same = is_float(want.dtype) ? within(got.values[i], want.values[i], tol)
+      bool same = is_float(want.dtype) ? within(got.values[i], want.values[i], in_dtype)
                                        : got.ints[i] == want.ints[i];
       if (!same && !tol.anything)
         bp_fuzz::fail("%s: element %zu is %.17g on cpu:0 and %.17g on reference:0", what, i,
@@ -262,6 +281,10 @@ class Program {
             case BP_INT32: { int32_t x = v; std::memcpy(e, &x, 4); break; }
             case BP_INT64: { int64_t x = v; std::memcpy(e, &x, 8); break; }
             case BP_BOOL: *e = uint8_t(v); break;
+            case BP_FLOAT16: { uint16_t h = bp_f16_from_f32(float(v) / 4); std::memcpy(e, &h, 2); break; }
+            case BP_BFLOAT16: { uint16_t h = bp_bf16_from_f32(float(v) / 4); std::memcpy(e, &h, 2); break; }
+            case BP_INT8: case BP_UINT8: *e = uint8_t(v); break;
+            case BP_INT16: { int16_t x = v; std::memcpy(e, &x, 2); break; }
           }
         }
         both("from_host", dst, {}, [&](int s, bp_tensor *o) {
@@ -289,18 +312,23 @@ class Program {
       }
       case 3: {  // binary and comparison operators, tensor or scalar operand, new or _out
         int32_t op = in.op_of(in.below(2) ? BP_OP_FAMILY_BINARY : BP_OP_FAMILY_COMPARE);
-        int mode = in.below(4);
+        int mode = in.below(5);
         double scalar = in.scalar();
         int32_t lhs = in.below(2);
+        int32_t kind = 1 + in.below(3);  // a bp_scalar_kind, for mode 4
         Tolerance tol = op == BP_OP_POW ? transcendental() : Tolerance{};
         std::string what = std::string(bp_op_name(op)) + (mode == 1 ? "_out" : mode >= 2 ? " with a scalar" : "");
         if (mode == 0)
           both(what.c_str(), dst, tol, [&](int s, bp_tensor *o) { return bp_binary(op, r[s][a], r[s][b], o); });
         else if (mode == 1)
           both(what.c_str(), -1, tol, [&](int s, bp_tensor *) { return bp_binary_out(op, r[s][a], r[s][b], r[s][c]); });
-        else
+        else if (mode <= 3)
           both(what.c_str(), dst, tol, [&](int s, bp_tensor *o) {
             return bp_binary_scalar(op, r[s][a], scalar, lhs, o);
+          });
+        else
+          both(what.c_str(), dst, tol, [&](int s, bp_tensor *o) {
+            return bp_binary_scalar_kind(op, r[s][a], scalar, kind, lhs, o);
           });
         if (mode == 1 && r[0][c]) compare(what.c_str(), c, tol);
         break;
