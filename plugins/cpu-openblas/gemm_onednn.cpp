@@ -80,8 +80,8 @@ int min_exponent(ThreadPool &pool, const uint16_t *p, int64_t rows, int64_t cols
   return least.load(std::memory_order_relaxed);
 }
 
-// Rows (or columns) of c per block at least, and blocks cut at multiples
-// of the kernel's tile.
+// Columns (or rows) of c per block at least, and the multiple that blocks
+// are cut at.
 constexpr int64_t kMinBlock = 64;
 constexpr int64_t kTile = 32;
 
@@ -165,11 +165,14 @@ bool bf16_gemm_exact_enough(ThreadPool &pool, const uint16_t *a, int64_t a_rows,
 
 bool onednn_bf16_gemm(ThreadPool &pool, const uint16_t *a, int64_t a_rs, int64_t a_cs, const uint16_t *b,
                       int64_t b_rs, int64_t b_cs, float *c, int64_t m, int64_t n, int64_t k) {
-  // Split along the longer side of c, in whole kernel tiles, one block per
-  // pool thread.
-  const bool by_rows = m >= n;
+  // Blocks of c's columns: each thread then packs only its part of b into
+  // the kernel's layout (1.4x faster than blocks of rows at n = 2048, where
+  // every thread packs all of b). Rows only when there are too few columns
+  // for a block per thread. Blocks are cut at multiples of the kernel's tile.
+  const int64_t threads = pool.threads();
+  const bool by_rows = n < threads * kMinBlock && m > n;
   const int64_t extent = by_rows ? m : n;
-  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(pool.threads(), extent / kMinBlock));
+  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(threads, extent / kMinBlock));
   const int64_t step = (extent / blocks + kTile - 1) / kTile * kTile;
   struct Context {
     const uint16_t *a, *b;
