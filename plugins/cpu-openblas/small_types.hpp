@@ -63,23 +63,10 @@ To narrow(R r) {
   else return static_cast<To>(r);
 }
 
-// Float to an 8- or 16-bit integer as plugin.h's COPY: truncated toward
-// zero, saturated to the type's range, NaN to 0.
-template <class To, class From>
-To saturate_small(From x) {
-  const double d = static_cast<double>(x);
-  const double lo = std::is_same<To, uint8_t>::value ? 0.0 : std::is_same<To, int8_t>::value ? -128.0 : -32768.0;
-  const double hi = std::is_same<To, uint8_t>::value ? 255.0 : std::is_same<To, int8_t>::value ? 127.0 : 32767.0;
-  if (d != d) return To(0);
-  if (d <= lo) return static_cast<To>(lo);
-  if (d >= hi) return static_cast<To>(hi);
-  return static_cast<To>(static_cast<int32_t>(d));
-}
-
 // COPY's conversion from a compute-type value (float, double, int32,
 // int64 or bool; halves and small integers arrive widened) to any dtype:
-// bp_kernels::Cast for the 1.0 dtypes, half.h's single rounding into the
-// 16-bit floats, wrapping or saturation into the small integers.
+// half.h's single rounding into the 16-bit floats, bp_kernels::Cast (wrap
+// from integers, saturation from floats) into the others.
 template <class To>
 struct Convert {
   template <class From>
@@ -89,10 +76,6 @@ struct Convert {
         return half_from<To>(static_cast<float>(bp_kernels::truth(x)));
       else if constexpr (std::is_floating_point<From>::value) return half_from<To>(x);
       else return half_from<To>(static_cast<int64_t>(x));
-    } else if constexpr (is_small_int<To>) {
-      if constexpr (std::is_same<From, bp_plugin::boolean>::value) return static_cast<To>(bp_kernels::truth(x));
-      else if constexpr (std::is_floating_point<From>::value) return saturate_small<To>(x);
-      else return static_cast<To>(x);
     } else {
       return bp_kernels::Cast<To>()(x);
     }

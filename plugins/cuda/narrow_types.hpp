@@ -122,19 +122,6 @@ BP_HD inline T narrow(compute_t<T> x) {
 
 // ---- conversions (COPY, FILL, ARANGE, scalar operands) ----------------------
 
-// Float (float or double) to a small integer: truncated toward zero,
-// saturated at the type's limits, NaN to 0 (plugin.h's float-to-integer rule).
-template <class To, class From>
-BP_HD inline To saturating_small(From x) {
-  const double d = static_cast<double>(x);
-  const double low = std::is_same<To, uint8_t>::value ? 0.0 : std::is_same<To, int8_t>::value ? -128.0 : -32768.0;
-  const double high = std::is_same<To, uint8_t>::value ? 255.0 : std::is_same<To, int8_t>::value ? 127.0 : 32767.0;
-  if (d != d) return To(0);
-  if (d <= low) return static_cast<To>(static_cast<int32_t>(low));
-  if (d >= high) return static_cast<To>(static_cast<int32_t>(high));
-  return static_cast<To>(static_cast<int32_t>(d));
-}
-
 // To a half from any dtype, rounded once (from float64 and the 32- and
 // 64-bit integers without a float32 rounded on the way).
 template <class To, class From>
@@ -152,8 +139,8 @@ BP_HD inline To to_half(From x) {
   }
 }
 
-// COPY's conversion between any two dtypes: bp_kernels::Cast for the 1.0
-// dtypes, the rules above for the others.
+// COPY's conversion between any two dtypes: to_half into the 16-bit floats,
+// bp_kernels::Cast (wrap from integers, saturation from floats) otherwise.
 template <class To>
 struct Convert {
   template <class From>
@@ -164,11 +151,6 @@ struct Convert {
       return to_half<To>(x);
     } else if constexpr (is_half<From> || is_small_int<From>) {
       return Convert<To>()(widen(x));
-    } else if constexpr (is_small_int<To>) {
-      if constexpr (std::is_same<From, bp_kernels::boolean>::value)
-        return static_cast<To>(bp_kernels::truth(x) ? 1 : 0);
-      else if constexpr (std::is_floating_point<From>::value) return saturating_small<To>(x);
-      else return static_cast<To>(x);
     } else {
       return bp_kernels::Cast<To>()(x);
     }

@@ -321,18 +321,22 @@ struct BitwiseNot {
 
 /* ---- conversion (COPY, FILL, ARANGE, scalar operands) -------------------- */
 
-/* Float to int32/int64 as plugin.h defines it: truncation toward zero in
- * range, saturation to the type's limits outside it, NaN to 0 (a C cast of
- * an out-of-range value would be undefined behaviour). Compared in double,
- * which holds every float32 and float64 value exactly. */
+/* Float to an integer dtype as plugin.h defines it: truncation toward zero
+ * in range, saturation to the type's limits outside it, NaN to 0 (a C cast
+ * of an out-of-range value would be undefined behaviour). Compared in
+ * double, which holds every float32 and float64 value and every limit
+ * exactly. */
 template <class To, class From>
 BP_HD To saturating_int(From x) {
-  static_assert(sizeof(To) == 4 || sizeof(To) == 8, "int32 or int64");
+  constexpr bool is_signed = std::is_signed<To>::value;
+  constexpr int value_bits = 8 * int(sizeof(To)) - (is_signed ? 1 : 0);
+  constexpr To largest = static_cast<To>(static_cast<unsigned_of<To>>(~unsigned_of<To>(0)) >> (is_signed ? 1 : 0));
+  constexpr To smallest = is_signed ? static_cast<To>(-largest - 1) : To(0);
+  const double past_top = static_cast<double>(uint64_t(1) << (value_bits - 1)) * 2.0; /* 2^value_bits */
   const double d = static_cast<double>(x);
-  const double limit = sizeof(To) == 4 ? 2147483648.0 : 9223372036854775808.0; /* 2^31, 2^63 */
   if (d != d) return To(0);
-  if (d >= limit) return sizeof(To) == 4 ? To(2147483647) : To(9223372036854775807LL);
-  if (d <= -limit) return sizeof(To) == 4 ? To(-2147483647 - 1) : To(-9223372036854775807LL - 1);
+  if (d >= past_top) return largest;
+  if (d <= (is_signed ? -past_top : 0.0)) return smallest;
   return static_cast<To>(d);
 }
 
