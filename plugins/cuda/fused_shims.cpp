@@ -59,6 +59,13 @@ template <> struct make_unsigned<short> { typedef unsigned short type; };
 template <> struct make_unsigned<int> { typedef unsigned int type; };
 template <> struct make_unsigned<long> { typedef unsigned long type; };
 template <> struct make_unsigned<long long> { typedef unsigned long long type; };
+template <> struct make_unsigned<unsigned char> { typedef unsigned char type; };
+template <> struct make_unsigned<unsigned short> { typedef unsigned short type; };
+template <> struct make_unsigned<unsigned int> { typedef unsigned int type; };
+template <> struct make_unsigned<unsigned long> { typedef unsigned long type; };
+template <> struct make_unsigned<unsigned long long> { typedef unsigned long long type; };
+template <class T>
+struct is_signed : integral_constant<bool, (T(-1) < T(0))> {};
 }  // namespace std
 )";
 
