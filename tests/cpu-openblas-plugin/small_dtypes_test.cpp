@@ -286,32 +286,43 @@ TEST_CASE("the device names its half GEMM path and conversion instructions", "[s
 
 TEST_CASE("bfloat16 MATMUL is exact on small integers and keeps subnormals, on every path", "[small]") {
   Buffers s(cpu());
-  const int64_t n = 48;  // large enough for the library paths (oneDNN or sgemm)
-  std::vector<bfloat16> a(static_cast<size_t>(n * n)), b(static_cast<size_t>(n * n));
-  std::vector<int64_t> ai(a.size()), bi(b.size());
+  // Large enough for the library paths (oneDNN or sgemm), and shapes the
+  // oneDNN path splits over the pool's threads by columns, by rows, and
+  // raggedly.
+  const int64_t shapes[][3] = {{48, 48, 48}, {127, 65, 130}, {300, 200, 300}, {1000, 33, 40}};
   std::mt19937 rng(9);
-  for (size_t i = 0; i < a.size(); ++i) {
-    ai[i] = static_cast<int64_t>(rng() % 5) - 2;
-    bi[i] = static_cast<int64_t>(rng() % 5) - 2;
-    a[i] = static_cast<bfloat16>(bp_bf16_from_i64(ai[i]));
-    b[i] = static_cast<bfloat16>(bp_bf16_from_i64(bi[i]));
-  }
-  const bp_plugin_tensor at = put<bfloat16>(s, BP_BFLOAT16, {n, n}, a);
-  // b read transposed: element (k, j) at j * n + k.
-  bp_plugin_tensor bt = put<bfloat16>(s, BP_BFLOAT16, {n, n}, b);
-  bt.strides[0] = 1;
-  bt.strides[1] = n;
-  const bp_plugin_tensor c = s.empty(BP_BFLOAT16, {n, n});
-  s.exec(BP_OP_MATMUL, {at, bt}, c);
-  const std::vector<uint16_t> got = bits_of(s.values<bfloat16>(c));
-  size_t bad = 0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t sum = 0;
-      for (int64_t k = 0; k < n; ++k) sum += ai[static_cast<size_t>(i * n + k)] * bi[static_cast<size_t>(j * n + k)];
-      bad += got[static_cast<size_t>(i * n + j)] != bp_bf16_from_i64(sum);
+  for (const auto &shape : shapes) {
+    const int64_t m = shape[0], kk = shape[1], n = shape[2];
+    INFO("m " << m << ", k " << kk << ", n " << n);
+    std::vector<bfloat16> a(static_cast<size_t>(m * kk)), b(static_cast<size_t>(kk * n));
+    std::vector<int64_t> ai(a.size()), bi(b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      ai[i] = static_cast<int64_t>(rng() % 5) - 2;
+      a[i] = static_cast<bfloat16>(bp_bf16_from_i64(ai[i]));
     }
-  CHECK(bad == 0);
+    for (size_t i = 0; i < b.size(); ++i) {
+      bi[i] = static_cast<int64_t>(rng() % 5) - 2;
+      b[i] = static_cast<bfloat16>(bp_bf16_from_i64(bi[i]));
+    }
+    const bp_plugin_tensor at = put<bfloat16>(s, BP_BFLOAT16, {m, kk}, a);
+    // b read transposed: element (k, j) at j * kk + k.
+    bp_plugin_tensor bt = put<bfloat16>(s, BP_BFLOAT16, {kk, n}, b);
+    bt.strides[0] = 1;
+    bt.strides[1] = kk;
+    const bp_plugin_tensor c = s.empty(BP_BFLOAT16, {m, n});
+    s.exec(BP_OP_MATMUL, {at, bt}, c);
+    const std::vector<uint16_t> got = bits_of(s.values<bfloat16>(c));
+    size_t bad = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t k = 0; k < kk; ++k)
+          sum += ai[static_cast<size_t>(i * kk + k)] * bi[static_cast<size_t>(j * kk + k)];
+        bad += got[static_cast<size_t>(i * n + j)] != bp_bf16_from_i64(sum);
+      }
+    CHECK(bad == 0);
+  }
+  const int64_t n = 48;
   // A subnormal times the identity stays that subnormal (a kernel that
   // flushes subnormals would give 0).
   std::vector<bfloat16> sub(static_cast<size_t>(n * n), static_cast<bfloat16>(0)), eye = sub;
