@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -33,28 +34,27 @@ struct ReleaseLog {
   std::atomic<bool> before_free{false};
 };
 
-// Every log the kit has given as a context. Logs are never freed, so a late
-// release of an earlier buffer still finds its own; release looks the
-// context up before trusting it, so a wrong context is reported, not
-// dereferenced.
+// Every log the kit has given as a context, kept for the life of the
+// process, so a late release of an earlier buffer still finds its own;
+// release looks the context up before trusting it, so a wrong context is
+// reported, not dereferenced.
 std::mutex g_logs_mutex;
-std::vector<ReleaseLog *> g_logs;
+std::vector<std::unique_ptr<ReleaseLog>> g_logs;
 std::atomic<bool> g_wrong_context{false};
 
 ReleaseLog &new_log() {
-  auto *log = new ReleaseLog;  // deliberately never freed (see above)
   std::lock_guard<std::mutex> lock(g_logs_mutex);
-  g_logs.push_back(log);
+  g_logs.push_back(std::make_unique<ReleaseLog>());
   g_wrong_context.store(false);
-  return *log;
+  return *g_logs.back();
 }
 
 void record_release(void *context) {
   ReleaseLog *log = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_logs_mutex);
-    for (ReleaseLog *known : g_logs)
-      if (known == context) log = known;
+    for (const auto &known : g_logs)
+      if (known.get() == context) log = known.get();
   }
   if (!log) {
     g_wrong_context.store(true);
