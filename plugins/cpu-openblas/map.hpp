@@ -14,7 +14,6 @@
 
 namespace cpu_backend {
 
-// out[i] = f(in[i]), any shape but one element (see map1).
 // map1 and map2 where an operand is a 16-bit float: each run in blocks.
 template <class To, class Ti, class F>
 void map1_blocks(ThreadPool &pool, int64_t cost, F f, const View &out, const View &in) {
@@ -58,6 +57,7 @@ void map2_blocks(ThreadPool &pool, int64_t cost, F f, const View &out, const Vie
   });
 }
 
+// out[i] = f(in[i]), any shape but one element (see map1).
 template <class To, class Ti, class F>
 __attribute__((noinline)) void map1_strided(ThreadPool &pool, int64_t cost, F f, const View &out, const View &in) {
   if constexpr (is_half<To> || is_half<Ti>) return map1_blocks<To, Ti>(pool, cost, f, out, in);

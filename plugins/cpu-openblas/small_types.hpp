@@ -1,10 +1,7 @@
-// The 1.4 dtypes inside the kernels. Each element type has a compute type:
-// float16 and bfloat16 compute in float32 (plugin.h: widened exactly, the
-// operator runs as for FLOAT32, the result rounded once); int8, uint8 and
-// int16 in int32, whose wrapping results truncate to the same bits as
-// wrapping in the narrow type (arithmetic modulo 2^32 reduces to modulo
-// 2^8 or 2^16), and whose // and % of exact operands truncate to the narrow
-// type's (MIN // -1 included). Every other type computes as itself.
+// The 1.4 dtypes inside the kernels: each element type computes in
+// bp_kernels::compute_t (backplane_kernels/elementwise.hpp); these are the
+// conversions between an element and its compute type, and COPY's between
+// any two dtypes.
 #pragma once
 
 #include <cstdint>
@@ -19,14 +16,9 @@ namespace cpu_backend {
 using bp_plugin::bfloat16;
 using bp_plugin::float16;
 
-template <class T>
-constexpr bool is_half = std::is_same<T, float16>::value || std::is_same<T, bfloat16>::value;
-template <class T>
-constexpr bool is_small_int =
-    std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value || std::is_same<T, int16_t>::value;
-
-template <class T>
-using compute_t = std::conditional_t<is_half<T>, float, std::conditional_t<is_small_int<T>, int32_t, T>>;
+using bp_kernels::compute_t;
+using bp_kernels::is_half;
+using bp_kernels::is_small_int;
 
 inline float to_float(float16 h) { return bp_f32_from_f16(static_cast<uint16_t>(h)); }
 inline float to_float(bfloat16 h) { return bp_f32_from_bf16(static_cast<uint16_t>(h)); }

@@ -28,11 +28,9 @@ namespace bp_cuda {
 using bp_plugin::bfloat16;
 using bp_plugin::float16;
 
-template <class T>
-constexpr bool is_half = std::is_same<T, float16>::value || std::is_same<T, bfloat16>::value;
-template <class T>
-constexpr bool is_small_int =
-    std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value || std::is_same<T, int16_t>::value;
+using bp_kernels::compute_t;
+using bp_kernels::is_half;
+using bp_kernels::is_small_int;
 template <class T>
 constexpr bool is_narrow = is_half<T> || is_small_int<T>;
 
@@ -72,35 +70,6 @@ BP_HD inline float nan_f32_from_f64(double d) {
   return bp_f32_from_bits(static_cast<uint32_t>((v.u >> 32) & 0x80000000u) | 0x7fc00000u |
                           static_cast<uint32_t>((v.u >> 29) & 0x3fffffu));
 }
-
-// ---- compute types ----------------------------------------------------------
-
-template <class T>
-struct compute {
-  using type = T;
-};
-template <>
-struct compute<float16> {
-  using type = float;
-};
-template <>
-struct compute<bfloat16> {
-  using type = float;
-};
-template <>
-struct compute<int8_t> {
-  using type = int32_t;
-};
-template <>
-struct compute<uint8_t> {
-  using type = int32_t;
-};
-template <>
-struct compute<int16_t> {
-  using type = int32_t;
-};
-template <class T>
-using compute_t = typename compute<T>::type;
 
 // Exact: every value of T is one of compute_t<T>.
 template <class T>

@@ -38,6 +38,45 @@ using boolean = bp_plugin::boolean;
 BP_HD inline boolean make_bool(bool b) { return static_cast<boolean>(b ? 1 : 0); }
 BP_HD inline bool truth(boolean b) { return static_cast<uint8_t>(b) != 0; }
 
+/* The type an element computes in (plugin.h, "8- and 16-bit dtypes"):
+ * float16 and bfloat16 in float, widened exactly and rounded once at the
+ * end; int8, uint8 and int16 in int32, whose wrapping results truncate to
+ * the narrow type's bits (arithmetic modulo 2^32 reduces to modulo 2^8 or
+ * 2^16) and whose // and % of exact operands truncate to the narrow type's
+ * (MIN // -1 included); every other type in itself. */
+template <class T>
+constexpr bool is_half = std::is_same<T, bp_plugin::float16>::value || std::is_same<T, bp_plugin::bfloat16>::value;
+template <class T>
+constexpr bool is_small_int =
+    std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value || std::is_same<T, int16_t>::value;
+
+template <class T>
+struct compute {
+  using type = T;
+};
+template <>
+struct compute<bp_plugin::float16> {
+  using type = float;
+};
+template <>
+struct compute<bp_plugin::bfloat16> {
+  using type = float;
+};
+template <>
+struct compute<int8_t> {
+  using type = int32_t;
+};
+template <>
+struct compute<uint8_t> {
+  using type = int32_t;
+};
+template <>
+struct compute<int16_t> {
+  using type = int32_t;
+};
+template <class T>
+using compute_t = typename compute<T>::type;
+
 /* Float math by overload, so templated code calls one name for both widths. */
 namespace fmath {
 BP_HD inline float exp(float x) { return ::expf(x); }
