@@ -13,17 +13,12 @@ disabled = ["opencl", "cuda"]
 threads = 1
 )";
 
-std::string with_test_plugins() {
-  return R"(
-[devices]
-fallback = ["cpu", "reference"]
-[plugins]
-disabled = ["opencl", "cuda"]
-paths = [")" BP_TEST_FAKE_PLUGIN_DIR R"("]
-[backend.cpu-openblas]
-threads = 1
-)";
+std::string with_plugins_in(const std::string &dir) {
+  return "[devices]\nfallback = [\"cpu\", \"reference\"]\n[plugins]\ndisabled = [\"opencl\", \"cuda\"]\npaths = [\"" +
+         dir + "\"]\n[backend.cpu-openblas]\nthreads = 1\n";
 }
+
+std::string with_test_plugins() { return with_plugins_in(BP_TEST_FAKE_PLUGIN_DIR); }
 
 void start(const std::string &toml) {
   static std::string started;
@@ -71,6 +66,14 @@ std::vector<bp_plugin_report> plugin_reports(int32_t count_devices) {
     out.push_back(r);
   }
   return out;
+}
+
+std::string trace_text() {
+  std::string all;
+  char line[512];
+  for (int32_t i = 0; i < bp_trace_count(); ++i)
+    if (bp_trace_line(i, line, sizeof line) == BP_OK) all += std::string(line) + "\n";
+  return all;
 }
 
 }  // namespace bp_test

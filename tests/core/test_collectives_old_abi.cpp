@@ -12,34 +12,13 @@
 
 namespace {
 
-const std::string kWithAbi13 = R"(
-[devices]
-fallback = ["cpu", "reference"]
-[plugins]
-disabled = ["opencl", "cuda"]
-paths = [")" BP_TEST_ABI13_PLUGIN_DIR R"("]
-[backend.cpu-openblas]
-threads = 1
-)";
+using bp_test::elements;
+using bp_test::from_elements;
+using bp_test::trace_text;
 
 std::vector<bp::Device> abi13_devices() {
-  bp_test::start(kWithAbi13);
+  bp_test::start(bp_test::with_plugins_in(BP_TEST_ABI13_PLUGIN_DIR));
   return {bp::Device("abi13:0"), bp::Device("abi13:1")};
-}
-
-template <class S>
-bp::Tensor tensor(bp_dtype dtype, const std::vector<S> &values, const bp::Device &d) {
-  const int64_t shape[1] = {int64_t(values.size())};
-  bp_tensor h = BP_NO_TENSOR;
-  bp::check(bp_from_host(d.id(), dtype, 1, shape, values.data(), &h));
-  return bp::Tensor::adopt(h);
-}
-
-template <class S>
-std::vector<S> host(const bp::Tensor &t) {
-  std::vector<S> out(size_t(t.numel()));
-  bp::check(bp_to_host(t.handle(), out.data(), out.size() * sizeof(S)));
-  return out;
 }
 
 // The routing trace of f().
@@ -49,11 +28,7 @@ std::string traced(F f) {
   REQUIRE(bp_trace_enable(1) == BP_OK);
   f();
   REQUIRE(bp_trace_enable(0) == BP_OK);
-  std::string all;
-  char line[512];
-  for (int32_t i = 0; i < bp_trace_count(); ++i)
-    if (bp_trace_line(i, line, sizeof line) == BP_OK) all += std::string(line) + "\n";
-  return all;
+  return trace_text();
 }
 
 bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
@@ -62,10 +37,11 @@ bool has(const std::string &text, const std::string &part) { return text.find(pa
 
 TEST_CASE("an ABI 1.3 plugin's collective entry still runs its float32 sum") {
   const std::vector<bp::Device> d = abi13_devices();
-  std::vector<bp::Tensor> ts{tensor<float>(BP_FLOAT32, {1.5f, -2}, d[0]), tensor<float>(BP_FLOAT32, {2, 4}, d[1])};
+  std::vector<bp::Tensor> ts{from_elements<float>(BP_FLOAT32, {1.5f, -2}, d[0]),
+                             from_elements<float>(BP_FLOAT32, {2, 4}, d[1])};
   const std::string trace = traced([&] { bp::all_reduce(ts, bp::Reduce::sum); });
   CHECK(has(trace, "all_reduce float32 [2] x2 (sum): on abi13:0, abi13:1, ran on backend abi13 (its collective entry)"));
-  for (const bp::Tensor &t : ts) CHECK(host<float>(t) == std::vector<float>{3.5f, 2});
+  for (const bp::Tensor &t : ts) CHECK(elements<float>(t) == std::vector<float>{3.5f, 2});
 }
 
 TEST_CASE("an ABI 1.3 plugin never sees a 1.4 dtype in its collective entry: the core stages it") {
@@ -73,27 +49,29 @@ TEST_CASE("an ABI 1.3 plugin never sees a 1.4 dtype in its collective entry: the
   // Handed to the plugin, it would answer BP_ERR_INVALID_ARGUMENT (a dtype it does not know).
   const std::vector<uint16_t> a = {bp_bf16_from_f32(1.0f), bp_bf16_from_f32(-3.0f)};
   const std::vector<uint16_t> b = {bp_bf16_from_f32(0x1p-8f), bp_bf16_from_f32(0.5f)};
-  std::vector<bp::Tensor> ts{tensor<uint16_t>(BP_BFLOAT16, a, d[0]), tensor<uint16_t>(BP_BFLOAT16, b, d[1])};
+  std::vector<bp::Tensor> ts{from_elements<uint16_t>(BP_BFLOAT16, a, d[0]),
+                             from_elements<uint16_t>(BP_BFLOAT16, b, d[1])};
   const std::string trace = traced([&] { bp::all_reduce(ts, bp::Reduce::sum); });
   CHECK(has(trace, "all_reduce bfloat16 [2] x2 (sum): on abi13:0, abi13:1, staged through host memory (backend "
                    "abi13 was built for ABI 1.3, before bfloat16 came in 1.4)"));
-  for (const bp::Tensor &t : ts) CHECK(host<uint16_t>(t) == std::vector<uint16_t>{0x3F80, bp_bf16_from_f32(-2.5f)});
+  for (const bp::Tensor &t : ts) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x3F80, bp_bf16_from_f32(-2.5f)});
 
-  std::vector<bp::Tensor> bytes{tensor<int8_t>(BP_INT8, {-5, 7}, d[0]), tensor<int8_t>(BP_INT8, {1, 1}, d[1])};
+  std::vector<bp::Tensor> bytes{from_elements<int8_t>(BP_INT8, {-5, 7}, d[0]),
+                                from_elements<int8_t>(BP_INT8, {1, 1}, d[1])};
   const std::string staged = traced([&] {
     bp::broadcast(bytes, 0);
     const std::vector<bp::Tensor> rows = bp::all_gather(bytes);
-    CHECK(host<int8_t>(rows[1]) == std::vector<int8_t>{-5, 7, -5, 7});
+    CHECK(elements<int8_t>(rows[1]) == std::vector<int8_t>{-5, 7, -5, 7});
   });
   CHECK(has(staged, "broadcast int8 [2] x2: on abi13:0, abi13:1, staged through host memory (backend abi13 was "
                     "built for ABI 1.3, before int8 came in 1.4)"));
   CHECK(has(staged, "all_gather int8 [2] x2: on abi13:0, abi13:1, staged through host memory"));
-  CHECK(host<int8_t>(bytes[1]) == std::vector<int8_t>{-5, 7});
+  CHECK(elements<int8_t>(bytes[1]) == std::vector<int8_t>{-5, 7});
 }
 
 TEST_CASE("an ABI 1.3 plugin is never asked about nor handed a 1.4 dtype by an operator") {
   const std::vector<bp::Device> d = abi13_devices();
-  const bp::Tensor x = tensor<uint16_t>(BP_BFLOAT16, {bp_bf16_from_f32(1.0f)}, d[0]);
+  const bp::Tensor x = from_elements<uint16_t>(BP_BFLOAT16, {bp_bf16_from_f32(1.0f)}, d[0]);
   bp_tensor out = BP_NO_TENSOR;
   // The plugin says yes to NEG of any dtype number; the core knows better.
   CHECK(bp_unary(BP_OP_NEG, x.handle(), &out) == BP_ERR_UNSUPPORTED);

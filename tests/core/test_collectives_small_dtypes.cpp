@@ -16,24 +16,13 @@
 
 namespace {
 
+using bp_test::elements;
+using bp_test::from_elements;
+using bp_test::trace_text;
+
 std::vector<bp::Device> three_backends() {
   bp_test::start(bp_test::with_test_plugins());
   return {bp::Device("cpu:0"), bp::Device("reference:0"), bp::Device("fake:0")};
-}
-
-template <class S>
-bp::Tensor tensor(bp_dtype dtype, const std::vector<S> &values, const bp::Device &d) {
-  const int64_t shape[1] = {int64_t(values.size())};
-  bp_tensor h = BP_NO_TENSOR;
-  bp::check(bp_from_host(d.id(), dtype, 1, shape, values.data(), &h));
-  return bp::Tensor::adopt(h);
-}
-
-template <class S>
-std::vector<S> host(const bp::Tensor &t) {
-  std::vector<S> out(size_t(t.numel()));
-  bp::check(bp_to_host(t.handle(), out.data(), out.size() * sizeof(S)));
-  return out;
 }
 
 // Participant j's tensor holds column j of `rows` (one row per element).
@@ -44,7 +33,7 @@ std::vector<bp::Tensor> participants(bp_dtype dtype, const std::vector<std::vect
   for (size_t j = 0; j < devices.size(); ++j) {
     std::vector<S> column;
     for (const std::vector<S> &row : rows) column.push_back(row[j]);
-    ts.push_back(tensor<S>(dtype, column, devices[j]));
+    ts.push_back(from_elements<S>(dtype, column, devices[j]));
   }
   return ts;
 }
@@ -57,14 +46,6 @@ uint16_t bf16_stepwise_sum(const std::vector<float> &xs) {
   uint16_t acc = bf16(xs[0]);
   for (size_t j = 1; j < xs.size(); ++j) acc = bf16(bp_f32_from_bf16(acc) + xs[j]);
   return acc;
-}
-
-std::string trace_text() {
-  std::string all;
-  char line[512];
-  for (int32_t i = 0; i < bp_trace_count(); ++i)
-    if (bp_trace_line(i, line, sizeof line) == BP_OK) all += std::string(line) + "\n";
-  return all;
 }
 
 }  // namespace
@@ -86,7 +67,7 @@ TEST_CASE("staged bfloat16 sum adds in float32 and rounds once, on every partici
   REQUIRE(bp_trace_enable(1) == BP_OK);
   bp::all_reduce(ts, bp::Reduce::sum);
   REQUIRE(bp_trace_enable(0) == BP_OK);
-  for (const bp::Tensor &t : ts) CHECK(host<uint16_t>(t) == want);
+  for (const bp::Tensor &t : ts) CHECK(elements<uint16_t>(t) == want);
   CHECK(trace_text().find("all_reduce bfloat16 [3] x3 (sum): on cpu:0, reference:0, fake:0, staged through host "
                           "memory (devices of several backends)") != std::string::npos);
 }
@@ -101,7 +82,7 @@ TEST_CASE("staged float16 mean divides the float32 sum before its one rounding")
   };
   std::vector<bp::Tensor> ts = participants<uint16_t>(BP_FLOAT16, bits, devices);
   bp::all_reduce(ts, bp::Reduce::mean);
-  for (const bp::Tensor &t : ts) CHECK(host<uint16_t>(t) == std::vector<uint16_t>{0x3956, f16(-1.5f)});
+  for (const bp::Tensor &t : ts) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x3956, f16(-1.5f)});
 }
 
 TEST_CASE("staged float16 and bfloat16 max and min keep the chosen input's bits, -0 and subnormals included") {
@@ -112,10 +93,10 @@ TEST_CASE("staged float16 and bfloat16 max and min keep the chosen input's bits,
     const std::vector<std::vector<uint16_t>> bits = {{0x0001, 0x0000, 0x8001}, {0xC000, 0xC200, 0xBC00}, {0x8000, 0xC000, 0x8000}};
     std::vector<bp::Tensor> hi = participants<uint16_t>(dtype, bits, devices);
     bp::all_reduce(hi, bp::Reduce::max);
-    for (const bp::Tensor &t : hi) CHECK(host<uint16_t>(t) == std::vector<uint16_t>{0x0001, 0xBC00, 0x8000});
+    for (const bp::Tensor &t : hi) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x0001, 0xBC00, 0x8000});
     std::vector<bp::Tensor> lo = participants<uint16_t>(dtype, bits, devices);
     bp::all_reduce(lo, bp::Reduce::min);
-    for (const bp::Tensor &t : lo) CHECK(host<uint16_t>(t) == std::vector<uint16_t>{0x8001, 0xC200, 0xC000});
+    for (const bp::Tensor &t : lo) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x8001, 0xC200, 0xC000});
   }
 }
 
@@ -124,15 +105,15 @@ TEST_CASE("staged int8 and int16 sums wrap as add does, means truncate the wrapp
   const std::vector<std::vector<int8_t>> i8 = {{100, 27, 1}, {-128, -1, 0}, {-7, 0, 0}, {100, 100, 100}};
   std::vector<bp::Tensor> sums = participants<int8_t>(BP_INT8, i8, devices);
   bp::all_reduce(sums, bp::Reduce::sum);
-  for (const bp::Tensor &t : sums) CHECK(host<int8_t>(t) == std::vector<int8_t>{-128, 127, -7, 44});
+  for (const bp::Tensor &t : sums) CHECK(elements<int8_t>(t) == std::vector<int8_t>{-128, 127, -7, 44});
   std::vector<bp::Tensor> means = participants<int8_t>(BP_INT8, i8, devices);
   bp::all_reduce(means, bp::Reduce::mean);
   // 128 wraps to -128: -42; -129 to 127: 42; 300 to 44: 14.
-  for (const bp::Tensor &t : means) CHECK(host<int8_t>(t) == std::vector<int8_t>{-42, 42, -2, 14});
+  for (const bp::Tensor &t : means) CHECK(elements<int8_t>(t) == std::vector<int8_t>{-42, 42, -2, 14});
   const std::vector<std::vector<int16_t>> i16 = {{30000, 30000, 10}, {-32768, -1, -5}};
   std::vector<bp::Tensor> wide = participants<int16_t>(BP_INT16, i16, devices);
   bp::all_reduce(wide, bp::Reduce::sum);
-  for (const bp::Tensor &t : wide) CHECK(host<int16_t>(t) == std::vector<int16_t>{-5526, 32762});
+  for (const bp::Tensor &t : wide) CHECK(elements<int16_t>(t) == std::vector<int16_t>{-5526, 32762});
 }
 
 TEST_CASE("staged uint8 max and min compare unsigned, sum wraps") {
@@ -140,13 +121,13 @@ TEST_CASE("staged uint8 max and min compare unsigned, sum wraps") {
   const std::vector<std::vector<uint8_t>> u8 = {{200, 7, 255}, {0, 1, 0}, {128, 127, 129}};
   std::vector<bp::Tensor> hi = participants<uint8_t>(BP_UINT8, u8, devices);
   bp::all_reduce(hi, bp::Reduce::max);
-  for (const bp::Tensor &t : hi) CHECK(host<uint8_t>(t) == std::vector<uint8_t>{255, 1, 129});
+  for (const bp::Tensor &t : hi) CHECK(elements<uint8_t>(t) == std::vector<uint8_t>{255, 1, 129});
   std::vector<bp::Tensor> lo = participants<uint8_t>(BP_UINT8, u8, devices);
   bp::all_reduce(lo, bp::Reduce::min);
-  for (const bp::Tensor &t : lo) CHECK(host<uint8_t>(t) == std::vector<uint8_t>{7, 0, 127});
+  for (const bp::Tensor &t : lo) CHECK(elements<uint8_t>(t) == std::vector<uint8_t>{7, 0, 127});
   std::vector<bp::Tensor> sums = participants<uint8_t>(BP_UINT8, u8, devices);
   bp::all_reduce(sums, bp::Reduce::sum);
-  for (const bp::Tensor &t : sums) CHECK(host<uint8_t>(t) == std::vector<uint8_t>{206, 1, 128});
+  for (const bp::Tensor &t : sums) CHECK(elements<uint8_t>(t) == std::vector<uint8_t>{206, 1, 128});
 }
 
 TEST_CASE("staged broadcast and all_gather move 16-bit floats as bits, NaN payloads included") {
@@ -156,13 +137,13 @@ TEST_CASE("staged broadcast and all_gather move 16-bit floats as bits, NaN paylo
     INFO(bp_dtype_name(dtype));
     std::vector<bp::Tensor> ts = participants<uint16_t>(dtype, bits, devices);
     bp::broadcast(ts, 2);
-    for (const bp::Tensor &t : ts) CHECK(host<uint16_t>(t) == std::vector<uint16_t>{0x7F80, 0x3F80});
+    for (const bp::Tensor &t : ts) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x7F80, 0x3F80});
     const std::vector<bp::Tensor> gathered = bp::all_gather(participants<uint16_t>(dtype, bits, devices));
     REQUIRE(gathered.size() == 3);
     for (size_t j = 0; j < 3; ++j) {
       CHECK(gathered[j].device().name() == devices[j].name());
       CHECK(gathered[j].shape() == bp::Shape{3, 2});
-      CHECK(host<uint16_t>(gathered[j]) == std::vector<uint16_t>{0x7FC1, 0x8000, 0x0001, 0xFFFF, 0x7F80, 0x3F80});
+      CHECK(elements<uint16_t>(gathered[j]) == std::vector<uint16_t>{0x7FC1, 0x8000, 0x0001, 0xFFFF, 0x7F80, 0x3F80});
     }
   }
 }
@@ -177,7 +158,7 @@ TEST_CASE("staged bfloat16 reduce_scatter sums each row in float32 and rounds on
   };
   const std::vector<bp::Tensor> out = bp::reduce_scatter(participants<uint16_t>(BP_BFLOAT16, bits, devices));
   REQUIRE(out.size() == 3);
-  CHECK(host<uint16_t>(out[0]) == std::vector<uint16_t>{0x3F81});
-  CHECK(host<uint16_t>(out[1]) == std::vector<uint16_t>{0x4381});
-  CHECK(host<uint16_t>(out[2]) == std::vector<uint16_t>{bf16(1.0f)});
+  CHECK(elements<uint16_t>(out[0]) == std::vector<uint16_t>{0x3F81});
+  CHECK(elements<uint16_t>(out[1]) == std::vector<uint16_t>{0x4381});
+  CHECK(elements<uint16_t>(out[2]) == std::vector<uint16_t>{bf16(1.0f)});
 }

@@ -24,11 +24,6 @@ namespace {
 
 const std::string kHostile = BP_TEST_FAKE_PLUGIN_DIR "/hostile";
 
-std::string config_with(const std::string &dir) {
-  return "[devices]\nfallback = [\"cpu\", \"reference\"]\n[plugins]\ndisabled = [\"opencl\", \"cuda\"]\npaths = [\"" +
-         dir + "\"]\n[backend.cpu-openblas]\nthreads = 1\n";
-}
-
 std::map<std::string, bp_plugin_report> reports_by_file() {
   std::map<std::string, bp_plugin_report> out;
   for (const bp_plugin_report &r : bp_test::plugin_reports(1)) out[fs::path(r.path).filename().string()] = r;
@@ -63,7 +58,7 @@ TEST_CASE("a FIFO and a truncated ELF file in a plugin directory are refused wit
   REQUIRE(bytes.size() > 6000);
   std::ofstream(dir / "libbackplane-truncated.so", std::ios::binary).write(bytes.data(), 6000);
   fs::create_directory(dir / "libbackplane-directory.so");
-  bp_test::start(config_with(dir.string()));
+  bp_test::start(bp_test::with_plugins_in(dir.string()));
   auto r = reports_by_file();
   CHECK(r["libbackplane-fifo.so"].loaded == 0);
   CHECK(std::string(r["libbackplane-fifo.so"].reason) == "only regular files are loaded; this is a FIFO");
@@ -75,7 +70,7 @@ TEST_CASE("a FIFO and a truncated ELF file in a plugin directory are refused wit
 }
 
 TEST_CASE("a table that fails validation is not read any further") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   auto r = reports_by_file();
   CHECK(r["libbackplane-garbage-table.so"].loaded == 0);
   CHECK(std::string(r["libbackplane-garbage-table.so"].name) == "garbage-table");  // from the file, not the table
@@ -84,7 +79,7 @@ TEST_CASE("a table that fails validation is not read any further") {
 }
 
 TEST_CASE("a plugin's error strings are copied with a bound: unterminated or 64 MiB") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   bp_device d = -1;
   REQUIRE(bp_device_get("unterminated:0", &d) == BP_ERR_UNKNOWN_DEVICE);
   std::string unterminated = bp_last_error();
@@ -98,7 +93,7 @@ TEST_CASE("a plugin's error strings are copied with a bound: unterminated or 64 
 }
 
 TEST_CASE("a plugin status outside the enum reaches the caller as BP_ERR_BACKEND with the raw code") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   for (auto [device, code] : {std::pair<const char *, const char *>{"oddstatus:0", "12345"}, {"negstatus:0", "-7"}}) {
     INFO(device);
     bp_device d = -1;
@@ -114,7 +109,7 @@ TEST_CASE("a plugin status outside the enum reaches the caller as BP_ERR_BACKEND
 }
 
 TEST_CASE("a plugin reporting 2000 devices is refused whole and leaves every other backend its devices") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   bp_device d = -1;
   REQUIRE(bp_device_get("many:0", &d) == BP_ERR_UNKNOWN_DEVICE);
   CHECK(std::string(bp_last_error()).find("reports 2000 devices; a backend may have at most 256") != std::string::npos);
@@ -127,7 +122,7 @@ TEST_CASE("a plugin reporting 2000 devices is refused whole and leaves every oth
 }
 
 TEST_CASE("a host address a plugin invents is checked before anything is written through it") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   bp_device d = -1;
   REQUIRE(bp_device_get("badhost:0", &d) == BP_OK);
   const int64_t shape[] = {4};
@@ -159,7 +154,7 @@ static void impostors_rejected() {
 }
 
 TEST_CASE("a plugin outside the built-in directory never displaces a built-in backend (devices first)") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   bp::Tensor t = bp::ones({2}, bp::f32, bp::cpu());
   bp_backend_counters c{};
   c.struct_size = sizeof c;
@@ -171,7 +166,7 @@ TEST_CASE("a plugin outside the built-in directory never displaces a built-in ba
 }
 
 TEST_CASE("a plugin outside the built-in directory never displaces a built-in backend (reports first)") {
-  bp_test::start(config_with(kHostile));
+  bp_test::start(bp_test::with_plugins_in(kHostile));
   impostors_rejected();
   bp_device d = -1;
   CHECK(bp_device_get("impostor:0", &d) == BP_ERR_UNKNOWN_DEVICE);
@@ -182,7 +177,7 @@ TEST_CASE("a plugin outside the built-in directory never displaces a built-in ba
 TEST_CASE("a plugin from outside the built-in directory that crashes, exits or hangs while starting is rejected") {
   fs::path cache = scratch_dir("cache");
   setenv("BACKPLANE_CACHE_DIR", cache.c_str(), 1);
-  bp_test::start(config_with(BP_TEST_FAKE_PLUGIN_DIR "/hostile-start"));
+  bp_test::start(bp_test::with_plugins_in(BP_TEST_FAKE_PLUGIN_DIR "/hostile-start"));
   auto r = reports_by_file();
   const std::map<std::string, std::string> expected = {
       {"libbackplane-init-aborts.so", "crashed while loading or starting in a probe process (signal 6, SIGABRT)"},
@@ -212,7 +207,7 @@ int start_counted_plugin_in_child(const fs::path &dir) {
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    const std::string toml = config_with(dir.string());
+    const std::string toml = bp_test::with_plugins_in(dir.string());
     bp_device d = -1;
     _exit(bp_init_from_string(toml.c_str(), "t.toml") == BP_OK && bp_device_get("counted:0", &d) == BP_OK ? 0 : 1);
   }
