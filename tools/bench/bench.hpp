@@ -119,6 +119,22 @@ inline void add_into_new(bp_tensor a, bp_tensor b, bool wait) {
   if (wait) bp::check(bp_tensor_wait(o));
   bp::check(bp_tensor_release(o));
 }
+// a @ b into c, square and on one device, ready before any timing: what
+// the GEMM rows time through Backplane.
+struct MatmulOperands {
+  MatmulOperands(bp::Tensor a_, bp::Tensor b_, bp::Tensor c_);
+  // k matmuls a @ b into c, then a synchronize of the device. Holds this.
+  Work matmuls() const;
+
+  bp::Tensor a, b, c;
+  bp_device device;  // c's
+};
+// GB/s of this many bytes moved in this many seconds.
+inline double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
+// The GFLOPS of one n x n x n GEMM taking this many seconds.
+inline double gemm_gflops(int64_t n, double seconds) {
+  return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9;
+}
 // Number of host threads the cpu-openblas backend uses (its "threads" property, else cores).
 int cpu_thread_count(const Context &ctx);
 // f(begin, end) over [0, n) on `threads` std::threads (the calling one

@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <utility>
 
 #include "bench.hpp"
 #include "json_output.hpp"
@@ -157,6 +158,20 @@ void *host_address(const bp::Tensor &t) {
   void *p = nullptr;
   bp::check(bp_tensor_host_address(t.handle(), &p));
   return p;
+}
+
+MatmulOperands::MatmulOperands(bp::Tensor a_, bp::Tensor b_, bp::Tensor c_)
+    : a(std::move(a_)), b(std::move(b_)), c(std::move(c_)), device(c.device().id()) {
+  a.wait();
+  b.wait();
+  c.wait();
+}
+
+Work MatmulOperands::matmuls() const {
+  return [this](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
+    bp::check(bp_synchronize(device));
+  };
 }
 
 int cpu_thread_count(const Context &ctx) {

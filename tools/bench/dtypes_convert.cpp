@@ -15,8 +15,6 @@ namespace {
 
 constexpr double kBytesPerElement = 4 + 2;
 
-double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
-
 // dst = src (converting), then a synchronize.
 Work assigns(const bp::Tensor &dst, const bp::Tensor &src, bp_device device) {
   return [dst = dst.handle(), src = src.handle(), device](int64_t k) {

@@ -19,44 +19,24 @@ namespace bptool::bench::dtypes {
 
 namespace {
 
-double gflops(int64_t n, double seconds) { return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9; }
-
 std::string size_text(bp_dtype dtype, int64_t n) { return std::string(bp_dtype_name(dtype)) + " n=" + std::to_string(n); }
 
 // a @ b into c in one dtype, from the same float32 values (converted outside
 // the timing).
-struct Operands {
-  Operands(const bp::Tensor &a32, const bp::Tensor &b32, bp_dtype dtype, const bp::Device &cpu)
-      : device(cpu.id()),
-        a(dtype == BP_FLOAT32 ? a32 : a32.astype(dtype)),
-        b(dtype == BP_FLOAT32 ? b32 : b32.astype(dtype)),
-        c(bp::zeros(a32.shape(), dtype, cpu)) {
-    a.wait();
-    b.wait();
-    c.wait();
-  }
-
-  // k matmuls a @ b into c, then a synchronize of the device.
-  Work matmuls() const {
-    return [this](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
-      bp::check(bp_synchronize(device));
-    };
-  }
-
-  bp_device device;
-  bp::Tensor a, b, c;
-};
+MatmulOperands converted(const bp::Tensor &a32, const bp::Tensor &b32, bp_dtype dtype, const bp::Device &cpu) {
+  if (dtype == BP_FLOAT32) return MatmulOperands(a32, b32, bp::zeros(a32.shape(), dtype, cpu));
+  return MatmulOperands(a32.astype(dtype), b32.astype(dtype), bp::zeros(a32.shape(), dtype, cpu));
+}
 
 // Backplane's side next to the baseline (cblas_sgemm) when there is one.
 void measure_against(Row &r, const Work &through_bp, const Work *sgemm, int64_t n, int trials, double target_s) {
   if (!sgemm) {
-    r.backplane = gflops(n, measure(through_bp, trials, target_s));
+    r.backplane = gemm_gflops(n, measure(through_bp, trials, target_s));
     return;
   }
   const Pair p = compare(through_bp, *sgemm, trials, target_s);
-  r.backplane = gflops(n, p.a);
-  r.baseline = gflops(n, p.b);
+  r.backplane = gemm_gflops(n, p.a);
+  r.baseline = gemm_gflops(n, p.b);
   r.spread = p.spread();
 }
 
@@ -84,7 +64,7 @@ void torch_rows(Context &ctx, Report &rep, const Setup &s, const std::map<std::p
       Row r{"dtypes", size_text(dtype, n) + " vs libtorch", "cpu:0", "GFLOPS"};
       const auto it = ours.find({dtype, n});
       r.backplane = it == ours.end() ? kNaN : it->second;
-      r.baseline = t.why_not.empty() ? gflops(n, t.ns_per_op / 1e9) : kNaN;
+      r.baseline = t.why_not.empty() ? gemm_gflops(n, t.ns_per_op / 1e9) : kNaN;
       r.baseline_name = "libtorch at::mm_out " + name + " (bp-bench-torch)";
       r.note = t.why_not.empty() ? "libtorch " + t.version + ", " + std::to_string(threads) + " threads, BLAS: " +
                                        t.blas_threads + "; Backplane's figure is its row above"
@@ -107,7 +87,7 @@ void gemm_rows(Context &ctx, Report &rep, const Setup &s) {
     ctx.progress("dtypes: GEMM operands n=" + std::to_string(n));
     const bp::Tensor a32 = bp::random_uniform({n, n}, -1, 1, 1, bp::f32, s.cpu);
     const bp::Tensor b32 = bp::random_uniform({n, n}, -1, 1, 2, bp::f32, s.cpu);
-    const Operands f32(a32, b32, BP_FLOAT32, s.cpu);
+    const MatmulOperands f32 = converted(a32, b32, BP_FLOAT32, s.cpu);
     const Work *sgemm = nullptr;
     std::string baseline_name = "cblas_sgemm (OpenBLAS direct)";
     std::string baseline_note = "baseline skipped: bp was built without OpenBLAS";
@@ -142,7 +122,7 @@ void gemm_rows(Context &ctx, Report &rep, const Setup &s) {
       h.note = path + "; " + baseline_note;
       add_row(ctx, rep, h, [&](Row &row) {
         ctx.progress("dtypes: GEMM " + size_text(dtype, n));
-        const Operands half(a32, b32, dtype, s.cpu);
+        const MatmulOperands half = converted(a32, b32, dtype, s.cpu);
         measure_against(row, half.matmuls(), sgemm, n, s.trials, target_s);
         ours[{dtype, n}] = row.backplane;
       });

@@ -10,12 +10,6 @@
 
 namespace bptool::bench {
 
-namespace {
-
-double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
-
-}  // namespace
-
 void figure_elementwise(Context &ctx, Report &rep) {
   bp_device cpu_id;
   if (bp_cpu(&cpu_id) != BP_OK) {

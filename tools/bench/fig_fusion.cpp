@@ -12,8 +12,6 @@ namespace bptool::bench {
 
 namespace {
 
-double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
-
 // Sets fusion for the life of the object, then puts back what was there.
 class FusionSetting {
  public:

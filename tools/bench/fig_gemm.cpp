@@ -15,36 +15,20 @@ namespace bptool::bench {
 
 namespace {
 
-double gflops(int64_t n, double seconds) { return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9; }
-
 std::string size_text(const char *dtype, int64_t n) {
   return std::string(dtype) + " n=" + std::to_string(n);
 }
 
 // Backplane's side of a GEMM figure: n x n operands on one device.
-struct Operands {
-  Operands(int64_t n, bp_dtype dtype, const bp::Device &d)
-      : device(d.id()),
-        a(bp::random_uniform({n, n}, -1, 1, 1, dtype, d)),
-        b(bp::random_uniform({n, n}, -1, 1, 2, dtype, d)),
-        c(bp::zeros({n, n}, dtype, d)) {}
-
-  // k matmuls a @ b into c, then a synchronize of the device.
-  Work matmuls() const {
-    return [this](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
-      bp::check(bp_synchronize(device));
-    };
-  }
-
-  bp_device device;
-  bp::Tensor a, b, c;
-};
+MatmulOperands random_operands(int64_t n, bp_dtype dtype, const bp::Device &d) {
+  return MatmulOperands(bp::random_uniform({n, n}, -1, 1, 1, dtype, d), bp::random_uniform({n, n}, -1, 1, 2, dtype, d),
+                        bp::zeros({n, n}, dtype, d));
+}
 
 void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, double target) {
   const char *dname = bp_dtype_name(dtype);
   ctx.progress("gemm: cpu:0 " + size_text(dname, n));
-  const Operands ops(n, dtype, bp::cpu());
+  const MatmulOperands ops = random_operands(n, dtype, bp::cpu());
   const Work through_bp = ops.matmuls();
   Row r{"gemm", size_text(dname, n), "cpu:0", "GFLOPS"};
 #ifdef BP_BENCH_HAVE_OPENBLAS
@@ -67,14 +51,14 @@ void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, 
   // small n, multi-threaded OpenBLAS is bimodal; compare() (timing.cpp) says
   // how that once read as "4.2x faster" and how both sides are timed alike.
   const Pair p = compare(through_bp, direct, trials, target);
-  r.backplane = gflops(n, p.a);
-  r.baseline = gflops(n, p.b);
+  r.backplane = gemm_gflops(n, p.a);
+  r.baseline = gemm_gflops(n, p.b);
   r.spread = p.spread();
   r.baseline_name = std::string(dtype == BP_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm") +
                     " (OpenBLAS direct, same buffers)";
   r.note = "OpenBLAS threads seen by bp: " + std::to_string(openblas_get_num_threads());
 #else
-  r.backplane = gflops(n, measure(through_bp, trials, target));
+  r.backplane = gemm_gflops(n, measure(through_bp, trials, target));
   r.baseline_name = "cblas (OpenBLAS direct)";
   r.note = "baseline skipped: bp was built without OpenBLAS";
 #endif
@@ -85,7 +69,7 @@ void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *d
                  const std::string &why_no_direct, int64_t n, int trials, double target) {
   const std::string dev = d.name();
   ctx.progress("gemm: " + dev + " " + size_text(bp_dtype_name(BP_FLOAT32), n) + " (first call builds kernels)");
-  const Operands ops(n, bp::f32, d);
+  const MatmulOperands ops = random_operands(n, bp::f32, d);
   const Work through_bp = ops.matmuls();
   Row r{"gemm", size_text(bp_dtype_name(BP_FLOAT32), n), dev, "GFLOPS"};
   r.baseline_name = "CLBlastSgemm (direct, own buffers, same device)";
@@ -93,11 +77,11 @@ void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *d
     direct->sgemm_setup(n);
     const Work baseline = [&](int64_t k) { direct->sgemm(k); };
     const Pair p = compare(through_bp, baseline, trials, target);
-    r.backplane = gflops(n, p.a);
-    r.baseline = gflops(n, p.b);
+    r.backplane = gemm_gflops(n, p.a);
+    r.baseline = gemm_gflops(n, p.b);
     r.spread = p.spread();
   } else {
-    r.backplane = gflops(n, measure(through_bp, trials, target));
+    r.backplane = gemm_gflops(n, measure(through_bp, trials, target));
     r.note = "baseline skipped: " + why_no_direct;
   }
   rep.add(r);

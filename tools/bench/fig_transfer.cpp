@@ -15,8 +15,6 @@ namespace bptool::bench {
 
 namespace {
 
-double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
-
 void bandwidth(Context &ctx, Report &rep, const bp::Device &d) {
   const std::string dev = d.name();
   const size_t bytes = size_t(ctx.quick ? 8 : 64) << 20;
