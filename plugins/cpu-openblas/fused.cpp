@@ -16,21 +16,9 @@ namespace cpu_backend {
 
 namespace {
 
-// The fused kernels cover the 1.0 dtypes only: a program touching a 1.4
-// dtype (float16, bfloat16, int8, uint8, int16) is declined before
-// anything is written, and the core runs it op by op through execute.
-bool fused_dtype(int32_t dtype) { return dtype >= BP_FLOAT32 && dtype <= BP_BOOL; }
-
 void require_capabilities(const bp_fused_program &p) {
-  for (int32_t i = 0; i < p.n_inputs; ++i)
-    if (!fused_dtype(p.inputs[i].dtype))
-      fail(BP_ERR_UNSUPPORTED, "fused input %d: cpu-openblas fuses no %s programs (run them op by op)", i,
-           dtype_name(p.inputs[i].dtype));
   for (int32_t k = 0; k < p.n_instrs; ++k) {
     const bp_fused_instr &in = p.instrs[k];
-    if (!fused_dtype(in.dtype) || !fused_dtype(in.out_dtype))
-      fail(BP_ERR_UNSUPPORTED, "fused instruction %d (%s): cpu-openblas fuses no %s -> %s (run it op by op)", k,
-           bp_plugin::op_name(in.op), dtype_name(in.dtype), dtype_name(in.out_dtype));
     if (!op_supports(in.op, in.dtype, in.out_dtype))
       fail(BP_ERR_UNSUPPORTED, "fused instruction %d (%s): cpu-openblas does not implement %s -> %s", k,
            bp_plugin::op_name(in.op), dtype_name(in.dtype), dtype_name(in.out_dtype));

@@ -5,6 +5,9 @@
 #include "backplane_kernels/elementwise.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "fused_plan.hpp"
+#include "half_block.hpp"
+#include "small_types.hpp"
 
 namespace cpu_backend {
 
@@ -14,35 +17,58 @@ namespace {
 
 enum Side { kBothTiles, kScalarRhs, kScalarLhs };
 
+// A tile of 16-bit floats converts through one block buffer.
+static_assert(kFusedMaxTile <= kHalfBlock, "a fused tile fits a half block");
+
+// d[i] = f(x[i], s) for i < n, each x widened and each result narrowed to
+// D (no-ops for the 1.0 dtypes and for a block of floats).
+template <class F, class D, class X, class S>
+void scalar_rhs_loop(int64_t n, D *__restrict d, const X *__restrict x, S s) {
+  const F f{};
+  if constexpr (std::is_same<F, bk::Pow>::value && std::is_floating_point<S>::value) {
+    // fmath::pow multiplies for the exponents 2 and 3; with the exponent
+    // a constant the functor folds to those multiplies and the loop
+    // vectorises, where a variable one keeps powf's call in the loop.
+    if (s == S(2)) {
+      for (int64_t i = 0; i < n; ++i) d[i] = narrow<D>(f(widen(x[i]), S(2)));
+      return;
+    }
+    if (s == S(3)) {
+      for (int64_t i = 0; i < n; ++i) d[i] = narrow<D>(f(widen(x[i]), S(3)));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) d[i] = narrow<D>(f(widen(x[i]), s));
+}
+
 // Operands never overlap the destination (the plan gives every value its own
 // buffer), so the pointers are restrict and gcc vectorises without checks.
+// Elements compute as execute()'s maps compute them: widened to their
+// compute type, the result narrowed once (small_types.hpp), a tile of
+// 16-bit floats through the block conversions.
 template <class To, class Ti, class F, int side>
 void binary_loop(int64_t n, void *dst, const void *a, const void *b, const void *) {
   To *__restrict d = static_cast<To *>(dst);
   const Ti *__restrict x = static_cast<const Ti *>(a);
   const Ti *__restrict y = static_cast<const Ti *>(b);
   const F f{};
-  if constexpr (side == kScalarRhs) {
-    const Ti s = *y;
-    if constexpr (std::is_same<F, bk::Pow>::value && std::is_floating_point<Ti>::value) {
-      // fmath::pow multiplies for the exponents 2 and 3; with the exponent
-      // a constant the functor folds to those multiplies and the loop
-      // vectorises, where a variable one keeps powf's call in the loop.
-      if (s == Ti(2)) {
-        for (int64_t i = 0; i < n; ++i) d[i] = f(x[i], Ti(2));
-        return;
-      }
-      if (s == Ti(3)) {
-        for (int64_t i = 0; i < n; ++i) d[i] = f(x[i], Ti(3));
-        return;
-      }
+  if constexpr (is_half<Ti>) {
+    BlockBuffers<float, decltype(f(0.0f, 0.0f))> buf;
+    load_compute(x, side == kScalarLhs ? 0 : 1, n, buf.a);
+    if constexpr (side == kScalarRhs) {
+      scalar_rhs_loop<F>(n, buf.r, buf.a, widen(*y));
+    } else {
+      load_compute(y, 1, n, buf.b);
+      for (int64_t i = 0; i < n; ++i) buf.r[i] = f(buf.a[i], buf.b[i]);
     }
-    for (int64_t i = 0; i < n; ++i) d[i] = f(x[i], s);
+    store_results(buf.r, n, d, 1);
+  } else if constexpr (side == kScalarRhs) {
+    scalar_rhs_loop<F>(n, d, x, widen(*y));
   } else if constexpr (side == kScalarLhs) {
-    const Ti s = *x;
-    for (int64_t i = 0; i < n; ++i) d[i] = f(s, y[i]);
+    const compute_t<Ti> s = widen(*x);
+    for (int64_t i = 0; i < n; ++i) d[i] = narrow<To>(f(s, widen(y[i])));
   } else {
-    for (int64_t i = 0; i < n; ++i) d[i] = f(x[i], y[i]);
+    for (int64_t i = 0; i < n; ++i) d[i] = narrow<To>(f(widen(x[i]), widen(y[i])));
   }
 }
 
@@ -51,7 +77,14 @@ void unary_loop(int64_t n, void *dst, const void *a, const void *, const void *)
   To *__restrict d = static_cast<To *>(dst);
   const Ti *__restrict x = static_cast<const Ti *>(a);
   const F f{};
-  for (int64_t i = 0; i < n; ++i) d[i] = f(x[i]);
+  if constexpr (is_half<To> || is_half<Ti>) {
+    BlockBuffers<compute_t<Ti>, decltype(f(compute_t<Ti>()))> buf;
+    load_compute(x, 1, n, buf.a);
+    for (int64_t i = 0; i < n; ++i) buf.r[i] = f(buf.a[i]);
+    store_results(buf.r, n, d, 1);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = narrow<To>(f(widen(x[i])));
+  }
 }
 
 template <class T>
@@ -74,7 +107,7 @@ FusedKernel with_side(int32_t scalar_mode) {
 }
 
 // The dtype lists are elementwise.cpp's and unary.cpp's, so a fused
-// instruction runs exactly the instantiations execute() would.
+// instruction runs exactly the functors execute() would, on the same types.
 template <class F, class... Ts>
 FusedKernel same_dtype(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
@@ -88,7 +121,7 @@ FusedKernel same_dtype(const bp_fused_instr &in) {
 template <class F>
 FusedKernel comparison(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<BP_ALL_TYPES>(in.dtype, [&](auto tag) {
+  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     k = with_side<boolean, T, F>(in.scalar_mode);
   });
@@ -107,11 +140,16 @@ FusedKernel unary(const bp_fused_instr &in) {
 
 FusedKernel conversion(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<BP_ALL_TYPES>(in.out_dtype, [&](auto out_tag) {
+  dispatch<CPU_ALL_TYPES>(in.out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<BP_ALL_TYPES>(in.dtype, [&](auto in_tag) {
+    dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto in_tag) {
       using Ti = typename decltype(in_tag)::type;
-      k = unary_loop<To, Ti, bk::Cast<To>>;
+      // copy_kernel's choice: float32 or a 16-bit float into a 16-bit float
+      // is one rounding of an exact float32 value, the others Convert.
+      if constexpr (is_half<To> && (std::is_same<Ti, float>::value || is_half<Ti>))
+        k = unary_loop<To, Ti, AsFloat>;
+      else
+        k = unary_loop<To, Ti, Convert<To>>;
     });
   });
   return k;
@@ -119,7 +157,7 @@ FusedKernel conversion(const bp_fused_instr &in) {
 
 FusedKernel where(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<BP_ALL_TYPES>(in.dtype, [&](auto tag) { k = where_loop<typename decltype(tag)::type>; });
+  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) { k = where_loop<typename decltype(tag)::type>; });
   return k;
 }
 
@@ -127,18 +165,18 @@ FusedKernel where(const bp_fused_instr &in) {
 
 FusedKernel fused_kernel(const bp_fused_instr &in) {
   switch (in.op) {
-    case BP_OP_ADD: return same_dtype<bk::Add, BP_NUMERIC_TYPES>(in);
-    case BP_OP_SUB: return same_dtype<bk::Sub, BP_NUMERIC_TYPES>(in);
-    case BP_OP_MUL: return same_dtype<bk::Mul, BP_NUMERIC_TYPES>(in);
-    case BP_OP_DIV: return same_dtype<bk::Div, BP_FLOAT_TYPES>(in);
-    case BP_OP_POW: return same_dtype<bk::Pow, BP_NUMERIC_TYPES>(in);
-    case BP_OP_MAXIMUM: return same_dtype<bk::Maximum, BP_NUMERIC_TYPES>(in);
-    case BP_OP_MINIMUM: return same_dtype<bk::Minimum, BP_NUMERIC_TYPES>(in);
-    case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, BP_NUMERIC_TYPES>(in);
-    case BP_OP_REMAINDER: return same_dtype<bk::Remainder, BP_NUMERIC_TYPES>(in);
-    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, BP_INTEGRAL_TYPES>(in);
-    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, BP_INTEGRAL_TYPES>(in);
-    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, BP_INTEGRAL_TYPES>(in);
+    case BP_OP_ADD: return same_dtype<bk::Add, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_SUB: return same_dtype<bk::Sub, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_MUL: return same_dtype<bk::Mul, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_DIV: return same_dtype<bk::Div, CPU_FLOAT_TYPES>(in);
+    case BP_OP_POW: return same_dtype<bk::Pow, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_MAXIMUM: return same_dtype<bk::Maximum, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_MINIMUM: return same_dtype<bk::Minimum, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_REMAINDER: return same_dtype<bk::Remainder, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, CPU_INTEGRAL_TYPES>(in);
+    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, CPU_INTEGRAL_TYPES>(in);
+    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, CPU_INTEGRAL_TYPES>(in);
     case BP_OP_EQ: return comparison<bk::Eq>(in);
     case BP_OP_NE: return comparison<bk::Ne>(in);
     case BP_OP_LT: return comparison<bk::Lt>(in);
@@ -146,27 +184,27 @@ FusedKernel fused_kernel(const bp_fused_instr &in) {
     case BP_OP_GT: return comparison<bk::Gt>(in);
     case BP_OP_GE: return comparison<bk::Ge>(in);
     case BP_OP_WHERE: return where(in);
-    case BP_OP_NEG: return unary<bk::Neg, BP_NUMERIC_TYPES>(in);
-    case BP_OP_ABS: return unary<bk::Abs, BP_NUMERIC_TYPES>(in);
-    case BP_OP_EXP: return unary<bk::Exp, BP_FLOAT_TYPES>(in);
-    case BP_OP_LOG: return unary<bk::Log, BP_FLOAT_TYPES>(in);
-    case BP_OP_SQRT: return unary<bk::Sqrt, BP_FLOAT_TYPES>(in);
-    case BP_OP_TANH: return unary<bk::Tanh, BP_FLOAT_TYPES>(in);
-    case BP_OP_SIGMOID: return unary<bk::Sigmoid, BP_FLOAT_TYPES>(in);
-    case BP_OP_RELU: return unary<bk::Relu, BP_NUMERIC_TYPES>(in);
-    case BP_OP_SQUARE: return unary<bk::Square, BP_NUMERIC_TYPES>(in);
-    case BP_OP_SIN: return unary<bk::Sin, BP_FLOAT_TYPES>(in);
-    case BP_OP_COS: return unary<bk::Cos, BP_FLOAT_TYPES>(in);
-    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, BP_INTEGRAL_TYPES>(in);
+    case BP_OP_NEG: return unary<bk::Neg, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_ABS: return unary<bk::Abs, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_EXP: return unary<bk::Exp, CPU_FLOAT_TYPES>(in);
+    case BP_OP_LOG: return unary<bk::Log, CPU_FLOAT_TYPES>(in);
+    case BP_OP_SQRT: return unary<bk::Sqrt, CPU_FLOAT_TYPES>(in);
+    case BP_OP_TANH: return unary<bk::Tanh, CPU_FLOAT_TYPES>(in);
+    case BP_OP_SIGMOID: return unary<bk::Sigmoid, CPU_FLOAT_TYPES>(in);
+    case BP_OP_RELU: return unary<bk::Relu, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_SQUARE: return unary<bk::Square, CPU_NUMERIC_TYPES>(in);
+    case BP_OP_SIN: return unary<bk::Sin, CPU_FLOAT_TYPES>(in);
+    case BP_OP_COS: return unary<bk::Cos, CPU_FLOAT_TYPES>(in);
+    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, CPU_INTEGRAL_TYPES>(in);
     case BP_OP_COPY: return conversion(in);
   }
   fail(BP_ERR_UNSUPPORTED, "cpu-openblas: no fused loop for %s", bp_plugin::op_name(in.op));
 }
 
 void fused_scalar(const bp_fused_instr &in, void *storage) {
-  dispatch<BP_ALL_TYPES>(in.dtype, [&](auto tag) {
+  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    *static_cast<T *>(storage) = bk::Cast<T>()(in.scalar);
+    *static_cast<T *>(storage) = from_double<T>(in.scalar);
   });
 }
 

@@ -34,7 +34,7 @@ void load_runs(const Layout<1> &layout, const char *base, void *dst, int64_t beg
 
 FusedGather::Loader loader_for(int32_t dtype) {
   FusedGather::Loader load = nullptr;
-  dispatch<BP_ALL_TYPES>(dtype, [&](auto tag) { load = load_runs<typename decltype(tag)::type>; });
+  dispatch<CPU_ALL_TYPES>(dtype, [&](auto tag) { load = load_runs<typename decltype(tag)::type>; });
   return load;
 }
 

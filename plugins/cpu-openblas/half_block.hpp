@@ -77,4 +77,10 @@ void store_results(const R *r, int64_t n, To *p, int64_t stride) {
   }
 }
 
+// A float32 value returned as it is: into a 16-bit float, store_results
+// rounds whole blocks of them with the vector conversion.
+struct AsFloat {
+  float operator()(float x) const { return x; }
+};
+
 }  // namespace cpu_backend

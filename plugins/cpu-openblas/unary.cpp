@@ -82,12 +82,6 @@ bool convert_dense(ThreadPool &pool, const View &in, const View &out) {
   return true;
 }
 
-// A float32 value returned as it is: into a 16-bit float, the map rounds
-// whole blocks of them with the vector conversion.
-struct AsFloat {
-  float operator()(float x) const { return x; }
-};
-
 }  // namespace
 
 void copy_kernel(ThreadPool &pool, const View &in, const View &out) {

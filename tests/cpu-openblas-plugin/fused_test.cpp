@@ -19,18 +19,6 @@ namespace {
 // Sentinel bytes after every output view: a write past it shows.
 constexpr size_t kTail = 64;
 
-// The dtypes cpu-openblas fuses: those of 1.0. It declines programs with a
-// 1.4 dtype (the last test case), which the core then runs op by op.
-bool fused_dtype(bp_dtype dtype) { return dtype >= BP_FLOAT32 && dtype <= BP_BOOL; }
-std::vector<bp_dtype> fused_only(const std::vector<bp_dtype> &dtypes) {
-  std::vector<bp_dtype> out;
-  for (bp_dtype d : dtypes)
-    if (fused_dtype(d)) out.push_back(d);
-  return out;
-}
-const std::vector<bp_dtype> kFusedTypes = fused_only(kAllTypes);
-const std::vector<bp_dtype> kFusedFloatTypes = fused_only(kFloatTypes);
-
 bp_fused_instr instr(int32_t op, int32_t dtype, int32_t out, std::vector<int32_t> args,
                      int32_t scalar_mode = BP_SCALAR_NONE, double scalar = 0) {
   bp_fused_instr in;
@@ -80,6 +68,7 @@ Bytes elements(Buffers &s, const bp_plugin_tensor &t) {
   };
   switch (dtype_size(t.dtype)) {
     case 1: append(s.values<uint8_t>(t)); break;
+    case 2: append(s.values<uint16_t>(t)); break;
     case 4: append(s.values<uint32_t>(t)); break;
     default: append(s.values<uint64_t>(t)); break;
   }
@@ -250,17 +239,17 @@ class RandomProgram {
   Program make(Buffers &s, const Shape &shape, int32_t n_instrs) {
     Program p;
     const std::vector<Layout> layouts = input_layouts(shape);
-    for (bp_dtype dtype : kFusedTypes) {
+    for (bp_dtype dtype : kAllTypes) {
       const Layout &layout = layouts[pick(layouts.size())];
       p.inputs.push_back(s.view(random_tensor(dtype, layout, rng_, Values::general)));
     }
     const std::vector<bp_op> ops = elementwise_ops();
     while (static_cast<int32_t>(p.instrs.size()) < n_instrs) {
       const bp_op op = ops[pick(ops.size())];
-      const bp_dtype dtype = kFusedTypes[pick(kFusedTypes.size())];
+      const bp_dtype dtype = kAllTypes[pick(kAllTypes.size())];
       if (!defined_for(op, dtype)) continue;
       const int32_t family = bp_vocab_op_family(op);
-      const bp_dtype out = op == BP_OP_COPY ? kFusedTypes[pick(kFusedTypes.size())] : out_dtype(op, dtype);
+      const bp_dtype out = op == BP_OP_COPY ? kAllTypes[pick(kAllTypes.size())] : out_dtype(op, dtype);
       const bool binary = family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE;
       const int32_t mode = binary ? static_cast<int32_t>(pick(3)) : BP_SCALAR_NONE;  // NONE, RHS or LHS
       const int arity = family == BP_OP_FAMILY_WHERE ? 3 : binary && mode == BP_SCALAR_NONE ? 2 : 1;
@@ -298,7 +287,7 @@ TEST_CASE("fused binary operators match execute op by op for every dtype, scalar
           "[fused]") {
   std::mt19937_64 rng(41);
   for (bp_op op : ops_in(BP_OP_FAMILY_BINARY))
-    for (bp_dtype dtype : kFusedTypes) {
+    for (bp_dtype dtype : kAllTypes) {
       if (!defined_for(op, dtype)) continue;
       INFO(op_name(op) << ", " << dtype_name(dtype));
       check_every_layout(
@@ -309,7 +298,7 @@ TEST_CASE("fused binary operators match execute op by op for every dtype, scalar
 TEST_CASE("fused comparisons match execute op by op for every dtype, NaN included", "[fused]") {
   std::mt19937_64 rng(42);
   for (bp_op op : ops_in(BP_OP_FAMILY_COMPARE))
-    for (bp_dtype dtype : kFusedTypes) {
+    for (bp_dtype dtype : kAllTypes) {
       INFO(op_name(op) << ", " << dtype_name(dtype));
       check_every_layout(
           [&](Buffers &s, const Layout &la, const Layout &lb) { return binary_program(s, op, dtype, la, lb, rng); });
@@ -319,7 +308,7 @@ TEST_CASE("fused comparisons match execute op by op for every dtype, NaN include
 TEST_CASE("fused unary operators match execute op by op, chained on their own result", "[fused]") {
   std::mt19937_64 rng(43);
   for (bp_op op : ops_in(BP_OP_FAMILY_UNARY))
-    for (bp_dtype dtype : kFusedTypes) {
+    for (bp_dtype dtype : kAllTypes) {
       if (!defined_for(op, dtype)) continue;
       INFO(op_name(op) << ", " << dtype_name(dtype));
       check_every_layout([&](Buffers &s, const Layout &la, const Layout &) {
@@ -334,8 +323,8 @@ TEST_CASE("fused unary operators match execute op by op, chained on their own re
 
 TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[fused]") {
   std::mt19937_64 rng(44);
-  for (bp_dtype dtype : kFusedTypes)
-    for (bp_dtype to : kFusedTypes) {
+  for (bp_dtype dtype : kAllTypes)
+    for (bp_dtype to : kAllTypes) {
       INFO(dtype_name(dtype) << " -> " << dtype_name(to));
       check_every_layout([&](Buffers &s, const Layout &la, const Layout &lb) {
         Program p;
@@ -351,7 +340,7 @@ TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[
 
 TEST_CASE("the benchmark chain x**2 - 0.5, then **3 - 0.2, fused matches execute op by op", "[fused]") {
   std::mt19937_64 rng(45);
-  for (bp_dtype dtype : kFusedFloatTypes)
+  for (bp_dtype dtype : kFloatTypes)
     for (const Shape &shape : {Shape{100003}, Shape{2048}, Shape{2049}, Shape{513}, Shape{63}, Shape{}}) {
       INFO(dtype_name(dtype));
       Buffers s(plugin());
@@ -368,7 +357,7 @@ TEST_CASE("the benchmark chain x**2 - 0.5, then **3 - 0.2, fused matches execute
 
 TEST_CASE("chains of two cheap float instructions match execute op by op", "[fused]") {
   std::mt19937_64 rng(50);
-  for (bp_dtype dtype : kFusedFloatTypes) {
+  for (bp_dtype dtype : kFloatTypes) {
     const auto rhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_RHS, scalar); };
     const auto lhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_LHS, scalar); };
     const auto unary = [&](int32_t op) { return instr(op, dtype, dtype, {0}); };
@@ -517,33 +506,4 @@ TEST_CASE("execute_fused refuses what it cannot run and writes nothing", "[fused
   }
   SECTION("no program") { check_error(s, s.api().execute_fused(0, nullptr), BP_ERR_INVALID_ARGUMENT); }
   CHECK(whole_buffer(s, out) == before);
-}
-
-TEST_CASE("execute_fused declines every program with a 1.4 dtype and writes nothing", "[fused]") {
-  for (bp_dtype dtype : {BP_FLOAT16, BP_BFLOAT16, BP_INT8, BP_UINT8, BP_INT16}) {
-    INFO(dtype_name(dtype));
-    Buffers s(plugin());
-    const Shape shape = {4, 3};
-    const bp_plugin_tensor x = s.tensor<int32_t>(shape, std::vector<int32_t>(12, 7));
-    const bp_plugin_tensor out = sentinel_view(s, BP_INT32, shape);
-    const Bytes before = whole_buffer(s, out);
-    Program p;
-    p.inputs.push_back(x);
-    p.output_values = {3};
-    // int32 -> the new dtype -> int32: only the middle value has it.
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), instr(BP_OP_COPY, BP_INT32, dtype, {1}),
-                instr(BP_OP_COPY, dtype, BP_INT32, {2})};
-    const std::vector<bp_plugin_tensor> outputs = {out};
-    const bp_fused_program prog = abi_program(p, outputs);
-    check_error(s, s.api().execute_fused(0, &prog), BP_ERR_UNSUPPORTED, {"fused instruction 1", dtype_name(dtype)});
-    CHECK(whole_buffer(s, out) == before);
-    // An input of the dtype, used by no instruction, is declined too.
-    const bp_plugin_tensor y = sentinel_view(s, dtype, shape);
-    p.inputs.push_back(y);
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0})};
-    p.output_values = {2};
-    const bp_fused_program prog2 = abi_program(p, outputs);
-    check_error(s, s.api().execute_fused(0, &prog2), BP_ERR_UNSUPPORTED, {"fused input 1"});
-    CHECK(whole_buffer(s, out) == before);
-  }
 }

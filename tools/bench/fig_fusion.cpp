@@ -1,9 +1,12 @@
 // Figure "fusion": the seed chapter's chain y = x**2 - 0.5; z = y**3 - 0.2
-// on 1e8 float32, with lazy fusion on and off (bp_fusion_enable), next to
-// the same chain written as one plain C++ loop (cpu:0) or one hand-written
-// OpenCL kernel (opencl:0, fig_fusion_opencl.cpp). Fresh tensors: the
+// on 1e8 float32 (and bfloat16 on cpu:0), with lazy fusion on and off
+// (bp_fusion_enable), next to the same chain written as one plain C++ loop
+// (cpu:0) or one hand-written OpenCL kernel (opencl:0,
+// fig_fusion_opencl.cpp). Fresh tensors: the
 // allocation of what is written is part of the work on both sides.
 #include <memory>
+
+#include "backplane/half.h"
 
 #include "bench.hpp"
 #include "opencl_direct.hpp"
@@ -45,16 +48,19 @@ void figure_fusion(Context &ctx, Report &rep) {
     const float *px = static_cast<const float *>(host_address(x));
 
     // z only: y is dropped before z is needed, so fusion never writes it.
-    const Work chain_z = [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) {
-        bp::Tensor z;
-        {
-          const bp::Tensor y = bp::pow(x, 2.0) - 0.5;
-          z = bp::pow(y, 3.0) - 0.2;
+    const auto chain_z_of = [](const bp::Tensor &in) -> Work {
+      return [&in](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          bp::Tensor z;
+          {
+            const bp::Tensor y = bp::pow(in, 2.0) - 0.5;
+            z = bp::pow(y, 3.0) - 0.2;
+          }
+          z.wait();
         }
-        z.wait();
-      }
+      };
     };
+    const Work chain_z = chain_z_of(x);
     const Work loop_z = [&](int64_t k) {
       for (int64_t i = 0; i < k; ++i) {
         std::unique_ptr<float[]> z(new float[size_t(n)]);
@@ -112,6 +118,41 @@ void figure_fusion(Context &ctx, Report &rep) {
       r.spread = p.spread();
       r.note = "effective GB/s of x read, y and z written";
       rep.add(r);
+    }
+
+    // The chain in bfloat16: every operator computes in float32 and rounds
+    // once (plugin.h), fused or not; the baseline rounds the same way in one
+    // plain loop with half.h's conversions.
+    ctx.progress("fusion: converting " + count + " float32 to bfloat16");
+    const bp::Tensor xh = x.astype(bp::bf16);
+    const uint16_t *pxh = static_cast<const uint16_t *>(host_address(xh));
+    const Work loop_h = [&](int64_t k) {
+      const auto round = [](float v) { return bp_f32_from_bf16(bp_bf16_from_f32(v)); };
+      for (int64_t i = 0; i < k; ++i) {
+        std::unique_ptr<uint16_t[]> z(new uint16_t[size_t(n)]);
+        uint16_t *pz = z.get();
+        parallel(threads, n, [&](int64_t b, int64_t e) {
+          for (int64_t j = b; j < e; ++j) {
+            const float v = bp_f32_from_bf16(pxh[j]);
+            const float y = round(round(v * v) - 0.5f);
+            pz[j] = bp_bf16_from_f32(round(y * y * y) - 0.2f);
+          }
+        });
+      }
+    };
+    Row h{"fusion", "", "cpu:0", "GB/s"};
+    h.baseline_name = "plain C++ loop, one pass, half.h rounding after each operator, into new uint16_t[] (" + thr + ")";
+    h.note = "effective GB/s of x read and z written";
+    for (const bool on : {true, false}) {
+      const FusionSetting setting(on);
+      const std::string mode = on ? "fusion on" : "fusion off";
+      ctx.progress("fusion: cpu:0 chain, " + count + " bfloat16, z only (" + mode + ")");
+      const Pair p = compare(chain_z_of(xh), loop_h, trials, target);
+      h.params = "chain x**2-0.5, **3-0.2, " + count + " bfloat16, new tensors, y dropped, " + mode;
+      h.backplane = gbps(2 * bytes / 2, p.a);
+      h.baseline = gbps(2 * bytes / 2, p.b);
+      h.spread = p.spread();
+      rep.add(h);
     }
   }
 
