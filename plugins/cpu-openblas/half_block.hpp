@@ -28,20 +28,24 @@ struct alignas(64) BlockBuffers {
   R r[kHalfBlock];
 };
 
-// dst[i] = p[i * stride] as float32, for i < n <= kHalfBlock.
+// dst[i] = p[i * stride] as float32, for i < n <= kHalfBlock. Strided
+// elements are gathered first, so that the vector conversion widens them.
 template <class H>
 void load_floats(const H *p, int64_t stride, int64_t n, float *dst) {
   static_assert(is_half<H>, "16-bit floats only");
-  if (stride == 1) {
-    const uint16_t *bits = reinterpret_cast<const uint16_t *>(p);
-    if constexpr (std::is_same<H, float16>::value) converters().f16_to_f32(bits, dst, n);
-    else converters().bf16_to_f32(bits, dst, n);
-  } else if (stride == 0) {
+  if (stride == 0) {
     const float v = to_float(*p);
     for (int64_t i = 0; i < n; ++i) dst[i] = v;
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = to_float(p[i * stride]);
+    return;
   }
+  alignas(64) uint16_t staged[kHalfBlock];
+  const uint16_t *bits = reinterpret_cast<const uint16_t *>(p);
+  if (stride != 1) {
+    for (int64_t i = 0; i < n; ++i) staged[i] = bits[i * stride];
+    bits = staged;
+  }
+  if constexpr (std::is_same<H, float16>::value) converters().f16_to_f32(bits, dst, n);
+  else converters().bf16_to_f32(bits, dst, n);
 }
 
 // p[i * stride] = src[i] rounded to H, for i < n <= kHalfBlock.
