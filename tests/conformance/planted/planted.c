@@ -174,6 +174,65 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
     } while (next_index(idx, out->shape, out->rank));
   }
 #endif
+#ifdef PLANT_HALF_SUM_IN_HALF
+  /* SUM of float16 or bfloat16 accumulated in the dtype itself, rounded
+   * after every term, instead of in float32 and rounded once. */
+  if (op == BP_OP_SUM && n_in == 1 && out->dtype == in[0].dtype &&
+      (in[0].dtype == BP_FLOAT16 || in[0].dtype == BP_BFLOAT16)) {
+    const int f16 = in[0].dtype == BP_FLOAT16;
+    int64_t idx[BP_MAX_RANK] = {0}, oidx[BP_MAX_RANK] = {0}, numel = 1, out_numel = 1;
+    const uint16_t zero = 0;
+    int32_t d;
+    for (d = 0; d < in[0].rank; ++d) numel *= in[0].shape[d];
+    for (d = 0; d < out->rank; ++d) out_numel *= out->shape[d];
+    if (out_numel == 0) return s;
+    do {
+      memcpy(element(out, oidx), &zero, 2);
+    } while (next_index(oidx, out->shape, out->rank));
+    if (numel == 0) return s;
+    do {
+      uint16_t acc, x;
+      float sum;
+      for (d = 0; d < in[0].rank; ++d) oidx[d] = out->shape[d] == 1 ? 0 : idx[d];
+      memcpy(&acc, element(out, oidx), 2);
+      memcpy(&x, element(&in[0], idx), 2);
+      sum = f16 ? bp_f32_from_f16(acc) + bp_f32_from_f16(x) : bp_f32_from_bf16(acc) + bp_f32_from_bf16(x);
+      acc = f16 ? bp_f16_from_f32(sum) : bp_bf16_from_f32(sum);
+      memcpy(element(out, oidx), &acc, 2);
+    } while (next_index(idx, in[0].shape, in[0].rank));
+  }
+#endif
+#ifdef PLANT_HALF_MATMUL_IN_HALF
+  /* MATMUL of float16 or bfloat16 accumulated in the dtype itself: each
+   * product is added to the sum so far and rounded, instead of the sum
+   * kept in float32 and rounded once. */
+  if (op == BP_OP_MATMUL && n_in == 2 && out->dtype == in[0].dtype && out->rank >= 2 &&
+      (in[0].dtype == BP_FLOAT16 || in[0].dtype == BP_BFLOAT16)) {
+    const int f16 = in[0].dtype == BP_FLOAT16;
+    const int32_t r = out->rank;
+    const int64_t k = in[0].shape[r - 1];
+    int64_t idx[BP_MAX_RANK] = {0}, aidx[BP_MAX_RANK], bidx[BP_MAX_RANK], numel = 1, p;
+    int32_t d;
+    for (d = 0; d < r; ++d) numel *= out->shape[d];
+    if (numel == 0) return s;
+    do {
+      uint16_t acc = 0, x, y;
+      memcpy(aidx, idx, sizeof aidx);
+      memcpy(bidx, idx, sizeof bidx);
+      for (p = 0; p < k; ++p) {
+        float sum;
+        aidx[r - 1] = p;
+        bidx[r - 2] = p;
+        memcpy(&x, element(&in[0], aidx), 2);
+        memcpy(&y, element(&in[1], bidx), 2);
+        sum = f16 ? bp_f32_from_f16(acc) + bp_f32_from_f16(x) * bp_f32_from_f16(y)
+                  : bp_f32_from_bf16(acc) + bp_f32_from_bf16(x) * bp_f32_from_bf16(y);
+        acc = f16 ? bp_f16_from_f32(sum) : bp_bf16_from_f32(sum);
+      }
+      memcpy(element(out, idx), &acc, 2);
+    } while (next_index(idx, out->shape, r));
+  }
+#endif
 #ifdef PLANT_RANDOM_OFF_BY_ONE_ULP
   /* 42 of every 100 float32 values one ulp up. */
   if (op == BP_OP_RANDOM_UNIFORM && out->dtype == BP_FLOAT32) {
