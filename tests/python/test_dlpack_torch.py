@@ -190,3 +190,14 @@ def test_torch_dtypes_name_backplane_dtypes():
     assert bp.float32 != torch.float16
     t = bp.tensor([1.0, 2.0], device="cpu").to(torch.bfloat16)
     assert t.dtype is bp.bfloat16 and t.tolist() == [1.0, 2.0]
+
+
+def test_from_dlpack_converts_to_the_dtype_asked_for():
+    src = torch.tensor([1.5, -2.25], dtype=torch.bfloat16)
+    t = bp.from_dlpack(src, dtype=bp.float32)
+    assert t.dtype is bp.float32 and t.tolist() == [1.5, -2.25]
+    same = bp.from_dlpack(src, dtype=bp.bfloat16)
+    assert same.dtype is bp.bfloat16
+    same[0] = 4.0
+    same.wait()
+    assert src[0].item() == 4.0  # no conversion asked for in effect: still shared

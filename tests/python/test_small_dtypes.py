@@ -172,6 +172,26 @@ def test_an_int_scalar_the_dtype_cannot_hold_raises(host):
     assert (i8 + 300.0).dtype is bp.float64  # a float scalar is never refused
 
 
+def test_fills_refuse_an_int_the_integer_dtype_cannot_hold(host):
+    # As an operand's INT scalar: refused, never saturated to the limit.
+    i8 = bp.zeros(2, dtype=bp.int8, device=host)
+    for fill in (lambda: bp.full((2,), 300, dtype=bp.int8, device=host),
+                 lambda: bp.full_like(i8, -129),
+                 lambda: i8.fill_(1000),
+                 lambda: i8.__setitem__(0, 300),
+                 lambda: bp.zeros(1, dtype=bp.uint8, device=host).__setitem__(0, -1)):
+        with pytest.raises(bp.InvalidArgumentError, match="does not fit"):
+            fill()
+    assert i8.tolist() == [0, 0]
+    assert bp.full((2,), 127, dtype=bp.int8, device=host).tolist() == [127, 127]
+    assert bp.full((1,), np.int16(-32768), dtype=bp.int16, device=host).tolist() == [-32768]
+    i8[1] = -128
+    assert i8.tolist() == [0, -128]
+    # A float converts by the conversion rules: truncated, saturated.
+    assert bp.full((1,), 300.5, dtype=bp.int8, device=host).tolist() == [127]
+    assert i8.fill_(True).tolist() == [1, 1]
+
+
 def test_half_tensors_stay_half_with_float_and_int_scalars(host):
     for dtype in (bp.bfloat16, bp.float16):
         x = bp.tensor([2.0, -6.0], dtype=dtype, device=host)

@@ -4,6 +4,7 @@ Operators (+ - * / ** @, comparisons, unary -, abs) and the float functions
 (exp, log, sqrt, tanh, sigmoid, relu) are implemented in C (backplane._C);
 everything here is plain Python over the thin _C functions."""
 import builtins as _builtins
+import numbers
 import operator
 import sys
 
@@ -454,7 +455,8 @@ class Tensor(_C.TensorBase):
 
     def fill_(self, value):
         """Sets every element to value."""
-        _C.assign(self, _C.full(self._device_id, self._dtype_code, (), float(value)))
+        value = _fill_value(value, self.dtype, "fill_")
+        _C.assign(self, _C.full(self._device_id, self._dtype_code, (), value))
         return self
 
     def zero_(self):
@@ -587,7 +589,8 @@ def _set_once(what, current, value):
 def _scalar_or_data(value, like):
     """A tensor on like's device and in its dtype for a number or host data."""
     if isinstance(value, (int, float)) or _is_numpy_scalar(value):
-        return _C.full(like._device_id, like._dtype_code, (), float(value))
+        value = _fill_value(value, like.dtype, "setitem")
+        return _C.full(like._device_id, like._dtype_code, (), value)
     return tensor(value, dtype=BY_CODE[like._dtype_code], device=like.device)
 
 
@@ -604,6 +607,21 @@ def _resolve_device(dev):
 def _is_numpy_scalar(x):
     np = sys.modules.get("numpy")
     return np is not None and isinstance(x, np.generic)
+
+
+def _fill_value(value, dt, op):
+    """value as the float the C API's fills take, for a tensor of dtype dt.
+    An integer into an integer dtype must fit it, as an INT scalar operand
+    must (backplane.h, "Dtypes (promotion)"): the float's saturation would
+    otherwise turn int8's 300 into 127. Other values convert by the
+    conversion rules."""
+    if dt.kind in "iu" and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        bits = 8 * dt.itemsize - (dt.kind == "i")
+        low, high = (-(1 << bits), (1 << bits) - 1) if dt.kind == "i" else (0, (1 << bits) - 1)
+        if not low <= int(value) <= high:
+            raise InvalidArgumentError(
+                "{}: the integer {} does not fit {}".format(op, value, dt.name), op=op)
+    return float(value)
 
 
 def _reduce(op, t, axis, keepdims, out):
@@ -732,8 +750,8 @@ def ones(*shape, dtype=None, device=None, requires_grad=False):
 def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
     """Tensor filled with fill_value (dtype from the value: bool, int64, float32)."""
     dt = as_dtype(dtype) or _infer_dtype(fill_value)
-    return _leaf(_C.full(_resolve(device), dt.code, _shape_arg((shape,)), float(fill_value)),
-                 requires_grad)
+    value = _fill_value(fill_value, dt, "full")
+    return _leaf(_C.full(_resolve(device), dt.code, _shape_arg((shape,)), value), requires_grad)
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
@@ -747,8 +765,9 @@ def ones_like(t, dtype=None, device=None, requires_grad=False):
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    return _leaf(_C.full(_like_device(t, device), (as_dtype(dtype) or t.dtype).code, t.shape,
-                         float(fill_value)), requires_grad)
+    dt = as_dtype(dtype) or t.dtype
+    value = _fill_value(fill_value, dt, "full_like")
+    return _leaf(_C.full(_like_device(t, device), dt.code, t.shape, value), requires_grad)
 
 
 def _like_device(t, device):
@@ -768,16 +787,23 @@ def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=Fals
                  requires_grad)
 
 
-def from_dlpack(x, device=None):
+def from_dlpack(x, device=None, dtype=None):
     """A tensor from any DLPack producer in host memory (NumPy >= 1.22,
     PyTorch, ...). A backplane tensor comes back as itself (or moved with
-    to(device)); so does, without a copy, memory a backplane tensor lent
-    through DLPack (torch.utils.dlpack.from_dlpack(t)) while it is lent, on
-    its own device. Other memory becomes a tensor on device (default cpu:0)
-    without a copy where the device takes host memory (cpu, reference):
-    both sides read and write the same memory, and the producer's memory
-    stays alive until the tensor's last view is gone. Other devices get a
-    copy."""
+    to(device)); memory a backplane tensor lent through DLPack
+    (torch.utils.dlpack.from_dlpack(t)) comes back, while it is lent, as a
+    new reference to that tensor (the same storage, no copy, no new wrap),
+    on its own device. Other memory becomes a tensor on device (default
+    cpu:0) without a copy where the device takes host memory (cpu,
+    reference): both sides read and write the same memory, and the
+    producer's memory stays alive until the tensor's last view is gone.
+    Other devices get a copy. With dtype, the result is then converted
+    (.to(dtype): a copy unless it already has that dtype)."""
+    t = _from_dlpack(x, device)
+    return t if dtype is None else t.to(dtype)
+
+
+def _from_dlpack(x, device):
     if isinstance(x, Tensor):
         return x if device is None else x.to(device)
     dev = -1 if device is None else _resolve_device(device)
@@ -935,14 +961,7 @@ def _scalar_operand(value, like, dev):
         dt = int64
     elif kind == "f" and dt.kind != "f":
         dt = float64
-    if kind == "i" and dt.kind in "iu":
-        bits = 8 * dt.itemsize - (dt.kind == "i")
-        low, high = (-(1 << bits), (1 << bits) - 1) if dt.kind == "i" else (0, (1 << bits) - 1)
-        if not low <= operator.index(value) <= high:
-            raise InvalidArgumentError(
-                "where: the integer scalar {} does not fit {} (the dtype of the other operand); "
-                "convert the tensor first".format(value, dt.name), op="where")
-    return _C.full(dev, dt.code, (), float(value))
+    return _C.full(dev, dt.code, (), _fill_value(value, dt, "where"))
 
 
 def where(cond, a=None, b=None, out=None):
