@@ -376,7 +376,11 @@ BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
  *     an integer        the tensor  the tensor         float64
  *     a float           the tensor  the tensor         the tensor
  *
- * so int64 * 2.0 and int64 * 0.5 both give float64, bfloat16 * 0.5 stays
+ * The table gives the dtype the operands meet in; the rules above then
+ * apply as for two tensors: arithmetic on bool computes in int32 (a bool
+ * tensor + true is int32, as bool + bool is), BITWISE_AND, _OR, _XOR of
+ * bool with a BOOL scalar stay bool, comparisons give bool. So int64 * 2.0
+ * and int64 * 0.5 both give float64, bfloat16 * 0.5 stays
  * bfloat16, and the scalar is converted to that dtype (rounded to nearest
  * even for a float dtype). An INT scalar that the tensor's integer dtype
  * cannot hold (int8 + 300) is BP_ERR_INVALID_ARGUMENT, as is an INT scalar
@@ -398,7 +402,9 @@ BP_API bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out);
  * MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_AND,
  * BITWISE_OR, BITWISE_XOR, EQ, NE, LT, LE, GT, GE. The bitwise operators take
  * integer and bool tensors only (a float is BP_ERR_DTYPE); bool with bool
- * stays bool (logical), a bool tensor with a scalar computes in int32. */
+ * stays bool (logical); a bool tensor with a scalar computes in int32
+ * through bp_binary_scalar, and in the kind table's dtype through
+ * bp_binary_scalar_kind (bool with a BOOL scalar, int64 with an INT one). */
 BP_API bp_status bp_binary(int32_t op, bp_tensor a, bp_tensor b, bp_tensor *out);
 BP_API bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out);
 /* op(a, scalar), or op(scalar, a) when scalar_is_lhs is non-zero. */
