@@ -244,10 +244,10 @@ def setitem(t, key, value):
     T = _tensor_module()
     plan = _plan(t, key)
     target = plan.view
+    value = value if isinstance(value, T.Tensor) else T._scalar_or_data(value, t, "setitem")
     if not plan.advanced and not plan.reversed_axes:
-        _C.assign(target, value if isinstance(value, T.Tensor) else T._scalar_or_data(value, t))
+        _C.assign(target, value)
         return
-    value = value if isinstance(value, T.Tensor) else T._scalar_or_data(value, t)
     if not plan.advanced:
         full = T.empty(target.shape, dtype=t.dtype, device=t.device)
         _C.assign(full, value)

@@ -447,7 +447,7 @@ class Tensor(_C.TensorBase):
         """Copies src's elements into this tensor (broadcast to its shape). A
         tensor on another device is copied across: the call asks for it."""
         if not isinstance(src, Tensor):
-            src = _scalar_or_data(src, self)
+            src = _scalar_or_data(src, self, "copy_")
         elif src._device_id != self._device_id:
             src = _C.copy_to(src, self._device_id)
         _C.assign(self, src)
@@ -586,10 +586,11 @@ def _set_once(what, current, value):
     return value
 
 
-def _scalar_or_data(value, like):
-    """A tensor on like's device and in its dtype for a number or host data."""
+def _scalar_or_data(value, like, op):
+    """A tensor on like's device and in its dtype for a number or host data
+    (op names the caller in errors)."""
     if isinstance(value, (int, float)) or _is_numpy_scalar(value):
-        value = _fill_value(value, like.dtype, "setitem")
+        value = _fill_value(value, like.dtype, op)
         return _C.full(like._device_id, like._dtype_code, (), value)
     return tensor(value, dtype=BY_CODE[like._dtype_code], device=like.device)
 
@@ -1028,8 +1029,6 @@ def to(x, device):
 def live_tensor_count():
     """Live tensor handles in this process (bp_live_tensor_count), for leak checks."""
     return _C.live_tensor_count()
-
-
 
 
 # ---- NumPy ufuncs on tensors ------------------------------------------------------
