@@ -192,6 +192,15 @@ def test_fills_refuse_an_int_the_integer_dtype_cannot_hold(host):
     assert i8.fill_(True).tolist() == [1, 1]
 
 
+def test_a_misspelt_dtype_in_to_is_named_as_neither_device_nor_dtype(host):
+    t = bp.tensor([1.0], device=host)
+    with pytest.raises(bp.UnknownDeviceError, match="nor is 'bfloat17' a dtype .*bfloat16"):
+        t.to("bfloat17")
+    with pytest.raises(bp.UnknownDeviceError) as caught:
+        t.to(device="bfloat17")
+    assert "dtype" not in str(caught.value)
+
+
 def test_half_tensors_stay_half_with_float_and_int_scalars(host):
     for dtype in (bp.bfloat16, bp.float16):
         x = bp.tensor([2.0, -6.0], dtype=dtype, device=host)

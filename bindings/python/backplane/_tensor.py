@@ -12,7 +12,7 @@ from . import _C, _indexing
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
 from ._dtype import (ALL as _DTYPES, BY_CODE, DType, as_dtype, bfloat16, bool_, float16, float32,
                      float64, int8, int16, int32, int64, uint8)
-from ._errors import DtypeError, InvalidArgumentError, UnsupportedError
+from ._errors import DtypeError, InvalidArgumentError, UnknownDeviceError, UnsupportedError
 
 OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
 AXIS_ALL = _C.AXIS_ALL
@@ -137,6 +137,7 @@ class Tensor(_C.TensorBase):
         "float64"), t.to(other) (other's device and dtype), or by keyword.
         Returns self (the same object) when nothing changes, else a new
         tensor: a copy on the other device (MXNet .as_in_ctx), converted."""
+        guessed = None  # a positional string taken for a device: it may be a misspelt dtype
         for a in args:
             if isinstance(a, Tensor):
                 device, dtype = _set_once("device", device, a.device), _set_once("dtype", dtype, a.dtype)
@@ -144,9 +145,16 @@ class Tensor(_C.TensorBase):
                 dtype = _set_once("dtype", dtype, a)
             else:
                 device = _set_once("device", device, a)
+                guessed = a if isinstance(a, str) else None
         t = self
         if device is not None:
-            dev = _resolve_device(device)
+            try:
+                dev = _resolve_device(device)
+            except UnknownDeviceError as e:
+                if guessed is None:
+                    raise
+                raise UnknownDeviceError("{}; nor is '{}' a dtype ({})".format(
+                    e.message, guessed, ", ".join(d.name for d in _DTYPES)), op="to") from None
             if dev != self._device_id:
                 t = _C.to(self, dev)
         if dtype is not None:
