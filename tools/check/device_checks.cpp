@@ -59,7 +59,8 @@ void group_devices(Context &ctx, Plugin &p) {
                              (unsigned long long)info.memory_total));
     rec.info("model" + std::to_string(d), nul ? info.model : "");
 
-    // An older core passes a shorter struct: nothing past it may change.
+    // A shorter struct (an older core's, or shorter still): nothing past it
+    // may change, and it is never refused.
     const size_t cuts[] = {offsetof(bp_plugin_device_info, model), offsetof(bp_plugin_device_info, memory_total)};
     for (size_t cut : cuts) {
       rec.begin(dn + format(": device_info with struct_size %zu", cut));
@@ -71,7 +72,8 @@ void group_devices(Context &ctx, Plugin &p) {
       bool intact = true;
       for (size_t i = cut; i < sizeof raw; ++i) intact &= raw[i] == 0xA5;
       if (ss != BP_OK)
-        rec.fail(dn + format(": device_info with the struct_size %zu of an older core failed: ", cut) + p.describe(ss));
+        rec.fail(dn + format(": device_info with the shorter struct_size %zu failed (plugin.h: read and write only "
+                             "the fields that fit, never refuse): ", cut) + p.describe(ss));
       else
         rec.expect(intact, dn + format(": device_info writes nothing past struct_size %zu", cut),
                    dn + format(": device_info wrote past the struct_size %zu the caller gave", cut));

@@ -247,7 +247,9 @@ typedef struct bp_plugin_device_info {
                               driver or OS reports it (free device memory; for
                               host memory, available RAM), not counting this
                               plugin's cached blocks; 0 if unknown (since 1.0) */
-  uint64_t memory_in_use;  /* bytes in live buffers of this plugin on this device (since 1.0) */
+  uint64_t memory_in_use;  /* bytes in live buffers of this plugin on this device; borrowed
+                              ones (wrap_host, since 1.4) are the caller's and not counted
+                              (since 1.0) */
 } bp_plugin_device_info;
 #define BP_PLUGIN_DEVICE_INFO_SIZE_1_0 (offsetof(bp_plugin_device_info, memory_in_use) + sizeof(uint64_t))
 typedef char bp_plugin_device_info_size_check
@@ -379,7 +381,8 @@ typedef char bp_plugin_device_info_size_check
  *   even (from float64 and int64 too: never through a float32 rounded on
  *   the way), a finite value past the largest finite one after rounding
  *   becoming infinity of its sign and NaN a quiet NaN; subnormals are kept
- *   and never flushed to zero. COPY from them widens exactly, and to an
+ *   and never flushed to zero. COPY from them widens exactly (a NaN comes
+ *   out quiet, as from half.h), and to an
  *   integer dtype follows the float-to-integer rule above. Between integer
  *   dtypes COPY keeps the value modulo 2^bits (two's complement, as a C
  *   cast to a narrower type does on every compiler Backplane supports).
