@@ -40,7 +40,9 @@ from ._tensor import (  # noqa: E402
 from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
 from ._collectives import all_gather, all_reduce, broadcast, reduce_scatter  # noqa: E402
+from ._equality import array_equal, eq, ge, gt, le, lt, ne  # noqa: E402
 from . import random  # noqa: E402
+from .random import normal  # noqa: E402  (torch.normal(mean, std, size))
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 
@@ -73,7 +75,7 @@ __all__ = [
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
-    "argwhere", "logsumexp",
+    "argwhere", "logsumexp", "array_equal", "eq", "ne", "lt", "le", "gt", "ge", "normal",
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)

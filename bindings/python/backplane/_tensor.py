@@ -13,6 +13,7 @@ from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as
 from ._dtype import (ALL as _DTYPES, BY_CODE, DType, as_dtype, bfloat16, bool_, float16, float32,
                      float64, int8, int16, int32, int64, uint8)
 from ._errors import DtypeError, InvalidArgumentError, UnknownDeviceError, UnsupportedError
+from ._inplace import InPlace
 
 OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
 AXIS_ALL = _C.AXIS_ALL
@@ -48,14 +49,15 @@ def _to_dtype_method(name, dtype):
     return method
 
 
-class Tensor(_C.TensorBase):
+class Tensor(InPlace, _C.TensorBase):
     """An n-dimensional array on one device (a reference to a bp_tensor).
 
     Operators run on the device that holds the inputs and give a tensor there;
     inputs on different devices raise bp.DeviceMismatchError (no silent copy).
     Moving is explicit: t.copyto(dev) always copies, t.to(dev) returns t itself
     when it already lives on dev. Reading the data (numpy(), repr, item) waits
-    for pending work and copies it to host memory."""
+    for pending work and copies it to host memory. In-place operations
+    (a += b, add_, copy_, ...) come from InPlace (backplane/_inplace.py)."""
 
     __slots__ = ()
 
@@ -436,41 +438,6 @@ class Tensor(_C.TensorBase):
             gradient = tensor(gradient, dtype=self.dtype, device=self.device)
         _C.backward(self, gradient, retain_graph)
 
-    # ---- in place (PyTorch): write into this tensor and return it -------------
-
-    def add_(self, other):
-        """self += other, in this tensor's storage (the result dtype must be self's)."""
-        return _C.binary_out(OP["add"], self, other, self)
-
-    def sub_(self, other):
-        return _C.binary_out(OP["sub"], self, other, self)
-
-    def mul_(self, other):
-        return _C.binary_out(OP["mul"], self, other, self)
-
-    def div_(self, other):
-        return _C.binary_out(OP["div"], self, other, self)
-
-    def copy_(self, src):
-        """Copies src's elements into this tensor (broadcast to its shape). A
-        tensor on another device is copied across: the call asks for it."""
-        if not isinstance(src, Tensor):
-            src = _scalar_or_data(src, self, "copy_")
-        elif src._device_id != self._device_id:
-            src = _C.copy_to(src, self._device_id)
-        _C.assign(self, src)
-        return self
-
-    def fill_(self, value):
-        """Sets every element to value."""
-        value = _fill_value(value, self.dtype, "fill_")
-        _C.assign(self, _C.full(self._device_id, self._dtype_code, (), value))
-        return self
-
-    def zero_(self):
-        """Sets every element to zero."""
-        return self.fill_(0)
-
     # ---- reductions ------------------------------------------------------------
 
     def sum(self, axis=None, keepdims=False, dtype=None, out=None):
@@ -734,8 +701,35 @@ def asarray(data, dtype=None, device=None):
 
 
 def from_numpy(arr, device=None):
-    """tensor(arr) keeping arr's dtype (a copy)."""
-    return tensor(arr, device=device)
+    """A tensor sharing arr's memory (PyTorch's from_numpy): no copy, writes
+    through either show in both, and arr stays alive while the tensor or a
+    view of it does. On cpu:0 (whatever the default device), or on the device
+    given when it takes host memory (reference:0). arr's dtype and strides are
+    kept (a non-contiguous array gives a strided view). Backplane writes
+    asynchronously: t.wait() before NumPy reads what an operator wrote into t.
+
+    Refused, saying why (bp.tensor(arr, device=...) copies instead): a device
+    that does not take host memory (opencl, cuda; UnsupportedError), a dtype
+    Backplane lacks (uint16, complex, ...; DtypeError), negative strides or
+    unaligned data (ValueError), a read-only array (ValueError)."""
+    np = _numpy()
+    if not isinstance(arr, np.ndarray):
+        raise TypeError("from_numpy: expected a NumPy array, got {}".format(type(arr).__name__))
+    dt = as_dtype(arr.dtype.name)  # DtypeError naming the dtypes there are
+    dev = _C.cpu() if device is None else _resolve_device(device)
+    if not arr.flags.writeable:
+        raise ValueError("from_numpy: the array is read-only, and a tensor sharing its memory "
+                         "could write it; bp.tensor(arr) copies it")
+    # NumPy 1.24 exports no bool through DLPack: its bytes go as uint8.
+    shared = arr.view(np.uint8) if dt is bool_ else arr
+    try:
+        return _C.from_dlpack(shared, dev, True, dt.code if dt is bool_ else -1)
+    except UnsupportedError as e:
+        raise UnsupportedError("from_numpy: {} cannot share host memory ({}); bp.tensor(arr, "
+                               "device=...) copies it".format(device_of(dev), e.message),
+                               op="from_numpy", devices=e.devices) from None
+    except BufferError as e:
+        raise ValueError("from_numpy: {}; bp.tensor(arr) copies it".format(e)) from None
 
 
 def empty(*shape, dtype=None, device=None, requires_grad=False):

@@ -283,14 +283,22 @@ static void release_adopted(void *context) {
  * (*result is the tensor, or NULL with an error set; either way the deleter
  * is Backplane's to call now), 0 when it must be copied instead (the device
  * cannot take host memory, negative strides, data not aligned to the
- * dtype), -1 with an error set. */
-static int adopt(DLManagedTensor *managed, int32_t dtype, bp_device device, PyObject **result) {
+ * dtype; *why says which of the last two), -1 with an error set (with
+ * shared_only, the device's refusal too). */
+static int adopt(DLManagedTensor *managed, int32_t dtype, bp_device device, int shared_only,
+                 PyObject **result, const char **why) {
   const DLTensor *t = &managed->dl_tensor;
   char *base = (char *)t->data + t->byte_offset;
   int64_t strides[MAX_SHAPE];
-  if ((uintptr_t)base % (uintptr_t)(t->dtype.bits / 8) != 0) return 0;
+  if ((uintptr_t)base % (uintptr_t)(t->dtype.bits / 8) != 0) {
+    *why = "its data is not aligned to its element size";
+    return 0;
+  }
   for (int i = 0; t->strides && i < t->ndim; ++i) {
-    if (t->strides[i] < 0 && t->shape[i] > 1) return 0;
+    if (t->strides[i] < 0 && t->shape[i] > 1) {
+      *why = "it has a negative stride (Backplane's views have none)";
+      return 0;
+    }
     /* An extent of 1 never uses its stride; bp_wrap_host wants it >= 0. */
     strides[i] = t->strides[i] < 0 ? 0 : t->strides[i];
   }
@@ -306,7 +314,7 @@ static int adopt(DLManagedTensor *managed, int32_t dtype, bp_device device, PyOb
                                       base, release_adopted, a, &out);
   if (st != BP_OK) {
     free(a);
-    if (st == BP_ERR_UNSUPPORTED) return 0;
+    if (st == BP_ERR_UNSUPPORTED && !shared_only) return 0;
     raise_status(st);
     return -1;
   }
@@ -369,15 +377,23 @@ static PyObject *copy_in(const DLTensor *t, int32_t dtype, bp_device device) {
 #define DTYPE_NAMES BP_DTYPE_LIST(BP_NAME_)
 
 /* The tensor for a consumed DLPack tensor: the exported tensor it is, else
- * its memory adopted, else a copy. *adopted says whether Backplane now owns
- * the call of managed's deleter. */
-static PyObject *import_managed(DLManagedTensor *managed, long device, int *adopted) {
+ * its memory adopted, else a copy (or, with shared_only, an error: the
+ * device's UnsupportedError, or a BufferError saying why the layout cannot
+ * be shared). as_dtype >= 0 reads the elements
+ * as that dtype of the same size instead of the DLPack one (NumPy 1.24
+ * exports no bool: it comes as uint8). *adopted says whether Backplane now
+ * owns the call of managed's deleter. */
+static PyObject *import_managed(DLManagedTensor *managed, long device, int shared_only,
+                                long as_dtype, int *adopted) {
   const DLTensor *t = &managed->dl_tensor;
-  const int32_t dtype = dtype_of_dl(t->dtype);
+  const int32_t dtype = as_dtype >= 0 ? (int32_t)as_dtype : dtype_of_dl(t->dtype);
   if (t->device.device_type != kDLCPU)
     return PyErr_Format(PyExc_BufferError,
                         "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
                         (int)t->device.device_type);
+  if (as_dtype >= 0 && (t->dtype.lanes != 1 || t->dtype.bits != 8 * bp_vocab_dtype_size(dtype)))
+    return PyErr_Format(PyExc_ValueError, "from_dlpack: %d-bit elements cannot be read as %s",
+                        (int)t->dtype.bits, p_bp_dtype_name(dtype));
   if (dtype == BP_DTYPE_INVALID)
     return PyErr_Format(PyExc_TypeError,
                         "from_dlpack: unsupported DLPack dtype (code %d, %d bits, %d lanes); "
@@ -385,7 +401,7 @@ static PyObject *import_managed(DLManagedTensor *managed, long device, int *adop
                         (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
   if (t->ndim < 0 || t->ndim > MAX_SHAPE)
     return PyErr_Format(PyExc_ValueError, "from_dlpack: rank %d not supported", (int)t->ndim);
-  bp_tensor own = exported_as(t);
+  bp_tensor own = as_dtype >= 0 ? BP_NO_TENSOR : exported_as(t);
   bp_device target = (bp_device)device;
   if (own != BP_NO_TENSOR) {
     bp_device own_device;
@@ -395,18 +411,27 @@ static PyObject *import_managed(DLManagedTensor *managed, long device, int *adop
   }
   if (device < 0) CHECK(p_bp_cpu(&target));
   PyObject *result = NULL;
-  const int took = adopt(managed, dtype, target, &result);
+  const char *why = "";
+  const int took = adopt(managed, dtype, target, shared_only, &result, &why);
   if (took < 0) return NULL;
   *adopted = took;
-  return took ? result : copy_in(t, dtype, target);
+  if (took) return result;
+  if (shared_only)
+    return PyErr_Format(PyExc_BufferError, "the memory cannot be shared: %s", why);
+  return copy_in(t, dtype, target);
 }
 
 PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   REQUIRE_LOADED();
-  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "from_dlpack(x, device)");
+  if (nargs < 2 || nargs > 4)
+    return PyErr_Format(PyExc_TypeError, "from_dlpack(x, device, shared_only=0, as_dtype=-1)");
   long device = PyLong_AsLong(args[1]);
   if (device == -1 && PyErr_Occurred()) return NULL;
+  const int shared_only = nargs > 2 ? PyObject_IsTrue(args[2]) : 0;
+  if (shared_only < 0) return NULL;
+  const long as_dtype = nargs > 3 ? PyLong_AsLong(args[3]) : -1;
+  if (as_dtype == -1 && PyErr_Occurred()) return NULL;
   /* Deleters a full queue of pending calls left waiting. */
   drain_released(NULL);
   PyObject *capsule;
@@ -425,7 +450,7 @@ PyObject *dlpack_import(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
     return NULL;
   }
   int adopted = 0;
-  PyObject *result = import_managed(managed, device, &adopted);
+  PyObject *result = import_managed(managed, device, shared_only, as_dtype, &adopted);
   if (!adopted) call_deleter(managed);
   Py_DECREF(capsule);
   return result;
