@@ -149,14 +149,15 @@ std::string scalar_text(double scalar) {
 // What the kind promises of the value (backplane.h): checked before any
 // dtype is decided, so a wrong call names the scalar rather than a dtype.
 void check_scalar_kind(int32_t op, double scalar, int32_t scalar_kind) {
-  const std::string what = std::string(op_name(op)) + ": the scalar " + scalar_text(scalar);
+  // Formatting the scalar costs more than the whole operator: only on failure.
+  const auto what = [&] { return std::string(op_name(op)) + ": the scalar " + scalar_text(scalar); };
   switch (scalar_kind) {
     case BP_SCALAR_KIND_BOOL:
-      if (scalar != 0.0 && scalar != 1.0) fail(BP_ERR_INVALID_ARGUMENT, what + " is of kind BOOL but is not 0 or 1");
+      if (scalar != 0.0 && scalar != 1.0) fail(BP_ERR_INVALID_ARGUMENT, what() + " is of kind BOOL but is not 0 or 1");
       return;
     case BP_SCALAR_KIND_INT:
       if (!std::isfinite(scalar) || std::floor(scalar) != scalar)
-        fail(BP_ERR_INVALID_ARGUMENT, what + " is of kind INT but is not an integer");
+        fail(BP_ERR_INVALID_ARGUMENT, what() + " is of kind INT but is not an integer");
       return;
     case BP_SCALAR_KIND_FLOAT: return;
     default:

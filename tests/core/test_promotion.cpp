@@ -167,7 +167,9 @@ TEST_CASE("the kind of a scalar and not its value decides the dtype on every bac
   }
   SECTION("a kind the value does not have, or no kind, is refused") {
     CHECK(bp_binary_scalar_kind(BP_OP_ADD, i64, 2.5, BP_SCALAR_KIND_INT, 0, &out) == BP_ERR_INVALID_ARGUMENT);
+    CHECK(std::string(bp_last_error()).find("add: the scalar 2.5 is of kind INT") != std::string::npos);
     CHECK(bp_binary_scalar_kind(BP_OP_ADD, i64, 2.0, BP_SCALAR_KIND_BOOL, 0, &out) == BP_ERR_INVALID_ARGUMENT);
+    CHECK(std::string(bp_last_error()).find("the scalar 2 is of kind BOOL") != std::string::npos);
     CHECK(bp_binary_scalar_kind(BP_OP_ADD, i64, 1.0, 0, 0, &out) == BP_ERR_INVALID_ARGUMENT);
     CHECK(bp_binary_scalar_kind(BP_OP_ADD, i64, 1.0, 7, 0, &out) == BP_ERR_INVALID_ARGUMENT);
     CHECK(std::string(bp_last_error()).find("scalar_kind") != std::string::npos);
