@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Per-operation overhead of `a + b` on 1-element tensors, next to NumPy (and
-PyTorch when installed) in the same run, plus the wall time of a whole
-`python3 -c "import backplane"` process.
+"""The cost of `a + b` from Python, forced, on 1-element and 1e6-element
+float32 tensors, next to NumPy (and PyTorch when installed) in the same run,
+plus the wall time of a whole `python3 -c "import backplane"` process.
 
     PYTHONPATH=<build>/python python3 bindings/python/bench_overhead.py [--quick]
 
-The backplane figure is split into what the core costs (bp_binary +
-bp_tensor_release timed in a C loop, backplane._C._bench_core) and what the
-binding adds on top (the Python-visible total minus that). For comparison it
-also times the smallest possible ctypes binding of the same operation.
+Every figure times finished work. Backplane runs operators asynchronously
+and defers elementwise chains of 4096 elements or more (lazy fusion), so a
+bare `a + b` may only record the addition: each Backplane statement here
+ends in `.wait()`, which returns once the result is computed. NumPy and
+PyTorch (on the CPU) compute before they return. The in-place `a += b` is
+timed the same way, and its allocations are read from the backend's counter.
+
+The 1-element figure is also split into what the core costs (bp_binary +
+bp_tensor_wait + bp_tensor_release timed in a C loop,
+backplane._C._bench_core) and what the binding adds on top (the
+Python-visible total minus that). For comparison it also times the smallest
+possible ctypes binding of the same forced operation.
 
 Every candidate is timed in short batches, interleaved round after round, and
 the best batch is kept: on a shared machine other processes only ever add
@@ -20,16 +28,25 @@ import subprocess
 import sys
 import timeit
 
+# Time the package on PYTHONPATH (a build tree, an installed wheel), not the
+# sources beside this script, which Python would otherwise import first.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
+
 
 def ctypes_tensor_class(lib_path):
-    """The smallest ctypes binding of a + b (what a pure-ctypes package would
-    run on its hot path), to compare with the C extension in the same run."""
+    """The smallest ctypes binding of a forced a + b (what a pure-ctypes
+    package would run on its hot path), to compare with the C extension in
+    the same run."""
     import ctypes
     lib = ctypes.CDLL(lib_path)
     binary = lib.bp_binary
     binary.argtypes = [ctypes.c_int32, ctypes.c_uint64, ctypes.c_uint64,
                        ctypes.POINTER(ctypes.c_uint64)]
     binary.restype = ctypes.c_int32
+    wait = lib.bp_tensor_wait
+    wait.argtypes = [ctypes.c_uint64]
+    wait.restype = ctypes.c_int32
     release = lib.bp_tensor_release
     release.argtypes = [ctypes.c_uint64]
     ones = lib.bp_ones
@@ -48,6 +65,11 @@ def ctypes_tensor_class(lib_path):
                 raise RuntimeError("bp_binary failed")
             return CtypesTensor(out.value)
 
+        def wait(self):
+            if wait(self.handle) != 0:
+                raise RuntimeError("bp_tensor_wait failed")
+            return self
+
         def __del__(self):
             release(self.handle)
 
@@ -61,17 +83,17 @@ def ctypes_tensor_class(lib_path):
     return make
 
 
-def interleaved_best(candidates, number, rounds):
-    """{name: best ns per call} over `rounds` interleaved batches of `number`."""
-    best = {name: float("inf") for name, _ in candidates}
+def interleaved_best(candidates, rounds):
+    """{name: best ns per call} over `rounds` interleaved batches."""
+    best = {name: float("inf") for name, _, _ in candidates}
     for _ in range(rounds):
-        for name, fn in candidates:
+        for name, fn, number in candidates:
             best[name] = min(best[name], fn(number) / number * 1e9)
     return best
 
 
-def timer(stmt, env):
-    t = timeit.Timer(stmt, globals=env)
+def timer(stmt, env, setup="pass"):
+    t = timeit.Timer(stmt, setup, globals=env)
     return lambda n: t.timeit(n)
 
 
@@ -98,9 +120,21 @@ def import_times_ms(runs):
     return results
 
 
+def inplace_allocations(bp, n):
+    """Buffers the cpu:0 backend allocates for one forced a += b of n elements."""
+    a, b = bp.ones(n, device="cpu:0"), bp.ones(n, device="cpu:0")
+    backend = bp.cpu().backend
+    before = bp.backend_counters(backend)["allocations"]
+    a += b
+    a.wait()
+    return bp.backend_counters(backend)["allocations"] - before
+
+
 def main():
     quick = "--quick" in sys.argv
-    number, rounds = (2000, 10) if quick else (5000, 60)
+    # Batches short enough (about a millisecond) for many to run without
+    # being preempted on a loaded machine; many rounds to find them.
+    small, large, rounds = (1000, 3, 30) if quick else (1000, 3, 200)
     import numpy as np
     import backplane as bp
     from backplane import _C
@@ -109,51 +143,67 @@ def main():
         sys.version.split()[0], np.__version__, bp.__version__, bp.library_path()))
     print("load average before: {}".format(" ".join("{:.2f}".format(x) for x in os.getloadavg())))
 
-    na = np.ones(1, dtype=np.float32)
-    nb = np.ones(1, dtype=np.float32)
-    cands = [("numpy float32[1] a + b", timer("a + b", {"a": na, "b": nb})),
-             ("numpy float32[1] a + 1.0", timer("a + 1.0", {"a": na}))]
     try:
         import torch
-        ta, tb = torch.ones(1), torch.ones(1)
-        cands.append(("torch float32[1] a + b", timer("a + b", {"a": ta, "b": tb})))
-        torch_note = None
+        torch.set_num_threads(1)  # as OPENBLAS_NUM_THREADS=1 would for the cpu backend
     except ImportError:
-        torch_note = "torch: not installed (PyTorch's ~585 ns is the brief's figure, not measured here)"
+        torch = None
 
-    keep = []
-    splits = []
-    for dev in bp.devices():
-        a = bp.ones(1, device=dev)
-        b = bp.ones(1, device=dev)
-        (a + b).wait()
-        keep += [a, b]
-        cands.append(("backplane {} a + b".format(dev), timer("a + b", {"a": a, "b": b})))
-        cands.append(("backplane {} a + 1.0".format(dev), timer("a + 1.0", {"a": a})))
-        name = "core {} bp_binary+release (C loop)".format(dev)
-        cands.append((name, (lambda a, b: lambda n: _C._bench_core(a, b, n))(a, b)))
-        splits.append((dev, "backplane {} a + b".format(dev), name))
-        if dev.type == "cpu":
-            make = ctypes_tensor_class(bp.library_path())
-            ca, cb = make(dev.id), make(dev.id)
-            keep += [ca, cb]
-            cands.append(("ctypes-only binding {} a + b".format(dev),
-                          timer("a + b", {"a": ca, "b": cb})))
+    cands, keep, ratios = [], [], []
+    for n, number in ((1, small), (10**6, large)):
+        size = "1e6" if n > 1 else "1"
+        na, nb = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
+        np_name = "numpy float32[{}] a + b".format(size)
+        cands.append((np_name, timer("a + b", {"a": na, "b": nb}), number))
+        if n == 1:
+            cands.append(("numpy float32[1] a + 1.0", timer("a + 1.0", {"a": na}), number))
+        if torch is not None:
+            ta, tb = torch.ones(n), torch.ones(n)
+            cands.append(("torch {} float32[{}] a + b".format(torch.__version__, size),
+                          timer("a + b", {"a": ta, "b": tb}), number))
+        for dev in bp.devices() if n == 1 else [bp.cpu()]:
+            a, b = bp.ones(n, device=dev), bp.ones(n, device=dev)
+            (a + b).wait()
+            keep += [a, b]
+            name = "backplane {} float32[{}] (a + b).wait()".format(dev, size)
+            cands.append((name, timer("(a + b).wait()", {"a": a, "b": b}), number))
+            if dev.type == "cpu":
+                ratios.append((size, name, np_name))
+                c = bp.zeros(n, device=dev)
+                keep.append(c)
+                # c is assigned in the timed function's scope (c += b binds it there)
+                cands.append(("backplane {} float32[{}] c += b; c.wait()".format(dev, size),
+                              timer("c += b; c.wait()", {"c0": c, "b": b}, "c = c0"), number))
+            if n == 1:
+                cands.append(("backplane {} float32[1] (a + 1.0).wait()".format(dev),
+                              timer("(a + 1.0).wait()", {"a": a}), number))
+                cands.append(("core {} bp_binary+wait+release (C loop)".format(dev),
+                              (lambda a, b: lambda k: _C._bench_core(a, b, k))(a, b), number))
+            if n == 1 and dev.type == "cpu":
+                make = ctypes_tensor_class(bp.library_path())
+                ca, cb = make(dev.id), make(dev.id)
+                keep += [ca, cb]
+                cands.append(("ctypes-only binding {} (a + b).wait()".format(dev),
+                              timer("(a + b).wait()", {"a": ca, "b": cb}), number))
 
-    best = interleaved_best(cands, number, rounds)
+    best = interleaved_best(cands, rounds)
     bp.synchronize()
-    width = max(len(n) for n, _ in cands)
-    for name, _ in cands:
-        print("{:<{w}}  {:8.0f} ns".format(name, best[name], w=width))
-    if torch_note:
-        print(torch_note)
-    for dev, total, core in splits:
-        print("{}: a + b = core {:.0f} ns + binding {:.0f} ns".format(
-            dev, best[core], best[total] - best[core]))
-    np_ns = best["numpy float32[1] a + b"]
-    cpu_ns = best.get("backplane cpu:0 a + b")
-    if cpu_ns:
-        print("backplane cpu:0 a + b / numpy a + b = {:.2f}".format(cpu_ns / np_ns))
+    width = max(len(name) for name, _, _ in cands)
+    for name, _, _ in cands:
+        print("{:<{w}}  {:12.0f} ns".format(name, best[name], w=width))
+    if torch is None:
+        print("torch: not installed")
+    for dev in bp.devices():
+        total = best["backplane {} float32[1] (a + b).wait()".format(dev)]
+        core = best["core {} bp_binary+wait+release (C loop)".format(dev)]
+        print("{}: forced 1-element a + b = core {:.0f} ns + binding {:.0f} ns".format(
+            dev, core, total - core))
+    for size, name, np_name in ratios:
+        print("backplane cpu:0 / numpy, forced a + b, {} element(s): {:.2f}".format(
+            size, best[name] / best[np_name]))
+    for n in (1, 10**6):
+        print("cpu:0 a += b, {} element(s): {} buffer(s) allocated".format(
+            n, inplace_allocations(bp, n)))
 
     for label, t in import_times_ms(5 if quick else 20).items():
         print("{}: python3 -c pass {:.1f} ms; python3 -c 'import backplane' {:.1f} ms "
