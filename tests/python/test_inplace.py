@@ -77,7 +77,7 @@ def test_a_result_of_a_castable_dtype_is_converted_in(dev):
 ], ids=["+= float", "/= int", "*= float tensor", "exp_", "add_ alpha float"])
 def test_a_float_result_does_not_go_into_an_integer_tensor(dev, write):
     i = bp.tensor([1, 2], device=dev)
-    with pytest.raises(bp.DtypeError, match="cannot be written into a int64 tensor"):
+    with pytest.raises(bp.DtypeError, match="cannot be written in place into a tensor of dtype int64"):
         write(i, dev)
     assert i.tolist() == [1, 2]
 

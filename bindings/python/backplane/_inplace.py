@@ -45,10 +45,10 @@ def _convert_into(t, result, name):
     have, want = BY_CODE[result._dtype_code], BY_CODE[t._dtype_code]
     if _CATEGORY[have.kind] > _CATEGORY[want.kind]:
         raise DtypeError(
-            "{}: the result is {}, which cannot be written into a {} tensor in place (a float "
-            "goes into floats only, an integer into integers or floats, as in PyTorch); write "
-            "t = t.to(bp.{}) first, or compute a new tensor".format(name, have.name, want.name,
-                                                                     have.name), op=name)
+            "{}: the result is {}, which cannot be written in place into a tensor of dtype {} "
+            "(a float goes into floats only, an integer into integers or floats, as in "
+            "PyTorch); write t = t.to(bp.{}) first, or compute a new tensor".format(
+                name, have.name, want.name, have.name), op=name)
     if result.shape != t.shape:
         raise ShapeError("{}: the result has shape {} but the tensor written has shape {}".format(
             name, result.shape, t.shape), op=name)
