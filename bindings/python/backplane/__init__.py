@@ -43,6 +43,11 @@ from ._collectives import all_gather, all_reduce, broadcast, reduce_scatter  # n
 from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
+from .random import Generator, rand, randn  # noqa: E402
+# PyTorch's spellings. bp.int, bp.float and bp.pow shadow the builtins in
+# this module's namespace, which uses none of them.
+from ._torch_api import *  # noqa: E402,F401,F403
+from ._torch_api import __all__ as _torch_names, float, int, pow  # noqa: E402,F401
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
@@ -74,11 +79,12 @@ __all__ = [
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
     "argwhere", "logsumexp",
+    "Generator", "rand", "randn", *_torch_names,
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-    "nn", "optim",
+    "nn", "optim", "utils", "cuda",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime
@@ -89,9 +95,9 @@ __all__ = [
 
 
 def __getattr__(name):
-    """bp.nn, bp.optim and bp.distributed, imported on first use (import
-    backplane stays fast)."""
-    if name in ("nn", "optim", "distributed"):
+    """bp.nn, bp.optim, bp.distributed, bp.utils and bp.cuda, imported on
+    first use (import backplane stays fast)."""
+    if name in ("nn", "optim", "distributed", "utils", "cuda"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'backplane' has no attribute '{}'".format(name))
