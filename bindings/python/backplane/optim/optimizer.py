@@ -54,6 +54,57 @@ class Optimizer:
                         with no_grad():
                             g.zero_()
 
+    def state_dict(self):
+        """PyTorch's layout: {"state": {index: {name: value}}, "param_groups":
+        [group with "params" as indices]}, parameters numbered in group
+        order. The state is SGD's "momentum_buffer", Adam's "step",
+        "exp_avg" and "exp_avg_sq": the live tensors, not copies (as in
+        PyTorch; copy.deepcopy(opt.state_dict()) keeps a snapshot). Only
+        parameters that have taken a step have state."""
+        state, groups, index = {}, [], 0
+        for group in self.param_groups:
+            numbers = list(range(index, index + len(group["params"])))
+            for i, p in zip(numbers, group["params"]):
+                saved = {k: v for k, v in self.state.get(id(p), {}).items()
+                         if not k.startswith("scratch")}
+                if saved:
+                    state[i] = saved
+            groups.append(dict(group, params=numbers))
+            index += len(numbers)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Takes the hyperparameters and state of state_dict (from
+        state_dict() of an optimiser of the same kind over parameters of the
+        same shapes, in the same groups): the values are copied into this
+        optimiser's own state tensors, on its parameters' devices, so the
+        next step continues where the saved one stopped."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups) or any(
+                len(g["params"]) != len(mine["params"]) for g, mine in zip(groups, self.param_groups)):
+            raise ValueError("load_state_dict: the saved groups hold {} parameters, this "
+                             "optimizer's {}".format([len(g["params"]) for g in groups],
+                                                     [len(g["params"]) for g in self.param_groups]))
+        saved_state = state_dict["state"]
+        with no_grad():
+            for group, mine in zip(groups, self.param_groups):
+                mine.update({k: v for k, v in group.items() if k != "params"})
+                for i, p in zip(group["params"], mine["params"]):
+                    saved = saved_state.get(i)
+                    if not saved:
+                        self.state.pop(id(p), None)
+                        continue
+                    state = self.state[id(p)] = {}
+                    self._init_state(p, mine, state)
+                    for key, value in saved.items():
+                        if key not in state:
+                            raise ValueError("load_state_dict: {} keeps no {!r}".format(
+                                type(self).__name__, key))
+                        if hasattr(state[key], "copy_"):
+                            state[key].copy_(value)
+                        else:
+                            state[key] = type(state[key])(value)
+
     def step(self):
         with no_grad():
             for group in self.param_groups:
