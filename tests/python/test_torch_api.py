@@ -226,3 +226,14 @@ def test_cuda_module_counts_cuda_devices_only():
     if not cuda:
         with pytest.raises(bp.UnknownDeviceError):
             bp.cuda.get_device_name(0)
+
+
+def test_two_axes_swap_but_a_permutation_permutes(dev):
+    a = np.arange(6.0).reshape(2, 3)
+    x = bp.tensor(a, device=dev)
+    np.testing.assert_array_equal(host(x.transpose(0, 1)), a.T)  # PyTorch's swap
+    np.testing.assert_array_equal(host(x.permute(0, 1)), a)
+    np.testing.assert_array_equal(host(x.transpose((0, 1))), a)  # a tuple: NumPy's permutation
+    np.testing.assert_array_equal(host(np.transpose(x, (1, 0))), a.T)
+    # var over a tuple of axes reorders them internally with permute
+    np.testing.assert_allclose(host(x.var(axis=(1,))), a.var(axis=1))

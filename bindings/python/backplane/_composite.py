@@ -59,7 +59,7 @@ def _moments(std, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction):
     # Several axes: moved to the end and merged into one.
     axes = sorted(operator.index(a) % x.ndim for a in axis)
     rest = [d for d in range(x.ndim) if d not in axes]
-    merged = x.transpose(*(rest + axes)).reshape(*[x.shape[d] for d in rest], -1)
+    merged = x.permute(*(rest + axes)).reshape(*[x.shape[d] for d in rest], -1)
     r = _C.moments(std, merged, -1, False, float(ddof))
     if keepdims:
         r = r.reshape(*[1 if d in axes else x.shape[d] for d in range(x.ndim)])
