@@ -98,7 +98,7 @@ def linspace(start, stop=None, num=50, endpoint=True, dtype=None, device=None, *
     if stop is None:
         raise TypeError("linspace(): give the end (linspace(start, end, steps))")
     return _leaf(_C.linspace(_resolve(device), (as_dtype(dtype) or float32).code, float(start),
-                       float(stop), operator.index(num), bool(endpoint)), requires_grad)
+                             float(stop), operator.index(num), bool(endpoint)), requires_grad)
 
 
 def concatenate(tensors, axis=0, dtype=None, *, dim=None):
