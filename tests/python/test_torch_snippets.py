@@ -3,8 +3,9 @@ unchanged twice, once with torch 1.13 and once with `import backplane as
 torch` (backplane, backplane.nn ... stand in sys.modules for torch,
 torch.nn ... while it runs), and what the two leave in `out` must agree:
 the same structure, numbers, dtype names and shapes, values within float32
-rounding. The backplane run is repeated with cpu:0, opencl:0 and cuda:0 as
-the default device (absent ones skipped with the loader's reason). Skipped without torch (python3-torch)."""
+rounding. The backplane run is repeated with cpu:0, reference:0, opencl:0
+and cuda:0 as the default device (absent ones skipped with the loader's
+reason). Skipped without torch (python3-torch)."""
 import contextlib
 import importlib
 import sys
@@ -98,7 +99,7 @@ def assert_same(expected, got, where="out"):
             "{}: {!r}, torch's is {!r}".format(where, got, expected)
 
 
-@pytest.mark.parametrize("device", ["cpu:0", "opencl:0", "cuda:0"])
+@pytest.mark.parametrize("device", ["cpu:0", "reference:0", "opencl:0", "cuda:0"])
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_snippet_runs_as_in_torch(name, device):
     dev = require(device)

@@ -17,8 +17,9 @@ from . import _C, _composite, random
 from ._dtype import float16, float32, float64, int16, int32, int64
 from ._errors import ShapeError
 from ._grad_mode import is_grad_enabled
-from ._tensor import (OP, Tensor, _axis, _fill_value, _shape_arg, empty, floor_divide,
-                      matmul, negative, ones, tensor, where, zeros)
+from ._tensor import (Tensor, _axis, _fill_value, _shape_arg, empty, equal, floor_divide, greater,
+                      greater_equal, less, less_equal, matmul, multiply, negative, not_equal, ones,
+                      power, tensor, where, zeros)
 
 # torch's dtype names. bp.float is float32 as torch.float is; the string
 # "float" keeps NumPy's meaning (float64) wherever a dtype is parsed.
@@ -210,10 +211,6 @@ def sub(x, other, *, alpha=1):
     return x - _alpha(other, alpha)
 
 
-def mul(x, other):
-    return x * other
-
-
 def div(x, other, *, rounding_mode=None):
     """x / other; rounding_mode="floor" is x // other ("trunc" is not offered)."""
     if rounding_mode is None:
@@ -223,12 +220,9 @@ def div(x, other, *, rounding_mode=None):
     raise NotImplementedError("div(rounding_mode={!r}): only None and 'floor'".format(rounding_mode))
 
 
-clamp = _composite.clip
-neg = negative
-
-
-def pow(x, exponent):
-    return x ** exponent
+# torch's names of functions the package has under NumPy's.
+clamp, neg, mul, pow = _composite.clip, negative, multiply, power
+eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
 
 def rsqrt(x):
@@ -237,16 +231,6 @@ def rsqrt(x):
 
 def reciprocal(x):
     return 1 / x
-
-
-def _compare(op):
-    def fn(x, other):
-        return _C.binary(OP[op], x, other)
-    fn.__name__ = fn.__qualname__ = op
-    return fn
-
-
-eq, ne, lt, le, gt, ge = (_compare(op) for op in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
 def amax(x, dim=None, keepdim=False):
@@ -471,16 +455,17 @@ def _where_method(x, condition, y):
 
 
 # Methods named as the functions above: x.view(2, 3) is view(x, 2, 3).
-for _fn in (view, view_as, reshape_as, flatten, unsqueeze, squeeze, expand, expand_as, t,
-            swapaxes, split, chunk, masked_fill, add, sub, mul, div, pow, rsqrt, reciprocal,
-            eq, ne, lt, le, gt, ge, amax, amin, mm, bmm, mv, dot, outer, normal_, uniform_,
-            type_as, element_size, is_floating_point, _new(zeros), _new(ones), _new(empty)):
-    setattr(Tensor, _fn.__name__, _fn)
-del _fn
-Tensor.swapdims = swapaxes
-Tensor.multiply, Tensor.subtract, Tensor.divide, Tensor.true_divide = mul, sub, div, div
-Tensor.neg = Tensor.negative = Tensor.__neg__
-Tensor.where = _where_method
+_METHODS = {fn.__name__: fn for fn in (
+    view, view_as, reshape_as, flatten, unsqueeze, squeeze, expand, expand_as, t, swapaxes, split,
+    chunk, masked_fill, add, sub, div, rsqrt, reciprocal, amax, amin, mm, bmm, mv, dot, outer,
+    normal_, uniform_, type_as, element_size, is_floating_point, _new(zeros), _new(ones),
+    _new(empty))}
+_METHODS.update(mul=mul, multiply=mul, pow=pow, eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
+                swapdims=swapaxes, subtract=sub, divide=div, true_divide=div, where=_where_method,
+                neg=Tensor.__neg__, negative=Tensor.__neg__)
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+del _name, _fn
 Tensor.is_cuda = property(lambda x: x.device.type == "cuda", doc="Whether x lives on a CUDA device.")
 Tensor.is_cpu = property(lambda x: x.device.type == "cpu", doc="Whether x lives on a cpu device.")
 
@@ -488,8 +473,8 @@ Tensor.is_cpu = property(lambda x: x.device.type == "cpu", doc="Whether x lives 
 # int, float ..., which would shadow Python's builtins (bp.pow, bp.int are
 # there all the same).
 __all__ = ["double", "half", "long", "short", "view", "flatten", "unsqueeze", "squeeze",
-           "broadcast_to", "expand", "broadcast_tensors", "t", "permute", "swapaxes", "split", "chunk",
-           "cat", "masked_fill", "clamp", "neg", "sub", "mul", "div", "rsqrt", "reciprocal", "eq", "ne", "lt",
-           "le", "gt", "ge", "amax", "amin", "mm", "bmm", "mv", "dot", "outer", "einsum",
-           "rand_like", "randn_like", "randint", "randperm", "normal", "numel", "is_tensor",
-           "is_floating_point"]
+           "broadcast_to", "expand", "broadcast_tensors", "t", "permute", "swapaxes", "split",
+           "chunk", "cat", "masked_fill", "clamp", "neg", "sub", "mul", "div", "rsqrt",
+           "reciprocal", "eq", "ne", "lt", "le", "gt", "ge", "amax", "amin", "mm", "bmm", "mv",
+           "dot", "outer", "einsum", "rand_like", "randn_like", "randint", "randperm", "normal",
+           "numel", "is_tensor", "is_floating_point"]
