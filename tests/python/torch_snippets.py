@@ -92,8 +92,9 @@ out = (y, x, c, d, y.is_contiguous(), x.t().is_contiguous(), x.contiguous().is_c
 snippet("cpu_and_cuda", """
 import torch
 x = torch.ones(2)
+device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 out = (x.cpu(), x.cpu().device.type, torch.cuda.is_available() == (torch.cuda.device_count() > 0),
-       x.is_cuda)
+       x.to(device) * 2, x.to(device).is_cuda == torch.cuda.is_available())
 """)
 
 # ---- indexing ---------------------------------------------------------------------------------
@@ -486,16 +487,19 @@ from torch import nn
 from torch.utils.data import TensorDataset, DataLoader
 X = torch.linspace(-1, 1, 32).reshape(-1, 1)
 y = 3 * X + 0.5
+device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 model = nn.Sequential(nn.Linear(1, 8), nn.ReLU(), nn.Linear(8, 1))
 with torch.no_grad():
     for p in model.parameters():
         p.copy_(torch.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))
+model = model.to(device)
 opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 loss_fn = nn.MSELoss()
 loader = DataLoader(TensorDataset(X, y), batch_size=8, shuffle=False)
 losses = []
 for epoch in range(3):
     for xb, yb in loader:
+        xb, yb = xb.to(device), yb.to(device)
         opt.zero_grad()
         loss = loss_fn(model(xb), yb)
         loss.backward()
