@@ -79,6 +79,8 @@ def test_state_moves_to_the_parameters_device(dev_pair):
 def test_mismatched_state_is_refused(dev):
     opt = optim.Adam(_params(dev))
     _train(opt.param_groups[0]["params"], opt, 1)
+    with pytest.raises(ValueError, match="state_dict"):
+        opt.load_state_dict(opt.param_groups)
     with pytest.raises(ValueError, match="parameters"):
         optim.Adam(_params(dev)[:1]).load_state_dict(opt.state_dict())
     with pytest.raises(ValueError, match="momentum_buffer"):

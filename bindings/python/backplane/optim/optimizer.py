@@ -79,6 +79,9 @@ class Optimizer:
         same shapes, in the same groups): the values are copied into this
         optimiser's own state tensors, on its parameters' devices, so the
         next step continues where the saved one stopped."""
+        if not isinstance(state_dict, dict) or set(state_dict) != {"state", "param_groups"}:
+            raise ValueError("load_state_dict takes what state_dict() gives: a dict of 'state' "
+                             "and 'param_groups'")
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups) or any(
                 len(g["params"]) != len(mine["params"]) for g, mine in zip(groups, self.param_groups)):
