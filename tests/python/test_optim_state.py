@@ -83,10 +83,26 @@ def test_mismatched_state_is_refused(dev):
         opt.load_state_dict(opt.param_groups)
     with pytest.raises(ValueError, match="parameters"):
         optim.Adam(_params(dev)[:1]).load_state_dict(opt.state_dict())
+    sgd = optim.SGD(_params(dev), lr=0.1)
+    _train(sgd.param_groups[0]["params"], sgd, 1)
+    before = sgd.state_dict()
+    sd = copy.deepcopy(before)
+    sd["param_groups"][0]["lr"] = 0.5
+    sd["state"] = {0: {"momentum_buffer": bp.zeros(2, 2, device=dev)}}
     with pytest.raises(ValueError, match="momentum_buffer"):
-        sd = optim.SGD(_params(dev), lr=0.1).state_dict()
-        sd["state"] = {0: {"momentum_buffer": bp.zeros(2, 2, device=dev)}}
-        optim.SGD(_params(dev), lr=0.1).load_state_dict(sd)  # momentum 0 keeps no buffer
+        sgd.load_state_dict(sd)  # momentum 0 keeps no buffer
+    sgd2 = optim.SGD(_params(dev), lr=0.1, momentum=0.9)
+    _train(sgd2.param_groups[0]["params"], sgd2, 1)
+    kept = sgd2.state_dict()["state"][1]["momentum_buffer"].numpy()
+    sd = copy.deepcopy(sgd2.state_dict())
+    sd["param_groups"][0]["lr"] = 0.5
+    sd["state"][1]["momentum_buffer"] = bp.zeros(5, device=dev)
+    with pytest.raises(bp.ShapeError):
+        sgd2.load_state_dict(sd)  # a buffer of another shape
+    # Nothing changed: the learning rates and the state are as they were.
+    assert sgd.param_groups[0]["lr"] == sgd2.param_groups[0]["lr"] == 0.1
+    assert sgd.state_dict()["state"].keys() == before["state"].keys()
+    np.testing.assert_array_equal(sgd2.state_dict()["state"][1]["momentum_buffer"].numpy(), kept)
 
 
 def test_zero_grad_in_place_or_forgotten(dev):

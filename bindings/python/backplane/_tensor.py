@@ -527,7 +527,8 @@ class Tensor(_C.TensorBase):
         tuple of axes, without overflow (SciPy's and PyTorch's logsumexp):
         NaN where a NaN is summed, inf where inf is, -inf for nothing but
         -inf or an empty set. Integers and bool give float64."""
-        return _reduce(OP["logsumexp"], self, *_dims("logsumexp", axis, keepdims, dim, keepdim), out)
+        return _reduce(OP["logsumexp"], self, *_dims("logsumexp", axis, keepdims, dim, keepdim),
+                       out)
 
     def cumsum(self, axis=None, dtype=None, out=None, *, dim=None):
         """Running sums along axis; axis=None runs along the flattened tensor
@@ -658,7 +659,8 @@ def _dims(fn, axis, keepdims, dim, keepdim):
 
 
 # What x.max(dim) and x.min(dim) return, as PyTorch's torch.return_types.
-_RETURN_TYPES = {name: collections.namedtuple(name, ("values", "indices")) for name in ("max", "min")}
+_RETURN_TYPES = {name: collections.namedtuple(name, ("values", "indices"))
+                 for name in ("max", "min")}
 
 
 def _extreme(name, t, dim, keepdim, axis, keepdims, out):

@@ -55,7 +55,8 @@ def flatten(x, start_dim=0, end_dim=-1):
         return _C.reshape(x, (1,))
     start, end = _axis(start_dim, len(shape)), _axis(end_dim, len(shape))
     if start > end:
-        raise ValueError("flatten(): start_dim {} comes after end_dim {}".format(start_dim, end_dim))
+        raise ValueError("flatten(): start_dim {} comes after end_dim {}".format(start_dim,
+                                                                                end_dim))
     return _C.reshape(x, shape[:start] + (-1,) + shape[end + 1:])
 
 
@@ -217,7 +218,8 @@ def div(x, other, *, rounding_mode=None):
         return x / other
     if rounding_mode == "floor":
         return floor_divide(x, other)
-    raise NotImplementedError("div(rounding_mode={!r}): only None and 'floor'".format(rounding_mode))
+    raise NotImplementedError("div(rounding_mode={!r}): only None and 'floor'".format(
+        rounding_mode))
 
 
 # torch's names of functions the package has under NumPy's.
@@ -287,7 +289,8 @@ def _einsum_spec(equation, count):
     lhs, arrow, out = eq.partition("->")
     ins = lhs.split(",")
     if len(ins) != count:
-        raise ValueError("einsum: {!r} names {} operands, {} given".format(equation, len(ins), count))
+        raise ValueError("einsum: {!r} names {} operands, {} given".format(
+            equation, len(ins), count))
     if not arrow:
         letters = "".join(ins)
         out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
@@ -466,8 +469,8 @@ _METHODS.update(mul=mul, multiply=mul, pow=pow, eq=eq, ne=ne, lt=lt, le=le, gt=g
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
 del _name, _fn
-Tensor.is_cuda = property(lambda x: x.device.type == "cuda", doc="Whether x lives on a CUDA device.")
-Tensor.is_cpu = property(lambda x: x.device.type == "cpu", doc="Whether x lives on a cpu device.")
+Tensor.is_cuda = property(lambda x: x.device.type == "cuda", doc="Whether x is on a CUDA device.")
+Tensor.is_cpu = property(lambda x: x.device.type == "cpu", doc="Whether x is on a cpu device.")
 
 # What `from backplane import *` gives: not pow and not the dtype names
 # int, float ..., which would shadow Python's builtins (bp.pow, bp.int are

@@ -3,8 +3,8 @@ the package itself, so that it cannot drift: for each PyTorch module of
 torch_names.json (the names considered, from torch 1.13, kept here so that
 no torch is needed), which names backplane has and which it lacks.
 
-    PYTHONPATH=build/python python3 bindings/python/compat/compat_table.py           # rewrites the README
-    PYTHONPATH=build/python python3 bindings/python/compat/compat_table.py --check   # exit 1 if stale
+    # rewrites the README; --check exits 1 instead when the table is stale
+    PYTHONPATH=build/python python3 bindings/python/compat/compat_table.py [--check]
 
 A name counts as present when the backplane counterpart has that attribute
 (torch.X -> backplane.X, torch.Tensor.X -> backplane.Tensor.X, torch.nn.X ->

@@ -83,30 +83,39 @@ class Optimizer:
             raise ValueError("load_state_dict takes what state_dict() gives: a dict of 'state' "
                              "and 'param_groups'")
         groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups) or any(
-                len(g["params"]) != len(mine["params"]) for g, mine in zip(groups, self.param_groups)):
+        own = self.param_groups
+        if len(groups) != len(own) or any(len(g["params"]) != len(o["params"])
+                                          for g, o in zip(groups, own)):
             raise ValueError("load_state_dict: the saved groups hold {} parameters, this "
                              "optimizer's {}".format([len(g["params"]) for g in groups],
                                                      [len(g["params"]) for g in self.param_groups]))
-        saved_state = state_dict["state"]
+        # The new state is made whole before anything changes: a bad entry
+        # leaves this optimiser as it was.
+        saved_state, new_state = state_dict["state"], {}
         with no_grad():
-            for group, mine in zip(groups, self.param_groups):
-                mine.update({k: v for k, v in group.items() if k != "params"})
-                for i, p in zip(group["params"], mine["params"]):
+            for group, own_group in zip(groups, own):
+                options = dict(own_group, **{k: v for k, v in group.items() if k != "params"})
+                for i, p in zip(group["params"], own_group["params"]):
                     saved = saved_state.get(i)
-                    if not saved:
-                        self.state.pop(id(p), None)
-                        continue
-                    state = self.state[id(p)] = {}
-                    self._init_state(p, mine, state)
-                    for key, value in saved.items():
-                        if key not in state:
-                            raise ValueError("load_state_dict: {} keeps no {!r}".format(
-                                type(self).__name__, key))
-                        if hasattr(state[key], "copy_"):
-                            state[key].copy_(value)
-                        else:
-                            state[key] = type(state[key])(value)
+                    if saved:
+                        new_state[id(p)] = self._loaded_state(p, options, saved)
+        for group, own_group in zip(groups, own):
+            own_group.update({k: v for k, v in group.items() if k != "params"})
+        self.state = new_state
+
+    def _loaded_state(self, p, group, saved):
+        """p's state made as at a first step, holding the saved values."""
+        state = {}
+        self._init_state(p, group, state)
+        for key, value in saved.items():
+            if key not in state:
+                raise ValueError("load_state_dict: {} keeps no {!r}".format(
+                    type(self).__name__, key))
+            if hasattr(state[key], "copy_"):
+                state[key].copy_(value)
+            else:
+                state[key] = type(state[key])(value)
+        return state
 
     def step(self):
         with no_grad():
