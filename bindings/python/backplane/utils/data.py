@@ -218,12 +218,10 @@ class DataLoader:
         return collate([self.dataset[i] for i in indices])
 
     def __iter__(self):
-        if self.batch_sampler is None:  # batch_size=None: samples one by one, not collated
-            for i in self.sampler:
-                yield _to_device(self.dataset[i], self.device)
-            return
-        for indices in self.batch_sampler:
-            batch = self._fetch(indices)
+        # batch_size=None: the samples one by one, not collated
+        batches = (self._fetch(indices) for indices in self.batch_sampler) \
+            if self.batch_sampler is not None else (self.dataset[i] for i in self.sampler)
+        for batch in batches:
             yield batch if self.device is None else _to_device(batch, self.device)
 
     def __len__(self):
