@@ -237,3 +237,42 @@ def test_two_axes_swap_but_a_permutation_permutes(dev):
     np.testing.assert_array_equal(host(np.transpose(x, (1, 0))), a.T)
     # var over a tuple of axes reorders them internally with permute
     np.testing.assert_allclose(host(x.var(axis=(1,))), a.var(axis=1))
+
+
+def test_picking_and_rearranging_pass_gradients_back(dev):
+    w = bp.arange(6.0, device=dev).reshape(2, 3).requires_grad_()
+    idx = bp.tensor([[2, 2], [0, 1]], device=dev)
+    loss = (w.gather(1, idx).sum() + w.repeat(2, 2).sum() + (w.roll(1, 1) * w.detach()).sum()
+            + w.tril().sum() + w.narrow(1, 0, 1).sum() * 10 + w.flip(0)[0].sum() * 100)
+    loss.backward()
+    a = np.arange(6.0).reshape(2, 3)
+    want = np.zeros((2, 3))
+    want[0, 2] += 2
+    want[1, 0] += 1
+    want[1, 1] += 1
+    want += 4  # repeat(2, 2): each element four times
+    want += np.roll(a, -1, axis=1)  # d/dw of sum(roll(w) * a) is a rolled back
+    want += np.tril(np.ones((2, 3)))
+    want[:, 0] += 10
+    want[1] += 100
+    np.testing.assert_allclose(host(w.grad), want)
+
+
+def test_picking_errors(dev):
+    x = bp.zeros(2, 3, device=dev)
+    with pytest.raises(IndexError, match="exceeds"):
+        x.narrow(1, 2, 2)
+    with pytest.raises(bp.ShapeError, match="rank"):
+        x.gather(0, bp.tensor([0, 1], device=dev))
+    with pytest.raises(bp.ShapeError, match="1-D"):
+        x.index_select(0, bp.zeros(1, 1, dtype=bp.int64, device=dev))
+    with pytest.raises(ValueError, match="distinct"):
+        bp.movedim(x, (0, 0), (0, 1))
+    with pytest.raises(bp.ShapeError, match="sizes"):
+        x.repeat(2)
+    with pytest.raises(ValueError, match="shifts"):
+        x.roll((1, 2), 0)
+    with pytest.raises(bp.ShapeError, match="2 dimensions"):
+        bp.tril(bp.zeros(3, device=dev))
+    with pytest.raises(IndexError):
+        x.gather(1, bp.tensor([[0, 3]], device=dev))

@@ -254,6 +254,58 @@ a = torch.arange(10).reshape(5, 2)
 out = (torch.split(a, 2), torch.split(a, [1, 4]), a.split(1, dim=1), a.split([3, 2], 0))
 """)
 
+snippet("index_select_gather_take", """
+import torch
+x = torch.arange(12.).reshape(3, 4)
+indices = torch.tensor([0, 2])
+t = torch.tensor([[1., 2.], [3., 4.]])
+out = (torch.index_select(x, 0, indices), x.index_select(1, indices),
+       torch.gather(t, 1, torch.tensor([[0, 0], [1, 0]])), x.gather(0, torch.tensor([[2, 1, 0, 2]])),
+       torch.take(torch.tensor([[4, 3, 5], [6, 7, 8]]), torch.tensor([0, 2, 5])),
+       torch.masked_select(x, x > 6), x.masked_select(torch.tensor([True, False, True, False])))
+""")
+
+snippet("narrow_unbind_movedim", """
+import torch
+x = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+y = torch.arange(24).reshape(2, 3, 4)
+out = (torch.narrow(x, 0, 0, 2), x.narrow(1, 1, 2), x.narrow(-1, -1, 1), torch.unbind(x),
+       x.unbind(1), torch.movedim(y, 1, 0).shape, torch.movedim(y, (1, 2), (0, 1)).shape,
+       y.movedim(0, -1))
+""")
+
+snippet("flip_roll_repeat", """
+import torch
+x = torch.arange(8).view(2, 2, 2)
+r = torch.tensor([1, 2, 3, 4, 5, 6, 7, 8]).view(4, 2)
+out = (torch.flip(x, [0, 1]), x.flip(2), torch.roll(r, 1), torch.roll(r, 1, 0), r.roll(-1, 0),
+       torch.roll(r, shifts=(2, 1), dims=(0, 1)), torch.tensor([1, 2, 3]).repeat(4, 2),
+       torch.tensor([1, 2, 3]).repeat(4, 2, 1).shape, x.repeat(1, 2, 1))
+""")
+
+snippet("tril_triu_stacks", """
+import torch
+a = torch.arange(1., 13.).reshape(3, 4)
+out = (torch.tril(a), a.tril(diagonal=1), torch.tril(a, -1), torch.triu(a), a.triu(1),
+       torch.triu(a, diagonal=-1), torch.hstack((torch.tensor([1, 2, 3]), torch.tensor([4, 5, 6]))),
+       torch.hstack((torch.tensor([[1], [2]]), torch.tensor([[4], [5]]))),
+       torch.vstack((torch.tensor([1, 2, 3]), torch.tensor([4, 5, 6]))))
+""")
+
+snippet("logical_and_friends", """
+import torch
+a = torch.tensor([True, False, True])
+b = torch.tensor([0, 0, 3])
+f = torch.tensor([1., float('inf'), -float('inf'), float('nan'), -2.])
+x = torch.tensor([[0.5, 1.5], [2.0, 4.0]])
+out = (torch.logical_and(a, b), a.logical_or(b), torch.logical_xor(a, b), torch.logical_not(b),
+       torch.isnan(f), f.isinf(), torch.isfinite(f), torch.count_nonzero(b),
+       torch.count_nonzero(x - 0.5, dim=0), torch.lerp(x, torch.ones(2, 2), 0.25),
+       torch.addmm(x, x, x, beta=0.5, alpha=2), torch.exp2(x), torch.log2(x), x.log10(), x.tan(),
+       torch.std_mean(x, dim=0), torch.var_mean(x, unbiased=False), torch.empty_like(x).shape,
+       torch.randint_like(x, 5).dtype)
+""")
+
 # ---- elementwise --------------------------------------------------------------------------------
 
 snippet("masked_fill", """

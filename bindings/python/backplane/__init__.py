@@ -46,8 +46,11 @@ from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 from .random import Generator, rand, randn  # noqa: E402
 # PyTorch's spellings. bp.int, bp.float and bp.pow shadow the builtins in
 # this module's namespace, which uses none of them.
+from . import _torch_api, _torch_index, _torch_math  # noqa: E402
 from ._torch_api import *  # noqa: E402,F401,F403
-from ._torch_api import __all__ as _torch_names, float, int, pow  # noqa: E402,F401
+from ._torch_api import float, int, pow  # noqa: E402,F401
+from ._torch_index import *  # noqa: E402,F401,F403
+from ._torch_math import *  # noqa: E402,F401,F403
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
@@ -79,7 +82,8 @@ __all__ = [
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
     "argwhere", "logsumexp",
-    "Generator", "rand", "randn", *_torch_names,
+    "Generator", "rand", "randn",
+    *_torch_api.__all__, *_torch_index.__all__, *_torch_math.__all__,
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
