@@ -28,19 +28,22 @@ def current_device():
     return d.index if d.type == "cuda" else 0
 
 
+def _cuda(device):
+    """The Device for an index, a name or a Device (None: cuda:0)."""
+    if device is None or isinstance(device, int):
+        device = "cuda:{}".format(device or 0)
+    return _device.device(device)
+
+
 def get_device_name(device=None):
     """The model of a CUDA device (an index, a name or a Device; the first
     by default)."""
-    if device is None or isinstance(device, int):
-        device = "cuda:{}".format(device or 0)
-    return _device.device(device).model
+    return _cuda(device).model
 
 
 def synchronize(device=None):
     """Waits for the work queued on a CUDA device (the first by default)."""
-    if device is None or isinstance(device, int):
-        device = "cuda:{}".format(device or 0)
-    _device.synchronize(_device.device(device))
+    _device.synchronize(_cuda(device))
 
 
 def manual_seed(seed):
