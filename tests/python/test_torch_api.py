@@ -212,11 +212,11 @@ def test_normal_with_tensor_arguments(dev):
 def test_dtype_names_are_torchs():
     assert (bp.long, bp.int, bp.float, bp.double, bp.half, bp.short) == (
         bp.int64, bp.int32, bp.float32, bp.float64, bp.float16, bp.int16)
-    import backplane
     star = {}
-    exec("from backplane import *", star)
+    exec("from backplane import *", star)  # must not shadow Python's int, float, pow
     assert "int" not in star and "float" not in star and "pow" not in star
-    assert backplane.pow is not None
+    assert "view" in star and "einsum" in star
+    assert bp.pow(bp.tensor([2.0]), 3).item() == 8
 
 
 def test_cuda_module_counts_cuda_devices_only():
