@@ -40,11 +40,18 @@ from ._tensor import (  # noqa: E402
 from ._composite import (  # noqa: E402
     allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
 from ._collectives import all_gather, all_reduce, broadcast, reduce_scatter  # noqa: E402
-from ._equality import array_equal, eq, ge, gt, le, lt, ne  # noqa: E402
+from ._equality import array_equal  # noqa: E402
 from . import random  # noqa: E402
-from .random import normal  # noqa: E402  (torch.normal(mean, std, size))
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
+from .random import Generator, rand, randn  # noqa: E402
+# PyTorch's spellings. bp.int, bp.float and bp.pow shadow the builtins in
+# this module's namespace, which uses none of them.
+from . import _torch_api, _torch_index, _torch_math  # noqa: E402
+from ._torch_api import *  # noqa: E402,F401,F403
+from ._torch_api import float, int, pow  # noqa: E402,F401
+from ._torch_index import *  # noqa: E402,F401,F403
+from ._torch_math import *  # noqa: E402,F401,F403
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
@@ -75,12 +82,14 @@ __all__ = [
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
     "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
-    "argwhere", "logsumexp", "array_equal", "eq", "ne", "lt", "le", "gt", "ge", "normal",
+    "argwhere", "logsumexp", "array_equal",
+    "Generator", "rand", "randn",
+    *_torch_api.__all__, *_torch_index.__all__, *_torch_math.__all__,
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-    "nn", "optim",
+    "nn", "optim", "utils", "cuda",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime
@@ -91,9 +100,9 @@ __all__ = [
 
 
 def __getattr__(name):
-    """bp.nn, bp.optim and bp.distributed, imported on first use (import
-    backplane stays fast)."""
-    if name in ("nn", "optim", "distributed"):
+    """bp.nn, bp.optim, bp.distributed, bp.utils and bp.cuda, imported on
+    first use (import backplane stays fast)."""
+    if name in ("nn", "optim", "distributed", "utils", "cuda"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'backplane' has no attribute '{}'".format(name))

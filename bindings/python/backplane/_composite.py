@@ -9,7 +9,7 @@ import operator
 from . import _C
 from ._device import resolve as _resolve
 from ._dtype import as_dtype, float32
-from ._tensor import AXIS_ALL, Tensor, maximum, minimum
+from ._tensor import AXIS_ALL, Tensor, _dims, _leaf, maximum, minimum
 
 
 def clip(x, min=None, max=None, out=None):
@@ -27,19 +27,31 @@ def clip(x, min=None, max=None, out=None):
     return result if out is None else _assign(out, result)
 
 
-def var(x, axis=None, keepdims=False, ddof=0):
+def var(x, axis=None, keepdims=False, ddof=None, *, dim=None, keepdim=None, unbiased=None,
+        correction=None):
     """Variance mean((x - mean(x))**2) over all elements or along axis (an int
     or a tuple), divided by n - ddof instead of n when ddof is given.
-    Integers give float64, as mean does."""
-    return _moments(False, x, axis, keepdims, ddof)
+    Integers give float64, as mean does. PyTorch's spelling (dim=,
+    keepdim=, unbiased=, correction=) divides by n - 1 unless told
+    otherwise, as torch.var does; NumPy's (or none) by n."""
+    return _moments(False, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction)
 
 
-def std(x, axis=None, keepdims=False, ddof=0):
-    """sqrt(var(x, axis, keepdims, ddof))."""
-    return _moments(True, x, axis, keepdims, ddof)
+def std(x, axis=None, keepdims=False, ddof=None, *, dim=None, keepdim=None, unbiased=None,
+        correction=None):
+    """sqrt(var(x, ...)), with var's arguments."""
+    return _moments(True, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction)
 
 
-def _moments(std, x, axis, keepdims, ddof):
+def _moments(std, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction):
+    torch_spelling = (dim, keepdim, unbiased, correction) != (None,) * 4
+    axis, keepdims = _dims("std" if std else "var", axis, keepdims, dim, keepdim)
+    given = [v for v in (ddof, correction) if v is not None]
+    if unbiased is not None:
+        given.append(1 if unbiased else 0)
+    if len(given) > 1:
+        raise TypeError("give one of ddof= (NumPy), unbiased= or correction= (PyTorch)")
+    ddof = given[0] if given else 1 if torch_spelling else 0
     if axis is None:
         return _C.moments(std, x, AXIS_ALL, keepdims, float(ddof))
     if not isinstance(axis, (tuple, list)):
@@ -47,16 +59,17 @@ def _moments(std, x, axis, keepdims, ddof):
     # Several axes: moved to the end and merged into one.
     axes = sorted(operator.index(a) % x.ndim for a in axis)
     rest = [d for d in range(x.ndim) if d not in axes]
-    merged = x.transpose(*(rest + axes)).reshape(*[x.shape[d] for d in rest], -1)
+    merged = x.permute(*(rest + axes)).reshape(*[x.shape[d] for d in rest], -1)
     r = _C.moments(std, merged, -1, False, float(ddof))
     if keepdims:
         r = r.reshape(*[1 if d in axes else x.shape[d] for d in range(x.ndim)])
     return r
 
 
-def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along axis, computed as exp(x - max) so that large
-    inputs do not overflow."""
+def softmax(x, axis=-1, *, dim=None):
+    """exp(x) / sum(exp(x)) along axis (PyTorch's dim), computed as
+    exp(x - max) so that large inputs do not overflow."""
+    axis, _ = _dims("softmax", None if dim is not None else axis, False, dim, None)
     return _C.softmax(x, operator.index(axis))
 
 
@@ -74,25 +87,33 @@ def eye(n, m=None, k=0, dtype=None, device=None):
                   n if m is None else operator.index(m), operator.index(k))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+def linspace(start, stop=None, num=50, endpoint=True, dtype=None, device=None, *, end=None,
+             steps=None, requires_grad=False):
     """num values from start to stop (stop included unless endpoint=False),
     computed in float64 as start + i * step and converted to dtype (float32
-    by default); the last value is stop exactly, as in NumPy."""
-    return _C.linspace(_resolve(device), (as_dtype(dtype) or float32).code, float(start),
-                       float(stop), operator.index(num), bool(endpoint))
+    by default); the last value is stop exactly, as in NumPy. end= and
+    steps= are PyTorch's names for stop and num."""
+    stop = stop if end is None else end
+    num = num if steps is None else steps
+    if stop is None:
+        raise TypeError("linspace(): give the end (linspace(start, end, steps))")
+    return _leaf(_C.linspace(_resolve(device), (as_dtype(dtype) or float32).code, float(start),
+                             float(stop), operator.index(num), bool(endpoint)), requires_grad)
 
 
-def concatenate(tensors, axis=0, dtype=None):
+def concatenate(tensors, axis=0, dtype=None, *, dim=None):
     """The tensors joined along an existing axis, in a new tensor on their
     device. Every tensor must live on that one device (a DeviceMismatchError
     names the first that does not) and agree on the other axes; the dtype is
-    the promotion of theirs unless given."""
-    return _join(0, "concatenate", tensors, axis, dtype)
+    the promotion of theirs unless given. dim= is PyTorch's name for axis
+    (torch.cat)."""
+    return _join(0, "concatenate", tensors, axis if dim is None else dim, dtype)
 
 
-def stack(tensors, axis=0, dtype=None):
-    """The tensors (all of one shape) joined along a new axis."""
-    return _join(1, "stack", tensors, axis, dtype)
+def stack(tensors, axis=0, dtype=None, *, dim=None):
+    """The tensors (all of one shape) joined along a new axis (dim=, as
+    PyTorch calls it)."""
+    return _join(1, "stack", tensors, axis if dim is None else dim, dtype)
 
 
 def _join(is_stack, fn, tensors, axis, dtype):

@@ -2,12 +2,9 @@
 
 bp.equal is NumPy's np.equal: elementwise, a bool tensor (np.equal(t, u) on
 tensors calls it). PyTorch's elementwise names eq, ne, lt, le, gt, ge are the
-same functions. PyTorch's torch.equal, one truth value, is bp.array_equal
+same functions (_torch_api). PyTorch's torch.equal, one truth value, is bp.array_equal
 (NumPy's name for it)."""
 from . import _C
-from ._tensor import equal, greater, greater_equal, less, less_equal, not_equal
-
-eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
 
 def array_equal(a, b):

@@ -4,6 +4,7 @@ Operators (+ - * / ** @, comparisons, unary -, abs) and the float functions
 (exp, log, sqrt, tanh, sigmoid, relu) are implemented in C (backplane._C);
 everything here is plain Python over the thin _C functions."""
 import builtins as _builtins
+import collections
 import numbers
 import operator
 import sys
@@ -353,16 +354,22 @@ class Tensor(InPlace, _C.TensorBase):
         strides allow, else a copy on the same device."""
         return _C.reshape(self, _shape_arg(shape))
 
-    def flatten(self):
-        return _C.reshape(self, (-1,))
-
     def transpose(self, *axes):
-        """All axes reversed, or permuted as given (a view)."""
+        """A view with all axes reversed (no argument, NumPy), two axes
+        swapped (two arguments, PyTorch's transpose(dim0, dim1): on a 2-D
+        tensor, (0, 1) swaps too), or the axes permuted as given (NumPy)."""
         if not axes:
             return _C.transpose(self)
+        if len(axes) == 2 and _builtins.all(isinstance(a, numbers.Integral) for a in axes):
+            order = list(range(self.ndim))
+            i, j = (_axis(a, self.ndim) for a in axes)
+            order[i], order[j] = order[j], order[i]
+            return _C.permute(self, tuple(order))
         return _C.permute(self, _shape_arg(axes))
 
-    permute = transpose
+    def permute(self, *axes):
+        """A view with axis i taken from axes[i] (all axes, in any order)."""
+        return _C.permute(self, _shape_arg(axes))
 
     def contiguous(self):
         """self when dense in C order, else a dense copy on the same device."""
@@ -440,54 +447,61 @@ class Tensor(InPlace, _C.TensorBase):
 
     # ---- reductions ------------------------------------------------------------
 
-    def sum(self, axis=None, keepdims=False, dtype=None, out=None):
-        """Sum over all elements (axis=None), one axis, or a tuple of axes.
-        Integers sum to int64."""
+    def sum(self, axis=None, keepdims=False, dtype=None, out=None, *, dim=None, keepdim=None):
+        """Sum over all elements (axis=None), one axis, or a tuple of axes
+        (NumPy's axis=/keepdims= or PyTorch's dim=/keepdim=). Integers sum
+        to int64."""
         t = self if dtype is None else self.astype(dtype)
-        return _reduce(OP["sum"], t, axis, keepdims, out)
+        return _reduce(OP["sum"], t, *_dims("sum", axis, keepdims, dim, keepdim), out)
 
-    def mean(self, axis=None, keepdims=False, dtype=None, out=None):
+    def mean(self, axis=None, keepdims=False, dtype=None, out=None, *, dim=None, keepdim=None):
         t = self if dtype is None else self.astype(dtype)
-        return _reduce(OP["mean"], t, axis, keepdims, out)
+        return _reduce(OP["mean"], t, *_dims("mean", axis, keepdims, dim, keepdim), out)
 
-    def max(self, axis=None, keepdims=False, out=None):
-        return _reduce(OP["max"], self, axis, keepdims, out)
+    def max(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        """The largest element: of all (no argument); along dim, PyTorch's
+        (values, indices) named tuple (x.max(1), x.max(dim=1)); along axis=
+        (an int or tuple, NumPy's spelling), the values alone. A tensor
+        argument is torch.max(a, b): the elementwise maximum."""
+        return _extreme("max", self, dim, keepdim, axis, keepdims, out)
 
-    def min(self, axis=None, keepdims=False, out=None):
-        return _reduce(OP["min"], self, axis, keepdims, out)
+    def min(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        """The smallest element, as max()."""
+        return _extreme("min", self, dim, keepdim, axis, keepdims, out)
 
-    def prod(self, axis=None, keepdims=False, dtype=None, out=None):
+    def prod(self, axis=None, keepdims=False, dtype=None, out=None, *, dim=None, keepdim=None):
         """Product over all elements (axis=None), one axis, or a tuple of axes.
         Integers multiply into int64 (wrapping); the product of nothing is 1."""
         t = self if dtype is None else self.astype(dtype)
-        return _reduce(OP["prod"], t, axis, keepdims, out)
+        return _reduce(OP["prod"], t, *_dims("prod", axis, keepdims, dim, keepdim), out)
 
-    def argmax(self, axis=None, keepdims=False, out=None):
+    def argmax(self, axis=None, keepdims=False, out=None, *, dim=None, keepdim=None):
         """Index of the first largest element (int64; a NaN counts as the
-        largest): of the flattened tensor when axis is None, else along axis."""
-        return _argreduce("argmax", self, axis, keepdims, out)
+        largest): of the flattened tensor when axis (dim) is None, else along it."""
+        return _argreduce("argmax", self, *_dims("argmax", axis, keepdims, dim, keepdim), out)
 
-    def argmin(self, axis=None, keepdims=False, out=None):
+    def argmin(self, axis=None, keepdims=False, out=None, *, dim=None, keepdim=None):
         """Index of the first smallest element (int64; a NaN counts as the
-        smallest): of the flattened tensor when axis is None, else along axis."""
-        return _argreduce("argmin", self, axis, keepdims, out)
+        smallest): of the flattened tensor when axis (dim) is None, else along it."""
+        return _argreduce("argmin", self, *_dims("argmin", axis, keepdims, dim, keepdim), out)
 
     def norm(self, axis=None, keepdims=False, out=None):
         """Frobenius norm sqrt(sum(x * x)), over all elements or along axis."""
         return norm(self, axis, keepdims, out)
 
-    def logsumexp(self, axis=None, keepdims=False, out=None):
+    def logsumexp(self, axis=None, keepdims=False, out=None, *, dim=None, keepdim=None):
         """log(sum(exp(x))) over all elements (axis=None), one axis, or a
         tuple of axes, without overflow (SciPy's and PyTorch's logsumexp):
         NaN where a NaN is summed, inf where inf is, -inf for nothing but
         -inf or an empty set. Integers and bool give float64."""
-        return _reduce(OP["logsumexp"], self, axis, keepdims, out)
+        return _reduce(OP["logsumexp"], self, *_dims("logsumexp", axis, keepdims, dim, keepdim),
+                       out)
 
-    def cumsum(self, axis=None, dtype=None, out=None):
+    def cumsum(self, axis=None, dtype=None, out=None, *, dim=None):
         """Running sums along axis; axis=None runs along the flattened tensor
         (NumPy; PyTorch's dim is the same axis). Integers and bool sum into
         int64; dtype converts first (and the result to it)."""
-        return cumsum(self, axis, dtype, out)
+        return cumsum(self, axis, dtype, out, dim=dim)
 
     def nonzero(self, as_tuple=False):
         """Where the nonzero elements are, in C order: an int64 tensor of shape
@@ -598,6 +612,37 @@ def _fill_value(value, dt, op):
             raise InvalidArgumentError(
                 "{}: the integer {} does not fit {}".format(op, value, dt.name), op=op)
     return float(value)
+
+
+def _dims(fn, axis, keepdims, dim, keepdim):
+    """(axis, keepdims) of a reduction called with NumPy's spelling
+    (axis=, keepdims=) or PyTorch's (dim=, keepdim=)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError("{}(): axis= (NumPy) and dim= (PyTorch) name the same argument; "
+                            "give one".format(fn))
+        axis = dim
+    return axis, keepdims if keepdim is None else keepdim
+
+
+# What x.max(dim) and x.min(dim) return, as PyTorch's torch.return_types.
+_RETURN_TYPES = {name: collections.namedtuple(name, ("values", "indices"))
+                 for name in ("max", "min")}
+
+
+def _extreme(name, t, dim, keepdim, axis, keepdims, out):
+    """Tensor.max / Tensor.min: see Tensor.max."""
+    if isinstance(dim, Tensor):
+        return _C.binary(OP["maximum" if name == "max" else "minimum"], t, dim)
+    if dim is None or isinstance(dim, (tuple, list)):
+        axis, keep = _dims(name, axis, keepdim, dim, keepdims)
+        return _reduce(OP[name], t, axis, keep, out)
+    if axis is not None or keepdims is not None or out is not None:
+        raise TypeError("{0}(dim) gives (values, indices) as PyTorch's does, and takes no axis=, "
+                        "keepdims= or out=; {0}(axis=...) gives the values alone".format(name))
+    dim = operator.index(dim)
+    return _RETURN_TYPES[name](_C.reduce(OP[name], t, dim, keepdim),
+                               _C.reduce(OP["arg" + name], t, dim, keepdim))
 
 
 def _reduce(op, t, axis, keepdims, out):
@@ -777,11 +822,19 @@ def _like_device(t, device):
     return t._device_id if device is None else _resolve_device(device)
 
 
-def arange(start, stop=None, step=1, dtype=None, device=None, requires_grad=False):
+def arange(start=None, stop=None, step=1, dtype=None, device=None, requires_grad=False, *,
+           end=None):
     """start, start + step, ... while < stop (> stop for a negative step);
-    arange(n) is 0..n-1. int64 when every argument is an int, else float32."""
+    arange(n) is 0..n-1. int64 when every argument is an int, else float32.
+    end= is PyTorch's name for stop (arange(start=1, end=4))."""
+    if end is not None:
+        if stop is not None:
+            raise TypeError("arange(): stop and end name the same argument; give one")
+        start, stop = 0 if start is None else start, end
     if stop is None:
         start, stop = 0, start
+    if stop is None:
+        raise TypeError("arange(): give the end (arange(n), arange(start, end, step))")
     dt = as_dtype(dtype)
     if dt is None:
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step))
@@ -907,11 +960,11 @@ def norm(x, axis=None, keepdims=False, out=None):
 
 def _reduce_fn(name):
     """The function `name` over reduction `name` of BP_OP_LIST: all elements
-    (axis=None), one axis, or a tuple of axes."""
+    (axis=None), one axis, or a tuple of axes (dim=/keepdim= as PyTorch)."""
     op = OP[name]
 
-    def fn(x, axis=None, keepdims=False, out=None):
-        return _reduce(op, x, axis, keepdims, out)
+    def fn(x, axis=None, keepdims=False, out=None, *, dim=None, keepdim=None):
+        return _reduce(op, x, *_dims(name, axis, keepdims, dim, keepdim), out)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -920,16 +973,24 @@ sum = _reduce_fn("sum")
 prod = _reduce_fn("prod")
 logsumexp = _reduce_fn("logsumexp")
 mean = _reduce_fn("mean")
-max = _reduce_fn("max")
-min = _reduce_fn("min")
 
 
-def argmax(x, axis=None, keepdims=False, out=None):
-    return x.argmax(axis, keepdims, out)
+def max(x, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+    """x.max(...) (see Tensor.max); max(a, b) with two tensors is maximum(a, b)."""
+    return x.max(dim, keepdim, axis=axis, keepdims=keepdims, out=out)
 
 
-def argmin(x, axis=None, keepdims=False, out=None):
-    return x.argmin(axis, keepdims, out)
+def min(x, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+    """x.min(...) (see Tensor.min); min(a, b) with two tensors is minimum(a, b)."""
+    return x.min(dim, keepdim, axis=axis, keepdims=keepdims, out=out)
+
+
+def argmax(x, axis=None, keepdims=False, out=None, *, dim=None, keepdim=None):
+    return x.argmax(axis, keepdims, out, dim=dim, keepdim=keepdim)
+
+
+def argmin(x, axis=None, keepdims=False, out=None, *, dim=None, keepdim=None):
+    return x.argmin(axis, keepdims, out, dim=dim, keepdim=keepdim)
 
 
 def _argreduce(name, t, axis, keepdims, out):
@@ -998,11 +1059,13 @@ def argwhere(x):
     return _C.nonzero(x)
 
 
-def cumsum(x, axis=None, dtype=None, out=None):
-    """Running sums of x along axis (axis=None: of the flattened tensor, 1-D).
+def cumsum(x, axis=None, dtype=None, out=None, *, dim=None):
+    """Running sums of x along axis (PyTorch's dim; axis=None: of the
+    flattened tensor, 1-D).
     Integers and bool sum into int64 (wrapping), floats keep their dtype;
     dtype converts x first and the result to it."""
     t = x if dtype is None else x.to(dtype)
+    axis, _ = _dims("cumsum", axis, False, dim, None)
     if axis is None:
         axis = AXIS_ALL
     result = _C.scan(OP["cumsum"], t, operator.index(axis), out)

@@ -54,6 +54,69 @@ class Optimizer:
                         with no_grad():
                             g.zero_()
 
+    def state_dict(self):
+        """PyTorch's layout: {"state": {index: {name: value}}, "param_groups":
+        [group with "params" as indices]}, parameters numbered in group
+        order. The state is SGD's "momentum_buffer", Adam's "step",
+        "exp_avg" and "exp_avg_sq": the live tensors, not copies (as in
+        PyTorch; copy.deepcopy(opt.state_dict()) keeps a snapshot). Only
+        parameters that have taken a step have state."""
+        state, groups, index = {}, [], 0
+        for group in self.param_groups:
+            numbers = list(range(index, index + len(group["params"])))
+            for i, p in zip(numbers, group["params"]):
+                saved = {k: v for k, v in self.state.get(id(p), {}).items()
+                         if not k.startswith("scratch")}
+                if saved:
+                    state[i] = saved
+            groups.append(dict(group, params=numbers))
+            index += len(numbers)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Takes the hyperparameters and state of state_dict (from
+        state_dict() of an optimiser of the same kind over parameters of the
+        same shapes, in the same groups): the values are copied into this
+        optimiser's own state tensors, on its parameters' devices, so the
+        next step continues where the saved one stopped."""
+        if not isinstance(state_dict, dict) or set(state_dict) != {"state", "param_groups"}:
+            raise ValueError("load_state_dict takes what state_dict() gives: a dict of 'state' "
+                             "and 'param_groups'")
+        groups = state_dict["param_groups"]
+        own = self.param_groups
+        if len(groups) != len(own) or any(len(g["params"]) != len(o["params"])
+                                          for g, o in zip(groups, own)):
+            raise ValueError("load_state_dict: the saved groups hold {} parameters, this "
+                             "optimizer's {}".format([len(g["params"]) for g in groups],
+                                                     [len(g["params"]) for g in self.param_groups]))
+        # The new state is made whole before anything changes: a bad entry
+        # leaves this optimiser as it was.
+        saved_state, new_state = state_dict["state"], {}
+        with no_grad():
+            for group, own_group in zip(groups, own):
+                options = dict(own_group, **{k: v for k, v in group.items() if k != "params"})
+                for i, p in zip(group["params"], own_group["params"]):
+                    saved = saved_state.get(i)
+                    if saved:
+                        new_state[id(p)] = self._loaded_state(p, options, saved)
+        for group, own_group in zip(groups, own):
+            own_group.update({k: v for k, v in group.items() if k != "params"})
+        self.state = new_state
+
+    def _loaded_state(self, p, group, saved):
+        """p's state made as at a first step, holding the saved values."""
+        state = {}
+        self._init_state(p, group, state)
+        for key, value in saved.items():
+            if key not in state:
+                raise ValueError("load_state_dict: {} keeps no {!r}".format(
+                    type(self).__name__, key))
+            if hasattr(state[key], "copy_"):
+                state[key].copy_(value)
+            else:
+                state[key] = type(state[key])(value)
+        return state
+
     def step(self):
         with no_grad():
             for group in self.param_groups:

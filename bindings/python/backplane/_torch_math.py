@@ -1,0 +1,120 @@
+"""PyTorch's elementwise and small linear-algebra functions that the
+operators compose: logical_and/or/xor/not, isnan, isinf, isfinite,
+count_nonzero, lerp, addmm, exp2, log2, log10, tan, std_mean, var_mean,
+empty_like, randint_like. They run on every device; the float ones pass
+gradients back and agree with PyTorch's to a few roundings of the dtype
+(log2(x) is log(x) / log(2), not a separate kernel)."""
+import math
+
+from . import _composite
+from ._dtype import as_dtype, bool_, int64
+from ._tensor import Tensor, abs, empty, log, matmul
+from ._torch_api import randint
+
+
+def _truth(x):
+    return x if x.dtype is bool_ else x != 0
+
+
+def logical_and(x, other):
+    return _truth(x) & _truth(other)
+
+
+def logical_or(x, other):
+    return _truth(x) | _truth(other)
+
+
+def logical_xor(x, other):
+    return _truth(x) ^ _truth(other)
+
+
+def logical_not(x):
+    return x == 0
+
+
+def isnan(x):
+    return x != x
+
+
+def isinf(x):
+    return abs(x) == math.inf
+
+
+def isfinite(x):
+    return ~(isnan(x) | isinf(x))
+
+
+def count_nonzero(x, dim=None):
+    """The number of nonzero elements (int64), over all or along dim (an
+    int or a tuple)."""
+    return (x != 0).sum(axis=dim)
+
+
+def lerp(start, end, weight):
+    """start + weight * (end - start)."""
+    return start + weight * (end - start)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2); input is not read when beta is 0."""
+    product = matmul(mat1, mat2)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return (input if beta == 1 else input * beta) + product
+
+
+def exp2(x):
+    return 2.0 ** x
+
+
+def log2(x):
+    return log(x) / math.log(2)
+
+
+def log10(x):
+    return log(x) / math.log(10)
+
+
+def tan(x):
+    return x.sin() / x.cos()
+
+
+def std_mean(x, dim=None, unbiased=True, keepdim=False):
+    """(std, mean), as PyTorch's std_mean (divided by n - 1 unless
+    unbiased=False)."""
+    return (_composite.std(x, dim=dim, unbiased=unbiased, keepdim=keepdim),
+            x.mean(dim=dim, keepdim=keepdim))
+
+
+def var_mean(x, dim=None, unbiased=True, keepdim=False):
+    """(var, mean), as std_mean."""
+    return (_composite.var(x, dim=dim, unbiased=unbiased, keepdim=keepdim),
+            x.mean(dim=dim, keepdim=keepdim))
+
+
+def empty_like(x, *, dtype=None, device=None, requires_grad=False):
+    return empty(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+                 requires_grad=requires_grad)
+
+
+def randint_like(x, low=0, high=None, *, dtype=None, device=None, generator=None):
+    """randint(low, high, x.shape), or randint(0, low, ...) with one bound,
+    in x's dtype (a float tensor gets whole numbers, as in PyTorch)."""
+    if high is None:
+        low, high = 0, low
+    dt = as_dtype(dtype) or x.dtype
+    drawn = randint(low, high, x.shape, dtype=dt if dt.kind in "iu" else int64,
+                    device=device or x.device, generator=generator)
+    return drawn.to(dt)
+
+
+for _fn in (logical_and, logical_or, logical_xor, logical_not, isnan, isinf, isfinite,
+            count_nonzero, lerp, addmm, exp2, log2, log10, tan):
+    setattr(Tensor, _fn.__name__, _fn)
+del _fn
+
+__all__ = ["logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
+           "isfinite", "count_nonzero", "lerp", "addmm", "exp2", "log2", "log10", "tan",
+           "std_mean", "var_mean", "empty_like", "randint_like"]
