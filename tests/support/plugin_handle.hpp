@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -14,8 +15,11 @@
 
 namespace bp_test {
 
+// The build tree's plugin folder, or the one BP_TEST_PLUGIN_DIR names: the
+// GPU bundle (tools/gpu-run) runs these tests far from the build tree.
 inline std::string plugin_path(const std::string &name) {
-  return std::string(BP_TEST_PLUGIN_DIR) + "/libbackplane-" + name + ".so";
+  const char *dir = std::getenv("BP_TEST_PLUGIN_DIR");
+  return std::string(dir && *dir ? dir : BP_TEST_PLUGIN_DIR) + "/libbackplane-" + name + ".so";
 }
 
 class PluginHandle {
