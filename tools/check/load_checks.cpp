@@ -106,6 +106,11 @@ void group_load(Context &ctx) {
   for (const BuiltinBackend &b : builtin_backends(path)) {
     const bool name = b.name == api->name, prefix = b.prefix == api->device_prefix;
     if (!name && !prefix) continue;
+    if (another_build(b, path, api->name, api->device_prefix)) {
+      rec.note("another build of the built-in plugin " + b.path + ": the core loads this one in its place with [plugins." +
+               b.name + "] replace_builtin = true (as L3 through the core does)");
+      continue;
+    }
     reuses = true;
     rec.fail(std::string(name ? "backend name '" + b.name + "'" : "device prefix '" + b.prefix + "'") +
              " is the built-in plugin's " + b.path +
