@@ -132,7 +132,7 @@ void group_load(Context &ctx) {
   bp_status s = api->init(nullptr, nullptr, 0);
   if (s != BP_OK) {
     const char *e = api->last_error();
-    rec.fail(std::string("init failed: ") + status_name(s) + ": " + (e && *e ? one_line(e) : "(no message)"));
+    rec.fail(std::string("init failed: ") + status_name(s) + ": " + (e && *e ? plugin_text(e) : "(no message)"));
     return;
   }
   rec.pass("init succeeds");
@@ -145,7 +145,7 @@ void group_load(Context &ctx) {
   s = api->device_count(&n, &why);
   if (s != BP_OK) {
     const char *e = api->last_error();
-    rec.fail(std::string("device_count failed: ") + status_name(s) + ": " + (e ? one_line(e) : ""));
+    rec.fail(std::string("device_count failed: ") + status_name(s) + ": " + (e ? plugin_text(e) : ""));
     return;
   }
   if (n < 0) {
@@ -155,7 +155,7 @@ void group_load(Context &ctx) {
   rec.pass(format("device_count: %d", int(n)));
   rec.info("devices", std::to_string(n));
   if (n == 0) {
-    std::string reason = why && *why ? one_line(why) : "the plugin gave no reason";
+    std::string reason = why && *why ? plugin_text(why) : "the plugin gave no reason";
     rec.info("why_none", reason);
     rec.note("no devices: " + reason);
   }
