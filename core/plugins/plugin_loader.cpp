@@ -75,6 +75,11 @@ bool contains(const std::vector<std::string> &list, const std::string &s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
+bool replaced(const config::Config &config, const std::string &name) {
+  auto it = config.replace_builtin.find(name);
+  return it != config.replace_builtin.end() && it->second;
+}
+
 std::vector<std::pair<std::string, std::string>> options_for(const config::Config &config,
                                                              const std::string &name) {
   auto it = config.backend_options.find(name);
@@ -193,6 +198,10 @@ PluginSet::PluginSet(const config::Config &config) : config_(config) {
       attempted_.push_back(false);
       if (contains(config.plugins_disabled, r.name)) {
         r.reason = "disabled by the config key plugins.disabled";
+        attempted_.back() = true;
+      } else if (r.builtin && replaced(config, r.name)) {
+        r.reason = "replaced by libbackplane-" + r.name + ".so from [plugins] paths (the config key plugins." + r.name +
+                   ".replace_builtin)";
         attempted_.back() = true;
       }
     }

@@ -60,6 +60,7 @@ void require_same_settings(const Config &a, const Config &b) {
   CHECK(a.plugins_disabled == b.plugins_disabled);
   CHECK(a.plugins_required == b.plugins_required);
   CHECK(a.probe_in_subprocess == b.probe_in_subprocess);
+  CHECK(a.replace_builtin == b.replace_builtin);
   CHECK(a.host_fallback == b.host_fallback);
   CHECK(a.trace == b.trace);
   CHECK(a.fusion == b.fusion);
@@ -135,6 +136,16 @@ TEST_CASE("tests/backplane-test.toml loads") {
   CHECK(c.backend_options.at("cpu-openblas").at("threads") == "1");
   CHECK(entry(c, "devices.fallback").origin == path + ":4:1");
   CHECK(entry(c, "plugins.paths").origin == "default");
+}
+
+TEST_CASE("[plugins.<name>] replace_builtin names the built-in plugins another build stands in for") {
+  CHECK(defaults().replace_builtin.empty());
+  Config c = load_string("[plugins.opencl]\nreplace_builtin = true\n[plugins.cuda]\nreplace_builtin = false\n", "r.toml");
+  CHECK(c.replace_builtin == std::map<std::string, bool>{{"opencl", true}, {"cuda", false}});
+  CHECK(entry(c, "plugins.opencl.replace_builtin").origin == "r.toml:2:1");
+  CHECK(entry(c, "plugins.opencl.replace_builtin").value == "true");
+  ConfigError e = error_of("[plugins.opencl]\nreplace_builtin = \"yes\"\n");
+  CHECK(e.key() == "plugins.opencl.replace_builtin");
 }
 
 TEST_CASE("every key is parsed, with its position as origin") {
@@ -233,7 +244,7 @@ TEST_CASE("an unknown key gives its position, dotted key and the valid keys") {
   e = error_of("[plugins.cuda]\nprobe = true\n");
   CHECK(e.line() == 2);
   CHECK(e.key() == "plugins.cuda.probe");
-  CHECK(e.reason() == "unknown key; valid keys here: probe_in_subprocess");
+  CHECK(e.reason() == "unknown key; valid keys here: probe_in_subprocess, replace_builtin");
 
   e = error_of("[plugins]\npath = []\n");
   CHECK(e.key() == "plugins.path");

@@ -6,6 +6,7 @@
 #         [-DMATCH=re1@@re2]      regular expressions the output must match
 #         [-DNO_MATCH=re1@@re2]   regular expressions it must not match
 #         [-DJUNIT=file -DJUNIT_MATCH=re1@@re2]  a file the command writes, and what it must contain
+#         [-DMAX_BYTES=n]         the output (stdout and stderr) is at most n bytes
 #         [-DJSON=1]              the output is one JSON document whose first keys are
 #                                 "schema": "bp-check/2", "schema_version": 2; for a check run (not --probe),
 #                                 with summary.failed == 0 and at least one group
@@ -15,8 +16,13 @@ if(DEFINED JUNIT)
   file(REMOVE "${JUNIT}")
 endif()
 execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
 set(all "${out}${err}")
+string(LENGTH "${all}" all_bytes)
+if(DEFINED MAX_BYTES AND all_bytes GREATER MAX_BYTES)
+  string(SUBSTRING "${all}" 0 4000 head)
+  message(FATAL_ERROR "the output is ${all_bytes} bytes, more than ${MAX_BYTES}; it begins:\n${head}")
+endif()
+message("${all}")
 if(EXPECT_EXIT STREQUAL "0" AND NOT rc STREQUAL "0")
   message(FATAL_ERROR "expected exit status 0, got ${rc}")
 elseif(EXPECT_EXIT STREQUAL "nonzero" AND (rc STREQUAL "0" OR NOT rc MATCHES "^[0-9]+$"))

@@ -42,6 +42,36 @@ TEST_CASE("a number that is no dtype and a dtype an operator refuses are both dt
   CHECK(bp_random_uniform(cpu, BP_INT32, 1, shape, 0, 1, 1, &t) == BP_ERR_DTYPE);
 }
 
+// The test above, for every function that takes a dtype: as since 1.0,
+// whose header text called any bad enum value an invalid argument.
+TEST_CASE("a number that is no dtype is BP_ERR_DTYPE from every function taking a dtype") {
+  bp_test::start(bp_test::kHostOnly);
+  const bp_device cpu = bp::cpu().id();
+  const int64_t shape[1] = {4};
+  const int64_t strides[1] = {1};
+  float host[4] = {0, 1, 2, 3};
+  bp::Tensor a = bp::ones({4}, bp::f32, bp::cpu());
+  for (int32_t dtype : {int32_t(BP_DTYPE_INVALID), int32_t(BP_DTYPE_COUNT), 99, -1}) {
+    CAPTURE(dtype);
+    bp_tensor out = BP_NO_TENSOR;
+    CHECK(bp_empty(cpu, dtype, 1, shape, &out) == BP_ERR_DTYPE);
+    CHECK(bp_zeros(cpu, dtype, 1, shape, &out) == BP_ERR_DTYPE);
+    CHECK(bp_ones(cpu, dtype, 1, shape, &out) == BP_ERR_DTYPE);
+    CHECK(bp_full(cpu, dtype, 1, shape, 2.0, &out) == BP_ERR_DTYPE);
+    CHECK(bp_arange(cpu, dtype, 0, 4, 1, &out) == BP_ERR_DTYPE);
+    CHECK(bp_random_uniform(cpu, dtype, 1, shape, 0, 1, 7, &out) == BP_ERR_DTYPE);
+    CHECK(bp_random_normal(cpu, dtype, 1, shape, 0, 1, 7, &out) == BP_ERR_DTYPE);
+    CHECK(bp_random_integers(cpu, dtype, 1, shape, 0, 9, 7, &out) == BP_ERR_DTYPE);
+    CHECK(bp_from_host(cpu, dtype, 1, shape, host, &out) == BP_ERR_DTYPE);
+    CHECK(bp_wrap_host(cpu, dtype, 1, shape, strides, host, nullptr, nullptr, &out) == BP_ERR_DTYPE);
+    CHECK(bp_eye(cpu, dtype, 3, 3, 0, &out) == BP_ERR_DTYPE);
+    CHECK(bp_linspace(cpu, dtype, 0, 1, 5, 1, &out) == BP_ERR_DTYPE);
+    CHECK(bp_cast(a.handle(), dtype, &out) == BP_ERR_DTYPE);
+    CHECK(std::string(bp_last_error()).find(std::to_string(dtype)) != std::string::npos);
+    CHECK(out == BP_NO_TENSOR);
+  }
+}
+
 TEST_CASE("a shape of more than 2^56 elements is a shape error at creation as at reshape") {
   bp_test::start(bp_test::kHostOnly);
   const int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 20};

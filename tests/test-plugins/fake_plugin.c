@@ -15,6 +15,8 @@
  *   FAKE_REFUSE_HOST         bp_plugin_get_api returns NULL
  *   FAKE_NO_ENTRY            export no entry symbol at all
  *   FAKE_ABORT_ON_LOAD       abort() while the library is being loaded
+ *   FAKE_HANG_ON_LOAD        never return from loading (its pid written to
+ *                            $BP_FAKE_PID_FILE first, when set)
  *   FAKE_CRASH_IN_EXECUTE    a well-formed FILL writes through a NULL struct pointer (SIGSEGV)
  *   FAKE_WRITE_PAST_END      FILL writes one element past the end of its output
  *   FAKE_LIES                supports() also says yes to ADD and MUL float32,
@@ -33,7 +35,7 @@
 
 #include "backplane/plugin.h"
 
-#if defined(FAKE_HANGS) || defined(FAKE_INIT_HANGS) || defined(FAKE_INIT_EXITS)
+#if defined(FAKE_HANGS) || defined(FAKE_INIT_HANGS) || defined(FAKE_INIT_EXITS) || defined(FAKE_HANG_ON_LOAD)
 #include <unistd.h>
 #endif
 #ifdef FAKE_THREAD_CRASHES
@@ -77,6 +79,20 @@ static uint64_t g_in_use = 0; /* bytes in live buffers (calls are serialised: no
 #ifdef FAKE_ABORT_ON_LOAD
 /* Runs inside dlopen: the host survives only if it probes in a child process. */
 __attribute__((constructor)) static void abort_on_load(void) { abort(); }
+#endif
+
+#ifdef FAKE_HANG_ON_LOAD
+/* Runs inside dlopen and never returns; the pid file tells a test which
+ * process is stuck in it. */
+__attribute__((constructor)) static void hang_on_load(void) {
+  const char *path = getenv("BP_FAKE_PID_FILE");
+  FILE *f = path ? fopen(path, "w") : NULL;
+  if (f) {
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+  }
+  for (;;) pause();
+}
 #endif
 
 #if defined(FAKE_UNTERMINATED_ERROR)

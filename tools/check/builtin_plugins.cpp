@@ -56,4 +56,25 @@ std::vector<BuiltinBackend> builtin_backends(const std::string &checked) {
   return out;
 }
 
+bool another_build(const BuiltinBackend &b, const std::string &checked, const std::string &name,
+                   const std::string &prefix) {
+  return b.name == name && b.prefix == prefix && base_name(b.path) == base_name(checked);
+}
+
+std::string builtin_namesake(const std::string &checked) {
+  const std::string dir = builtin_plugin_dir();
+  const std::string file = base_name(checked);
+  if (dir.empty() || real_path(dir_of(real_path(checked))) == real_path(dir)) return {};
+  if (file.size() <= 16 || file.rfind("libbackplane-", 0) != 0 || file.compare(file.size() - 3, 3, ".so") != 0)
+    return {};
+  const std::string namesake = dir + "/" + file;
+  return file_exists(namesake) ? namesake : std::string();
+}
+
+std::string stand_in_toml(const std::string &checked) {
+  const std::string file = base_name(checked);
+  const std::string name = file.substr(13, file.size() - 16);  // libbackplane-<name>.so
+  return "[plugins.\"" + name + "\"]\nreplace_builtin = true\n";
+}
+
 }  // namespace bpcheck

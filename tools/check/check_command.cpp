@@ -45,7 +45,7 @@ const char kUsage[] =
     "                    past the plugin's last device: a usage error (exit 2)\n"
     "  --reference PATH  the reference plugin for L2/L4 (default: libbackplane-reference.so\n"
     "                    in the core's plugin directory, else beside the checked plugin)\n"
-    "  --timeout S       seconds each group may take (default 300)\n"
+    "  --timeout S       seconds each group may take (default 300; with --probe, 30)\n"
     "  --json            print one JSON document instead of the table\n"
     "  --junit FILE      also write JUnit XML to FILE\n"
     "  --verbose         show every failure and note\n"
@@ -69,7 +69,7 @@ int bp_check_main(int argc, char **argv) {
   Options opt;
   std::string run_group_id;
   int result_fd = -1;
-  bool list_plugins = false;
+  bool list_plugins = false, timeout_given = false;
   auto need = [&](int &i, const char *name) -> const char * {
     if (i + 1 >= argc) {
       std::fprintf(stderr, "bp check: %s needs a value\n%s", name, kUsage);
@@ -103,6 +103,7 @@ int bp_check_main(int argc, char **argv) {
         std::fprintf(stderr, "bp check: --timeout must be a number of seconds, not '%s'\n", v);
         return 2;
       }
+      timeout_given = true;
     } else if (a == "--reference") {
       if (!(v = need(i, "--reference"))) return 2;
       opt.reference = v;
@@ -154,7 +155,10 @@ int bp_check_main(int argc, char **argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  if (opt.probe) return probe(opt.plugins, opt);
+  if (opt.probe) {
+    if (!timeout_given) opt.timeout = kProbeTimeout;
+    return probe(opt.plugins, opt);
+  }
 
   // Our own stdout is a pipe in CI: keep the lines in order with the children's.
   std::vector<PluginResult> results;

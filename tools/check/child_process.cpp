@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -12,6 +13,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "text.hpp"
 
 namespace bpcheck {
 
@@ -33,6 +36,42 @@ std::string self_exe() {
 
 void clear_cloexec(int fd) { fcntl(fd, F_SETFD, 0); }
 
+// The lines of the result pipe as they arrive, each kept to kMaxEventBytes
+// (the rest dropped, with a note of the line's length): whatever a plugin
+// makes the child write, or writes to fd 3 itself, the parent holds a
+// bounded line.
+constexpr size_t kMaxEventBytes = 16384;
+
+class EventLines {
+ public:
+  explicit EventLines(std::vector<std::pair<char, std::string>> &events) : events_(events) {}
+  void add(const char *p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (p[i] == '\n') {
+        end_line();
+      } else {
+        if (line_.size() < kMaxEventBytes) line_ += p[i];
+        ++length_;
+      }
+    }
+  }
+  // A last line without its newline (the child died while writing it).
+  void finish() {
+    if (length_) end_line();
+  }
+
+ private:
+  void end_line() {
+    if (length_ > line_.size()) line_ += format(" [... truncated: the line is %zu bytes]", length_);
+    if (line_.size() >= 2) events_.emplace_back(line_[0], line_.substr(2));
+    line_.clear();
+    length_ = 0;
+  }
+  std::vector<std::pair<char, std::string>> &events_;
+  std::string line_;
+  size_t length_ = 0;
+};
+
 }  // namespace
 
 ChildRun run_child(const std::vector<std::string> &args, int timeout_s) {
@@ -51,6 +90,7 @@ ChildRun run_child(const std::vector<std::string> &args, int timeout_s) {
   argv.push_back(nullptr);
   fflush(stdout);
   fflush(stderr);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     run.output_tail = std::string("fork failed: ") + std::strerror(errno);
@@ -58,6 +98,11 @@ ChildRun run_child(const std::vector<std::string> &args, int timeout_s) {
   }
   if (pid == 0) {
     setpgid(0, 0);
+    // Its own process group keeps it out of the parent's signals: it dies
+    // with the parent instead (a parent killed while a plugin hangs must not
+    // leave the child running).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     // Under AddressSanitizer the kit itself reports a plugin's crash by its
     // signal: let SIGSEGV and friends kill the child instead of being turned
     // into a sanitizer report and an abort (later options win).
@@ -86,7 +131,8 @@ ChildRun run_child(const std::vector<std::string> &args, int timeout_s) {
   setpgid(pid, pid);
   close(result_pipe[1]);
   close(output_pipe[1]);
-  std::string results, output;
+  EventLines results(run.events);
+  std::string output;
   bool result_open = true, output_open = true;
   int status = 0;
   bool reaped = false;
@@ -108,7 +154,7 @@ ChildRun run_child(const std::vector<std::string> &args, int timeout_s) {
         continue;
       }
       if (fds[i].fd == result_pipe[0]) {
-        results.append(buf, size_t(n));
+        results.add(buf, size_t(n));
       } else {
         output.append(buf, size_t(n));
         if (output.size() > 16384) output.erase(0, output.size() - 8192);
@@ -139,14 +185,7 @@ ChildRun run_child(const std::vector<std::string> &args, int timeout_s) {
   } else if (WIFSIGNALED(status)) {
     run.signal = WTERMSIG(status);
   }
-  size_t pos = 0;
-  while (pos < results.size()) {
-    size_t end = results.find('\n', pos);
-    if (end == std::string::npos) end = results.size();
-    std::string line = results.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.size() >= 2) run.events.emplace_back(line[0], line.substr(2));
-  }
+  results.finish();
   run.output_tail = output.size() > 4000 ? output.substr(output.size() - 4000) : output;
   run.seconds = now() - start;
   return run;

@@ -1,6 +1,8 @@
 // The child processes of `bp check`: this same executable re-run as
 // `<exe> check <args...>` with its result pipe on fd 3, its stdout and
-// stderr captured, in a process group of its own (killed on timeout).
+// stderr captured, in a process group of its own (killed on timeout), and
+// killed when the parent dies (PR_SET_PDEATHSIG). Each result line is kept
+// to a bounded length.
 #pragma once
 
 #include <string>

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "groups.hpp"
+#include "rules.hpp"
 #include "text.hpp"
 #include "values.hpp"
 #include "views.hpp"
@@ -442,7 +443,7 @@ std::vector<int32_t> held_dtypes(Plugin &p, const std::vector<int32_t> &devices)
   // core converts around it).
   if (!any)
     for (int32_t dtype : vocab_dtypes())
-      if (computable(dtype) && (p.api().abi_minor >= 4 || dtype <= BP_BOOL)) out.push_back(dtype);
+      if (computable(dtype) && (rule_applies(Rule::dtypes_1_4, p.api().abi_minor) || dtype <= BP_BOOL)) out.push_back(dtype);
   return out;
 }
 

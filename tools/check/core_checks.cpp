@@ -5,6 +5,7 @@
 #include <random>
 
 #include "backplane/backplane.h"
+#include "builtin_plugins.hpp"
 #include "groups.hpp"
 #include "paths.hpp"
 #include "text.hpp"
@@ -29,7 +30,12 @@ std::string toml_string(const std::string &s) {
 void group_core(Context &ctx) {
   Recorder &rec = ctx.rec;
   const std::string path = real_path(ctx.options.plugin_path);
-  const std::string toml = "[plugins]\npaths = [" + toml_string(dir_of(path)) + "]\n";
+  std::string toml = "[plugins]\npaths = [" + toml_string(dir_of(path)) + "]\n";
+  const std::string namesake = builtin_namesake(path);
+  if (!namesake.empty()) {
+    toml += stand_in_toml(path);
+    rec.note("stands in for the built-in plugin " + namesake + " of the same file name (replace_builtin)");
+  }
   rec.begin("bp_init_from_string with [plugins] paths = [" + dir_of(path) + "]");
   bp_status s = bp_init_from_string(toml.c_str(), "bp-check.toml");
   if (s != BP_OK) {

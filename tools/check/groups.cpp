@@ -5,6 +5,7 @@
 
 #include <exception>
 
+#include "rules.hpp"
 #include "text.hpp"
 
 namespace bpcheck {
@@ -105,7 +106,9 @@ bool start(Recorder &rec, Plugin &plugin, const std::string &failure) {
 
 std::unique_ptr<Plugin> Context::open_plugin() {
   auto plugin = load(rec, options.plugin_path, "the plugin does not load: ");
-  if (!plugin || !start(rec, *plugin, "init failed: ")) return nullptr;
+  if (!plugin) return nullptr;
+  hold_to_abi_minor(plugin->api().abi_minor);
+  if (!start(rec, *plugin, "init failed: ")) return nullptr;
   return plugin;
 }
 

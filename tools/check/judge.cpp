@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "rules.hpp"
 #include "text.hpp"
 #include "tolerances.hpp"
 #include "values.hpp"
@@ -209,6 +210,7 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
     sc = accum_scale(c);
   const bool scaled = !sc.terms.empty();
   const size_t esize = size_t(bp_vocab_dtype_size(dtype));
+  const std::vector<Leeway> leeway = output_leeway(c);
   int64_t bad = 0;
   std::string first;
   for_each_index(v, [&](const int64_t *idx, int64_t pos) {
@@ -232,6 +234,10 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
       else
         ok = within(tol, dtype, x, r, scaled ? std::max(c.scale_floor, sc.floor[p]) : c.scale_floor,
                     scaled ? sc.sum[p] : 0.0, scaled ? sc.terms[p] : 0);
+    }
+    if (!ok && !leeway.empty()) {
+      const Leeway l = leeway[size_t(pos)];
+      ok = l == Leeway::any_value || (l == Leeway::either_zero && load_double(dtype, g) == 0);
     }
     if (!ok) {
       if (bad == 0)

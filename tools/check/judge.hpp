@@ -18,7 +18,9 @@ std::string check_sentinels(const Case &c, const std::vector<uint8_t> &output_st
 // "" when no input storage (other than the output's) changed.
 std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<uint8_t>> &after);
 // "" when the output's elements agree with the reference's (or whose
-// else `expected` is), within the tolerance of the op and dtype.
+// else `expected` is), within the tolerance of the op and dtype; where
+// plugin.h leaves an element open for the plugin under test (rules.hpp),
+// every allowed answer.
 std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
                             const char *whose = "the reference");
 

@@ -106,6 +106,11 @@ void group_load(Context &ctx) {
   for (const BuiltinBackend &b : builtin_backends(path)) {
     const bool name = b.name == api->name, prefix = b.prefix == api->device_prefix;
     if (!name && !prefix) continue;
+    if (another_build(b, path, api->name, api->device_prefix)) {
+      rec.note("another build of the built-in plugin " + b.path + ": the core loads this one in its place with [plugins." +
+               b.name + "] replace_builtin = true (as L3 through the core does)");
+      continue;
+    }
     reuses = true;
     rec.fail(std::string(name ? "backend name '" + b.name + "'" : "device prefix '" + b.prefix + "'") +
              " is the built-in plugin's " + b.path +
@@ -127,7 +132,7 @@ void group_load(Context &ctx) {
   bp_status s = api->init(nullptr, nullptr, 0);
   if (s != BP_OK) {
     const char *e = api->last_error();
-    rec.fail(std::string("init failed: ") + status_name(s) + ": " + (e && *e ? one_line(e) : "(no message)"));
+    rec.fail(std::string("init failed: ") + status_name(s) + ": " + (e && *e ? plugin_text(e) : "(no message)"));
     return;
   }
   rec.pass("init succeeds");
@@ -140,7 +145,7 @@ void group_load(Context &ctx) {
   s = api->device_count(&n, &why);
   if (s != BP_OK) {
     const char *e = api->last_error();
-    rec.fail(std::string("device_count failed: ") + status_name(s) + ": " + (e ? one_line(e) : ""));
+    rec.fail(std::string("device_count failed: ") + status_name(s) + ": " + (e ? plugin_text(e) : ""));
     return;
   }
   if (n < 0) {
@@ -150,7 +155,7 @@ void group_load(Context &ctx) {
   rec.pass(format("device_count: %d", int(n)));
   rec.info("devices", std::to_string(n));
   if (n == 0) {
-    std::string reason = why && *why ? one_line(why) : "the plugin gave no reason";
+    std::string reason = why && *why ? plugin_text(why) : "the plugin gave no reason";
     rec.info("why_none", reason);
     rec.note("no devices: " + reason);
   }

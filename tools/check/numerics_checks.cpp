@@ -11,6 +11,7 @@
 #include "groups.hpp"
 #include "host_results.hpp"
 #include "judge.hpp"
+#include "rules.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
 #include "paths.hpp"
@@ -57,6 +58,7 @@ uint64_t seed_of(const Combo &c) { return uint64_t(c.op) * 1000003u + uint64_t(c
 void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
   Recorder &rec = ctx.rec;
   rec.info("reference", ref.path());
+  for (const std::string &note : rules_not_applied()) rec.note(note);
   ShortAttrs short_attrs;
   // Checking the reference itself: comparing it with itself proves nothing
   // (its own unit tests pin its values), so each case runs once and is

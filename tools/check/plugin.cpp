@@ -52,7 +52,7 @@ std::string Plugin::init() {
 
 std::string Plugin::last_error() {
   const char *e = api_->last_error();
-  return e ? one_line(e) : std::string("(last_error returned NULL)");
+  return e ? plugin_text(e) : std::string("(last_error returned NULL)");
 }
 
 std::string Plugin::describe(bp_status status) {
@@ -65,7 +65,7 @@ int32_t Plugin::device_count(std::string *why_none) {
   const char *why = nullptr;
   auto lock = guard();
   if (api_->device_count(&n, &why) != BP_OK) return 0;
-  if (why_none) *why_none = why ? why : "";
+  if (why_none) *why_none = why ? plugin_text(why) : "";
   return n;
 }
 

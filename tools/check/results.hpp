@@ -18,8 +18,12 @@ struct Options {
   bool all = false, probe = false, json = false, verbose = false;
   std::string junit, reference;
   int32_t device = -1;
-  int timeout = 300;
+  int timeout = 300;  // seconds per group; --probe's default is kProbeTimeout
 };
+
+// --probe loads a plugin and nothing more: one whose constructor or init
+// hangs is reported after this many seconds unless --timeout says otherwise.
+constexpr int kProbeTimeout = 30;
 
 struct GroupResult {
   const GroupDef *def = nullptr;

@@ -32,6 +32,17 @@ std::string one_line(std::string text) {
   return out;
 }
 
+std::string plugin_text(const char *text) {
+  // Measured up to a bound of its own: a string without its NUL ends there
+  // (or at the page the plugin did not map, a crash of the group's child).
+  constexpr size_t kMeasured = size_t(1) << 30;
+  const size_t length = strnlen(text, kMeasured);
+  if (length <= kShownBytes) return one_line(std::string(text, length));
+  return one_line(std::string(text, kShownBytes)) +
+         (length == kMeasured ? format(" [... truncated: the string is longer than %zu bytes]", kMeasured)
+                              : format(" [... truncated: the string is %zu bytes]", length));
+}
+
 std::string format(const char *fmt, ...) {
   char buffer[2048];
   va_list args;

@@ -29,7 +29,10 @@
  * - The runtime starts itself on first use (bp_init(NULL)); backends are
  *   started lazily when one of their devices is first needed.
  * - Enum values (bp_op, bp_dtype, bp_status) are passed as int32_t, so an
- *   out-of-range number is an error, never undefined behaviour.
+ *   out-of-range number is an error, never undefined behaviour: a number
+ *   that is no dtype is BP_ERR_DTYPE (as the 1.0 core did, though 1.0's
+ *   types.h called any bad enum value BP_ERR_INVALID_ARGUMENT), any other
+ *   BP_ERR_INVALID_ARGUMENT.
  * - Structs the caller fills in start with struct_size: set it to sizeof the
  *   struct as your header declares it. The library accepts any size from the
  *   struct's *_SIZE_1_0 up and writes the fields of the newest version whose

@@ -269,7 +269,9 @@ typedef char bp_plugin_device_info_size_check
  *   MUL, NEG wrap around (two's complement). DIV is for float dtypes only.
  *   POW on integers: exact repeated multiplication, wrapping; a negative
  *   exponent gives 0 unless the base is 1 or -1. MAXIMUM/MINIMUM propagate
- *   NaN. Comparisons write bool (0/1) and follow IEEE (NaN compares unequal).
+ *   NaN; of +0 and -0 they give either zero (which one is left open, as
+ *   for MAX and MIN of a set holding both). Comparisons write bool (0/1)
+ *   and follow IEEE (NaN compares unequal).
  *   WHERE: input 0 is bool, inputs 1 and 2 and the output share one dtype.
  *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)). SQUARE(x) =
  *   x * x (integers wrap). SIN and COS take float inputs.
@@ -286,7 +288,8 @@ typedef char bp_plugin_device_info_size_check
  *   two's complement representation; on bool, BITWISE_NOT is logical not
  *   (1 - x) and the others are logical and, or, xor, so a bool stays 0 or 1.
  *   COPY converts input dtype to output dtype like a C cast, except that a
- *   bool output is (x != 0) and float to integer saturates: it truncates
+ *   bool output is (x != 0) and float to integer saturates (since 1.1; 1.0
+ *   left a value out of range unspecified): it truncates
  *   toward zero, a value beyond the integer type's range gives its minimum or
  *   maximum (so -inf and +inf do), and NaN gives 0. A bool element is one
  *   byte holding 0 or 1: the core writes no other value into bool storage

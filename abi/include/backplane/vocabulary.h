@@ -31,13 +31,13 @@
  */
 #define BP_STATUS_LIST(X)                                                                    \
   X(OK, 0, "success")                                                                        \
-  X(ERR_INVALID_ARGUMENT, 1, "NULL pointer, bad op or other enum value, or bad option")      \
+  X(ERR_INVALID_ARGUMENT, 1, "NULL pointer, bad op or other enum value (a dtype: ERR_DTYPE), or bad option") \
   X(ERR_INVALID_HANDLE, 2, "zero, released or never-issued tensor handle, or bad device id") \
   X(ERR_DEVICE_MISMATCH, 3, "operator inputs live on different devices")                     \
   X(ERR_UNKNOWN_DEVICE, 4, "a device name or index that does not exist")                     \
   X(ERR_UNSUPPORTED, 5, "the owning backend does not implement this operator or dtype")      \
   X(ERR_SHAPE, 6, "shapes cannot broadcast, bad axis or bad rank")                           \
-  X(ERR_DTYPE, 7, "element type not allowed for this operator, or no dtype at all")          \
+  X(ERR_DTYPE, 7, "element type not allowed for this operator, or a number that is no dtype") \
   X(ERR_OUT_OF_MEMORY, 8, "a host or device allocation failed")                               \
   X(ERR_CONFIG, 9, "the TOML configuration is malformed or invalid")                         \
   X(ERR_PLUGIN, 10, "a backend could not be loaded or initialised")                          \

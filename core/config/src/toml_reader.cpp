@@ -189,8 +189,10 @@ class Reader {
       std::string key = dotted_key({"plugins", name, k.str()});
       if (k == "probe_in_subprocess") {
         read_bool(c.probe_in_subprocess[name], k, node, key, c);
+      } else if (k == "replace_builtin") {
+        read_bool(c.replace_builtin[name], k, node, key, c);
       } else {
-        unknown(k, key, "probe_in_subprocess");
+        unknown(k, key, "probe_in_subprocess, replace_builtin");
       }
     }
   }

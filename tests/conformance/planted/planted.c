@@ -248,6 +248,23 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
     } while (next_index(idx, out->shape, r));
   }
 #endif
+#ifdef PLANT_ARANGE_IN_DTYPE
+  /* ARANGE float32 computed in float32 (start, step, product and sum each
+   * rounded) instead of in float64 and rounded once. */
+  if (op == BP_OP_ARANGE && out->dtype == BP_FLOAT32 && attrs &&
+      attrs->struct_size >= offsetof(bp_op_attrs, scalar2) + sizeof attrs->scalar2) {
+    const float start = (float)attrs->scalar, step = (float)attrs->scalar2;
+    int64_t idx[BP_MAX_RANK] = {0}, k = 0, numel = 1;
+    int32_t d;
+    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
+    if (numel == 0) return s;
+    do {
+      const float product = (float)k++ * step;
+      const float f = start + product;
+      memcpy(element(out, idx), &f, 4);
+    } while (next_index(idx, out->shape, out->rank));
+  }
+#endif
 #ifdef PLANT_RANDOM_OFF_BY_ONE_ULP
   /* 42 of every 100 float32 values one ulp up. */
   if (op == BP_OP_RANDOM_UNIFORM && out->dtype == BP_FLOAT32) {

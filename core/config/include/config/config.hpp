@@ -34,6 +34,10 @@ struct Config {
   std::vector<std::string> plugins_required;  // [plugins] required: failing to load is an error
   // [plugins.<name>] probe_in_subprocess: dry-load in a child process first.
   std::map<std::string, bool> probe_in_subprocess;
+  // [plugins.<name>] replace_builtin: the built-in libbackplane-<name>.so is
+  // not loaded, so that a file of that name from [plugins] paths (another
+  // build of the same plugin) takes its backend name and prefix.
+  std::map<std::string, bool> replace_builtin;
   bool host_fallback = false;  // [dispatch] host_fallback
   bool trace = false;          // [dispatch] trace
   bool fusion = true;          // [dispatch] fusion
