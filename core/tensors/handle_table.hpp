@@ -5,14 +5,22 @@
 // slot keeps its view until no thread inside the API can still be using it
 // (reclamation.hpp): get() is only valid on a pinned thread, which every C
 // API call is (capi/guard.hpp).
+//
+// Nothing here takes a lock or waits for another thread. A thread that waits
+// inside the API stays pinned and holds back every release after its pin, so
+// a lock there turns one preempted holder into a table that only grows (the
+// stall of issue 33: spinning waiters, a reclaimer that could not reclaim,
+// lists copied under the lock as they grew). Instead: slots live in chunks
+// that never move; free slots form a lock-free stack; a release pushes its
+// slot on a lock-free stack of retired slots; and one thread at a time (a
+// try-flag that nobody waits on) moves those to a queue in retirement order
+// and recycles a bounded batch of them.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <vector>
 
 #include "backplane/backplane.h"
-#include "tensors/spin_lock.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -37,43 +45,61 @@ class HandleTable {
   bp_tensor insert(View &&view);
   // False when h is not live (also when another thread released it first).
   bool retain(bp_tensor h);
+  // Dropping the last reference retires the slot; the view is destroyed by
+  // a later reclaim().
   bool release(bp_tensor h);
-  // Destroys the retired views no other thread can still see. Called with
-  // the calling thread holding no view (it may be pinned, in bp_release).
-  void reclaim() noexcept { reclaim(kNoSlot); }
+  // Destroys up to a batch of retired views that no thread can still see.
+  // Only on a thread outside the API (unpinned, as ~Pin calls it): a pinned
+  // caller could hold a view this frees.
+  void reclaim() noexcept;
 
   int64_t live() const { return live_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr uint32_t kChunk = 4096;
   static constexpr uint32_t kMaxChunks = 16384;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // Views one reclaim() destroys at most: the latency it adds to one call
+  // stays bounded, and since every release is followed by a reclaim on its
+  // way out of the API, more than one keeps the backlog shrinking.
+  static constexpr int kReclaimBatch = 16;
 
   struct Slot {
-    std::atomic<uint32_t> gen{0};  // odd while live; changed under the lock only
+    std::atomic<uint32_t> gen{0};  // odd while live; written by the slot's owner only
     std::atomic<int64_t> refs{0};
+    // The next slot on the list that holds this one (free stack, retired
+    // stack or reclaim queue). Atomic because a thread popping the free stack
+    // may read it from a slot another thread has already taken (its tagged
+    // compare-exchange then fails).
+    std::atomic<uint32_t> next{kNone};
+    uint64_t retired_in = 0;  // epoch of the release; set before the push
     View view;
   };
-  struct Retired {
-    uint32_t slot;
-    uint64_t epoch;
-  };
-  static constexpr uint32_t kNoSlot = UINT32_MAX;
-  Slot *slot_of(bp_tensor h) const;
-  Slot &slot_at(uint32_t slot) const;
-  // Retires `retiring` (unless kNoSlot), then reclaims what it can: one
-  // trip through the lock for a release.
-  void reclaim(uint32_t retiring) noexcept;
-  // live_ changes only under the lock, and is read without it.
-  void bump_live(int64_t delta) {
-    live_.store(live_.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  Slot &slot_at(uint32_t slot) const {
+    return chunks_[slot / kChunk].load(std::memory_order_acquire)[slot % kChunk];
   }
+  Slot *slot_of(bp_tensor h) const {
+    return get(h) ? &slot_at(uint32_t(h) - 1) : nullptr;
+  }
+  uint32_t pop_free() noexcept;
+  void push_free(uint32_t slot) noexcept;
+  uint32_t new_slot();
+  // Moves what releases pushed since the last call to the queue's tail.
+  void take_retired() noexcept;
 
-  SpinLock lock_;
   std::atomic<Slot *> chunks_[kMaxChunks] = {};
-  uint32_t next_ = 0;
-  std::vector<uint32_t> free_;
-  std::vector<Retired> retired_;  // in epoch order, from retired_head_ on
-  size_t retired_head_ = 0;
+  // Slots ever handed out; 64 bits so that failing inserts past the end
+  // cannot wrap it.
+  std::atomic<uint64_t> next_{0};
+  // Free stack: a tag (bumped by every change, against ABA) << 32 | the top
+  // slot, kNone when empty.
+  std::atomic<uint64_t> free_{kNone};
+  std::atomic<uint32_t> retired_{kNone};
+  // Held by the one thread reclaiming; the others skip, never wait.
+  std::atomic<bool> reclaiming_{false};
+  // Retired slots, oldest first (only with reclaiming_ held).
+  uint32_t queue_head_ = kNone;
+  uint32_t queue_tail_ = kNone;
   std::atomic<int64_t> live_{0};
 };
 

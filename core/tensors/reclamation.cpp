@@ -45,19 +45,14 @@ ThreadRecord &acquire_record() {
   return *(t_record = r);
 }
 
-uint64_t retire() noexcept {
-  uint64_t epoch = g_epoch.fetch_add(1, std::memory_order_seq_cst);
-  g_reclaim_pending.store(true, std::memory_order_relaxed);
-  return epoch;
-}
+uint64_t retire() noexcept { return g_epoch.fetch_add(1, std::memory_order_seq_cst); }
 
-uint64_t reclaimable_before(const ThreadRecord *self) noexcept {
+uint64_t reclaimable_before() noexcept {
   // Read first: a slot retired after the scan below began may be in use by a
   // thread the scan saw unpinned.
   uint64_t oldest = g_epoch.load(std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (ThreadRecord *r = g_records.load(std::memory_order_acquire); r; r = r->next) {
-    if (r == self) continue;
     uint64_t at = r->pinned_at.load(std::memory_order_acquire);
     if (at != 0 && at < oldest) oldest = at;
   }

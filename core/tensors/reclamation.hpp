@@ -30,7 +30,8 @@ struct ThreadRecord {
 
 // The current epoch; starts at 1 so that 0 can mean "not pinned".
 extern std::atomic<uint64_t> g_epoch;
-// Set while retired slots wait; a thread leaving the API then reclaims them.
+// Set while retired slots wait (by the handle table, after it queued one);
+// a thread leaving the API then reclaims them.
 extern std::atomic<bool> g_reclaim_pending;
 // __thread, not thread_local: a plain pointer needs no per-access init check.
 // initial-exec: read at a fixed offset from the thread pointer, not through
@@ -42,7 +43,7 @@ extern __thread ThreadRecord *t_record __attribute__((tls_model("initial-exec"))
 // std::bad_alloc, once per thread at most).
 ThreadRecord &acquire_record();
 // Destroys retired views that no pinned thread can still see (in the handle
-// table, which owns them).
+// table, which owns them). Called unpinned.
 void reclaim_pending() noexcept;
 
 // Marks the calling thread as inside the API for its lifetime; nests.
@@ -72,8 +73,8 @@ class Pin {
 uint64_t retire() noexcept;
 
 // What was retired in an epoch before the result can no longer be in use by
-// any thread but `self`: the older of the current epoch and the oldest epoch
-// another thread is pinned at.
-uint64_t reclaimable_before(const ThreadRecord *self) noexcept;
+// any thread: the older of the current epoch and the oldest epoch a thread
+// is pinned at. The caller must be unpinned (its own views count too).
+uint64_t reclaimable_before() noexcept;
 
 }  // namespace bp::core::reclamation

@@ -1,10 +1,16 @@
 // Many threads on one runtime, through the C API only: `bp-stress <scenario>`
 // runs one scenario in a fresh process (the first one is about first use) and
-// exits 0 when every check held, 1 otherwise. Iteration counts are fixed, so
-// the outcome never depends on timing; under ThreadSanitizer (the CI's TSan
-// job) the same runs are checked for data races.
+// exits 0 when every check held, 1 otherwise; `bp-stress <scenario> N` runs N
+// iterations instead of the scenario's own count. Iteration counts are fixed,
+// so the outcome never depends on timing (release-under-load alone has bounds
+// in seconds, for stalls); under ThreadSanitizer (the CI's TSan job) the same
+// runs are checked for data races.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -261,6 +267,115 @@ void per_thread_errors(int iterations) {
   });
 }
 
+// Nanoseconds spent in each call of one kind, from every thread.
+class Latencies {
+ public:
+  void add(const std::vector<int64_t> &ns) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    all_.insert(all_.end(), ns.begin(), ns.end());
+  }
+  int64_t max() const { return all_.empty() ? 0 : *std::max_element(all_.begin(), all_.end()); }
+  void print(const char *what) {
+    std::sort(all_.begin(), all_.end());
+    auto at = [&](size_t per_mille) { return all_.empty() ? 0.0 : double(all_[all_.size() * per_mille / 1000]) / 1e3; };
+    std::printf("%s: %zu calls, p50 %.1f us, p99 %.1f us, max %.1f us\n", what, all_.size(), at(500), at(990),
+                double(max()) / 1e3);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<int64_t> all_;
+};
+
+int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Issue 33's stall: one thread replaces tensors that the others add to
+// themselves, releasing each old one, with more API threads than cores and as
+// many threads again burning CPU outside the API. A thread preempted while
+// inside the API must hold up neither the others nor reclamation. A stall is
+// a call that takes seconds where it normally takes microseconds, so the
+// bounds are loose enough for a loaded machine under ThreadSanitizer: a call
+// over kStallBound fails the check, a run over kRunBound is stopped and
+// fails. The latencies are printed for the record, never checked.
+void release_under_load(int releases) {
+  constexpr auto kStallBound = std::chrono::seconds(10);
+  constexpr auto kRunBound = std::chrono::seconds(300);
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int users = 2 * cores + 2;
+  bp_device cpu = -1;
+  if (bp_cpu(&cpu) != BP_OK) cpu = all_devices().at(0);  // a build without the cpu backend
+  // Published tensors; each lives for `users` replacements.
+  std::vector<std::atomic<bp_tensor>> shared(static_cast<size_t>(users));
+  for (auto &h : shared) h.store(0);
+  std::atomic<int> released{0};
+  std::atomic<bool> done{false};
+  std::mutex done_mutex;
+  std::condition_variable done_signal;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(done_mutex);
+    if (done_signal.wait_for(lock, kRunBound, [&] { return done.load(); })) return;
+    std::fprintf(stderr, "release-under-load: stalled: %d of %d releases after %lld s\n", released.load(), releases,
+                 (long long)std::chrono::duration_cast<std::chrono::seconds>(kRunBound).count());
+    std::_Exit(1);
+  });
+  std::atomic<unsigned> burnt{0};  // keeps the burners' arithmetic from being optimised away
+  std::vector<std::thread> load;
+  for (int i = 0; i < cores; ++i)
+    load.emplace_back([&] {
+      unsigned x = 1;
+      while (!done.load(std::memory_order_relaxed))
+        for (int k = 0; k < 4096; ++k) x = x * 1664525u + 1013904223u;
+      burnt.fetch_add(x, std::memory_order_relaxed);
+    });
+  Latencies ops, frees;
+  run_threads(users + 1, [&](int i) {
+    std::vector<int64_t> op_ns, release_ns;
+    auto timed_release = [&](bp_tensor t) {
+      const auto start = std::chrono::steady_clock::now();
+      release(t);
+      release_ns.push_back(nanoseconds_since(start));
+    };
+    if (i == 0) {
+      for (int k = 0; k < releases; ++k) {
+        const bp_tensor old = shared[size_t(k % users)].exchange(full(cpu, 3.0f));
+        if (old) timed_release(old);
+        released.fetch_add(1, std::memory_order_relaxed);
+      }
+      for (auto &h : shared)
+        if (const bp_tensor last = h.exchange(0)) release(last);
+      done.store(true);
+    }
+    for (int k = 0; !done.load(); ++k) {
+      const bp_tensor h = shared[size_t(k + i) % shared.size()].load();
+      if (h == 0) continue;
+      bp_tensor out = 0;
+      const auto start = std::chrono::steady_clock::now();
+      const bp_status s = bp_binary(BP_OP_ADD, h, h, &out);
+      op_ns.push_back(nanoseconds_since(start));
+      EXPECT(s == BP_OK || s == BP_ERR_INVALID_HANDLE, "status %s", bp_status_name(s));
+      if (s != BP_OK) continue;
+      if (k % 64 == 0) EXPECT(holds(out, 6.0f), "3 + 3");
+      timed_release(out);
+    }
+    ops.add(op_ns);
+    frees.add(release_ns);
+  });
+  {
+    std::lock_guard<std::mutex> lock(done_mutex);
+    done_signal.notify_all();
+  }
+  watchdog.join();
+  for (auto &t : load) t.join();
+  std::printf("%d API threads and %d busy threads on %d cores\n", users + 1, cores, cores);
+  ops.print("bp_binary");
+  frees.print("bp_tensor_release");
+  const int64_t bound = std::chrono::duration_cast<std::chrono::nanoseconds>(kStallBound).count();
+  EXPECT(ops.max() < bound, "an operator call took %.1f s", double(ops.max()) / 1e9);
+  EXPECT(frees.max() < bound, "a release took %.1f s", double(frees.max()) / 1e9);
+}
+
 struct Scenario {
   void (*run)(int);
   int iterations;
@@ -271,6 +386,7 @@ const std::map<std::string, Scenario> &scenarios() {
       {"first-use", {first_use, 50}},
       {"create-operate-release", {create_operate_release, 200}},
       {"release-race", {release_race, 400}},
+      {"release-under-load", {release_under_load, 200000}},
       {"cross-device", {cross_device, 100}},
       {"shared-handles", {shared_handles, 200}},
       {"tracing", {tracing, 400}},
@@ -282,14 +398,15 @@ const std::map<std::string, Scenario> &scenarios() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  auto it = argc == 2 ? scenarios().find(argv[1]) : scenarios().end();
-  if (it == scenarios().end()) {
-    std::fprintf(stderr, "usage: bp-stress <scenario>; scenarios:");
+  auto it = argc == 2 || argc == 3 ? scenarios().find(argv[1]) : scenarios().end();
+  const int iterations = argc == 3 ? std::atoi(argv[2]) : it == scenarios().end() ? 0 : it->second.iterations;
+  if (it == scenarios().end() || iterations < 1) {
+    std::fprintf(stderr, "usage: bp-stress <scenario> [iterations]; scenarios:");
     for (const auto &s : scenarios()) std::fprintf(stderr, " %s", s.first.c_str());
     std::fprintf(stderr, "\n");
     return 2;
   }
-  it->second.run(it->second.iterations);
+  it->second.run(iterations);
   int64_t live = bp_live_tensor_count();
   EXPECT(live == 0, "%lld tensors still live at the end", (long long)live);
   if (g_failures.load() == 0) std::printf("%s: every check held\n", argv[1]);
