@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include <filesystem>
@@ -191,6 +192,22 @@ TEST_CASE("bp_device_info_get on a plugin whose device_info writes past the stru
                                             std::to_string(sizeof(bp_plugin_device_info)) + " bytes it was given") !=
           std::string::npos);
   }
+  host_backends_work();
+}
+
+TEST_CASE("a device_properties that writes past the capacity it is given fails with BP_ERR_PLUGIN") {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("propsoverrun:0", &d) == BP_OK);
+  // The caller's array has a fifth element the plugin is not told about.
+  bp_property props[5] = {};
+  std::snprintf(props[4].key, sizeof props[4].key, "mine");
+  int32_t count = -1;
+  CHECK(bp_device_properties(d, props, 4, &count) == BP_ERR_PLUGIN);
+  CHECK(std::string(bp_last_error()).find("backend properties-overrun: device_properties wrote past the " +
+                                          std::to_string(4 * sizeof(bp_property)) + " bytes it was given") !=
+        std::string::npos);
+  CHECK(std::string(props[4].key) == "mine");
   host_backends_work();
 }
 

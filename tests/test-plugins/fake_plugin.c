@@ -31,6 +31,8 @@
  *                            struct_size it was given (as a plugin built
  *                            against a longer struct and ignoring struct_size)...
  *   FAKE_INFO_OVERRUN_AFTER  ...from its call number this on (default 0: every call)
+ *   FAKE_PROPERTIES_OVERRUN  has device_properties, which writes one property
+ *                            more than the capacity it is given
  *   FAKE_CORRUPTS_HEAP       a well-formed FILL also overwrites the allocator's
  *                            header of its output's storage
  *
@@ -231,6 +233,23 @@ static bp_status fake_device_info(int32_t device, bp_plugin_device_info *info) {
 #endif
   return BP_OK;
 }
+
+#ifdef FAKE_PROPERTIES_OVERRUN
+static bp_status fake_device_properties(int32_t device, bp_property *props, int32_t capacity, int32_t *count) {
+  int32_t i;
+  if (device != 0) return fail_device("device_properties", device);
+  if (count == NULL || capacity < 0) return fail(BP_ERR_INVALID_ARGUMENT, "device_properties: bad arguments");
+  for (i = 0; i <= capacity; ++i) { /* <=: the bug this variant exists for */
+    snprintf(props[i].key, sizeof props[i].key, "key%d", (int)i);
+    snprintf(props[i].value, sizeof props[i].value, "value%d", (int)i);
+  }
+  *count = capacity;
+  return BP_OK;
+}
+#define FAKE_DEVICE_PROPERTIES fake_device_properties
+#else
+#define FAKE_DEVICE_PROPERTIES NULL
+#endif
 
 static bp_status fake_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
   bp_buffer b;
@@ -438,7 +457,7 @@ static bp_status fake_host_address(bp_buffer b, void **address) {
 
 static const bp_plugin_api g_api = {
     FAKE_STRUCT_SIZE, FAKE_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, 0, FAKE_NAME_POINTER, FAKE_VERSION, FAKE_PREFIX,
-    fake_last_error, fake_init, fake_device_count, fake_device_info, NULL, fake_alloc,
+    fake_last_error, fake_init, fake_device_count, fake_device_info, FAKE_DEVICE_PROPERTIES, fake_alloc,
     fake_free, fake_write, fake_read, NULL, fake_supports,
 #ifdef FAKE_NULL_EXECUTE
     NULL,
