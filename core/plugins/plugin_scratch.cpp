@@ -30,8 +30,7 @@ void PluginScratch::check(const Backend &b, const char *call) const {
                                   .base();
   fail(BP_ERR_PLUGIN, "backend " + b.name() + ": " + call + " wrote past the " +
                           std::to_string(size_) + " bytes it was given (bytes " + std::to_string(first - guard) +
-                          " to " + std::to_string(last - guard - 1) +
-                          " after them changed); the plugin must write only the fields that fit in struct_size");
+                          " to " + std::to_string(last - guard - 1) + " after them changed)");
 }
 
 }  // namespace bp::core

@@ -1,8 +1,9 @@
 // Reading memory a plugin points at without trusting the pointer: through
 // process_vm_readv on this process, so an unmapped or unreadable byte ends
-// the read with an answer instead of a SIGSEGV. The loader, its probe, the
-// core's copies of a plugin's messages and `bp check` all read plugin
-// strings this one way.
+// the read with an answer instead of a SIGSEGV. validate_plugin_api reads
+// the table's strings this way (for the loader, its probe and `bp check`
+// alike), and so do the core's copies of a plugin's messages
+// (core/plugins/plugin_strings.hpp).
 #pragma once
 
 #include <cstddef>
