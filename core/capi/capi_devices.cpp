@@ -1,12 +1,12 @@
 // Plugin reports, device lookup and the seed chapter's device functions.
 #include <algorithm>
-#include <cstring>
 
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "capi/sized_struct.hpp"
 #include "fusion/fusion.hpp"
 #include "plugins/backend.hpp"
+#include "plugins/plugin_scratch.hpp"
 #include "runtime/runtime.hpp"
 
 using namespace bp::core;
@@ -25,6 +25,9 @@ void list_devices(const char *fn, std::vector<Device *> (Runtime::*which)(), bp_
   for (size_t k = 0; k < devices.size() && int32_t(k) < capacity; ++k) out[k] = devices[k]->id;
   n = int32_t(devices.size());
 }
+
+// The most properties bp_device_properties asks a plugin for.
+constexpr int32_t kMaxProperties = 1024;
 
 }  // namespace
 
@@ -88,13 +91,7 @@ bp_status bp_device_info_get(bp_device device, bp_device_info *info) {
     bp_device_info &caller = require(info, "bp_device_info_get", "info");
     check_struct_size(caller.struct_size, BP_DEVICE_INFO_SIZE_1_0, "bp_device_info_get");
     Device &d = device_or_throw(device);
-    bp_plugin_device_info p;
-    std::memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    {
-      auto lock = d.backend->call_lock();
-      d.backend->check(d.backend->api().device_info(d.index, &p), "device_info");
-    }
+    const bp_plugin_device_info p = d.backend->device_info(d.index);
     bp_device_info i{};
     i.kind = d.kind;
     i.is_accelerator = d.is_accelerator;
@@ -118,13 +115,28 @@ bp_status bp_device_properties(bp_device device, bp_property *props, int32_t cap
     Device &d = device_or_throw(device);
     auto fn = d.backend->optional(&bp_plugin_api::device_properties);
     int32_t written = 0;
+    // The plugin fills a guarded scratch array, never the caller's, and is
+    // asked for at most kMaxProperties (a capacity the caller overstates
+    // costs no more than that).
+    const int32_t asked = std::min(capacity, kMaxProperties);
+    PluginScratch scratch(size_t(std::max(asked, 0)) * sizeof(bp_property));
     if (fn) {
-      auto lock = d.backend->call_lock();
-      d.backend->check(fn(d.index, props, capacity, &written), "device_properties");
+      {
+        auto lock = d.backend->call_lock();
+        d.backend->check(fn(d.index, asked > 0 ? scratch.as<bp_property>() : nullptr, asked, &written),
+                         "device_properties");
+      }
+      scratch.check(*d.backend, "device_properties");
     }
     // A 1.0 plugin may have reported its total rather than the number it
     // wrote: the caller never reads past what its array holds.
-    n = std::clamp(written, 0, std::max(capacity, 0));
+    n = std::clamp(written, 0, std::max(asked, 0));
+    for (int32_t k = 0; k < n; ++k) {
+      bp_property &p = scratch.as<bp_property>()[k];
+      p.key[sizeof p.key - 1] = '\0';
+      p.value[sizeof p.value - 1] = '\0';
+      props[k] = p;
+    }
   });
 }
 

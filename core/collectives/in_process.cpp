@@ -101,9 +101,9 @@ bool by_backend(int32_t collective, int32_t reduce_op, int32_t root, const std::
     const bp_status s = b.optional(&bp_plugin_api::collective)(&args);
     if (s == BP_ERR_UNSUPPORTED) return false;
     if (s != BP_OK) {
-      const char *msg = b.api().last_error();
-      Error e(s, std::string(name_of(collective)) + " on " + devices_text(in) + ": backend " + b.name() +
-                     " failed: " + (msg && *msg ? msg : "no message"));
+      const Backend::Failure f = b.failure(s);
+      Error e(f.status, std::string(name_of(collective)) + " on " + devices_text(in) + ": backend " + b.name() +
+                            " failed (" + f.code + "): " + f.message);
       e.op = name_of(collective);
       for (const View &v : in) e.devices.push_back(v.device().id);
       throw e;

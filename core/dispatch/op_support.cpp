@@ -210,11 +210,14 @@ namespace {
   throw e;
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void execute_failed(Device &device, int32_t op,
-                                                           bp_status s, const std::string &msg) {
+// Called under the backend's call lock: the message is the calling
+// thread's, and a plugin that is not thread-safe must not be called
+// concurrently.
+[[noreturn, gnu::cold, gnu::noinline]] void execute_failed(Device &device, int32_t op, bp_status s) {
   Backend &b = *device.backend;
-  Error e(s, std::string(op_name(op)) + " on " + device.name + ": backend " + b.name() +
-                 " failed: " + (msg.empty() ? "no message" : msg));
+  const Backend::Failure f = b.failure(s);
+  Error e(f.status, std::string(op_name(op)) + " on " + device.name + ": backend " + b.name() + " failed (" +
+                        f.code + "): " + f.message);
   e.op = op_name(op);
   e.devices = {device.id};
   throw e;
@@ -244,12 +247,7 @@ void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_
   {
     auto lock = b.call_lock();
     s = b.api().execute(device.index, op, &attrs, inputs, n_inputs, &output);
-    // The message is read under the same lock: it is the calling thread's,
-    // and a plugin that is not thread-safe must not be called concurrently.
-    if (__builtin_expect(s != BP_OK, 0)) {
-      const char *msg = b.api().last_error();
-      execute_failed(device, op, s, msg ? msg : "");
-    }
+    if (__builtin_expect(s != BP_OK, 0)) execute_failed(device, op, s);
   }
   b.counters.ops.fetch_add(1, std::memory_order_relaxed);
   if (__builtin_expect(trace::on(), 0)) record_trace(device, op, dtype, n_inputs, output);

@@ -423,9 +423,13 @@ struct JoinResult {
   char message[320];
 };
 
-std::string plugin_message(const Backend &b) {
-  const char *m = b.api().last_error ? b.api().last_error() : nullptr;
-  return m && *m ? m : "no message";
+// A failed entry of the backend as this rank hands it to the others: the
+// status Backend::failure maps it to, its code and words in message.
+template <size_t N>
+int32_t plugin_failure(const Backend &b, bp_status raw, char (&message)[N]) {
+  const Backend::Failure f = b.failure(raw);
+  put(message, f.code + ": " + f.message);
+  return f.status;
 }
 
 // The group of this rank's device, joined by every rank at once when any
@@ -442,13 +446,14 @@ BackendGroup &backend_group(State &s, const Call &c, Scratch &scratch, const Rec
   BootstrapId *boot = scratch.objects<BootstrapId>(1);
   if (me == 0) {
     auto lock = b.call_lock();
-    boot->status = e.group_id(device.index, boot->id, kGroupIdCapacity, &boot->size);
-    if (boot->status == BP_OK && boot->size > kGroupIdCapacity) {
+    const bp_status status = e.group_id(device.index, boot->id, kGroupIdCapacity, &boot->size);
+    boot->status = status;
+    if (status == BP_OK && boot->size > kGroupIdCapacity) {
       boot->status = BP_ERR_BACKEND;
       put(boot->message, "its id of " + std::to_string(boot->size) + " bytes exceeds the " +
                              std::to_string(kGroupIdCapacity) + " it was given");
-    } else if (boot->status != BP_OK) {
-      put(boot->message, plugin_message(b));
+    } else if (status != BP_OK) {
+      boot->status = plugin_failure(b, status, boot->message);
     }
   }
   check_transport(s, c.fn, scratch, s.t->broadcast(boot, sizeof *boot, BP_TRANSPORT_BYTES, 0, s.timeout),
@@ -463,8 +468,8 @@ BackendGroup &backend_group(State &s, const Call &c, Scratch &scratch, const Rec
     // May block until every rank joined: the transport's bound does not
     // reach into the backend (NCCL's ncclCommInitRank).
     auto lock = b.call_lock();
-    joined[0].status = e.group_join(device.index, boot->id, boot->size, me, n, &group);
-    if (joined[0].status != BP_OK) put(joined[0].message, plugin_message(b));
+    const bp_status status = e.group_join(device.index, boot->id, boot->size, me, n, &group);
+    joined[0].status = status == BP_OK ? BP_OK : plugin_failure(b, status, joined[0].message);
   }
   check_transport(s, c.fn, scratch,
                   s.t->all_gather(&joined[0], joined + 1, sizeof(JoinResult), BP_TRANSPORT_BYTES, s.timeout),
@@ -670,9 +675,11 @@ void finalize() {
       const auto leave = g.backend->optional(&bp_plugin_api::group_leave);
       auto call = g.backend->call_lock();
       const bp_status status = leave(g.group);
-      if (status != BP_OK && !first)
-        first = Error(status, "bp_dist_finalize: leaving the " + g.backend->name() + " backend's group failed: " +
-                                  plugin_message(*g.backend));
+      if (status != BP_OK && !first) {
+        const Backend::Failure f = g.backend->failure(status);
+        first = Error(f.status, "bp_dist_finalize: leaving the " + g.backend->name() + " backend's group failed (" +
+                                    f.code + "): " + f.message);
+      }
     }
   }
   s.groups.clear();

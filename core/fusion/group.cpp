@@ -186,21 +186,18 @@ bool Group::execute(const std::vector<bool> &needed, const std::vector<bool> &li
   p.outputs = outputs.data();
   p.output_values = output_values.data();
   bp_status s;
-  std::string message;
+  Backend::Failure f{};
   {
     auto lock = b.call_lock();
     s = execute_fused(device_->index, &p);
-    if (s != BP_OK) {
-      const char *m = b.api().last_error();
-      message = m ? m : "no message";
-    }
+    if (s != BP_OK) f = b.failure(s);
   }
   if (s == BP_ERR_UNSUPPORTED) {
-    why_not = "backend " + b.name() + " declined the program: " + message;
+    why_not = "backend " + b.name() + " declined the program: " + f.message;
     run_op_by_op(needed, live);
     return false;
   }
-  if (s != BP_OK) fail(s, "backend " + b.name() + " failed: " + message);
+  if (s != BP_OK) fail(f.status, "backend " + b.name() + ": execute_fused failed (" + f.code + "): " + f.message);
   b.counters.ops.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

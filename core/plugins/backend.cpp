@@ -1,11 +1,11 @@
 #include "plugins/backend.hpp"
 
-#include <cstring>
 #include <map>
 
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
+#include "plugins/plugin_scratch.hpp"
 #include "plugins/plugin_strings.hpp"
 
 namespace bp::core {
@@ -65,16 +65,21 @@ Backend::Backend(std::string path, const bp_plugin_api *api, uint32_t api_size, 
       builtin_(builtin),
       options_(std::move(options)) {}
 
-void Backend::check(bp_status s, const char *call) const {
-  if (s == BP_OK) return;
-  const std::string msg = api_->last_error ? copy_plugin_string(api_->last_error()) : std::string();
+Backend::Failure Backend::failure(bp_status raw) const {
+  std::string msg = copy_plugin_string(api_->last_error());
+  if (msg.empty()) msg = "no message";
   // A code outside the enum is the plugin's bug; the caller gets a status it
   // knows, and the raw code is kept in the message.
-  const bp_status status = bp_vocab_status_name(s) ? s : BP_ERR_BACKEND;
-  const std::string code = status == s ? std::string(status_name(s))
-                                        : std::string(status_name(status)) + ", its code " + std::to_string(s) +
-                                                               " is no bp_status";
-  fail(status, "backend " + name_ + ": " + call + " failed (" + code + "): " + (msg.empty() ? "no message" : msg));
+  if (bp_vocab_status_name(raw)) return {raw, status_name(raw), std::move(msg)};
+  return {BP_ERR_BACKEND,
+          std::string(status_name(BP_ERR_BACKEND)) + ", its code " + std::to_string(int32_t(raw)) + " is no bp_status",
+          std::move(msg)};
+}
+
+void Backend::check(bp_status s, const char *call) const {
+  if (s == BP_OK) return;
+  const Failure f = failure(s);
+  fail(f.status, "backend " + name_ + ": " + call + " failed (" + f.code + "): " + f.message);
 }
 
 bool Backend::start() {
@@ -128,18 +133,26 @@ void Backend::enumerate() {
   caps_.reset(new std::atomic<uint8_t>[size_t(count) * kCapsPerDevice]());
   // Every device is described before any is registered: a backend whose
   // enumeration fails half-way must leave no device behind.
-  std::vector<bp_plugin_device_info> infos(static_cast<size_t>(count));
-  for (int32_t i = 0; i < count; ++i) {
-    bp_plugin_device_info &info = infos[size_t(i)];
-    std::memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    auto lock = call_lock();
-    check(api_->device_info(i, &info), "device_info");
-    info.model[sizeof info.model - 1] = '\0';
-  }
   std::vector<Registry::NewDevice> described;
-  for (const auto &info : infos) described.push_back({info.kind, info.model});
+  for (int32_t i = 0; i < count; ++i) {
+    const bp_plugin_device_info info = device_info(i);
+    described.push_back({info.kind, info.model});
+  }
   devices_ = registry().add_devices(this, described);
+}
+
+bp_plugin_device_info Backend::device_info(int32_t device) {
+  PluginScratch scratch(sizeof(bp_plugin_device_info));
+  bp_plugin_device_info *info = scratch.as<bp_plugin_device_info>();
+  info->struct_size = sizeof *info;
+  {
+    auto lock = call_lock();
+    check(api_->device_info(device, info), "device_info");
+  }
+  scratch.check(*this, "device_info");
+  bp_plugin_device_info out = *info;
+  out.model[sizeof out.model - 1] = '\0';
+  return out;
 }
 
 bool Backend::ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,

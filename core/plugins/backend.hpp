@@ -98,7 +98,27 @@ class Backend {
     return ask_supports(index, device, op, dtype, out_dtype);
   }
 
-  // Throws an Error built from the plugin's own message when s != BP_OK.
+  // What a status other than BP_OK from one of this plugin's entries comes
+  // to for the core's caller. Every status a plugin returns reaches the
+  // caller through here: `status` is a documented bp_status (a code outside
+  // the enum becomes BP_ERR_BACKEND), `code` names it ("BP_ERR_SHAPE", or
+  // "BP_ERR_BACKEND, its code 12345 is no bp_status"), `message` is the
+  // plugin's last_error, copied with a bound, or "no message". Call it under
+  // the call lock, right after the failed call: last_error is the calling
+  // thread's.
+  struct Failure {
+    bp_status status;
+    std::string code, message;
+  };
+  Failure failure(bp_status raw) const;
+
+  // The plugin's description of one of its devices, filled in a guarded
+  // scratch area (plugin_scratch.hpp), its model NUL-terminated; throws
+  // when device_info failed or wrote past the struct.
+  bp_plugin_device_info device_info(int32_t device);
+
+  // Throws an Error built from failure(s) when s != BP_OK:
+  // "backend <name>: <call> failed (<code>): <message>".
   void check(bp_status s, const char *call) const;
 
   // Serialises calls into plugins that did not declare thread safety.

@@ -12,6 +12,7 @@
 
 #include "devices/registry.hpp"
 #include "plugin_validation.hpp"
+#include "plugins/plugin_scratch.hpp"
 
 namespace bp::core {
 
@@ -54,9 +55,12 @@ constexpr char kPassed[] = "\x01passed";
   const char *why = nullptr;
   if (api->device_count(&count, &why) != BP_OK) report(kPassed, 0);
   for (int32_t i = 0; i < count && i < Registry::kMaxDevicesPerBackend; ++i) {
-    bp_plugin_device_info info{};
-    info.struct_size = sizeof info;
-    if (api->device_info(i, &info) != BP_OK) break;
+    // Guarded as in the host (Backend::device_info), which then tells a
+    // write past the struct from a crash.
+    PluginScratch scratch(sizeof(bp_plugin_device_info));
+    bp_plugin_device_info *info = scratch.as<bp_plugin_device_info>();
+    info->struct_size = sizeof *info;
+    if (api->device_info(i, info) != BP_OK) break;
   }
   report(kPassed, 0);
   _exit(0);  // not reached: report exits

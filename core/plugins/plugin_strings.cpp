@@ -3,9 +3,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
+
+#include "bounded_read.hpp"
 
 namespace bp::core {
 
@@ -16,12 +16,6 @@ size_t page_size() {
   return size;
 }
 
-// Copies n bytes from this process's own address `from`; false on a fault.
-bool read_own(void *to, const void *from, size_t n) {
-  iovec local{to, n}, remote{const_cast<void *>(from), n};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == ssize_t(n);
-}
-
 bool write_own(void *to, const void *from, size_t n) {
   iovec local{const_cast<void *>(from), n}, remote{to, n};
   return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == ssize_t(n);
@@ -30,17 +24,13 @@ bool write_own(void *to, const void *from, size_t n) {
 }  // namespace
 
 std::string copy_plugin_string(const char *p) {
+  using plugin_validation::StringEnd;
   if (!p) return {};
   std::string out;
-  char chunk[512];
-  while (out.size() < kMaxPluginString) {
-    // Never across a page boundary: the next page may be unmapped.
-    const uintptr_t at = reinterpret_cast<uintptr_t>(p) + out.size();
-    size_t n = std::min<size_t>({sizeof chunk, page_size() - at % page_size(), kMaxPluginString - out.size()});
-    if (!read_own(chunk, reinterpret_cast<const void *>(at), n)) return out + " [... unreadable]";
-    const void *nul = std::memchr(chunk, '\0', n);
-    if (nul) return out.append(chunk, size_t(static_cast<const char *>(nul) - chunk));
-    out.append(chunk, n);
+  switch (plugin_validation::read_plugin_string(p, kMaxPluginString, out)) {
+    case StringEnd::kNul: return out;
+    case StringEnd::kUnreadable: return out + " [... unreadable]";
+    case StringEnd::kLimit: break;
   }
   return out + " [... truncated]";
 }
@@ -51,7 +41,7 @@ bool memory_accessible(void *p, size_t bytes, bool write) {
   if (!base || reinterpret_cast<uintptr_t>(base) + bytes < reinterpret_cast<uintptr_t>(base)) return false;
   auto probe = [write](unsigned char *at) {
     unsigned char byte;
-    if (!read_own(&byte, at, 1)) return false;
+    if (!plugin_validation::read_own(&byte, at, 1)) return false;
     return !write || write_own(at, &byte, 1);  // writes back what is there
   };
   // The ends and up to 62 pages between them: a checked copy of gigabytes

@@ -1,7 +1,8 @@
-// Strings a plugin hands the core (last_error, device_count's reason) are
-// copied, never trusted: at most kMaxPluginString bytes, and through
-// process_vm_readv, so an unterminated string or a wild pointer ends the copy
-// instead of the process.
+// Strings a plugin hands the core while it runs (last_error, device_count's
+// reason) are copied, never trusted: at most kMaxPluginString bytes, and
+// through process_vm_readv (plugin_validation's bounded_read.hpp, which also
+// reads the table's name, prefix and version), so an unterminated string or
+// a wild pointer ends the copy instead of the process.
 #pragma once
 
 #include <cstddef>

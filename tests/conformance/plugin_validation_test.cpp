@@ -3,6 +3,10 @@
 // each table it rejects.
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -100,6 +104,45 @@ TEST_CASE("names and prefixes: NULL, malformed and reserved ones are named", "[v
   CHECK(valid_backend_name("cpu-openblas_2"));
   CHECK_FALSE(valid_backend_name(""));
   CHECK_FALSE(valid_backend_name(std::string(64, 'a').c_str()));
+}
+
+TEST_CASE("the table's strings are read with a bound: unreadable, unterminated and overlong ones are named",
+          "[validation]") {
+  // Two pages, the second unreadable; text is `before` bytes of 'x' with no
+  // NUL up to the unreadable page, which an unbounded read reaches and
+  // faults on.
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  auto *pages = static_cast<char *>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  REQUIRE(pages != MAP_FAILED);
+  std::memset(pages, 'x', page);
+  REQUIRE(mprotect(pages + page, page, PROT_NONE) == 0);
+  auto unterminated = [&](size_t before) { return pages + page - before; };
+
+  bp_plugin_api api = good_table();
+  api.name = unterminated(0);
+  CHECK(validate_plugin_api(&api) == "backend name points to memory this process cannot read");
+  api.name = unterminated(10);
+  CHECK(validate_plugin_api(&api) ==
+        "backend name points to memory this process cannot read (after 10 bytes and no NUL)");
+  api.name = unterminated(300);
+  CHECK(validate_plugin_api(&api) ==
+        "backend name \"" + std::string(64, 'x') + "...\" is not made of [a-z0-9_-], 1 to 63 characters");
+  api = good_table();
+  api.device_prefix = unterminated(3);
+  CHECK(validate_plugin_api(&api) ==
+        "device_prefix points to memory this process cannot read (after 3 bytes and no NUL)");
+  api = good_table();
+  api.version = unterminated(100);
+  CHECK(validate_plugin_api(&api) == "version points to memory this process cannot read (after 100 bytes and no NUL)");
+  api.version = reinterpret_cast<const char *>(uintptr_t(16));
+  CHECK(validate_plugin_api(&api) == "version points to memory this process cannot read");
+  // A version of 4095 bytes is one; 4096 without a NUL is not.
+  const std::string longest(4095, 'v');
+  api.version = longest.c_str();
+  CHECK(validate_plugin_api(&api).empty());
+  api.version = unterminated(page);
+  CHECK(validate_plugin_api(&api) == "version \"" + std::string(64, 'x') + "...\" has no NUL within its first 4096 bytes");
+  munmap(pages, 2 * page);
 }
 
 TEST_CASE("a NULL required entry is named", "[validation]") {

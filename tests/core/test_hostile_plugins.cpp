@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <map>
 #include <string>
 
+#include "backplane/plugin.h"
 #include "runtime_fixture.hpp"
 
 namespace fs = std::filesystem;
@@ -105,6 +107,107 @@ TEST_CASE("a plugin status outside the enum reaches the caller as BP_ERR_BACKEND
     CHECK(std::string(bp_last_error()).find(std::string("BP_ERR_BACKEND, its code ") + code + " is no bp_status") !=
           std::string::npos);
   }
+  host_backends_work();
+}
+
+TEST_CASE("an unterminated last_error after a failed execute is copied with a bound") {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("untermexec:0", &d) == BP_OK);
+  const int64_t shape[] = {4};
+  bp_tensor t = 0;
+  CHECK(bp_full(d, BP_FLOAT32, 1, shape, 1.5, &t) == BP_ERR_BACKEND);
+  const std::string message = bp_last_error();
+  CHECK(message.find("backend unterminated-execute-error failed (BP_ERR_BACKEND): " + std::string(100, 'x') +
+                     " [... unreadable]") != std::string::npos);
+  CHECK(message.size() < 6000);
+  host_backends_work();
+}
+
+TEST_CASE("a status outside the enum from execute reaches the caller as BP_ERR_BACKEND with the raw code") {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  for (auto [device, code] : {std::pair<const char *, const char *>{"execodd:0", "12345"}, {"execneg:0", "-7"}}) {
+    INFO(device);
+    bp_device d = -1;
+    REQUIRE(bp_device_get(device, &d) == BP_OK);
+    const int64_t shape[] = {4};
+    bp_tensor t = 0;
+    CHECK(bp_full(d, BP_FLOAT32, 1, shape, 2.0, &t) == BP_ERR_BACKEND);
+    CHECK(bp_last_error_status() == BP_ERR_BACKEND);
+    const std::string message = bp_last_error();
+    CHECK(message.find(std::string("failed (BP_ERR_BACKEND, its code ") + code +
+                       " is no bp_status): execute: a status from nowhere") != std::string::npos);
+    CHECK(message.find(std::string("on ") + device + ": backend execute-") != std::string::npos);
+    // And through the C++ binding, whose exception carries the status.
+    try {
+      bp::full({4}, 2.0, bp::f32, bp::Device(device));
+      FAIL("no error");
+    } catch (const bp::Error &e) {
+      CHECK(e.status() == BP_ERR_BACKEND);
+    }
+  }
+  host_backends_work();
+}
+
+TEST_CASE("a table whose name or version has no NUL before an unreadable page is refused, in the host itself") {
+  // No probe process: the host's own loader reads the table (as for a
+  // built-in plugin).
+  bp_test::start(bp_test::with_plugins_in(kHostile) +
+                 "[plugins.unterminated-name]\nprobe_in_subprocess = false\n"
+                 "[plugins.unterminated-version]\nprobe_in_subprocess = false\n");
+  auto r = reports_by_file();
+  CHECK(r["libbackplane-unterminated-name.so"].loaded == 0);
+  CHECK(std::string(r["libbackplane-unterminated-name.so"].name) == "unterminated-name");  // the file's
+  // Read no further than one byte past the longest name.
+  CHECK(std::string(r["libbackplane-unterminated-name.so"].reason) ==
+        "backend name \"" + std::string(64, 'x') + "...\" is not made of [a-z0-9_-], 1 to 63 characters");
+  CHECK(r["libbackplane-unterminated-version.so"].loaded == 0);
+  CHECK(std::string(r["libbackplane-unterminated-version.so"].reason) ==
+        "version points to memory this process cannot read (after 100 bytes and no NUL)");
+  host_backends_work();
+}
+
+TEST_CASE("a device_info that writes past the struct it is given fails the backend's start, naming it") {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("overrun:0", &d) == BP_ERR_UNKNOWN_DEVICE);
+  const std::string why = "backend info-overrun: device_info wrote past the " +
+                          std::to_string(sizeof(bp_plugin_device_info)) +
+                          " bytes it was given (bytes 0 to 63 after them changed)";
+  CHECK(std::string(bp_last_error()).find(why) != std::string::npos);
+  host_backends_work();
+}
+
+TEST_CASE("bp_device_info_get on a plugin whose device_info writes past the struct fails with BP_ERR_PLUGIN") {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  bp_device d = -1;
+  // The plugin describes its device properly once (at enumeration), then
+  // writes 64 bytes past the struct on every later call.
+  REQUIRE(bp_device_get("overrunlater:0", &d) == BP_OK);
+  for (int call = 0; call < 2; ++call) {
+    bp_device_info info{};
+    info.struct_size = sizeof info;
+    CHECK(bp_device_info_get(d, &info) == BP_ERR_PLUGIN);
+    CHECK(std::string(bp_last_error()).find("backend info-overrun-later: device_info wrote past the " +
+                                            std::to_string(sizeof(bp_plugin_device_info)) + " bytes it was given") !=
+          std::string::npos);
+  }
+  host_backends_work();
+}
+
+TEST_CASE("a device_properties that writes past the capacity it is given fails with BP_ERR_PLUGIN") {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get("propsoverrun:0", &d) == BP_OK);
+  // The caller's array has a fifth element the plugin is not told about.
+  bp_property props[5] = {};
+  std::snprintf(props[4].key, sizeof props[4].key, "mine");
+  int32_t count = -1;
+  CHECK(bp_device_properties(d, props, 4, &count) == BP_ERR_PLUGIN);
+  CHECK(std::string(bp_last_error()).find("backend properties-overrun: device_properties wrote past the " +
+                                          std::to_string(4 * sizeof(bp_property)) + " bytes it was given") !=
+        std::string::npos);
+  CHECK(std::string(props[4].key) == "mine");
   host_backends_work();
 }
 

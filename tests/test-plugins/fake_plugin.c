@@ -24,6 +24,19 @@
  *   FAKE_IGNORES_STRIDES     FILL writes its elements densely from the offset,
  *                            whatever the output's strides say
  *   FAKE_HANGS               a well-formed FILL never returns
+ *   FAKE_UNTERMINATED_ERROR  last_error returns 100 bytes before an unreadable page, no NUL
+ *   FAKE_HUGE_ERROR          last_error returns a 64 MiB string
+ *   FAKE_UNTERMINATED_FIELD  the table's string field of this name (name,
+ *                            version, device_prefix) is like that last_error
+ *   FAKE_EXECUTE_STATUS      execute returns this status, whatever it is asked
+ *   FAKE_INFO_OVERRUN        device_info writes this many bytes past the
+ *                            struct_size it was given (as a plugin built
+ *                            against a longer struct and ignoring struct_size)...
+ *   FAKE_INFO_OVERRUN_AFTER  ...from its call number this on (default 0: every call)
+ *   FAKE_PROPERTIES_OVERRUN  has device_properties, which writes one property
+ *                            more than the capacity it is given
+ *   FAKE_CORRUPTS_HEAP       a well-formed FILL also overwrites the allocator's
+ *                            header of its output's storage
  *
  * Every entry checks its arguments (NULL pointers, device index, buffer
  * bounds, views) and answers a bad call with an error and a message.
@@ -42,7 +55,7 @@
 #include <pthread.h>
 #include <time.h>
 #endif
-#ifdef FAKE_UNTERMINATED_ERROR
+#if defined(FAKE_UNTERMINATED_ERROR) || defined(FAKE_UNTERMINATED_FIELD)
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -58,6 +71,9 @@
 #endif
 #ifndef FAKE_DEVICE_COUNT
 #define FAKE_DEVICE_COUNT 1
+#endif
+#ifndef FAKE_INFO_OVERRUN_AFTER
+#define FAKE_INFO_OVERRUN_AFTER 0
 #endif
 #ifndef FAKE_NAME_POINTER
 #define FAKE_NAME_POINTER FAKE_NAME
@@ -95,9 +111,10 @@ __attribute__((constructor)) static void hang_on_load(void) {
 }
 #endif
 
-#if defined(FAKE_UNTERMINATED_ERROR)
-/* 100 bytes before an unreadable page, and no NUL anywhere. */
-static const char *fake_last_error(void) {
+#if defined(FAKE_UNTERMINATED_ERROR) || defined(FAKE_UNTERMINATED_FIELD)
+/* 100 bytes before an unreadable page, and no NUL anywhere: whatever reads
+ * it to its end faults on the PROT_NONE page, every time. */
+static const char *unterminated_text(void) {
   static char *text = NULL;
   if (!text) {
     long page = sysconf(_SC_PAGESIZE);
@@ -108,6 +125,10 @@ static const char *fake_last_error(void) {
   }
   return text;
 }
+#endif
+
+#if defined(FAKE_UNTERMINATED_ERROR)
+static const char *fake_last_error(void) { return unterminated_text(); }
 #elif defined(FAKE_HUGE_ERROR)
 /* A 64 MiB message. */
 static const char *fake_last_error(void) {
@@ -195,8 +216,6 @@ static bp_status fake_init(const char *const *k, const char *const *v, int32_t n
   return BP_OK;
 #elif defined(FAKE_FAIL_INIT)
   return fail(BP_ERR_BACKEND, "the fake device refused to start");
-#elif defined(FAKE_UNTERMINATED_ERROR) || defined(FAKE_HUGE_ERROR)
-  return BP_ERR_BACKEND;
 #else
   return BP_OK;
 #endif
@@ -221,8 +240,32 @@ static bp_status fake_device_info(int32_t device, bp_plugin_device_info *info) {
   if (INFO_HAS(info, kind)) info->kind = BP_DEVICE_ACCELERATOR;
   if (INFO_HAS(info, model)) snprintf(info->model, sizeof info->model, "%s", "fake accelerator");
   if (INFO_HAS(info, memory_in_use)) info->memory_in_use = g_in_use;
+#ifdef FAKE_INFO_OVERRUN
+  {
+    static int calls = 0; /* calls are serialised: no atomic */
+    if (calls++ >= FAKE_INFO_OVERRUN_AFTER)
+      memset((char *)info + info->struct_size, 0x5a, FAKE_INFO_OVERRUN); /* the bug this variant exists for */
+  }
+#endif
   return BP_OK;
 }
+
+#ifdef FAKE_PROPERTIES_OVERRUN
+static bp_status fake_device_properties(int32_t device, bp_property *props, int32_t capacity, int32_t *count) {
+  int32_t i;
+  if (device != 0) return fail_device("device_properties", device);
+  if (count == NULL || capacity < 0) return fail(BP_ERR_INVALID_ARGUMENT, "device_properties: bad arguments");
+  for (i = 0; i <= capacity; ++i) { /* <=: the bug this variant exists for */
+    snprintf(props[i].key, sizeof props[i].key, "key%d", (int)i);
+    snprintf(props[i].value, sizeof props[i].value, "value%d", (int)i);
+  }
+  *count = capacity;
+  return BP_OK;
+}
+#define FAKE_DEVICE_PROPERTIES fake_device_properties
+#else
+#define FAKE_DEVICE_PROPERTIES NULL
+#endif
 
 static bp_status fake_alloc(int32_t device, uint64_t bytes, bp_buffer *out) {
   bp_buffer b;
@@ -352,6 +395,9 @@ static bp_status fake_execute(int32_t device, int32_t op, const bp_op_attrs *att
   double scalar = 0;
   bp_status s;
   if (device != 0) return fail_device("execute", device);
+#ifdef FAKE_EXECUTE_STATUS
+  return fail((bp_status)(FAKE_EXECUTE_STATUS), "execute: a status from nowhere");
+#endif
   if (op != BP_OP_FILL && op != BP_OP_ADD && op != BP_OP_MUL)
     return fail(BP_ERR_UNSUPPORTED, "the fake backend only fills float32 tensors");
   if (attrs == NULL) return fail(BP_ERR_INVALID_ARGUMENT, "execute: attrs is NULL");
@@ -382,6 +428,12 @@ static bp_status fake_execute(int32_t device, int32_t op, const bp_op_attrs *att
     volatile float *nowhere = (volatile float *)(uintptr_t)16;
     *nowhere = (float)scalar;
   }
+#endif
+#ifdef FAKE_CORRUPTS_HEAP
+  /* The bug this variant exists for: the 16 bytes before the storage (its
+   * malloc chunk header) become garbage; the allocator notices when the
+   * block is freed, long after this call returned BP_OK. */
+  memset(out->buffer->data - 16, 0x5a, 16);
 #endif
   for (i = 0; i < n; ++i) {
     float value = (float)scalar;
@@ -421,7 +473,7 @@ static bp_status fake_host_address(bp_buffer b, void **address) {
 
 static const bp_plugin_api g_api = {
     FAKE_STRUCT_SIZE, FAKE_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, 0, FAKE_NAME_POINTER, FAKE_VERSION, FAKE_PREFIX,
-    fake_last_error, fake_init, fake_device_count, fake_device_info, NULL, fake_alloc,
+    fake_last_error, fake_init, fake_device_count, fake_device_info, FAKE_DEVICE_PROPERTIES, fake_alloc,
     fake_free, fake_write, fake_read, NULL, fake_supports,
 #ifdef FAKE_NULL_EXECUTE
     NULL,
@@ -435,8 +487,15 @@ static const bp_plugin_api g_api = {
 BP_PLUGIN_EXPORT const bp_plugin_api *bp_plugin_get_api(uint32_t major, uint32_t minor) {
   (void)major;
   (void)minor;
-#ifdef FAKE_REFUSE_HOST
+#if defined(FAKE_REFUSE_HOST)
   return NULL;
+#elif defined(FAKE_UNTERMINATED_FIELD)
+  {
+    static bp_plugin_api api;
+    api = g_api;
+    api.FAKE_UNTERMINATED_FIELD = unterminated_text();
+    return &api;
+  }
 #else
   return &g_api;
 #endif

@@ -213,7 +213,11 @@ BP_API const char *bp_device_name(bp_device device);
  * BP_DEVICE_INFO_SIZE_1_0, fields past it are not written. */
 BP_API bp_status bp_device_info_get(bp_device device, bp_device_info *info);
 
-/* Backend-specific properties of a device (model, cores, library versions). */
+/* Backend-specific properties of a device (model, cores, library versions):
+ * up to `capacity` of them into props (NULL allowed when capacity is 0), how
+ * many into *count. The backend is asked for at most 1024 and fills a
+ * scratch array of the core's, copied into props with each key and value
+ * NUL-terminated. */
 BP_API bp_status bp_device_properties(bp_device device, bp_property *props, int32_t capacity,
                                       int32_t *count);
 

@@ -237,7 +237,10 @@ typedef char bp_fused_program_size_check
 #define BP_PLUGIN_THREAD_SAFE 1u /* every entry may be called from many threads at once */
 
 /* Device description filled by device_info. The core zero-fills it and sets
- * struct_size; the plugin writes only the fields that fit in struct_size. */
+ * struct_size; the plugin writes only the fields that fit in struct_size.
+ * The struct is a scratch copy of the core's followed by guard bytes: a
+ * plugin that writes past struct_size fails the call with BP_ERR_PLUGIN
+ * (and, while devices are enumerated, its backend's start). */
 typedef struct bp_plugin_device_info {
   uint32_t struct_size;    /* set by the core (since 1.0) */
   int32_t kind;            /* a bp_device_kind (since 1.0) */

@@ -2,30 +2,52 @@
 
 #include <cstring>
 
+#include "bounded_read.hpp"
+
 namespace bp::plugin_validation {
 
 namespace {
 
 const char kNameRule[] = "made of [a-z0-9_-], 1 to 63 characters";
 
+// The longest version string a table may point at, NUL excluded.
+constexpr size_t kMaxVersion = 4095;
+
 // A plugin's string as it appears in a message: quoted, at most 64
-// characters, control characters shown as '?'.
-std::string quoted(const char *s) {
+// characters, control characters shown as '?', "..." when there is more.
+std::string quoted(const std::string &s) {
   std::string out = "\"";
-  size_t n = 0;
-  for (; s[n] && n < 64; ++n) out += static_cast<unsigned char>(s[n]) < 0x20 ? '?' : s[n];
-  return out + (s[n] ? "...\"" : "\"");
+  for (size_t n = 0; n < s.size() && n < 64; ++n) out += static_cast<unsigned char>(s[n]) < 0x20 ? '?' : s[n];
+  return out + (s.size() > 64 ? "...\"" : "\"");
 }
 
 std::string host_abi() {
   return std::to_string(BP_PLUGIN_ABI_MAJOR) + "." + std::to_string(BP_PLUGIN_ABI_MINOR);
 }
 
-// "" when `value` is a valid name; else why not, starting with `field`.
-std::string check_name(const char *field, const char *value) {
+// Reads the table's string `field` into text with a bound; "" when it ends
+// in a NUL within `limit` bytes, else why not, starting with `field`.
+std::string read_field(const char *field, const char *value, size_t limit, std::string &text) {
   if (!value) return std::string(field) + " is NULL";
-  if (!valid_backend_name(value))
-    return std::string(field) + " " + quoted(value) + " is not " + kNameRule;
+  switch (read_plugin_string(value, limit, text)) {
+    case StringEnd::kNul: return {};
+    case StringEnd::kUnreadable:
+      return std::string(field) + " points to memory this process cannot read" +
+             (text.empty() ? std::string() : " (after " + std::to_string(text.size()) + " bytes and no NUL)");
+    case StringEnd::kLimit: break;
+  }
+  return std::string(field) + " " + quoted(text) + " has no NUL within its first " + std::to_string(limit) +
+         " bytes";
+}
+
+// "" when `value` is a valid name, read into text; else why not, starting
+// with `field`.
+std::string check_name(const char *field, const char *value, std::string &text) {
+  // 65 bytes: one past the longest name with its NUL, so that a longer
+  // name is refused in the words of the rule.
+  std::string bad = read_field(field, value, 65, text);
+  if (!bad.empty() && !(value && text.size() == 65)) return bad;
+  if (!valid_backend_name(text.c_str())) return std::string(field) + " " + quoted(text) + " is not " + kNameRule;
   return {};
 }
 
@@ -67,14 +89,17 @@ std::string validate_plugin_api(const bp_plugin_api *api) {
     return "struct_size " + std::to_string(api->struct_size) +
            " is smaller than a version 1.0 table (" + std::to_string(BP_PLUGIN_API_SIZE_1_0) +
            " bytes); the table says ABI " + abi_version(*api);
-  std::string bad = check_name("backend name", api->name);
+  std::string name, prefix, version;
+  std::string bad = check_name("backend name", api->name, name);
   if (!bad.empty()) return bad;
-  bad = check_name("device_prefix", api->device_prefix);
+  bad = check_name("device_prefix", api->device_prefix, prefix);
   if (!bad.empty()) return bad;
   for (const char *reserved : {"gpu", "auto", "default"})
-    if (std::strcmp(api->device_prefix, reserved) == 0)
+    if (prefix == reserved)
       return "device_prefix " + quoted(reserved) +
              " is reserved (gpu, auto and default name devices of any backend)";
+  // A NULL version is conformance_problem's, not a reason to refuse.
+  if (api->version && !(bad = read_field("version", api->version, kMaxVersion + 1, version)).empty()) return bad;
   struct Required {
     const void *fn;
     const char *name;

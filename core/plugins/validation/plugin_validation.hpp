@@ -13,8 +13,10 @@ namespace bp::plugin_validation {
 // "" when the table is usable by a host of this ABI (BP_PLUGIN_ABI_MAJOR),
 // else the first reason it is not, in this order: a NULL table (the plugin
 // refused the host), another ABI major, a struct_size below the 1.0 table,
-// the backend name, the device prefix, then each required entry. The core
-// rejects such a plugin and the kit fails it.
+// the backend name, the device prefix, a version string that cannot be read
+// or has no NUL within 4096 bytes, then each required entry. The strings are
+// read with a bound (bounded_read.hpp): an unterminated or wild one is a
+// reason, never a fault. The core rejects such a plugin and the kit fails it.
 std::string validate_plugin_api(const bp_plugin_api *api);
 
 // For a usable table: "" or the first way it departs from plugin.h that a
