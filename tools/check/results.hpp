@@ -19,6 +19,9 @@ struct Options {
   std::string junit, reference;
   int32_t device = -1;
   int timeout = 300;
+  // --only and --ops (selection.hpp); empty: everything.
+  std::vector<std::string> only;
+  std::vector<int32_t> ops;
 };
 
 struct GroupResult {
