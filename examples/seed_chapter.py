@@ -16,7 +16,7 @@ Options: --dtype bfloat16 (or float16, float64, ...) makes the chapter's
 tensors and network in that dtype; --device reference:0 puts what the chapter
 puts on try_gpu() and try_gpu(1) on that device; --record out.npz saves each
 step's result (widened to float64), its dtype and the inputs drawn at random,
-so that tests/python/test_seed_dtypes.py can redo the steps in PyTorch.
+so that tests/python/test_seed_dtypes.py can redo the steps in float64 NumPy.
 """
 import argparse
 import time

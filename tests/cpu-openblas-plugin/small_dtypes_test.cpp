@@ -3,6 +3,10 @@
 // single rounding from float64 and int64, integer wrapping and saturation,
 // halves computing in float32 and rounding once, sums and MATMUL that
 // accumulate wider than the dtype, and the creation operators.
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -10,6 +14,7 @@
 
 #include "backplane_kernels/random.h"
 #include "cpu_vs_reference.hpp"
+#include "skip.hpp"
 
 using namespace cpu_test;
 using bp_plugin::bfloat16;
@@ -37,9 +42,31 @@ std::vector<R> apply(Buffers &s, int32_t op, bp_dtype in, bp_dtype out, const st
   return s.values<R>(o);
 }
 
+// AVX-512 BF16 (CPUID leaf 7, subleaf 1, EAX bit 5), the instructions of
+// oneDNN's native bfloat16 GEMM; the AVX-512F test covers the OS's saving
+// of ZMM state.
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __builtin_cpu_supports("avx512f") && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 5));
+#else
+  return false;
+#endif
+}
+
 PluginHandle &cpu() {
   static PluginHandle handle("cpu-openblas", {{"threads", "2"}});
   return handle;
+}
+
+// The device's properties, by key.
+std::map<std::string, std::string> cpu_properties() {
+  bp_property props[32];
+  int32_t n = 0;
+  REQUIRE(cpu().api().device_properties(0, props, 32, &n) == BP_OK);
+  std::map<std::string, std::string> got;
+  for (int32_t i = 0; i < n; ++i) got[props[i].key] = props[i].value;
+  return got;
 }
 
 float f32(uint32_t u) {
@@ -271,17 +298,29 @@ TEST_CASE("FILL, ARANGE and RANDOM_UNIFORM in the 1.4 dtypes", "[small]") {
 }
 
 TEST_CASE("the device names its half GEMM path and conversion instructions", "[small]") {
-  bp_property props[32];
-  int32_t n = 0;
-  REQUIRE(cpu().api().device_properties(0, props, 32, &n) == BP_OK);
-  std::map<std::string, std::string> got;
-  for (int32_t i = 0; i < n; ++i) got[props[i].key] = props[i].value;
+  std::map<std::string, std::string> got = cpu_properties();
   CHECK(got["gemm_float16_path"] == "convert-to-f32+cblas_sgemm");
   const std::string bf16 = got["gemm_bfloat16_path"];
   CHECK((bf16 == "convert-to-f32+cblas_sgemm" || bf16.rfind("onednn:", 0) == 0));
+  // oneDNN only where its kernel is native: emulated bfloat16 is slower than sgemm.
+  if (!cpu_has_avx512_bf16()) CHECK(bf16 == "convert-to-f32+cblas_sgemm");
   CHECK(got["gemm_half_path"].find("convert-to-f32+cblas_sgemm") != std::string::npos);
   CHECK((got["half_conversions"] == "avx512f" || got["half_conversions"] == "avx2+f16c" ||
          got["half_conversions"] == "scalar"));
+}
+
+// The MATMUL tests around it run on whichever path the device names; this
+// one says which machines ran the oneDNN path.
+TEST_CASE("bfloat16 GEMM takes oneDNN's native kernel where the CPU has AVX-512 BF16", "[small]") {
+  if (!cpu_has_avx512_bf16())
+    return bp_test::skip("needs AVX-512 BF16, which this CPU lacks: its bfloat16 GEMM is convert-to-f32+cblas_sgemm");
+#ifndef BP_TEST_CPU_OPENBLAS_HAS_ONEDNN
+  return bp_test::skip("needs cpu-openblas built with oneDNN (libdnnl-dev), which this build is not");
+#else
+  const std::string path = cpu_properties()["gemm_bfloat16_path"];
+  CHECK(path.rfind("onednn:", 0) == 0);
+  CHECK((path.find("avx512_core_bf16") != std::string::npos || path.find("amx") != std::string::npos));
+#endif
 }
 
 TEST_CASE("bfloat16 MATMUL is exact on small integers and keeps subnormals, on every path", "[small]") {

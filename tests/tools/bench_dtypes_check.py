@@ -9,6 +9,7 @@ figure says why. Timings themselves are never checked.
 """
 import json
 import math
+import re
 import sys
 
 
@@ -46,10 +47,14 @@ def main():
             assert r["note"].startswith(f"target >= {target:g}x: {verdict}"), r
         measured = r["backplane"] is not None and math.isfinite(r["backplane"]) and r["backplane"] > 0
         assert measured or "failed: " in r["note"] or "skipped: " in r["note"], f"no figure and no reason: {r}"
-        # Backplane's half GEMM rows name the plugin's path (libtorch's rows
-        # name libtorch's build instead).
+        # Backplane's half GEMM rows name the plugin's path for their dtype
+        # and the conversion instructions, which depend on the CPU
+        # (libtorch's rows name libtorch's build instead).
         if r["params"].startswith(("bfloat16 n=", "float16 n=")) and "libtorch" not in r["baseline_name"]:
-            assert "path: " in r["note"], r
+            path = "(convert-to-f32\\+cblas_sgemm|onednn:[^ ]+)" if r["params"].startswith("b") \
+                else "convert-to-f32\\+cblas_sgemm"
+            assert re.search(r"path: " + path + r" \(conversions: (avx512f|avx2\+f16c|scalar)\)",
+                             r["note"]), r
     print(f"{len(rows)} rows checked")
 
 

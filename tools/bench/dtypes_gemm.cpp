@@ -5,7 +5,9 @@
 // and float32 matmul where bp-bench-torch is built.
 #include <cstdlib>
 #include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "dtypes.hpp"
 #include "runtime_info.hpp"
@@ -78,8 +80,18 @@ void torch_rows(Context &ctx, Report &rep, const Setup &s, const std::map<std::p
 
 void gemm_rows(Context &ctx, Report &rep, const Setup &s) {
   const double target_s = ctx.quick ? 0.02 : 0.2;
-  const std::string reported = property(s.cpu.properties(), "gemm_half_path");
-  const std::string path = "path: " + (reported.empty() ? std::string("unknown") : reported);
+  // Each dtype's own path (oneDNN's AVX-512 BF16 kernel or the float32
+  // panels and sgemm) and the conversion instructions: the figure depends
+  // on which this CPU has.
+  const std::vector<bp_property> props = s.cpu.properties();
+  const auto reported = [&props](const std::string &key) {
+    const std::string value = property(props, key);
+    return value.empty() ? std::string("unknown") : value;
+  };
+  const auto path = [&](bp_dtype dtype) {
+    return "path: " + reported(std::string("gemm_") + bp_dtype_name(dtype) + "_path") +
+           " (conversions: " + reported("half_conversions") + ")";
+  };
   // Backplane's GFLOPS per (dtype, n), for the libtorch rows.
   std::map<std::pair<bp_dtype, int64_t>, double> ours;
 
@@ -119,7 +131,7 @@ void gemm_rows(Context &ctx, Report &rep, const Setup &s) {
       Row h{"dtypes", size_text(dtype, n), "cpu:0", "GFLOPS"};
       h.baseline_name = baseline_name;
       h.target = kGemmTarget;
-      h.note = path + "; " + baseline_note;
+      h.note = path(dtype) + "; " + baseline_note;
       add_row(ctx, rep, h, [&](Row &row) {
         ctx.progress("dtypes: GEMM " + size_text(dtype, n));
         const MatmulOperands half = converted(a32, b32, dtype, s.cpu);

@@ -11,6 +11,7 @@
 #include "discovery.hpp"
 #include "plugin_check.hpp"
 #include "reports.hpp"
+#include "selection.hpp"
 
 namespace bpcheck {
 
@@ -46,6 +47,9 @@ const char kUsage[] =
     "  --reference PATH  the reference plugin for L2/L4 (default: libbackplane-reference.so\n"
     "                    in the core's plugin directory, else beside the checked plugin)\n"
     "  --timeout S       seconds each group may take (default 300; with --probe, 30)\n"
+    "  --only G[,G...]   run only these groups (ids as in --json: numerics, fused, ...);\n"
+    "                    L0 load always runs; the others are skipped, with the reason\n"
+    "  --ops OP[,OP...]  L2 numerics checks only these operators (add, cumsum, ...)\n"
     "  --json            print one JSON document instead of the table\n"
     "  --junit FILE      also write JUnit XML to FILE\n"
     "  --verbose         show every failure and note\n"
@@ -104,6 +108,13 @@ int bp_check_main(int argc, char **argv) {
         return 2;
       }
       timeout_given = true;
+    } else if (a == "--only" || a == "--ops") {
+      std::string error;
+      if (!(v = need(i, a.c_str()))) return 2;
+      if (!(a == "--only" ? parse_group_list(v, opt.only, error) : parse_op_list(v, opt.ops, error))) {
+        std::fprintf(stderr, "bp check: %s\n", error.c_str());
+        return 2;
+      }
     } else if (a == "--reference") {
       if (!(v = need(i, "--reference"))) return 2;
       opt.reference = v;
@@ -140,6 +151,7 @@ int bp_check_main(int argc, char **argv) {
     go.plugin_path = opt.plugins[0];
     go.reference_path = opt.reference;
     go.device = opt.device;
+    go.ops = opt.ops;
     return run_group_here(run_group_id, go, result_fd < 0 ? 1 : result_fd);
   }
 

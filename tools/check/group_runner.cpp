@@ -1,6 +1,7 @@
 #include "group_runner.hpp"
 
 #include "child_process.hpp"
+#include "selection.hpp"
 #include "text.hpp"
 
 namespace bpcheck {
@@ -9,6 +10,7 @@ GroupResult run_group(const GroupDef &g, const std::string &plugin, const Option
   std::vector<std::string> args = {"--run-group", g.id, "--result-fd", "3"};
   if (!reference.empty()) args.insert(args.end(), {"--reference", reference});
   if (opt.device >= 0) args.insert(args.end(), {"--device", std::to_string(opt.device)});
+  if (!opt.ops.empty()) args.insert(args.end(), {"--ops", op_list_text(opt.ops)});
   args.push_back(plugin);
   ChildRun run = run_child(args, opt.timeout);
   GroupResult r;

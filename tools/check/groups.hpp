@@ -50,6 +50,7 @@ struct GroupOptions {
   std::string plugin_path;
   std::string reference_path;  // "" when none was found
   int32_t device = -1;         // --device, -1: the default for each group
+  std::vector<int32_t> ops;    // --ops: the operators L2 numerics checks (empty: all)
 };
 
 struct Context {

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "case_builders.hpp"
@@ -15,6 +16,7 @@
 #include "text.hpp"
 #include "vocab.hpp"
 #include "paths.hpp"
+#include "selection.hpp"
 
 namespace bpcheck {
 
@@ -78,6 +80,16 @@ void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
     if (combos.empty()) {
       rec.skip("declares no operators");
       continue;
+    }
+    if (!ctx.options.ops.empty()) {
+      combos.erase(std::remove_if(combos.begin(), combos.end(),
+                                  [&](const Combo &c) { return !op_selected(ctx.options.ops, c.op); }),
+                   combos.end());
+      rec.note("only the operators of --ops " + op_list_text(ctx.options.ops) + " are checked" + on);
+      if (combos.empty()) {
+        rec.skip("declares none of the operators of --ops " + op_list_text(ctx.options.ops));
+        continue;
+      }
     }
     size_t cases_run = 0, compared = 0;
     for (const Combo &combo : combos) {

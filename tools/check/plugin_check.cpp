@@ -8,6 +8,7 @@
 #include "group_runner.hpp"
 #include "paths.hpp"
 #include "reports.hpp"
+#include "selection.hpp"
 
 namespace bpcheck {
 
@@ -40,8 +41,12 @@ PluginResult check_plugin(const std::string &path_in, const Options &opt) {
       r = not_run(g, "skipped", blocked);
     } else if (g.needs_devices && !no_devices.empty()) {
       r = not_run(g, "skipped", no_devices);
+    } else if (!group_selected(opt.only, g)) {
+      r = not_run(g, "skipped", not_selected_reason(opt.only));
     } else {
-      if ((g.id == std::string("numerics") || g.level == 4) && !reference_looked_up) {
+      // The groups from L2 on compare with the reference (numerics, fused
+      // programs, L4); --only may leave numerics out.
+      if (g.level >= 2 && !reference_looked_up) {
         reference = find_reference(opt, p.path);
         reference_looked_up = true;
         p.reference = reference;

@@ -19,6 +19,9 @@ struct Options {
   std::string junit, reference;
   int32_t device = -1;
   int timeout = 300;  // seconds per group; --probe's default is kProbeTimeout
+  // --only and --ops (selection.hpp); empty: everything.
+  std::vector<std::string> only;
+  std::vector<int32_t> ops;
 };
 
 // --probe loads a plugin and nothing more: one whose constructor or init
