@@ -1,167 +1,165 @@
 // Gradients of the elementwise operators: binary (with a tensor or a scalar
-// operand), unary, where, and casts between float dtypes. A formula gives
+// operand), unary, where, and casts between float dtypes. The formulas of
+// the binary and unary operators, and what each reads, are the gradient
+// columns of backplane_kernels/op_table.h, expanded here. A formula gives
 // the gradient in the output's shape and dtype; the engine sums it down to
 // each input's shape and converts it to the input's dtype.
 #include <cmath>
+#include <string>
 
 #include "autograd/functions.hpp"
 #include "autograd/record.hpp"
+#include "backplane_kernels/op_table.h"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
+#include "errors/error.hpp"
 #include "errors/names.hpp"
 
 namespace bp::core::autograd {
 
 namespace {
 
-bool differentiable_binary(int32_t op) {
+// op_table.h's saves columns: what a gradient formula reads.
+enum Saves : int { SAVE_NOTHING = 0, SAVE_X = 1, SAVE_Y = 2, SAVE_OUT = 4, NOT_DIFFERENTIABLE = -1 };
+
+// The saves column of a binary operator's tensor form, scalar RHS form and
+// scalar LHS form, and of a unary operator; NOT_DIFFERENTIABLE for an
+// operator outside the table.
+int binary_saves(int32_t op) {
   switch (op) {
-    case BP_OP_ADD: case BP_OP_SUB: case BP_OP_MUL: case BP_OP_DIV: case BP_OP_POW:
-    case BP_OP_MAXIMUM: case BP_OP_MINIMUM:
-      return true;
-    default:
-      return false;  // comparisons, //, %, bitwise: piecewise constant or integer
+#define BP_AUTOGRAD_SAVES_(id, functor, cost, saves, ...) \
+  case BP_OP_##id: return (saves);
+    BP_KERNEL_BINARY_OPS(BP_AUTOGRAD_SAVES_)
+    default: return NOT_DIFFERENTIABLE;
+  }
+}
+int scalar_saves(int32_t op, bool lhs) {
+  switch (op) {
+#define BP_AUTOGRAD_SCALAR_SAVES_(id, functor, cost, saves, grad_x, grad_y, rhs_saves, grad_rhs, lhs_saves, grad_lhs) \
+  case BP_OP_##id: return lhs ? (lhs_saves) : (rhs_saves);
+    BP_KERNEL_BINARY_OPS(BP_AUTOGRAD_SCALAR_SAVES_)
+#undef BP_AUTOGRAD_SCALAR_SAVES_
+    default: return NOT_DIFFERENTIABLE;
+  }
+}
+int unary_saves(int32_t op) {
+  switch (op) {
+    BP_KERNEL_UNARY_OPS(BP_AUTOGRAD_SAVES_)
+#undef BP_AUTOGRAD_SAVES_
+    default: return NOT_DIFFERENTIABLE;
   }
 }
 
-bool differentiable_unary(int32_t op) {
-  switch (op) {
-    case BP_OP_NEG: case BP_OP_ABS: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT:
-    case BP_OP_TANH: case BP_OP_SIGMOID: case BP_OP_RELU: case BP_OP_SQUARE: case BP_OP_SIN:
-    case BP_OP_COS:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// v when the formula needs it, else nothing: a saved tensor keeps its
+// v when the formula reads it, else nothing: a saved tensor keeps its
 // storage alive as long as the graph.
-Saved keep(bool needed, const View &v) { return needed ? Saved(v) : Saved(); }
+Saved keep(int saves, int which, const View &v) {
+  return saves != NOT_DIFFERENTIABLE && (saves & which) ? Saved(v) : Saved();
+}
 
-// d op(a, b) / da and / db times g, for tensors a and b of the output's dtype.
+// A saved tensor as the formulas read it (x, y, out): fetched, and checked
+// for being overwritten, only when a formula reads it.
+struct Operand {
+  const Saved &saved;
+  const char *op;
+  operator const View &() const { return saved.get(op); }
+};
+
+// The helpers the formulas of op_table.h are written with, beside
+// record.hpp's (mul, div, scale, shift, fn, cmp_scalar, select_where, zeros).
+View neg(const View &v) { return fn(BP_OP_NEG, v); }
+View one_minus(const View &v) { return core::binary_scalar(BP_OP_SUB, v, 1.0, true, nullptr); }
+View pow(const View &x, const View &e) { return core::binary(BP_OP_POW, x, e, nullptr); }
+View pow_scalar(const View &x, double e) { return core::binary_scalar(BP_OP_POW, x, e, false, nullptr); }
+// sign(x) in g's dtype, 0 at 0.
+View sign(const View &x, const View &g) {
+  return select_where(cmp_scalar(BP_OP_GT, x, 0.0), shift(zeros(g, g.dtype), 1.0),
+                      select_where(cmp_scalar(BP_OP_LT, x, 0.0), shift(zeros(g, g.dtype), -1.0), zeros(g, g.dtype)));
+}
+// MAXIMUM's (wins = GT) or MINIMUM's (LT) gradient of x against y: all of
+// g where x wins, half where they tie.
+View winner(int32_t wins, const View &x, const View &y, const View &g) {
+  return select_where(cmp(wins, x, y), g, select_where(cmp(BP_OP_EQ, x, y), scale(g, 0.5), zeros(g, g.dtype)));
+}
+View winner_scalar(int32_t wins, const View &x, double s, const View &g) {
+  return select_where(cmp_scalar(wins, x, s), g,
+                      select_where(cmp_scalar(BP_OP_EQ, x, s), scale(g, 0.5), zeros(g, g.dtype)));
+}
+// The formula of an operator that records no gradient: never evaluated.
+View no_gradient() { return View(); }
+
+// d op(x, y) / dx and / dy times g, for tensors x and y of the output's dtype.
 struct BinaryNode : Node {
   int32_t op;
-  Saved a, b, out;
-  BinaryNode(int32_t op_, const View &a_, const View &b_, const View &out_)
+  Saved saved_x, saved_y, saved_out;
+  BinaryNode(int32_t op_, const View &x_, const View &y_, const View &out_)
       : Node(op_name(op_)),
         op(op_),
-        a(keep(op != BP_OP_ADD && op != BP_OP_SUB && op != BP_OP_DIV, a_)),
-        b(keep(op != BP_OP_ADD && op != BP_OP_SUB, b_)),
-        out(keep(op == BP_OP_DIV || op == BP_OP_POW, out_)) {
-    saves(&a, &b, &out);
+        saved_x(keep(binary_saves(op_), SAVE_X, x_)),
+        saved_y(keep(binary_saves(op_), SAVE_Y, y_)),
+        saved_out(keep(binary_saves(op_), SAVE_OUT, out_)) {
+    saves(&saved_x, &saved_y, &saved_out);
   }
 
   std::vector<View> apply(const View &g) override {
+    const Operand x{saved_x, name}, y{saved_y, name}, out{saved_out, name};
     switch (op) {
-      case BP_OP_ADD: return {g, g};
-      case BP_OP_SUB: return {g, fn(BP_OP_NEG, g)};
-      case BP_OP_DIV: {
-        const View &y = b.get(name);
-        return {wants(0) ? div(g, y) : View(), wants(1) ? fn(BP_OP_NEG, div(mul(g, out.get(name)), y)) : View()};
-      }
-      default: break;
-    }
-    const View &x = a.get(name), &y = b.get(name);
-    switch (op) {
-      case BP_OP_MUL: return {wants(0) ? mul(g, y) : View(), wants(1) ? mul(g, x) : View()};
-      case BP_OP_POW: {
-        // d/dx x^y = y x^(y-1); d/dy x^y = x^y log x.
-        View dx = wants(0) ? mul(g, mul(y, core::binary(BP_OP_POW, x, shift(y, -1.0), nullptr))) : View();
-        View dy = wants(1) ? mul(g, mul(out.get(name), fn(BP_OP_LOG, x))) : View();
-        return {dx, dy};
-      }
-      default: {  // MAXIMUM, MINIMUM: the larger (smaller) takes it; a tie splits it.
-        const int32_t wins = op == BP_OP_MAXIMUM ? BP_OP_GT : BP_OP_LT;
-        View half = scale(g, 0.5), none = zeros(g, g.dtype);
-        View tie = cmp(BP_OP_EQ, x, y);
-        return {select_where(cmp(wins, x, y), g, select_where(tie, half, none)),
-                select_where(cmp(wins, y, x), g, select_where(tie, half, none))};
-      }
+#define BP_AUTOGRAD_BINARY_(id, functor, cost, saves, grad_x, grad_y, ...) \
+  case BP_OP_##id: return {wants(0) ? View(grad_x) : View(), wants(1) ? View(grad_y) : View()};
+      BP_KERNEL_BINARY_OPS(BP_AUTOGRAD_BINARY_)
+#undef BP_AUTOGRAD_BINARY_
+      default: fail(BP_ERR_INTERNAL, std::string("autograd: no gradient formula for ") + name);
     }
   }
 };
 
-// op(a, s) or op(s, a) for a scalar s: the gradient of the tensor operand.
+// op(x, s) or op(s, x) for a scalar s: the gradient of the tensor operand.
 struct ScalarNode : Node {
   int32_t op;
   double s;
   bool lhs;
-  Saved a, out;
-  ScalarNode(int32_t op_, const View &a_, double s_, bool lhs_, const View &out_)
+  Saved saved_x, saved_out;
+  ScalarNode(int32_t op_, const View &x_, double s_, bool lhs_, const View &out_)
       : Node(op_name(op_)),
         op(op_),
         s(s_),
         lhs(lhs_),
-        a(keep((op_ == BP_OP_DIV && lhs_) || (op_ == BP_OP_POW && !lhs_) || op_ == BP_OP_MAXIMUM ||
-                   op_ == BP_OP_MINIMUM,
-               a_)),
-        out(keep((op_ == BP_OP_DIV || op_ == BP_OP_POW) && lhs_, out_)) {
-    saves(&a, &out);
+        saved_x(keep(scalar_saves(op_, lhs_), SAVE_X, x_)),
+        saved_out(keep(scalar_saves(op_, lhs_), SAVE_OUT, out_)) {
+    saves(&saved_x, &saved_out);
   }
 
   std::vector<View> apply(const View &g) override {
+    const Operand x{saved_x, name}, out{saved_out, name};
     switch (op) {
-      case BP_OP_ADD: return {g};
-      case BP_OP_SUB: return {lhs ? fn(BP_OP_NEG, g) : g};
-      case BP_OP_MUL: return {scale(g, s)};
-      case BP_OP_DIV:  // x / s, or s / x with derivative -s / x^2 = -out / x
-        return {lhs ? fn(BP_OP_NEG, div(mul(g, out.get(name)), a.get(name))) : scale(g, 1.0 / s)};
-      case BP_OP_POW:
-        if (lhs)  // s^x: s^x log s
-          return {scale(mul(g, out.get(name)), std::log(s))};
-        return {mul(g, scale(core::binary_scalar(BP_OP_POW, a.get(name), s - 1.0, false, nullptr), s))};
-      default: {
-        const View &x = a.get(name);
-        const int32_t wins = op == BP_OP_MAXIMUM ? BP_OP_GT : BP_OP_LT;
-        return {select_where(cmp_scalar(wins, x, s), g,
-                             select_where(cmp_scalar(BP_OP_EQ, x, s), scale(g, 0.5), zeros(g, g.dtype)))};
-      }
+#define BP_AUTOGRAD_SCALAR_(id, functor, cost, saves, grad_x, grad_y, rhs_saves, grad_rhs, lhs_saves, grad_lhs) \
+  case BP_OP_##id: return {lhs ? View(grad_lhs) : View(grad_rhs)};
+      BP_KERNEL_BINARY_OPS(BP_AUTOGRAD_SCALAR_)
+#undef BP_AUTOGRAD_SCALAR_
+      default: fail(BP_ERR_INTERNAL, std::string("autograd: no gradient formula for ") + name);
     }
   }
 };
 
 struct UnaryNode : Node {
   int32_t op;
-  Saved a, out;
-  // EXP, SQRT, TANH and SIGMOID are cheapest from their output, the
-  // others need their input (NEG neither).
-  static bool from_output(int32_t op) {
-    return op == BP_OP_EXP || op == BP_OP_SQRT || op == BP_OP_TANH || op == BP_OP_SIGMOID;
-  }
-  UnaryNode(int32_t op_, const View &a_, const View &out_)
+  Saved saved_x, saved_out;
+  UnaryNode(int32_t op_, const View &x_, const View &out_)
       : Node(op_name(op_)),
         op(op_),
-        a(keep(!from_output(op_) && op_ != BP_OP_NEG, a_)),
-        out(keep(from_output(op_), out_)) {
-    saves(&a, &out);
+        saved_x(keep(unary_saves(op_), SAVE_X, x_)),
+        saved_out(keep(unary_saves(op_), SAVE_OUT, out_)) {
+    saves(&saved_x, &saved_out);
   }
 
   std::vector<View> apply(const View &g) override {
-    if (op == BP_OP_NEG) return {fn(BP_OP_NEG, g)};
-    if (from_output(op)) {
-      const View &y = out.get(name);
-      switch (op) {
-        case BP_OP_EXP: return {mul(g, y)};
-        case BP_OP_SQRT: return {div(scale(g, 0.5), y)};
-        case BP_OP_TANH: return {mul(g, core::binary_scalar(BP_OP_SUB, mul(y, y), 1.0, true, nullptr))};
-        default: return {mul(g, mul(y, core::binary_scalar(BP_OP_SUB, y, 1.0, true, nullptr)))};
-      }
-    }
-    const View &x = a.get(name);
+    const Operand x{saved_x, name}, out{saved_out, name};
     switch (op) {
-      case BP_OP_ABS: {  // sign(x), 0 at 0
-        View sign = select_where(cmp_scalar(BP_OP_GT, x, 0.0), shift(zeros(g, g.dtype), 1.0),
-                                 select_where(cmp_scalar(BP_OP_LT, x, 0.0),
-                                              shift(zeros(g, g.dtype), -1.0), zeros(g, g.dtype)));
-        return {mul(g, sign)};
-      }
-      case BP_OP_LOG: return {div(g, x)};
-      case BP_OP_RELU: return {select_where(cmp_scalar(BP_OP_GT, x, 0.0), g, zeros(g, g.dtype))};
-      case BP_OP_SQUARE: return {mul(g, scale(x, 2.0))};
-      case BP_OP_SIN: return {mul(g, fn(BP_OP_COS, x))};
-      default: return {fn(BP_OP_NEG, mul(g, fn(BP_OP_SIN, x)))};  // COS
+#define BP_AUTOGRAD_UNARY_(id, functor, cost, saves, grad) \
+  case BP_OP_##id: return {grad};
+      BP_KERNEL_UNARY_OPS(BP_AUTOGRAD_UNARY_)
+#undef BP_AUTOGRAD_UNARY_
+      default: fail(BP_ERR_INTERNAL, std::string("autograd: no gradient formula for ") + name);
     }
   }
 };
@@ -186,7 +184,7 @@ struct CastNode : Node {
 
 View binary(int32_t op, const View &a, const View &b) {
   View out = core::binary(op, a, b, nullptr);
-  if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
+  if (binary_saves(op) == NOT_DIFFERENTIABLE || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a, &b}); !edges.empty()) {
     // The formulas compute in the output's dtype: inputs converted as the
     // operator converted them.
@@ -199,7 +197,7 @@ View binary(int32_t op, const View &a, const View &b) {
 
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, int32_t scalar_kind) {
   View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr, scalar_kind);
-  if (!differentiable_binary(op) || !is_float(out.dtype)) return out;
+  if (scalar_saves(op, scalar_is_lhs) == NOT_DIFFERENTIABLE || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
     std::optional<View> ta;
     const View &ca = as_dtype(a, out.dtype, ta);
@@ -210,7 +208,7 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
 
 View unary(int32_t op, const View &a) {
   View out = core::unary(op, a, nullptr);
-  if (!differentiable_unary(op) || !is_float(out.dtype)) return out;
+  if (unary_saves(op) == NOT_DIFFERENTIABLE || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
     std::optional<View> ta;
     const View &ca = as_dtype(a, out.dtype, ta);

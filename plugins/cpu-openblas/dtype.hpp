@@ -3,6 +3,7 @@
 // (the SDK, backplane/plugin_sdk.hpp).
 #pragma once
 
+#include "backplane_kernels/op_dispatch.hpp"
 #include "errors.hpp"
 
 namespace cpu_backend {
@@ -16,9 +17,7 @@ using bp_plugin::type_tag;
 
 }  // namespace cpu_backend
 
-// The SDK's dtype groups with the 1.4 dtypes added: every group of the
-// vocabulary's sets, as this backend implements them.
-#define CPU_FLOAT_TYPES BP_FLOAT_TYPES, BP_HALF_TYPES
-#define CPU_NUMERIC_TYPES BP_NUMERIC_TYPES, BP_HALF_TYPES, BP_SMALL_INT_TYPES
-#define CPU_ALL_TYPES BP_ALL_TYPES, BP_HALF_TYPES, BP_SMALL_INT_TYPES
-#define CPU_INTEGRAL_TYPES BP_INTEGRAL_TYPES, BP_SMALL_INT_TYPES
+// Every dtype of each of the vocabulary's sets (backplane_kernels/op_dispatch.hpp).
+#define CPU_FLOAT_TYPES BP_KERNEL_FLOAT_TYPES
+#define CPU_NUMERIC_TYPES BP_KERNEL_NUMERIC_TYPES
+#define CPU_ALL_TYPES BP_KERNEL_ALL_TYPES

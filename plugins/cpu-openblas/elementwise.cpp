@@ -1,8 +1,10 @@
 // Binary operators, comparisons and WHERE: the functors of
-// backplane_kernels/elementwise.hpp driven by map2/map3.
+// backplane_kernels/op_table.h driven by map2/map3.
 #include <type_traits>
 
 #include "backplane_kernels/elementwise.hpp"
+#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane_kernels/op_table.h"
 
 #include "dtype.hpp"
 #include "half_convert.hpp"
@@ -41,19 +43,19 @@ bool half_binary_dense(ThreadPool &pool, const View &a, const View &b, const Vie
 }
 
 // Inputs and output of one dtype.
-template <class F, class... Ts>
+template <int32_t op, class F>
 void same_dtype(ThreadPool &pool, int64_t cost, const View &a, const View &b, const View &out) {
   if (half_binary_dense<F>(pool, a, b, out)) return;
-  dispatch<Ts...>(out.dtype, [&](auto tag) {
+  bk::dispatch_op<op>(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map2<T, T>(pool, cost, F{}, out, a, b);
   });
 }
 
 // Inputs of any dtype, bool output.
-template <class F>
+template <int32_t op, class F>
 void comparison(ThreadPool &pool, const View &a, const View &b, const View &out) {
-  dispatch<CPU_ALL_TYPES>(a.dtype, [&](auto tag) {
+  bk::dispatch_op<op>(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map2<boolean, T>(pool, kCheap, F{}, out, a, b);
   });
@@ -63,24 +65,14 @@ void comparison(ThreadPool &pool, const View &a, const View &b, const View &out)
 
 void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, const View &out) {
   switch (op) {
-    case BP_OP_ADD: return same_dtype<bk::Add, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_SUB: return same_dtype<bk::Sub, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_MUL: return same_dtype<bk::Mul, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_DIV: return same_dtype<bk::Div, CPU_FLOAT_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_POW: return same_dtype<bk::Pow, CPU_NUMERIC_TYPES>(pool, kTranscendental, a, b, out);
-    case BP_OP_MAXIMUM: return same_dtype<bk::Maximum, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_MINIMUM: return same_dtype<bk::Minimum, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_REMAINDER: return same_dtype<bk::Remainder, CPU_NUMERIC_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, CPU_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, CPU_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, CPU_INTEGRAL_TYPES>(pool, kCheap, a, b, out);
-    case BP_OP_EQ: return comparison<bk::Eq>(pool, a, b, out);
-    case BP_OP_NE: return comparison<bk::Ne>(pool, a, b, out);
-    case BP_OP_LT: return comparison<bk::Lt>(pool, a, b, out);
-    case BP_OP_LE: return comparison<bk::Le>(pool, a, b, out);
-    case BP_OP_GT: return comparison<bk::Gt>(pool, a, b, out);
-    case BP_OP_GE: return comparison<bk::Ge>(pool, a, b, out);
+#define BP_CPU_BINARY_(id, functor, cost, ...) \
+  case BP_OP_##id: return same_dtype<BP_OP_##id, bk::functor>(pool, k##cost, a, b, out);
+    BP_KERNEL_BINARY_OPS(BP_CPU_BINARY_)
+#undef BP_CPU_BINARY_
+#define BP_CPU_COMPARE_(id, functor) \
+  case BP_OP_##id: return comparison<BP_OP_##id, bk::functor>(pool, a, b, out);
+    BP_KERNEL_COMPARE_OPS(BP_CPU_COMPARE_)
+#undef BP_CPU_COMPARE_
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: binary_kernel got op %d", op);
   }
 }

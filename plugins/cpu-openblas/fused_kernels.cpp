@@ -3,6 +3,8 @@
 #include <type_traits>
 
 #include "backplane_kernels/elementwise.hpp"
+#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane_kernels/op_table.h"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "fused_plan.hpp"
@@ -106,32 +108,33 @@ FusedKernel with_side(int32_t scalar_mode) {
   }
 }
 
-// The dtype lists are elementwise.cpp's and unary.cpp's, so a fused
-// instruction runs exactly the functors execute() would, on the same types.
-template <class F, class... Ts>
+// Instantiated from op_table.h like elementwise.cpp's and unary.cpp's
+// kernels, so a fused instruction runs exactly the functors execute()
+// would, on the same types.
+template <int32_t op, class F>
 FusedKernel same_dtype(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<Ts...>(in.dtype, [&](auto tag) {
+  bk::dispatch_op<op>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     k = with_side<T, T, F>(in.scalar_mode);
   });
   return k;
 }
 
-template <class F>
+template <int32_t op, class F>
 FusedKernel comparison(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
+  bk::dispatch_op<op>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     k = with_side<boolean, T, F>(in.scalar_mode);
   });
   return k;
 }
 
-template <class F, class... Ts>
+template <int32_t op, class F>
 FusedKernel unary(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<Ts...>(in.dtype, [&](auto tag) {
+  bk::dispatch_op<op>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     k = unary_loop<T, T, F>;
   });
@@ -165,37 +168,19 @@ FusedKernel where(const bp_fused_instr &in) {
 
 FusedKernel fused_kernel(const bp_fused_instr &in) {
   switch (in.op) {
-    case BP_OP_ADD: return same_dtype<bk::Add, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_SUB: return same_dtype<bk::Sub, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_MUL: return same_dtype<bk::Mul, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_DIV: return same_dtype<bk::Div, CPU_FLOAT_TYPES>(in);
-    case BP_OP_POW: return same_dtype<bk::Pow, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_MAXIMUM: return same_dtype<bk::Maximum, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_MINIMUM: return same_dtype<bk::Minimum, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_FLOOR_DIVIDE: return same_dtype<bk::FloorDivide, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_REMAINDER: return same_dtype<bk::Remainder, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_BITWISE_AND: return same_dtype<bk::BitwiseAnd, CPU_INTEGRAL_TYPES>(in);
-    case BP_OP_BITWISE_OR: return same_dtype<bk::BitwiseOr, CPU_INTEGRAL_TYPES>(in);
-    case BP_OP_BITWISE_XOR: return same_dtype<bk::BitwiseXor, CPU_INTEGRAL_TYPES>(in);
-    case BP_OP_EQ: return comparison<bk::Eq>(in);
-    case BP_OP_NE: return comparison<bk::Ne>(in);
-    case BP_OP_LT: return comparison<bk::Lt>(in);
-    case BP_OP_LE: return comparison<bk::Le>(in);
-    case BP_OP_GT: return comparison<bk::Gt>(in);
-    case BP_OP_GE: return comparison<bk::Ge>(in);
+#define BP_CPU_FUSED_BINARY_(id, functor, ...) \
+  case BP_OP_##id: return same_dtype<BP_OP_##id, bk::functor>(in);
+    BP_KERNEL_BINARY_OPS(BP_CPU_FUSED_BINARY_)
+#undef BP_CPU_FUSED_BINARY_
+#define BP_CPU_FUSED_COMPARE_(id, functor) \
+  case BP_OP_##id: return comparison<BP_OP_##id, bk::functor>(in);
+    BP_KERNEL_COMPARE_OPS(BP_CPU_FUSED_COMPARE_)
+#undef BP_CPU_FUSED_COMPARE_
+#define BP_CPU_FUSED_UNARY_(id, functor, ...) \
+  case BP_OP_##id: return unary<BP_OP_##id, bk::functor>(in);
+    BP_KERNEL_UNARY_OPS(BP_CPU_FUSED_UNARY_)
+#undef BP_CPU_FUSED_UNARY_
     case BP_OP_WHERE: return where(in);
-    case BP_OP_NEG: return unary<bk::Neg, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_ABS: return unary<bk::Abs, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_EXP: return unary<bk::Exp, CPU_FLOAT_TYPES>(in);
-    case BP_OP_LOG: return unary<bk::Log, CPU_FLOAT_TYPES>(in);
-    case BP_OP_SQRT: return unary<bk::Sqrt, CPU_FLOAT_TYPES>(in);
-    case BP_OP_TANH: return unary<bk::Tanh, CPU_FLOAT_TYPES>(in);
-    case BP_OP_SIGMOID: return unary<bk::Sigmoid, CPU_FLOAT_TYPES>(in);
-    case BP_OP_RELU: return unary<bk::Relu, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_SQUARE: return unary<bk::Square, CPU_NUMERIC_TYPES>(in);
-    case BP_OP_SIN: return unary<bk::Sin, CPU_FLOAT_TYPES>(in);
-    case BP_OP_COS: return unary<bk::Cos, CPU_FLOAT_TYPES>(in);
-    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, CPU_INTEGRAL_TYPES>(in);
     case BP_OP_COPY: return conversion(in);
   }
   fail(BP_ERR_UNSUPPORTED, "cpu-openblas: no fused loop for %s", bp_plugin::op_name(in.op));

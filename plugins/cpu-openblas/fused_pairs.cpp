@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane_kernels/op_dispatch.hpp"
 
 namespace cpu_backend {
 
@@ -15,16 +15,20 @@ namespace {
 
 enum Side { kUnary, kScalarRhs, kScalarLhs };
 
-// One instruction applied to one element; `exponent` fixes POW's scalar (2
-// or 3) so that fmath::pow folds to its multiplies.
-template <class F, int side, int exponent = 0>
+// One instruction applied to one element: op_table.h's functor of `op`;
+// `exponent` fixes POW's scalar (2 or 3) so that fmath::pow folds to its
+// multiplies.
+template <int32_t op_, int side_, int exponent_ = 0>
 struct Stage {
+  static constexpr int32_t op = op_;
+  static constexpr int side = side_, exponent = exponent_;
   template <class T>
   static T apply(T v, [[maybe_unused]] T s) {
-    if constexpr (side == kUnary) return F{}(v);
-    else if constexpr (exponent != 0) return F{}(v, T(exponent));
-    else if constexpr (side == kScalarRhs) return F{}(v, s);
-    else return F{}(s, v);
+    const bk::functor_of<op> f{};
+    if constexpr (side == kUnary) return f(v);
+    else if constexpr (exponent != 0) return f(v, T(exponent));
+    else if constexpr (side == kScalarRhs) return f(v, s);
+    else return f(s, v);
   }
 };
 
@@ -32,35 +36,43 @@ struct Stage {
 // into s - x, |x| * |x| into x * x), exact but for the sign of a NaN, which
 // execute()'s stored intermediate keeps.
 using Stages = std::tuple<
-    Stage<bk::Add, kScalarRhs>, Stage<bk::Sub, kScalarRhs>, Stage<bk::Mul, kScalarRhs>, Stage<bk::Div, kScalarRhs>,
-    Stage<bk::Maximum, kScalarRhs>, Stage<bk::Minimum, kScalarRhs>, Stage<bk::Pow, kScalarRhs, 2>,
-    Stage<bk::Pow, kScalarRhs, 3>, Stage<bk::Add, kScalarLhs>, Stage<bk::Sub, kScalarLhs>,
-    Stage<bk::Mul, kScalarLhs>, Stage<bk::Div, kScalarLhs>, Stage<bk::Square, kUnary>, Stage<bk::Relu, kUnary>>;
+    Stage<BP_OP_ADD, kScalarRhs>, Stage<BP_OP_SUB, kScalarRhs>, Stage<BP_OP_MUL, kScalarRhs>,
+    Stage<BP_OP_DIV, kScalarRhs>, Stage<BP_OP_MAXIMUM, kScalarRhs>, Stage<BP_OP_MINIMUM, kScalarRhs>,
+    Stage<BP_OP_POW, kScalarRhs, 2>, Stage<BP_OP_POW, kScalarRhs, 3>, Stage<BP_OP_ADD, kScalarLhs>,
+    Stage<BP_OP_SUB, kScalarLhs>, Stage<BP_OP_MUL, kScalarLhs>, Stage<BP_OP_DIV, kScalarLhs>,
+    Stage<BP_OP_SQUARE, kUnary>, Stage<BP_OP_RELU, kUnary>>;
 constexpr size_t kStages = std::tuple_size<Stages>::value;
+
+struct StageKey {
+  int32_t op;
+  int side, exponent;
+};
+
+template <size_t... I>
+constexpr std::array<StageKey, kStages> stage_keys(std::index_sequence<I...>) {
+  return {{StageKey{std::tuple_element_t<I, Stages>::op, std::tuple_element_t<I, Stages>::side,
+                    std::tuple_element_t<I, Stages>::exponent}...}};
+}
+constexpr std::array<StageKey, kStages> kStageKeys = stage_keys(std::make_index_sequence<kStages>{});
+
+// POW's exponent as execute() sees it (converted to the dtype first): 2 or
+// 3, else -1 (no stage).
+int pow_exponent(const bp_fused_instr &in) {
+  alignas(8) unsigned char scalar[8];
+  fused_scalar(in, scalar);
+  const double e = in.dtype == BP_FLOAT32 ? double(*reinterpret_cast<const float *>(scalar))
+                                          : *reinterpret_cast<const double *>(scalar);
+  return e == 2.0 ? 2 : e == 3.0 ? 3 : -1;
+}
 
 // Stages' index of an instruction, or -1.
 int stage_of(const bp_fused_instr &in) {
-  const int rhs = in.scalar_mode == BP_SCALAR_RHS, lhs = in.scalar_mode == BP_SCALAR_LHS;
-  switch (in.op) {
-    case BP_OP_ADD: return rhs ? 0 : lhs ? 8 : -1;
-    case BP_OP_SUB: return rhs ? 1 : lhs ? 9 : -1;
-    case BP_OP_MUL: return rhs ? 2 : lhs ? 10 : -1;
-    case BP_OP_DIV: return rhs ? 3 : lhs ? 11 : -1;
-    case BP_OP_MAXIMUM: return rhs ? 4 : -1;
-    case BP_OP_MINIMUM: return rhs ? 5 : -1;
-    case BP_OP_POW: {
-      if (!rhs) return -1;
-      // The exponent as execute() sees it: converted to the dtype first.
-      alignas(8) unsigned char scalar[8];
-      fused_scalar(in, scalar);
-      const double e = in.dtype == BP_FLOAT32 ? double(*reinterpret_cast<const float *>(scalar))
-                                              : *reinterpret_cast<const double *>(scalar);
-      return e == 2.0 ? 6 : e == 3.0 ? 7 : -1;
-    }
-    case BP_OP_SQUARE: return 12;
-    case BP_OP_RELU: return 13;
-    default: return -1;
-  }
+  const int side = in.scalar_mode == BP_SCALAR_RHS ? kScalarRhs : in.scalar_mode == BP_SCALAR_LHS ? kScalarLhs : kUnary;
+  const int exponent = in.op == BP_OP_POW && side == kScalarRhs ? pow_exponent(in) : 0;
+  for (size_t i = 0; i < kStages; ++i)
+    if (kStageKeys[i].op == in.op && kStageKeys[i].side == side && kStageKeys[i].exponent == exponent)
+      return int(i);
+  return -1;
 }
 
 template <class T, class First, class Second>

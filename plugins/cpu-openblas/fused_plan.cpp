@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "backplane_kernels/op_table.h"
 #include "dtype.hpp"
 #include "fused_pairs.hpp"
 #include "memory_pool.hpp"
@@ -38,16 +39,16 @@ FusedGather::Loader loader_for(int32_t dtype) {
   return load;
 }
 
-bool transcendental(int32_t op) {
+// What one element of `op` costs, in parallel_for's units: op_table.h's
+// cost column.
+int64_t cost_of(int32_t op) {
   switch (op) {
-    case BP_OP_POW:
-    case BP_OP_EXP:
-    case BP_OP_LOG:
-    case BP_OP_TANH:
-    case BP_OP_SIGMOID:
-    case BP_OP_SIN:
-    case BP_OP_COS: return true;
-    default: return false;
+#define BP_CPU_COST_(id, functor, cost, ...) \
+  case BP_OP_##id: return k##cost;
+    BP_KERNEL_UNARY_OPS(BP_CPU_COST_)
+    BP_KERNEL_BINARY_OPS(BP_CPU_COST_)
+#undef BP_CPU_COST_
+    default: return kCheap;
   }
 }
 
@@ -150,7 +151,7 @@ void plan_fused(const bp_fused_program &p, FusedPlan &plan) {
     FusedStep &step = plan.steps[plan.n_steps++];
     std::memset(step.scalars, 0, sizeof step.scalars);
     if (in.scalar_mode != BP_SCALAR_NONE) fused_scalar(in, step.scalars[0]);
-    plan.cost += transcendental(in.op) ? kTranscendental : kCheap;
+    plan.cost += cost_of(in.op);
     slots.release_read_before(k);
     // The next instruction that matters, when it is the only reader of this
     // one's value and the two make a pair, is computed with it.
@@ -167,7 +168,7 @@ void plan_fused(const bp_fused_program &p, FusedPlan &plan) {
       step.args[1] = -1;
       step.args[2] = -2;
       if (second.scalar_mode != BP_SCALAR_NONE) fused_scalar(second, step.scalars[1]);
-      plan.cost += transcendental(second.op) ? kTranscendental : kCheap;
+      plan.cost += cost_of(second.op);
       k = next;
     } else {
       step.kernel = fused_kernel(in);

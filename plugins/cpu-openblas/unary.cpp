@@ -1,9 +1,11 @@
 // Unary operators and COPY (conversion between any two dtypes): the
-// functors of backplane_kernels/elementwise.hpp driven by map1.
+// functors of backplane_kernels/op_table.h driven by map1.
 #include <cstring>
 #include <type_traits>
 
 #include "backplane_kernels/elementwise.hpp"
+#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane_kernels/op_table.h"
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "map.hpp"
@@ -15,9 +17,9 @@ namespace bk = bp_kernels;
 
 namespace {
 
-template <class F, class... Ts>
+template <int32_t op, class F>
 void unary(ThreadPool &pool, int64_t cost, const View &in, const View &out) {
-  dispatch<Ts...>(out.dtype, [&](auto tag) {
+  bk::dispatch_op<op>(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map1<T, T>(pool, cost, F{}, out, in);
   });
@@ -42,18 +44,10 @@ bool copy_dense(ThreadPool &pool, const View &in, const View &out) {
 
 void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out) {
   switch (op) {
-    case BP_OP_NEG: return unary<bk::Neg, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_ABS: return unary<bk::Abs, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_EXP: return unary<bk::Exp, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_LOG: return unary<bk::Log, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_SQRT: return unary<bk::Sqrt, CPU_FLOAT_TYPES>(pool, kCheap, in, out);
-    case BP_OP_TANH: return unary<bk::Tanh, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_SIGMOID: return unary<bk::Sigmoid, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_RELU: return unary<bk::Relu, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_SQUARE: return unary<bk::Square, CPU_NUMERIC_TYPES>(pool, kCheap, in, out);
-    case BP_OP_SIN: return unary<bk::Sin, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_COS: return unary<bk::Cos, CPU_FLOAT_TYPES>(pool, kTranscendental, in, out);
-    case BP_OP_BITWISE_NOT: return unary<bk::BitwiseNot, CPU_INTEGRAL_TYPES>(pool, kCheap, in, out);
+#define BP_CPU_UNARY_(id, functor, cost, ...) \
+  case BP_OP_##id: return unary<BP_OP_##id, bk::functor>(pool, k##cost, in, out);
+    BP_KERNEL_UNARY_OPS(BP_CPU_UNARY_)
+#undef BP_CPU_UNARY_
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: unary_kernel got op %d", op);
   }
 }

@@ -1,8 +1,9 @@
-// ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, FLOOR_DIVIDE, REMAINDER and the BITWISE ones: one kernel per
-// operator and dtype, the math from backplane_kernels/elementwise.hpp in the dtype's compute type
-// (narrow_types.hpp: the halves in float, the small integers in int32, each result narrowed once).
+// The binary operators of backplane_kernels/op_table.h: one kernel per operator and dtype of its
+// vocabulary dtype set, the math from its functor in the dtype's compute type (narrow_types.hpp: the
+// halves in float, the small integers in int32, each result narrowed once).
 #include <string>
 
+#include "backplane_kernels/op_dispatch.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
@@ -12,12 +13,11 @@ namespace bp_cuda {
 
 namespace {
 
-// Instantiates F only for the dtypes the operator table allows (Ts).
-template <class... Ts, class F>
-void binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b,
-            F) {
+// Instantiates F only for the dtypes the vocabulary allows `op`.
+template <int32_t op, class F>
+void binary(const Launch &launch, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b) {
   const std::string name = kernel_name(op, dtype);
-  dispatch<Ts...>(dtype, [&](auto tag) {
+  bp_kernels::dispatch_op<op>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map<T>(launch, it, out, InCompute<F>{}, operand<T>(a), operand<T>(b), name.c_str());
   });
@@ -27,20 +27,11 @@ void binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it
 
 void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
                    InputArg b) {
-  namespace k = bp_kernels;
   switch (op) {
-    case BP_OP_ADD: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Add{});
-    case BP_OP_SUB: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Sub{});
-    case BP_OP_MUL: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Mul{});
-    case BP_OP_DIV: return binary<BP_CUDA_FLOAT_TYPES>(launch, op, dtype, it, out, a, b, k::Div{});
-    case BP_OP_POW: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Pow{});
-    case BP_OP_MAXIMUM: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Maximum{});
-    case BP_OP_MINIMUM: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Minimum{});
-    case BP_OP_FLOOR_DIVIDE: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::FloorDivide{});
-    case BP_OP_REMAINDER: return binary<BP_CUDA_NUMERIC_TYPES>(launch, op, dtype, it, out, a, b, k::Remainder{});
-    case BP_OP_BITWISE_AND: return binary<BP_CUDA_INTEGRAL_TYPES>(launch, op, dtype, it, out, a, b, k::BitwiseAnd{});
-    case BP_OP_BITWISE_OR: return binary<BP_CUDA_INTEGRAL_TYPES>(launch, op, dtype, it, out, a, b, k::BitwiseOr{});
-    case BP_OP_BITWISE_XOR: return binary<BP_CUDA_INTEGRAL_TYPES>(launch, op, dtype, it, out, a, b, k::BitwiseXor{});
+#define BP_CUDA_BINARY_(id, functor, ...) \
+  case BP_OP_##id: return binary<BP_OP_##id, bp_kernels::functor>(launch, dtype, it, out, a, b);
+    BP_KERNEL_BINARY_OPS(BP_CUDA_BINARY_)
+#undef BP_CUDA_BINARY_
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a binary operator", op);
   }
 }

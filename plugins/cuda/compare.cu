@@ -2,6 +2,7 @@
 // WHERE (a choice between stored elements: no compute type), for every dtype.
 #include <string>
 
+#include "backplane_kernels/op_dispatch.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
@@ -11,11 +12,10 @@ namespace bp_cuda {
 
 namespace {
 
-template <class F>
-void compare(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b,
-             F) {
+template <int32_t op, class F>
+void compare(const Launch &launch, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b) {
   const std::string name = kernel_name(op, dtype);
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+  bp_kernels::dispatch_op<op>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map<boolean>(launch, it, out, InCompute<F>{}, operand<T>(a), operand<T>(b), name.c_str());
   });
@@ -25,14 +25,11 @@ void compare(const Launch &launch, int32_t op, int32_t dtype, const IterShape &i
 
 void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
                     InputArg b) {
-  namespace k = bp_kernels;
   switch (op) {
-    case BP_OP_EQ: return compare(launch, op, dtype, it, out, a, b, k::Eq{});
-    case BP_OP_NE: return compare(launch, op, dtype, it, out, a, b, k::Ne{});
-    case BP_OP_LT: return compare(launch, op, dtype, it, out, a, b, k::Lt{});
-    case BP_OP_LE: return compare(launch, op, dtype, it, out, a, b, k::Le{});
-    case BP_OP_GT: return compare(launch, op, dtype, it, out, a, b, k::Gt{});
-    case BP_OP_GE: return compare(launch, op, dtype, it, out, a, b, k::Ge{});
+#define BP_CUDA_COMPARE_(id, functor) \
+  case BP_OP_##id: return compare<BP_OP_##id, bp_kernels::functor>(launch, dtype, it, out, a, b);
+    BP_KERNEL_COMPARE_OPS(BP_CUDA_COMPARE_)
+#undef BP_CUDA_COMPARE_
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a comparison", op);
   }
 }

@@ -5,14 +5,14 @@
 #include <cstdint>
 
 #include "backplane/types.h"
+#include "backplane_kernels/op_dispatch.hpp"
 #include "errors.hpp"
 
-// dispatch<...> lists of every dtype of a vocabulary set, the 1.4 ones
-// (plugin_sdk.hpp's BP_SMALL_INT_TYPES, BP_HALF_TYPES) included.
-#define BP_CUDA_FLOAT_TYPES BP_FLOAT_TYPES, BP_HALF_TYPES
-#define BP_CUDA_NUMERIC_TYPES BP_NUMERIC_TYPES, BP_SMALL_INT_TYPES, BP_HALF_TYPES
-#define BP_CUDA_ALL_TYPES BP_ALL_TYPES, BP_SMALL_INT_TYPES, BP_HALF_TYPES
-#define BP_CUDA_INTEGRAL_TYPES int32_t, int64_t, ::bp_plugin::boolean, BP_SMALL_INT_TYPES
+// dispatch<...> lists of every dtype of a vocabulary set
+// (backplane_kernels/op_dispatch.hpp).
+#define BP_CUDA_FLOAT_TYPES BP_KERNEL_FLOAT_TYPES
+#define BP_CUDA_NUMERIC_TYPES BP_KERNEL_NUMERIC_TYPES
+#define BP_CUDA_ALL_TYPES BP_KERNEL_ALL_TYPES
 
 namespace bp_cuda {
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backplane/plugin_sdk.hpp"
+#include "backplane_kernels/op_table.h"
 
 namespace bp_cuda {
 
@@ -69,40 +70,18 @@ std::string narrowed(int32_t dtype, const std::string &value) {
 }
 
 // The bp_kernels functor that execute's kernel for `op` instantiates
-// (binary.cu, compare.cu, unary.cu, copy.cu), or nullptr.
+// (op_table.h's, and WHERE's), or nullptr.
 const char *functor(int32_t op) {
   switch (op) {
-    case BP_OP_ADD: return "Add";
-    case BP_OP_SUB: return "Sub";
-    case BP_OP_MUL: return "Mul";
-    case BP_OP_DIV: return "Div";
-    case BP_OP_POW: return "Pow";
-    case BP_OP_MAXIMUM: return "Maximum";
-    case BP_OP_MINIMUM: return "Minimum";
-    case BP_OP_FLOOR_DIVIDE: return "FloorDivide";
-    case BP_OP_REMAINDER: return "Remainder";
-    case BP_OP_BITWISE_AND: return "BitwiseAnd";
-    case BP_OP_BITWISE_OR: return "BitwiseOr";
-    case BP_OP_BITWISE_XOR: return "BitwiseXor";
-    case BP_OP_EQ: return "Eq";
-    case BP_OP_NE: return "Ne";
-    case BP_OP_LT: return "Lt";
-    case BP_OP_LE: return "Le";
-    case BP_OP_GT: return "Gt";
-    case BP_OP_GE: return "Ge";
+#define BP_CUDA_FUNCTOR_NAME_(id, functor) \
+  case BP_OP_##id: return #functor;
+#define BP_CUDA_FUNCTOR_NAME_ROW_(id, functor, ...) BP_CUDA_FUNCTOR_NAME_(id, functor)
+    BP_KERNEL_UNARY_OPS(BP_CUDA_FUNCTOR_NAME_ROW_)
+    BP_KERNEL_BINARY_OPS(BP_CUDA_FUNCTOR_NAME_ROW_)
+    BP_KERNEL_COMPARE_OPS(BP_CUDA_FUNCTOR_NAME_)
+#undef BP_CUDA_FUNCTOR_NAME_ROW_
+#undef BP_CUDA_FUNCTOR_NAME_
     case BP_OP_WHERE: return "Where";
-    case BP_OP_NEG: return "Neg";
-    case BP_OP_ABS: return "Abs";
-    case BP_OP_RELU: return "Relu";
-    case BP_OP_SQUARE: return "Square";
-    case BP_OP_SIN: return "Sin";
-    case BP_OP_COS: return "Cos";
-    case BP_OP_EXP: return "Exp";
-    case BP_OP_LOG: return "Log";
-    case BP_OP_SQRT: return "Sqrt";
-    case BP_OP_TANH: return "Tanh";
-    case BP_OP_SIGMOID: return "Sigmoid";
-    case BP_OP_BITWISE_NOT: return "BitwiseNot";
     default: return nullptr;
   }
 }

@@ -26,8 +26,8 @@ namespace {
 bool generator_has(const bp_fused_instr &in) {
   switch (bp_vocab_op_family(in.op)) {
     case BP_OP_FAMILY_BINARY:
-    case BP_OP_FAMILY_COMPARE: return !binary_body(in.op, in.dtype).empty();
-    case BP_OP_FAMILY_UNARY: return !unary_body(in.op, in.dtype).empty();
+    case BP_OP_FAMILY_COMPARE: return !binary_body(in.op).empty();
+    case BP_OP_FAMILY_UNARY: return !unary_body(in.op).empty();
     case BP_OP_FAMILY_WHERE:
     case BP_OP_FAMILY_COPY: return true;
     default: return false;

@@ -37,9 +37,9 @@ std::string instr_function(const bp_fused_instr &in, int32_t k) {
     case BP_OP_FAMILY_BINARY:
     case BP_OP_FAMILY_COMPARE:
       return "inline " + out + " " + name + "(T x, T y) { return " +
-             store_expr(in.out_dtype, binary_body(in.op, in.dtype)) + "; }\n";
+             store_expr(in.out_dtype, binary_body(in.op)) + "; }\n";
     case BP_OP_FAMILY_UNARY:
-      return "inline " + out + " " + name + "(T x) { return " + store_expr(in.out_dtype, unary_body(in.op, in.dtype)) +
+      return "inline " + out + " " + name + "(T x) { return " + store_expr(in.out_dtype, unary_body(in.op)) +
              "; }\n";
     case BP_OP_FAMILY_WHERE:
       return "inline " + out + " " + name + "(uchar c, " + out + " x, " + out + " y) { return " + where_body() +
@@ -51,17 +51,18 @@ std::string instr_function(const bp_fused_instr &in, int32_t k) {
 }
 
 // The instruction functions of every instruction whose operands are
-// `dtype`, with that dtype's T, UT, IS_NAN and helpers (renamed per dtype:
-// one program may need bp_ipow for int32 and for int64).
+// `dtype`, with that dtype's T, UT, IS_NAN and operator macros and helpers
+// (the helpers renamed per dtype: one program may need bp_ipow for int32
+// and for int64).
 void dtype_block(std::ostringstream &src, const bp_fused_program &p, int32_t dtype) {
   const std::string suffix = std::string("_") + dtype_name(dtype);
   src << "#define T " << dtype_cl_type(dtype) << "\n#define UT " << unsigned_type(dtype) << "\n"
       << nan_test_macro(dtype);
   for (const char *helper : kElementwiseHelpers) src << "#define " << helper << " " << helper << suffix << "\n";
-  src << elementwise_helpers(dtype);
+  src << elementwise_ops(dtype);
   for (int32_t k = 0; k < p.n_instrs; ++k)
     if (p.instrs[k].dtype == dtype) src << instr_function(p.instrs[k], k);
-  src << "#undef T\n#undef UT\n#undef IS_NAN\n";
+  src << elementwise_ops_end(dtype) << "#undef T\n#undef UT\n#undef IS_NAN\n";
   for (const char *helper : kElementwiseHelpers) src << "#undef " << helper << "\n";
 }
 

@@ -10,7 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include "backplane_kernels/op_table.h"
 #include "dtype.hpp"
+#include "elementwise_cl.hpp"
 #include "supports.hpp"
 
 namespace bp_ocl {
@@ -578,60 +580,58 @@ inline void bp_atomic_add(__global S *o, long a, T v) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Operator bodies, per dtype class: shared by the op-by-op kernels and the
-// fused ones (fused_source.cpp), so that both compute the same bits.
+// Operator bodies: the macros of backplane_kernels/elementwise.cl, shared by
+// the op-by-op kernels and the fused ones (fused_source.cpp), so that both
+// compute the same bits.
 // ---------------------------------------------------------------------------
 
-// Integer ADD/SUB/MUL/NEG wrap (plugin.h): computed in UT, where C defines
-// overflow, then converted back. The bitwise operators are logical on bool
-// (plugin.h), written so that a bool stays 0 or 1.
-std::string binary_body(int32_t op, int32_t dtype) {
-  const bool fl = dtype_is_float(dtype);
-  const bool bl = dtype == BP_BOOL;
+namespace {
+
+std::string op_macro(int32_t op, const char *operands) {
   switch (op) {
-    case BP_OP_ADD: return fl ? "((x) + (y))" : "((T)((UT)(x) + (UT)(y)))";
-    case BP_OP_SUB: return fl ? "((x) - (y))" : "((T)((UT)(x) - (UT)(y)))";
-    case BP_OP_MUL: return fl ? "((x) * (y))" : "((T)((UT)(x) * (UT)(y)))";
-    case BP_OP_DIV: return "((x) / (y))";
-    case BP_OP_POW: return fl ? "bp_fpow(x, y)" : "bp_ipow(x, y)";
-    // NaN propagates: a NaN x wins, and a NaN y wins because x > y is false.
-    case BP_OP_MAXIMUM: return "(((x) > (y) || IS_NAN(x)) ? (x) : (y))";
-    case BP_OP_MINIMUM: return "(((x) < (y) || IS_NAN(x)) ? (x) : (y))";
-    case BP_OP_FLOOR_DIVIDE: return fl ? "floor((x) / (y))" : "bp_ifloordiv(x, y)";
-    case BP_OP_REMAINDER: return fl ? "bp_fremainder(x, y)" : "bp_iremainder(x, y)";
-    case BP_OP_BITWISE_AND: return bl ? "((uchar)((x) && (y)))" : "((x) & (y))";
-    case BP_OP_BITWISE_OR: return bl ? "((uchar)((x) || (y)))" : "((x) | (y))";
-    case BP_OP_BITWISE_XOR: return bl ? "((uchar)(!(x) != !(y)))" : "((x) ^ (y))";
-    case BP_OP_EQ: return "((uchar)((x) == (y)))";
-    case BP_OP_NE: return "((uchar)((x) != (y)))";
-    case BP_OP_LT: return "((uchar)((x) < (y)))";
-    case BP_OP_LE: return "((uchar)((x) <= (y)))";
-    case BP_OP_GT: return "((uchar)((x) > (y)))";
-    case BP_OP_GE: return "((uchar)((x) >= (y)))";
+#define BP_OCL_OP_MACRO_(id, ...) \
+  case BP_OP_##id: return std::string("BP_CL_" #id) + operands;
+    BP_KERNEL_UNARY_OPS(BP_OCL_OP_MACRO_)
+    BP_KERNEL_BINARY_OPS(BP_OCL_OP_MACRO_)
+#undef BP_OCL_OP_MACRO_
+#define BP_OCL_COMPARE_MACRO_(id, functor) \
+  case BP_OP_##id: return std::string("BP_CL_" #id) + operands;
+    BP_KERNEL_COMPARE_OPS(BP_OCL_COMPARE_MACRO_)
+#undef BP_OCL_COMPARE_MACRO_
     default: return "";
   }
 }
 
-std::string unary_body(int32_t op, int32_t dtype) {
-  const bool fl = dtype_is_float(dtype);
-  switch (op) {
-    case BP_OP_NEG: return fl ? "(-(x))" : "((T)((UT)0 - (UT)(x)))";
-    case BP_OP_ABS: return fl ? "fabs(x)" : "((x) < 0 ? (T)((UT)0 - (UT)(x)) : (x))";
-    case BP_OP_EXP: return "exp(x)";
-    case BP_OP_LOG: return "log(x)";
-    case BP_OP_SQRT: return "sqrt(x)";
-    case BP_OP_TANH: return "tanh(x)";
-    case BP_OP_SIGMOID: return "((T)1 / ((T)1 + exp(-(x))))";
-    case BP_OP_RELU: return "((x) > (T)0 ? (x) : (T)0)";
-    case BP_OP_SQUARE: return fl ? "((x) * (x))" : "((T)((UT)(x) * (UT)(x)))";
-    case BP_OP_SIN: return "sin(x)";
-    case BP_OP_COS: return "cos(x)";
-    case BP_OP_BITWISE_NOT: return dtype == BP_BOOL ? "((uchar)!(x))" : "(~(x))";
-    default: return "";
-  }
+const char *kind_macro(int32_t dtype) {
+  return dtype_is_float(dtype) ? "BP_KIND_FLOAT" : dtype == BP_BOOL ? "BP_KIND_BOOL" : "BP_KIND_INT";
 }
 
-std::string where_body() { return "((c) ? (x) : (y))"; }
+}  // namespace
+
+std::string binary_body(int32_t op) {
+  const int32_t family = bp_vocab_op_family(op);
+  return family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE ? op_macro(op, "(x, y)") : "";
+}
+
+std::string unary_body(int32_t op) {
+  return bp_vocab_op_family(op) == BP_OP_FAMILY_UNARY ? op_macro(op, "(x)") : "";
+}
+
+std::string where_body() { return "BP_CL_WHERE(c, x, y)"; }
+
+std::string elementwise_ops(int32_t dtype) {
+  return std::string("#define ") + kind_macro(dtype) + " 1\n" + kElementwiseClText + "\n";
+}
+
+std::string elementwise_ops_end(int32_t dtype) {
+  std::string text = std::string("#undef ") + kind_macro(dtype) + "\n#undef BP_CL_WHERE\n";
+#define BP_OCL_UNDEF_(id, ...) text += "#undef BP_CL_" #id "\n";
+  BP_KERNEL_UNARY_OPS(BP_OCL_UNDEF_)
+  BP_KERNEL_BINARY_OPS(BP_OCL_UNDEF_)
+  BP_KERNEL_COMPARE_OPS(BP_OCL_UNDEF_)
+#undef BP_OCL_UNDEF_
+  return text;
+}
 
 // COPY's conversion (plugin.h: a C cast, except that bool is x != 0 and
 // float to integer saturates with NaN to 0, which is what OpenCL's _sat
@@ -648,73 +648,6 @@ std::string convert_body(int32_t from, int32_t to) {
     if (from == BP_INT32 || from == BP_INT64) return "bp_f32_round_odd_from_i64((long)(x))";
   }
   return std::string("((") + dtype_cl_type(to) + ")(x))";
-}
-
-namespace {
-
-// Integer POW by squaring: the same value as repeated multiplication
-// modulo 2^bits. A negative exponent gives 0 unless the base is 1 or -1.
-// BP_IS_MINUS_ONE is false for unsigned T without comparing it with -1
-// (which compilers flag as always false).
-const char *const kIntPow = R"CL(
-#define BP_IS_MINUS_ONE(v) ((T)-1 < (T)0 && (v) == (T)-1)
-inline T bp_ipow(T base, T e) {
-  if (e < 0) return base == 1 ? 1 : BP_IS_MINUS_ONE(base) ? ((e & 1) ? -1 : 1) : 0;
-  UT r = 1, b = (UT)base;
-  while (e) {
-    if (e & 1) r *= b;
-    b *= b;
-    e >>= 1;
-  }
-  return (T)r;
-}
-)CL";
-
-// Python's // and % on integers (plugin.h): the quotient rounded toward
-// -inf, the remainder with the divisor's sign; 0 for a zero divisor, and -1
-// divides by negating (MIN / -1 overflows in OpenCL C as in C).
-const char *const kIntDivision = R"CL(
-inline T bp_ifloordiv(T a, T b) {
-  if (b == 0) return 0;
-  if (BP_IS_MINUS_ONE(b)) return (T)((UT)0 - (UT)a);
-  const T q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-inline T bp_iremainder(T a, T b) {
-  if (b == 0 || BP_IS_MINUS_ONE(b)) return 0;
-  const T r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-)CL";
-
-// Python's % on floats: fmod is exact, the sign adjustment one addition, and
-// a zero remainder takes the divisor's sign.
-const char *const kFloatRemainder = R"CL(
-inline T bp_fremainder(T a, T b) {
-  T r = fmod(a, b);
-  if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r += b;
-  return r == (T)0 ? copysign((T)0, b) : r;
-}
-)CL";
-
-// Float POW by 2 or 3 (the exponents of squares and cubes in user code) is
-// a product: x * x is x^2 rounded once, x * x * x within 2 ulp of x^3,
-// where OpenCL's pow may be 16 ulp off; and PoCL's pow costs hundreds of
-// nanoseconds an element (1e7 float32: 3 s, against 60 ms for a product).
-const char *const kFloatPow = R"CL(
-inline T bp_fpow(T x, T y) {
-  if (y == (T)2) return x * x;
-  if (y == (T)3) return x * x * x;
-  return pow(x, y);
-}
-)CL";
-
-}  // namespace
-
-std::string elementwise_helpers(int32_t dtype) {
-  if (dtype_is_integer(dtype)) return std::string(kIntPow) + kIntDivision;
-  if (dtype_is_float(dtype)) return std::string(kFloatRemainder) + kFloatPow;
-  return "";
 }
 
 std::string unsigned_type(int32_t dtype) {
@@ -813,16 +746,16 @@ std::string accumulator_type(int32_t dtype, bool fp64) {
 // for `dtype`; one without an expression above gets no kernel (so execute
 // reports the missing kernel by name, and the rest of the program builds).
 void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options) {
-  src.raw(elementwise_helpers(dtype));
+  src.raw(elementwise_ops(dtype));
   for (int32_t op : kAllOps) {
     const int32_t family = bp_vocab_op_family(op);
     if (family == BP_OP_FAMILY_UNARY) {
-      const std::string body = unary_body(op, dtype);
+      const std::string body = unary_body(op);
       if (!body.empty() && implements(op, dtype, dtype, options))
         src.pair(kUnary, kernel_stem(op), "(x)", body);
     } else if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
       const int32_t out = bp_vocab_out_dtype(op, dtype);
-      const std::string body = binary_body(op, dtype);
+      const std::string body = binary_body(op);
       if (!body.empty() && implements(op, dtype, out, options))
         src.pair(kBinary, kernel_stem(op), "(x, y)", body, out);
     }

@@ -45,20 +45,23 @@ std::string copy_stem(int32_t out_dtype);
 
 // What one element of an elementwise operator is, as OpenCL C: the
 // expression of the operands x (and y) for a binary, comparison or unary
-// `op` on `dtype` ("" when there is none), of c, x and y for WHERE, and of x
-// for COPY's conversion from `from` to `to`. Operands and results are in
-// compute types (dtype_cl_type: float for the halves, which the store then
-// rounds), except WHERE's, which selects stored values as they are. They
-// use T and UT (the compute type and an unsigned type that wraps like it),
-// IS_NAN (nan_test_macro), the functions of elementwise_helpers(dtype),
-// whose names are kElementwiseHelpers, and half_conversions_source's. Every
-// kernel that computes an operator uses these, so op-by-op and fused
-// kernels agree bit for bit.
-std::string binary_body(int32_t op, int32_t dtype);
-std::string unary_body(int32_t op, int32_t dtype);
+// `op` ("" when it has none), of c, x and y for WHERE, and of x for COPY's
+// conversion from `from` to `to`. The operators' are the macros of
+// backplane_kernels/elementwise.cl (one per operator of op_table.h), which
+// elementwise_ops(dtype) defines for `dtype`'s T and elementwise_ops_end
+// undefines. Operands and results are in compute types (dtype_cl_type:
+// float for the halves, which the store then rounds), except WHERE's, which
+// selects stored values as they are. They use T and UT (the compute type and
+// an unsigned type that wraps like it), IS_NAN (nan_test_macro), the
+// functions elementwise_ops defines, whose names are kElementwiseHelpers, and
+// half_conversions_source's. Every kernel that computes an operator uses
+// these, so op-by-op and fused kernels agree bit for bit.
+std::string binary_body(int32_t op);
+std::string unary_body(int32_t op);
 std::string where_body();
 std::string convert_body(int32_t from, int32_t to);
-std::string elementwise_helpers(int32_t dtype);
+std::string elementwise_ops(int32_t dtype);
+std::string elementwise_ops_end(int32_t dtype);
 constexpr const char *kElementwiseHelpers[] = {"bp_ipow", "bp_ifloordiv", "bp_iremainder", "bp_fremainder",
                                                "bp_fpow"};
 std::string unsigned_type(int32_t dtype);

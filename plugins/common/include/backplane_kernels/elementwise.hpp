@@ -233,10 +233,6 @@ struct Remainder {
 
 /* ---- bitwise, integer and bool (BP_DTYPE_SET_INTEGRAL) ------------------- */
 
-/* The dtypes of BP_DTYPE_SET_INTEGRAL, for dispatch<...> (the SDK lists the
- * other sets). */
-#define BP_INTEGRAL_TYPES int32_t, int64_t, ::bp_plugin::boolean
-
 /* On bool they are logical, through truth() and make_bool(), so a result is
  * again 0 or 1; on integers, the bits of two's complement. */
 template <class T>
