@@ -14,9 +14,12 @@ BP_FAKE_PID_FILE=$pidfile "$@" --probe --timeout 600 "$plugin" >/dev/null 2>&1 &
 parent=$!
 
 # Alive and not a zombie (a reaped or zombie process is gone for this test).
+# Read from /proc, not ps: a minimal Debian has no procps. The state is the
+# field after the command's closing parenthesis.
 alive() {
-  state=$(ps -o stat= -p "$1" 2>/dev/null)
-  [ -n "$state" ] && [ "${state#Z}" = "$state" ]
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  state=${stat##*) }
+  [ -n "$stat" ] && [ "${state%% *}" != Z ]
 }
 
 tries=0
