@@ -98,10 +98,13 @@ bool HandleTable::release(bp_tensor h) {
   live_.fetch_sub(1, std::memory_order_relaxed);
   s->retired_in = reclamation::retire();
   const uint32_t slot = uint32_t(h) - 1;
+  // seq_cst here and on the reclaimer's exchange, as on the flag: in one
+  // total order, a reclaimer that missed this push cleared the flag before
+  // the store below sets it.
   uint32_t head = retired_.load(std::memory_order_relaxed);
   do {
     s->next.store(head, std::memory_order_relaxed);
-  } while (!retired_.compare_exchange_weak(head, slot, std::memory_order_release, std::memory_order_relaxed));
+  } while (!retired_.compare_exchange_weak(head, slot, std::memory_order_seq_cst, std::memory_order_relaxed));
   // After the push: a reclaimer clears the flag before it takes the stack,
   // so it either takes this slot or leaves the flag set for the next one.
   reclamation::g_reclaim_pending.store(true, std::memory_order_seq_cst);
@@ -109,7 +112,7 @@ bool HandleTable::release(bp_tensor h) {
 }
 
 void HandleTable::take_retired() noexcept {
-  uint32_t slot = retired_.exchange(kNone, std::memory_order_acquire);
+  uint32_t slot = retired_.exchange(kNone, std::memory_order_seq_cst);
   // The stack has the newest on top; reversed, it continues the queue in
   // retirement order. Each slot is reversed once: O(1) a release, amortised.
   // A releaser that pushed late puts an older epoch behind newer ones, which

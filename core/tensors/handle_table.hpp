@@ -60,9 +60,10 @@ class HandleTable {
   static constexpr uint32_t kMaxChunks = 16384;
   static constexpr uint32_t kNone = UINT32_MAX;
   // Views one reclaim() destroys at most: the latency it adds to one call
-  // stays bounded, and since every release is followed by a reclaim on its
-  // way out of the API, more than one keeps the backlog shrinking.
-  static constexpr int kReclaimBatch = 16;
+  // stays bounded, yet a backlog that a long pinned call (a wait, a
+  // collective) held back is freed within a few calls, not 16 a call while
+  // the memory it holds is wanted.
+  static constexpr int kReclaimBatch = 1024;
 
   struct Slot {
     std::atomic<uint32_t> gen{0};  // odd while live; written by the slot's owner only

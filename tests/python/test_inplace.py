@@ -219,6 +219,18 @@ def test_augmented_assignment_rebinds_where_pytorch_records(dev):
         y_before.add_(1.0)  # the method form writes or refuses, never rebinds
 
 
+def test_a_rebound_result_keeps_the_dtype_the_write_would_have(dev):
+    w = bp.tensor([1.0, 2.0], dtype=bp.float64, device=dev, requires_grad=True)
+    y = bp.ones(2, dtype=bp.float32, device=dev) * 1.0
+    y += w  # PyTorch records it and y stays float32
+    assert y.dtype == bp.float32
+    y.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [1.0, 1.0])
+    n = bp.ones(2, dtype=bp.int32, device=dev)
+    with pytest.raises(bp.DtypeError):
+        n += w  # a float result is never written into integers
+
+
 def test_d2l_sgd_updates_the_parameters_in_place(dev):
     w = bp.tensor([[1.0], [2.0]], device=dev, requires_grad=True)
     b = bp.zeros(1, device=dev, requires_grad=True)

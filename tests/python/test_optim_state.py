@@ -99,6 +99,9 @@ def test_mismatched_state_is_refused(dev):
     sd["state"][1]["momentum_buffer"] = bp.zeros(5, device=dev)
     with pytest.raises(bp.ShapeError):
         sgd2.load_state_dict(sd)  # a buffer of another shape
+    sd["state"][1]["momentum_buffer"] = bp.zeros(1, device=dev)
+    with pytest.raises(bp.ShapeError):
+        sgd2.load_state_dict(sd)  # one that copy_ would broadcast
     # Nothing changed: the learning rates and the state are as they were.
     assert sgd.param_groups[0]["lr"] == sgd2.param_groups[0]["lr"] == 0.1
     assert sgd.state_dict()["state"].keys() == before["state"].keys()

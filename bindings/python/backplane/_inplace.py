@@ -42,6 +42,21 @@ def _tensor_module():
 
 def _convert_into(t, result, name):
     """Writes result, of another dtype than t's, into t under PyTorch's rule."""
+    _check_writable(t, result, name)
+    _C.assign(t, result)
+    return t
+
+
+def _rebound(t, result, name):
+    """result as the new tensor t <op>= rebinds to where PyTorch would record
+    the write: t's dtype and shape, as the write would have kept them."""
+    _check_writable(t, result, name)
+    return result if result._dtype_code == t._dtype_code else result.to(t.dtype)
+
+
+def _check_writable(t, result, name):
+    """Refuses a result PyTorch would not write into t: a wider category or
+    another shape."""
     have, want = BY_CODE[result._dtype_code], BY_CODE[t._dtype_code]
     if _CATEGORY[have.kind] > _CATEGORY[want.kind]:
         raise DtypeError(
@@ -52,8 +67,6 @@ def _convert_into(t, result, name):
     if result.shape != t.shape:
         raise ShapeError("{}: the result has shape {} but the tensor written has shape {}".format(
             name, result.shape, t.shape), op=name)
-    _C.assign(t, result)
-    return t
 
 
 def _operand_error(name, other):
@@ -96,10 +109,16 @@ def _augmented(name, op_name, symbol):
         except StateError:
             if not _records_in_pytorch(self, other):
                 raise
-            return _C.binary(op, self, other)
+            return _rebound(self, _C.binary(op, self, other), symbol)
         except TypeError:
             return NotImplemented  # Python then tries other's reflected operator
-        return _convert_into(self, _C.binary(op, self, other), symbol)
+        result = _C.binary(op, self, other)
+        try:
+            return _convert_into(self, result, symbol)
+        except StateError:
+            if not _records_in_pytorch(self, other):
+                raise
+            return _rebound(self, result, symbol)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = "self {} other, written into self (see backplane._inplace).".format(symbol)
     return method

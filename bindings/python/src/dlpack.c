@@ -391,6 +391,8 @@ static PyObject *import_managed(DLManagedTensor *managed, long device, int share
     return PyErr_Format(PyExc_BufferError,
                         "from_dlpack: only host (kDLCPU) tensors can be imported, got device type %d",
                         (int)t->device.device_type);
+  if (as_dtype >= 0 && bp_vocab_dtype_size(dtype) == 0)
+    return PyErr_Format(PyExc_ValueError, "from_dlpack: %ld is no dtype number", as_dtype);
   if (as_dtype >= 0 && (t->dtype.lanes != 1 || t->dtype.bits != 8 * bp_vocab_dtype_size(dtype)))
     return PyErr_Format(PyExc_ValueError, "from_dlpack: %d-bit elements cannot be read as %s",
                         (int)t->dtype.bits, p_bp_dtype_name(dtype));

@@ -1,6 +1,7 @@
 """Optimizer: the base of SGD and Adam (PyTorch's shape: param_groups of
 dicts, zero_grad(), step())."""
 from .. import _C
+from .._errors import ShapeError
 from .._grad_mode import no_grad
 from .._tensor import OP, zeros_like
 
@@ -112,6 +113,12 @@ class Optimizer:
                 raise ValueError("load_state_dict: {} keeps no {!r}".format(
                     type(self).__name__, key))
             if hasattr(state[key], "copy_"):
+                # copy_ would broadcast a saved value of another shape.
+                if tuple(getattr(value, "shape", ())) != tuple(state[key].shape):
+                    raise ShapeError("load_state_dict: {}'s {!r} has shape {}, the parameter's "
+                                     "state needs {}".format(type(self).__name__, key,
+                                                             tuple(getattr(value, "shape", ())),
+                                                             tuple(state[key].shape)))
                 state[key].copy_(value)
             else:
                 state[key] = type(state[key])(value)
