@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "bounded_read.hpp"
 #include "plugin_validation.hpp"
 
 namespace {
@@ -161,4 +162,25 @@ TEST_CASE("a table of a newer minor is accepted with a note that names both vers
   const std::string newer = std::to_string(BP_PLUGIN_ABI_MAJOR) + "." + std::to_string(BP_PLUGIN_ABI_MINOR + 1);
   CHECK(newer_minor_note(api) == "built for ABI " + newer + ", newer than this host's " + kHostAbi +
                                      ": the fields past " + kHostAbi + " are not used");
+}
+
+TEST_CASE("where process_vm_readv is refused, a pipe reads the same bytes and stops at the same fault",
+          "[validation]") {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  auto *pages = static_cast<char *>(mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  REQUIRE(pages != MAP_FAILED);
+  for (size_t i = 0; i < 2 * page; ++i) pages[i] = char(i * 7 + 1);
+  REQUIRE(mprotect(pages + 2 * page, page, PROT_NONE) == 0);
+  std::string got(2 * page, '\0');
+  // Across the page boundary and longer than one write into the pipe.
+  REQUIRE(read_through_pipe(got.data(), pages, 2 * page));
+  CHECK(std::memcmp(got.data(), pages, 2 * page) == 0);
+  std::string by_syscall(2 * page, '\0');
+  REQUIRE(read_own(by_syscall.data(), pages, 2 * page));
+  CHECK(got == by_syscall);
+  char byte = 0;
+  CHECK_FALSE(read_through_pipe(&byte, pages + 2 * page, 1));
+  CHECK_FALSE(read_through_pipe(got.data(), pages + page, page + 1));
+  CHECK_FALSE(read_through_pipe(&byte, reinterpret_cast<const void *>(uintptr_t(16)), 1));
+  munmap(pages, 3 * page);
 }

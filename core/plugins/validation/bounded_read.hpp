@@ -15,6 +15,13 @@ namespace bp::plugin_validation {
 // when any of them cannot be read.
 bool read_own(void *to, const void *from, size_t n);
 
+// read_own's way where a seccomp profile refuses process_vm_readv (which
+// read_own notices once and then stays with this): write() into a pipe fails
+// with EFAULT on a byte it cannot read, where a plain copy would fault.
+// Without it every plugin's name would be unreadable there and every plugin
+// refused.
+bool read_through_pipe(void *to, const void *from, size_t n);
+
 // How read_plugin_string ended.
 enum class StringEnd { kNul, kUnreadable, kLimit };
 
