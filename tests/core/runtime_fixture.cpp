@@ -38,14 +38,18 @@ bp::Device each_host_device() {
   return bp::Device(GENERATE(as<std::string>{}, "cpu:0", "reference:0"));
 }
 
-const char *const kHostAndOpenCL = R"(
-[devices]
-fallback = ["cpu", "reference", "opencl"]
-[plugins]
-disabled = ["cuda"]
-[backend.cpu-openblas]
-threads = 1
-)";
+namespace {
+
+// The host backends and OpenCL, CUDA off, tried in the order fallback names.
+std::string with_opencl(const char *fallback) {
+  return std::string("\n[devices]\nfallback = ") + fallback +
+         "\n[plugins]\ndisabled = [\"cuda\"]\n[backend.cpu-openblas]\nthreads = 1\n";
+}
+
+}  // namespace
+
+const std::string kHostAndOpenCL = with_opencl(R"(["cpu", "reference", "opencl"])");
+const std::string kOpenCLFirst = with_opencl(R"(["opencl", "cpu", "reference"])");
 
 bp::Device each_host_or_opencl_device() {
   start(kHostAndOpenCL);
@@ -66,6 +70,20 @@ std::vector<bp_plugin_report> plugin_reports(int32_t count_devices) {
     out.push_back(r);
   }
   return out;
+}
+
+std::vector<std::string> trace_lines() {
+  std::vector<std::string> out;
+  char buf[1024];
+  for (int32_t i = 0; i < bp_trace_count(); ++i) {
+    REQUIRE(bp_trace_line(i, buf, sizeof buf) == BP_OK);
+    out.push_back(buf);
+  }
+  return out;
+}
+
+bool last_error_mentions(const std::string &part) {
+  return std::string(bp_last_error()).find(part) != std::string::npos;
 }
 
 std::string trace_text() {

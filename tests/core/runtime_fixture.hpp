@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backplane.hpp"
+#include "tensor_elements.hpp"
 
 namespace bp_test {
 
@@ -26,7 +27,11 @@ void start(const std::string &toml);
 bp::Device each_host_device();
 
 // Host backends and OpenCL (PoCL), no CUDA: the numeric tests' runtime.
-extern const char *const kHostAndOpenCL;
+extern const std::string kHostAndOpenCL;
+
+// kHostAndOpenCL's backends with opencl first in the fallback order: the
+// collective and fusion tests' runtime.
+extern const std::string kOpenCLFirst;
 
 // Starts the runtime with kHostAndOpenCL and runs the calling test case once
 // for each of cpu:0, reference:0 and, when the OpenCL backend has a device,
@@ -37,26 +42,13 @@ bp::Device each_host_or_opencl_device();
 // bp_plugin_report_get(i, count_devices, ...).
 std::vector<bp_plugin_report> plugin_reports(int32_t count_devices);
 
-// A one-dimensional tensor on d holding these elements as they are in
-// memory (S is the element's host type, or its bits for the 16-bit floats),
-// through the C API, which takes every dtype.
-template <class S>
-bp::Tensor from_elements(bp_dtype dtype, const std::vector<S> &values, const bp::Device &d) {
-  const int64_t shape[1] = {int64_t(values.size())};
-  bp_tensor h = BP_NO_TENSOR;
-  bp::check(bp_from_host(d.id(), dtype, 1, shape, values.data(), &h));
-  return bp::Tensor::adopt(h);
-}
-
-// The elements of t as they are in memory (the inverse of from_elements).
-template <class S>
-std::vector<S> elements(const bp::Tensor &t) {
-  std::vector<S> out(size_t(t.numel()));
-  bp::check(bp_to_host(t.handle(), out.data(), out.size() * sizeof(S)));
-  return out;
-}
-
 // The routing trace's lines so far, each ended by a newline.
 std::string trace_text();
+
+// The routing trace's lines so far, each read (and REQUIREd to succeed).
+std::vector<std::string> trace_lines();
+
+// Whether bp_last_error() contains part.
+bool last_error_mentions(const std::string &part);
 
 }  // namespace bp_test

@@ -20,9 +20,7 @@ struct Input {
   bp::Shape shape;
 };
 
-bool last_error_mentions(const std::string &word) {
-  return std::string(bp_last_error()).find(word) != std::string::npos;
-}
+using bp_test::last_error_mentions;
 
 // sum(f(inputs) * w) for fixed weights w of f's shape: a scalar whose
 // gradient exercises every output element with a different weight.

@@ -13,18 +13,7 @@
 
 namespace {
 
-bool last_error_mentions(const std::string &word) {
-  return std::string(bp_last_error()).find(word) != std::string::npos;
-}
-
-const char *const kWithOpenCL = R"(
-[devices]
-fallback = ["opencl", "cpu", "reference"]
-[plugins]
-disabled = ["cuda"]
-[backend.cpu-openblas]
-threads = 1
-)";
+using bp_test::last_error_mentions;
 
 // Participant j's values: distinct per participant and element, negative
 // ones included, so a sum, a max and a min each tell the participants apart.
@@ -225,7 +214,7 @@ TEST_CASE("in-place collectives follow the autograd write rules") {
 }
 
 TEST_CASE("collectives across opencl:0 and opencl:1 match the host-staged results, every dtype") {
-  bp_test::start(kWithOpenCL);
+  bp_test::start(bp_test::kOpenCLFirst);
   std::vector<bp::Device> devices;
   for (const bp::Device &d : bp::devices())
     if (d.name().rfind("opencl:", 0) == 0) devices.push_back(d);

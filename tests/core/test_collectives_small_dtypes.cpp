@@ -38,6 +38,15 @@ std::vector<bp::Tensor> participants(bp_dtype dtype, const std::vector<std::vect
   return ts;
 }
 
+// all_reduce with op across participants holding `rows`: each must end with want.
+template <class S>
+void check_all_reduce(bp_dtype dtype, const std::vector<std::vector<S>> &rows, const std::vector<bp::Device> &devices,
+                      bp::Reduce op, const std::vector<S> &want) {
+  std::vector<bp::Tensor> ts = participants<S>(dtype, rows, devices);
+  bp::all_reduce(ts, op);
+  for (const bp::Tensor &t : ts) CHECK(elements<S>(t) == want);
+}
+
 uint16_t bf16(float x) { return bp_bf16_from_f32(x); }
 uint16_t f16(float x) { return bp_f16_from_f32(x); }
 
@@ -80,9 +89,7 @@ TEST_CASE("staged float16 mean divides the float32 sum before its one rounding")
       {f16(1.0f), f16(0x1p-11f), f16(1.0f)},
       {f16(-6.0f), f16(1.5f), f16(0.0f)},
   };
-  std::vector<bp::Tensor> ts = participants<uint16_t>(BP_FLOAT16, bits, devices);
-  bp::all_reduce(ts, bp::Reduce::mean);
-  for (const bp::Tensor &t : ts) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x3956, f16(-1.5f)});
+  check_all_reduce<uint16_t>(BP_FLOAT16, bits, devices, bp::Reduce::mean, {0x3956, f16(-1.5f)});
 }
 
 TEST_CASE("staged float16 and bfloat16 max and min keep the chosen input's bits, -0 and subnormals included") {
@@ -91,43 +98,27 @@ TEST_CASE("staged float16 and bfloat16 max and min keep the chosen input's bits,
     INFO(bp_dtype_name(dtype));
     // A subnormal of either format, a negative, -0 against a smaller negative.
     const std::vector<std::vector<uint16_t>> bits = {{0x0001, 0x0000, 0x8001}, {0xC000, 0xC200, 0xBC00}, {0x8000, 0xC000, 0x8000}};
-    std::vector<bp::Tensor> hi = participants<uint16_t>(dtype, bits, devices);
-    bp::all_reduce(hi, bp::Reduce::max);
-    for (const bp::Tensor &t : hi) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x0001, 0xBC00, 0x8000});
-    std::vector<bp::Tensor> lo = participants<uint16_t>(dtype, bits, devices);
-    bp::all_reduce(lo, bp::Reduce::min);
-    for (const bp::Tensor &t : lo) CHECK(elements<uint16_t>(t) == std::vector<uint16_t>{0x8001, 0xC200, 0xC000});
+    check_all_reduce<uint16_t>(dtype, bits, devices, bp::Reduce::max, {0x0001, 0xBC00, 0x8000});
+    check_all_reduce<uint16_t>(dtype, bits, devices, bp::Reduce::min, {0x8001, 0xC200, 0xC000});
   }
 }
 
 TEST_CASE("staged int8 and int16 sums wrap as add does, means truncate the wrapped sum toward zero") {
   const std::vector<bp::Device> devices = three_backends();
   const std::vector<std::vector<int8_t>> i8 = {{100, 27, 1}, {-128, -1, 0}, {-7, 0, 0}, {100, 100, 100}};
-  std::vector<bp::Tensor> sums = participants<int8_t>(BP_INT8, i8, devices);
-  bp::all_reduce(sums, bp::Reduce::sum);
-  for (const bp::Tensor &t : sums) CHECK(elements<int8_t>(t) == std::vector<int8_t>{-128, 127, -7, 44});
-  std::vector<bp::Tensor> means = participants<int8_t>(BP_INT8, i8, devices);
-  bp::all_reduce(means, bp::Reduce::mean);
+  check_all_reduce<int8_t>(BP_INT8, i8, devices, bp::Reduce::sum, {-128, 127, -7, 44});
   // 128 wraps to -128: -42; -129 to 127: 42; 300 to 44: 14.
-  for (const bp::Tensor &t : means) CHECK(elements<int8_t>(t) == std::vector<int8_t>{-42, 42, -2, 14});
+  check_all_reduce<int8_t>(BP_INT8, i8, devices, bp::Reduce::mean, {-42, 42, -2, 14});
   const std::vector<std::vector<int16_t>> i16 = {{30000, 30000, 10}, {-32768, -1, -5}};
-  std::vector<bp::Tensor> wide = participants<int16_t>(BP_INT16, i16, devices);
-  bp::all_reduce(wide, bp::Reduce::sum);
-  for (const bp::Tensor &t : wide) CHECK(elements<int16_t>(t) == std::vector<int16_t>{-5526, 32762});
+  check_all_reduce<int16_t>(BP_INT16, i16, devices, bp::Reduce::sum, {-5526, 32762});
 }
 
 TEST_CASE("staged uint8 max and min compare unsigned, sum wraps") {
   const std::vector<bp::Device> devices = three_backends();
   const std::vector<std::vector<uint8_t>> u8 = {{200, 7, 255}, {0, 1, 0}, {128, 127, 129}};
-  std::vector<bp::Tensor> hi = participants<uint8_t>(BP_UINT8, u8, devices);
-  bp::all_reduce(hi, bp::Reduce::max);
-  for (const bp::Tensor &t : hi) CHECK(elements<uint8_t>(t) == std::vector<uint8_t>{255, 1, 129});
-  std::vector<bp::Tensor> lo = participants<uint8_t>(BP_UINT8, u8, devices);
-  bp::all_reduce(lo, bp::Reduce::min);
-  for (const bp::Tensor &t : lo) CHECK(elements<uint8_t>(t) == std::vector<uint8_t>{7, 0, 127});
-  std::vector<bp::Tensor> sums = participants<uint8_t>(BP_UINT8, u8, devices);
-  bp::all_reduce(sums, bp::Reduce::sum);
-  for (const bp::Tensor &t : sums) CHECK(elements<uint8_t>(t) == std::vector<uint8_t>{206, 1, 128});
+  check_all_reduce<uint8_t>(BP_UINT8, u8, devices, bp::Reduce::max, {255, 1, 129});
+  check_all_reduce<uint8_t>(BP_UINT8, u8, devices, bp::Reduce::min, {7, 0, 127});
+  check_all_reduce<uint8_t>(BP_UINT8, u8, devices, bp::Reduce::sum, {206, 1, 128});
 }
 
 TEST_CASE("staged broadcast and all_gather move 16-bit floats as bits, NaN payloads included") {

@@ -25,14 +25,7 @@
 
 namespace {
 
-const char *const kConfig = R"(
-[devices]
-fallback = ["opencl", "cpu", "reference"]
-[plugins]
-disabled = ["cuda"]
-[backend.cpu-openblas]
-threads = 1
-)";
+const std::string &kConfig = bp_test::kOpenCLFirst;
 
 constexpr int64_t R = 64, C = 128;
 
@@ -78,15 +71,7 @@ class Trace {
   Trace(const Trace &) = delete;
   Trace &operator=(const Trace &) = delete;
 
-  static std::vector<std::string> lines() {
-    std::vector<std::string> out;
-    char buf[1024];
-    for (int32_t i = 0; i < bp_trace_count(); ++i) {
-      REQUIRE(bp_trace_line(i, buf, sizeof buf) == BP_OK);
-      out.push_back(buf);
-    }
-    return out;
-  }
+  static std::vector<std::string> lines() { return bp_test::trace_lines(); }
   static int count(const std::string &part) {
     int n = 0;
     for (const std::string &l : lines()) n += l.find(part) != std::string::npos;
@@ -114,9 +99,7 @@ std::vector<uint8_t> bytes_of(const bp::Tensor &t) {
   return out;
 }
 
-bool last_error_mentions(const std::string &part) {
-  return std::string(bp_last_error()).find(part) != std::string::npos;
-}
+using bp_test::last_error_mentions;
 
 // Values from -50 to 50 (eighths of them for floats), every third bool true,
 // a different sequence for each seed.
@@ -351,15 +334,26 @@ TEST_CASE("errors about the call come from the call while a group is open, and l
   CHECK(Trace::groups()[0].find(": mul, add, exp; 1 input(s), 1 of 3 result(s) written") != std::string::npos);
 }
 
+namespace {
+
+// A column and a row whose sum, 2^20 x 2^20 float32, is 4 TiB: recorded at
+// once, refused when it runs. x is an ordinary input.
+constexpr int64_t kHuge = int64_t(1) << 20;
+struct HugeOperands {
+  bp::Tensor col, row, x;
+};
+HugeOperands huge_operands(const bp::Device &d) {
+  return {bp::zeros({kHuge, 1}, bp::f32, d), bp::zeros({1, kHuge}, bp::f32, d), input<float>({R, C}, 1, d)};
+}
+
+}  // namespace
+
 TEST_CASE("a result too large for memory fails where it is needed, naming the fused operators, every time",
           "[fusion]") {
   bp::Device d;
   if (!each_device(d)) return;
-  // 2^20 x 2^20 float32 is 4 TiB: recorded at once, refused when it runs.
-  const int64_t n = int64_t(1) << 20;
-  const bp::Tensor col = bp::zeros({n, 1}, bp::f32, d);
-  const bp::Tensor row = bp::zeros({1, n}, bp::f32, d);
-  const bp::Tensor x = input<float>({R, C}, 1, d);
+  const int64_t n = kHuge;
+  const auto [col, row, x] = huge_operands(d);
   Trace trace;
   bp_tensor big = BP_NO_TENSOR;
   REQUIRE(bp_binary(BP_OP_ADD, col.handle(), row.handle(), &big) == BP_OK);
@@ -390,10 +384,8 @@ TEST_CASE("a result too large for memory fails where it is needed, naming the fu
 TEST_CASE("work that needs no result of a failed group does not fail with its error", "[fusion]") {
   bp::Device d;
   if (!each_device(d)) return;
-  const int64_t n = int64_t(1) << 20;
-  const bp::Tensor col = bp::zeros({n, 1}, bp::f32, d);
-  const bp::Tensor row = bp::zeros({1, n}, bp::f32, d);
-  const bp::Tensor x = input<float>({R, C}, 1, d);
+  const int64_t n = kHuge;
+  const auto [col, row, x] = huge_operands(d);
   const std::vector<uint8_t> doubled = bytes_of(x + x);
   const bp::Tensor big = col + row;  // 4 TiB: its group fails when it runs
   // Each of these makes the group run; its error belongs to whoever reads
@@ -765,7 +757,7 @@ void restart() {
 // The runtime as bp_test::start(kConfig) expects it.
 void restart_as_before() {
   REQUIRE(bp_testing_restart() == BP_OK);
-  REQUIRE(bp_init_from_string(kConfig, "test-config.toml") == BP_OK);
+  REQUIRE(bp_init_from_string(kConfig.c_str(), "test-config.toml") == BP_OK);
 }
 
 // bp_fusion_enabled() in a runtime started with kConfig plus `extra` (and

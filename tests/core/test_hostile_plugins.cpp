@@ -14,8 +14,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "backplane/plugin.h"
 #include "runtime_fixture.hpp"
@@ -25,6 +28,15 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kHostile = BP_TEST_FAKE_PLUGIN_DIR "/hostile";
+
+// The runtime started with the hostile plugins; their device `name`,
+// REQUIREd to be there.
+bp_device hostile_device(const char *name) {
+  bp_test::start(bp_test::with_plugins_in(kHostile));
+  bp_device d = -1;
+  REQUIRE(bp_device_get(name, &d) == BP_OK);
+  return d;
+}
 
 std::map<std::string, bp_plugin_report> reports_by_file() {
   std::map<std::string, bp_plugin_report> out;
@@ -94,26 +106,39 @@ TEST_CASE("a plugin's error strings are copied with a bound: unterminated or 64 
   host_backends_work();
 }
 
-TEST_CASE("a plugin status outside the enum reaches the caller as BP_ERR_BACKEND with the raw code") {
-  bp_test::start(bp_test::with_plugins_in(kHostile));
-  for (auto [device, code] : {std::pair<const char *, const char *>{"oddstatus:0", "12345"}, {"negstatus:0", "-7"}}) {
+namespace {
+
+// Each device's plugin answers `call` with its raw code, a status outside the
+// enum: the call fails with BP_ERR_BACKEND, then `check` reads the message.
+void on_status_outside_the_enum(
+    std::initializer_list<std::pair<const char *, const char *>> devices,
+    const std::function<bp_status(bp_device d, const int64_t *shape, bp_tensor *t)> &call,
+    const std::function<void(const std::string &message, const std::string &device, const std::string &code)> &check) {
+  for (auto [device, code] : devices) {
     INFO(device);
-    bp_device d = -1;
-    REQUIRE(bp_device_get(device, &d) == BP_OK);
+    const bp_device d = hostile_device(device);
     const int64_t shape[] = {4};
     bp_tensor t = 0;
-    CHECK(bp_zeros(d, BP_FLOAT32, 1, shape, &t) == BP_ERR_BACKEND);
+    CHECK(call(d, shape, &t) == BP_ERR_BACKEND);
     CHECK(bp_last_error_status() == BP_ERR_BACKEND);
-    CHECK(std::string(bp_last_error()).find(std::string("BP_ERR_BACKEND, its code ") + code + " is no bp_status") !=
-          std::string::npos);
+    check(bp_last_error(), device, code);
   }
   host_backends_work();
 }
 
+}  // namespace
+
+TEST_CASE("a plugin status outside the enum reaches the caller as BP_ERR_BACKEND with the raw code") {
+  on_status_outside_the_enum(
+      {{"oddstatus:0", "12345"}, {"negstatus:0", "-7"}},
+      [](bp_device d, const int64_t *shape, bp_tensor *t) { return bp_zeros(d, BP_FLOAT32, 1, shape, t); },
+      [](const std::string &message, const std::string &, const std::string &code) {
+        CHECK(message.find("BP_ERR_BACKEND, its code " + code + " is no bp_status") != std::string::npos);
+      });
+}
+
 TEST_CASE("an unterminated last_error after a failed execute is copied with a bound") {
-  bp_test::start(bp_test::with_plugins_in(kHostile));
-  bp_device d = -1;
-  REQUIRE(bp_device_get("untermexec:0", &d) == BP_OK);
+  const bp_device d = hostile_device("untermexec:0");
   const int64_t shape[] = {4};
   bp_tensor t = 0;
   CHECK(bp_full(d, BP_FLOAT32, 1, shape, 1.5, &t) == BP_ERR_BACKEND);
@@ -125,28 +150,21 @@ TEST_CASE("an unterminated last_error after a failed execute is copied with a bo
 }
 
 TEST_CASE("a status outside the enum from execute reaches the caller as BP_ERR_BACKEND with the raw code") {
-  bp_test::start(bp_test::with_plugins_in(kHostile));
-  for (auto [device, code] : {std::pair<const char *, const char *>{"execodd:0", "12345"}, {"execneg:0", "-7"}}) {
-    INFO(device);
-    bp_device d = -1;
-    REQUIRE(bp_device_get(device, &d) == BP_OK);
-    const int64_t shape[] = {4};
-    bp_tensor t = 0;
-    CHECK(bp_full(d, BP_FLOAT32, 1, shape, 2.0, &t) == BP_ERR_BACKEND);
-    CHECK(bp_last_error_status() == BP_ERR_BACKEND);
-    const std::string message = bp_last_error();
-    CHECK(message.find(std::string("failed (BP_ERR_BACKEND, its code ") + code +
-                       " is no bp_status): execute: a status from nowhere") != std::string::npos);
-    CHECK(message.find(std::string("on ") + device + ": backend execute-") != std::string::npos);
-    // And through the C++ binding, whose exception carries the status.
-    try {
-      bp::full({4}, 2.0, bp::f32, bp::Device(device));
-      FAIL("no error");
-    } catch (const bp::Error &e) {
-      CHECK(e.status() == BP_ERR_BACKEND);
-    }
-  }
-  host_backends_work();
+  on_status_outside_the_enum(
+      {{"execodd:0", "12345"}, {"execneg:0", "-7"}},
+      [](bp_device d, const int64_t *shape, bp_tensor *t) { return bp_full(d, BP_FLOAT32, 1, shape, 2.0, t); },
+      [](const std::string &message, const std::string &device, const std::string &code) {
+        CHECK(message.find("failed (BP_ERR_BACKEND, its code " + code +
+                           " is no bp_status): execute: a status from nowhere") != std::string::npos);
+        CHECK(message.find("on " + device + ": backend execute-") != std::string::npos);
+        // And through the C++ binding, whose exception carries the status.
+        try {
+          bp::full({4}, 2.0, bp::f32, bp::Device(device));
+          FAIL("no error");
+        } catch (const bp::Error &e) {
+          CHECK(e.status() == BP_ERR_BACKEND);
+        }
+      });
 }
 
 TEST_CASE("a table whose name or version has no NUL before an unreadable page is refused, in the host itself") {
@@ -179,11 +197,9 @@ TEST_CASE("a device_info that writes past the struct it is given fails the backe
 }
 
 TEST_CASE("bp_device_info_get on a plugin whose device_info writes past the struct fails with BP_ERR_PLUGIN") {
-  bp_test::start(bp_test::with_plugins_in(kHostile));
-  bp_device d = -1;
   // The plugin describes its device properly once (at enumeration), then
   // writes 64 bytes past the struct on every later call.
-  REQUIRE(bp_device_get("overrunlater:0", &d) == BP_OK);
+  const bp_device d = hostile_device("overrunlater:0");
   for (int call = 0; call < 2; ++call) {
     bp_device_info info{};
     info.struct_size = sizeof info;
@@ -196,9 +212,7 @@ TEST_CASE("bp_device_info_get on a plugin whose device_info writes past the stru
 }
 
 TEST_CASE("a device_properties that writes past the capacity it is given fails with BP_ERR_PLUGIN") {
-  bp_test::start(bp_test::with_plugins_in(kHostile));
-  bp_device d = -1;
-  REQUIRE(bp_device_get("propsoverrun:0", &d) == BP_OK);
+  const bp_device d = hostile_device("propsoverrun:0");
   // The caller's array has a fifth element the plugin is not told about.
   bp_property props[5] = {};
   std::snprintf(props[4].key, sizeof props[4].key, "mine");
@@ -225,9 +239,7 @@ TEST_CASE("a plugin reporting 2000 devices is refused whole and leaves every oth
 }
 
 TEST_CASE("a host address a plugin invents is checked before anything is written through it") {
-  bp_test::start(bp_test::with_plugins_in(kHostile));
-  bp_device d = -1;
-  REQUIRE(bp_device_get("badhost:0", &d) == BP_OK);
+  const bp_device d = hostile_device("badhost:0");
   const int64_t shape[] = {4};
   bp_tensor t = 0;
   CHECK(bp_zeros(d, BP_FLOAT32, 1, shape, &t) == BP_ERR_BACKEND);

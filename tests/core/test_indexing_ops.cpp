@@ -10,13 +10,7 @@
 
 #include "runtime_fixture.hpp"
 
-namespace {
-
-bool last_error_mentions(const std::string &word) {
-  return std::string(bp_last_error()).find(word) != std::string::npos;
-}
-
-}  // namespace
+using bp_test::last_error_mentions;
 
 TEST_CASE("bitwise operators on integers and bool, and the dtype error for floats") {
   const bp::Device d = bp_test::each_host_device();

@@ -7,17 +7,7 @@
 
 using bp_test::start;
 
-namespace {
-std::vector<std::string> trace_lines() {
-  std::vector<std::string> out;
-  char buf[512];
-  for (int32_t i = 0; i < bp_trace_count(); ++i) {
-    REQUIRE(bp_trace_line(i, buf, sizeof buf) == BP_OK);
-    out.push_back(buf);
-  }
-  return out;
-}
-}  // namespace
+using bp_test::trace_lines;
 
 TEST_CASE("the trace records where each operator ran and that nothing was copied") {
   start(std::string(bp_test::kHostOnly) + "\n[dispatch]\ntrace = true\n");

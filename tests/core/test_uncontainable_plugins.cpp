@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "runtime_fixture.hpp"
@@ -64,6 +65,26 @@ int fill_four(bp_device d, double value) {
   const bool right = bp_to_host(t, out, sizeof out) == BP_OK && out[0] == float(value) && out[3] == float(value);
   bp_tensor_release(t);
   return right ? 0 : 21;
+}
+
+// How a child ends that loads a copy of the fake plugin, fills a tensor on
+// it, lets `change` act on the plugin's file (nonzero: the step that
+// failed), then fills another.
+std::string ended_after_changing_the_file(const char *name,
+                                          const std::function<int(const fs::path &dir, const fs::path &file)> &change) {
+  fs::path dir = scratch_dir(name);
+  const fs::path file = dir / "libbackplane-fake.so";
+  fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/libbackplane-fake.so", file);
+  const std::string ended = in_child([&] {
+    bp_device d = -1;
+    if (int step = start_on(dir, "fake:0", d)) return step;
+    if (int step = fill_four(d, 1.0)) return step;
+    if (int step = change(dir, file)) return step;
+    if (int step = fill_four(d, 2.0)) return step + 40;
+    return 0;
+  });
+  fs::remove_all(dir);
+  return ended;
 }
 
 }  // namespace
@@ -122,36 +143,20 @@ TEST_CASE("uncontainable: a plugin that corrupts the heap kills the host later, 
 }
 
 TEST_CASE("uncontainable: a plugin file truncated on disk after loading kills the host with SIGBUS at its next call") {
-  fs::path dir = scratch_dir("truncated");
-  const fs::path file = dir / "libbackplane-fake.so";
-  fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/libbackplane-fake.so", file);
-  const std::string ended = in_child([&] {
-    bp_device d = -1;
-    if (int step = start_on(dir, "fake:0", d)) return step;
-    if (int step = fill_four(d, 1.0)) return step;
+  const std::string ended = ended_after_changing_the_file("truncated", [](const fs::path &, const fs::path &file) {
     // As `cp` or a linker writing in place does first.
-    if (truncate(file.c_str(), 0) != 0) return 30;
-    return fill_four(d, 2.0) + 40;
+    return truncate(file.c_str(), 0) != 0 ? 30 : 0;
   });
   CHECK(ended == "killed by SIGBUS");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("uncontainable: a plugin file replaced by rename after loading goes on working (the old file stays mapped)") {
-  fs::path dir = scratch_dir("renamed");
-  const fs::path file = dir / "libbackplane-fake.so";
-  fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/libbackplane-fake.so", file);
-  const std::string ended = in_child([&] {
-    bp_device d = -1;
-    if (int step = start_on(dir, "fake:0", d)) return step;
-    if (int step = fill_four(d, 1.0)) return step;
+  const std::string ended = ended_after_changing_the_file("renamed", [](const fs::path &dir, const fs::path &file) {
     // As `install`, `mv` and package managers do: a new file, renamed over.
     std::error_code ec;
     fs::copy_file(BP_TEST_PLUGIN_DIR "/libbackplane-reference.so", dir / "new.so", ec);
     fs::rename(dir / "new.so", file, ec);
-    if (ec) return 30;
-    return fill_four(d, 2.0);
+    return ec ? 30 : 0;
   });
   CHECK(ended == "exit 0");
-  fs::remove_all(dir);
 }

@@ -20,6 +20,7 @@
 #include <backplane.hpp>
 
 #include "backplane/half.h"
+#include "tensor_elements.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -31,6 +32,9 @@
 #include <vector>
 
 namespace {
+
+using bp_test::elements;
+using bp_test::from_elements;
 
 int g_rank = 0, g_size = 1, g_failures = 0;
 
@@ -389,32 +393,17 @@ int collectives() {
 }
 
 // ---- the 8- and 16-bit dtypes ------------------------------------------------------
-// Filled and read as stored bits through the C API, which takes every dtype.
+// Filled and read as stored bits (tensor_elements.hpp).
 // The expected values are written out for 2 and 3 ranks: with 3, rounding
 // after every addition (or before MEAN's division) would give other bits.
-
-template <class S>
-bp::Tensor stored(bp_dtype dtype, const std::vector<S> &v, const bp::Device &d) {
-  const int64_t shape[1] = {int64_t(v.size())};
-  bp_tensor h = BP_NO_TENSOR;
-  bp::check(bp_from_host(d.id(), dtype, 1, shape, v.data(), &h));
-  return bp::Tensor::adopt(h);
-}
-
-template <class S>
-std::vector<S> bits_of(const bp::Tensor &t) {
-  std::vector<S> out(size_t(t.numel()));
-  bp::check(bp_to_host(t.handle(), out.data(), out.size() * sizeof(S)));
-  return out;
-}
 
 template <class S>
 void expect_all_reduce(bp_dtype dtype, bp::Reduce op, const std::vector<S> &mine, const std::vector<S> &want,
                        const bp::Device &d) {
   const std::string what = "all_reduce " + reduce_name(op) + " " + bp_dtype_name(dtype) + " on " + d.name();
-  bp::Tensor t = stored<S>(dtype, mine, d);
+  bp::Tensor t = from_elements<S>(dtype, mine, d);
   if (!ok(bp_dist_all_reduce(t.handle(), int32_t(op)), what)) return;
-  const std::vector<S> got = bits_of<S>(t);
+  const std::vector<S> got = elements<S>(t);
   for (size_t k = 0; k < want.size(); ++k)
     if (got[k] != want[k]) {
       failed(what + ": element " + std::to_string(k) + " is " + std::to_string(got[k]) + ", not " +
@@ -464,16 +453,16 @@ void check_small_dtypes(const bp::Device &d) {
     // 16-bit floats move as bits: a NaN's payload, -0, a subnormal.
     const std::string what = "broadcast and all_gather of bfloat16 bits on " + d.name();
     const std::vector<uint16_t> mine = {uint16_t(0x7FC1 + r), 0x8000, uint16_t(0x0001 + r)};
-    bp::Tensor t = stored<uint16_t>(BP_BFLOAT16, mine, d);
+    bp::Tensor t = from_elements<uint16_t>(BP_BFLOAT16, mine, d);
     bp_tensor out = BP_NO_TENSOR;
     if (ok(bp_dist_all_gather(t.handle(), &out), what)) {
       std::vector<uint16_t> want;
       for (int j = 0; j < g_size; ++j)
         for (uint16_t x : {uint16_t(0x7FC1 + j), uint16_t(0x8000), uint16_t(0x0001 + j)}) want.push_back(x);
-      EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == want, what + ": all_gather");
+      EXPECT(elements<uint16_t>(bp::Tensor::adopt(out)) == want, what + ": all_gather");
     }
     if (ok(bp_dist_broadcast(t.handle(), g_size - 1), what))
-      EXPECT(bits_of<uint16_t>(t) == (std::vector<uint16_t>{uint16_t(0x7FC1 + g_size - 1), 0x8000,
+      EXPECT(elements<uint16_t>(t) == (std::vector<uint16_t>{uint16_t(0x7FC1 + g_size - 1), 0x8000,
                                                             uint16_t(0x0001 + g_size - 1)}),
              what + ": broadcast");
   }
@@ -482,10 +471,10 @@ void check_small_dtypes(const bp::Device &d) {
     const std::string what = "reduce_scatter sum bfloat16 on " + d.name();
     std::vector<uint16_t> rows;
     for (int i = 0; i < g_size; ++i) rows.push_back(bf16(r == i ? 256.0f : 1.0f));
-    bp::Tensor t = stored<uint16_t>(BP_BFLOAT16, rows, d);
+    bp::Tensor t = from_elements<uint16_t>(BP_BFLOAT16, rows, d);
     bp_tensor out = BP_NO_TENSOR;
     if (ok(bp_dist_reduce_scatter(t.handle(), BP_REDUCE_SUM, &out), what))
-      EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x4381 : 0x4380)},
+      EXPECT(elements<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x4381 : 0x4380)},
              what);
   }
   {
@@ -493,10 +482,10 @@ void check_small_dtypes(const bp::Device &d) {
     const std::string what = "reduce_scatter mean float16 on " + d.name();
     std::vector<uint16_t> rows;
     for (int i = 0; i < g_size; ++i) rows.push_back(f16(r == (i + 1) % g_size ? 0x1p-11f : 1.0f));
-    bp::Tensor t = stored<uint16_t>(BP_FLOAT16, rows, d);
+    bp::Tensor t = from_elements<uint16_t>(BP_FLOAT16, rows, d);
     bp_tensor out = BP_NO_TENSOR;
     if (ok(bp_dist_reduce_scatter(t.handle(), BP_REDUCE_MEAN, &out), what))
-      EXPECT(bits_of<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x3956 : 0x3800)},
+      EXPECT(elements<uint16_t>(bp::Tensor::adopt(out)) == std::vector<uint16_t>{uint16_t(three ? 0x3956 : 0x3800)},
              what);
   }
 }
