@@ -88,16 +88,22 @@ def test_errors_keep_working_after_many_failures():
     assert (x + 1).sum().item() == 4
 
 
-def test_config_error_with_position(tmp_path):
-    cfg = tmp_path / "bad.toml"
-    cfg.write_text("[devices]\ndefault = 3\n")
+def _first_call_raises(cfg, text, error):
+    """What a process started with the configuration file cfg holding text
+    prints when its first call raises bp.<error>: the name, status and message."""
+    cfg.write_text(text)
     r = run_python(
         "import backplane as bp\n"
         "try:\n    bp.ones(1)\n"
-        "except bp.ConfigError as e:\n    print('CONFIG', e.status, e)\n",
+        "except bp.{0} as e:\n    print('{0}', e.status, e)\n".format(error),
         env={"BACKPLANE_CONFIG": str(cfg)})
     assert r.returncode == 0, r.stderr
-    assert "CONFIG BP_ERR_CONFIG" in r.stdout and "bad.toml:2:" in r.stdout
+    return r.stdout
+
+
+def test_config_error_with_position(tmp_path):
+    out = _first_call_raises(tmp_path / "bad.toml", "[devices]\ndefault = 3\n", "ConfigError")
+    assert "ConfigError BP_ERR_CONFIG" in out and "bad.toml:2:" in out
 
 
 def test_config_error_from_init_text():
@@ -111,15 +117,8 @@ def test_config_error_from_init_text():
 
 
 def test_plugin_error_for_a_required_plugin(tmp_path):
-    cfg = tmp_path / "req.toml"
-    cfg.write_text('[plugins]\nrequired = ["nosuch"]\n')
-    r = run_python(
-        "import backplane as bp\n"
-        "try:\n    bp.ones(1)\n"
-        "except bp.PluginError as e:\n    print('PLUGIN', e)\n",
-        env={"BACKPLANE_CONFIG": str(cfg)})
-    assert r.returncode == 0, r.stderr
-    assert "PLUGIN" in r.stdout and "nosuch" in r.stdout
+    out = _first_call_raises(tmp_path / "req.toml", '[plugins]\nrequired = ["nosuch"]\n', "PluginError")
+    assert "PluginError" in out and "nosuch" in out
 
 
 def test_unsupported_on_a_backend_that_lacks_the_op():

@@ -83,6 +83,13 @@ static int is_quiet_nan(const Format *f, unsigned bits) {
   return (bits & exponent_mask) == exponent_mask && (bits & quiet) != 0;
 }
 
+/* h and b (the input in text narrowed to float16 and bfloat16) against the
+ * input's value x rounded once. */
+static void check_narrowed(const char *text, unsigned h, unsigned b, long double x) {
+  if (h != expected_narrow(&kF16, x)) fail("float16 narrowing", text, h, expected_narrow(&kF16, x));
+  if (b != expected_narrow(&kBF16, x)) fail("bfloat16 narrowing", text, b, expected_narrow(&kBF16, x));
+}
+
 static void check_f32(float x) {
   char text[64];
   const unsigned h = bp_f16_from_f32(x), b = bp_bf16_from_f32(x);
@@ -93,8 +100,7 @@ static void check_f32(float x) {
     if (!is_quiet_nan(&kBF16, b) || (b & 0x8000u) != sign) fail("bfloat16 narrowing (NaN)", text, b, 0x7fc0u | sign);
     return;
   }
-  if (h != expected_narrow(&kF16, x)) fail("float16 narrowing", text, h, expected_narrow(&kF16, x));
-  if (b != expected_narrow(&kBF16, x)) fail("bfloat16 narrowing", text, b, expected_narrow(&kBF16, x));
+  check_narrowed(text, h, b, x);
 }
 
 static void check_f64(double x) {
@@ -106,8 +112,7 @@ static void check_f64(double x) {
     if (!is_quiet_nan(&kBF16, b)) fail("bfloat16 narrowing (NaN)", text, b, 0x7fc0u);
     return;
   }
-  if (h != expected_narrow(&kF16, x)) fail("float16 narrowing", text, h, expected_narrow(&kF16, x));
-  if (b != expected_narrow(&kBF16, x)) fail("bfloat16 narrowing", text, b, expected_narrow(&kBF16, x));
+  check_narrowed(text, h, b, x);
 }
 
 static void check_i64(int64_t x) {
@@ -116,8 +121,7 @@ static void check_i64(int64_t x) {
   /* Every int64 is exact in a long double of 64 significant bits or more. */
   const long double v = (long double)x;
   snprintf(text, sizeof text, "int64 %lld", (long long)x);
-  if (h != expected_narrow(&kF16, v)) fail("float16 narrowing", text, h, expected_narrow(&kF16, v));
-  if (b != expected_narrow(&kBF16, v)) fail("bfloat16 narrowing", text, b, expected_narrow(&kBF16, v));
+  check_narrowed(text, h, b, v);
 }
 
 /* Every pattern widened: the value by definition, signed zeros, infinities,

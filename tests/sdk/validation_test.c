@@ -196,6 +196,15 @@ static void collective_reset(void) {
   g_coll.outputs = g_out;
   g_group_size = 0;
 }
+
+/* The reset call made collective `which`, with the [4] views of `side` (g_in or
+ * g_out) made [2, 4]: the side with one row per participant. */
+static void collective_with_rows(int32_t which, bp_plugin_tensor *side) {
+  collective_reset();
+  g_coll.collective = which;
+  side[0] = dense(BP_FLOAT32, 0, 2, k24);
+  side[1] = dense(BP_FLOAT32, 1, 2, k24);
+}
 static bp_status collective(bp_sdk_check *c) {
   return bp_sdk_check_collective(&g_coll, g_group_size, bytes_of, NULL, &g_coll_info, c);
 }
@@ -345,20 +354,14 @@ int main(void) {
   EXPECT(collective, BP_OK);
   g_coll.root = 2;
   EXPECT(collective, BP_ERR_INVALID_ARGUMENT);
-  collective_reset();
-  g_coll.collective = BP_COLLECTIVE_ALL_GATHER;
-  g_out[0] = dense(BP_FLOAT32, 0, 2, k24);
-  g_out[1] = dense(BP_FLOAT32, 1, 2, k24);
+  collective_with_rows(BP_COLLECTIVE_ALL_GATHER, g_out);
   g_out[0].offset = g_out[1].offset = 16;
   EXPECT(collective, BP_OK);
   CHECK(g_coll_info.numel == 4);
   g_out[1].shape[0] = 3;
   EXPECT(collective, BP_ERR_SHAPE);
-  collective_reset();
-  g_coll.collective = BP_COLLECTIVE_REDUCE_SCATTER;
+  collective_with_rows(BP_COLLECTIVE_REDUCE_SCATTER, g_in);
   g_coll.reduce_op = BP_REDUCE_MAX;
-  g_in[0] = dense(BP_FLOAT32, 0, 2, k24);
-  g_in[1] = dense(BP_FLOAT32, 1, 2, k24);
   g_out[0].offset = g_out[1].offset = 32;
   EXPECT(collective, BP_OK);
   CHECK(g_coll_info.numel == 4);
