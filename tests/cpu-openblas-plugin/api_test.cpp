@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cpu_vs_reference.hpp"
+#include "table_identity.hpp"
 
 using namespace cpu_test;
 
@@ -21,11 +22,7 @@ bool mentions(const bp_test::PluginHandle &p, const std::string &text) {
 TEST_CASE("the table names the backend and declares thread safety", "[api]") {
   bp_test::PluginHandle cpu("cpu-openblas");
   const bp_plugin_api &api = cpu.api();
-  CHECK(api.struct_size == sizeof(bp_plugin_api));
-  CHECK(api.abi_major == BP_PLUGIN_ABI_MAJOR);
-  CHECK(api.abi_minor == BP_PLUGIN_ABI_MINOR);
-  CHECK(std::string(api.name) == "cpu-openblas");
-  CHECK(std::string(api.device_prefix) == "cpu");
+  bp_test::check_table_identity(api, "cpu-openblas", "cpu");
   CHECK((api.flags & BP_PLUGIN_THREAD_SAFE) != 0);
   CHECK(api.copy != nullptr);
   CHECK(api.host_address != nullptr);

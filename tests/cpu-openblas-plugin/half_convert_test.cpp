@@ -204,28 +204,15 @@ TEST_CASE("float16 ADD and MUL round at the top of the range on the best instruc
   CHECK(out[0] == 0x7c00);
 }
 
-TEST_CASE("scalar: widens every float16 and bfloat16 as half.h does", "[half]") {
-  on_isa(Isa::scalar, widens_as_half_h_does);
-}
-TEST_CASE("AVX2+F16C: widens every float16 and bfloat16 as half.h does", "[half]") {
-  on_isa(Isa::avx2, widens_as_half_h_does);
-}
-TEST_CASE("AVX-512F: widens every float16 and bfloat16 as half.h does", "[half]") {
-  on_isa(Isa::avx512, widens_as_half_h_does);
-}
-TEST_CASE("scalar: narrows float32 edge values and random bits as half.h does", "[half]") {
-  on_isa(Isa::scalar, narrows_as_half_h_does);
-}
-TEST_CASE("AVX2+F16C: narrows float32 edge values and random bits as half.h does", "[half]") {
-  on_isa(Isa::avx2, narrows_as_half_h_does);
-}
-TEST_CASE("AVX-512F: narrows float32 edge values and random bits as half.h does", "[half]") {
-  on_isa(Isa::avx512, narrows_as_half_h_does);
-}
+// One test case per instruction set, named "<set>: <what>".
+#define ON_VECTOR_ISAS(what, check)                                  \
+  TEST_CASE("AVX2+F16C: " what, "[half]") { on_isa(Isa::avx2, check); } \
+  TEST_CASE("AVX-512F: " what, "[half]") { on_isa(Isa::avx512, check); }
+#define ON_EVERY_ISA(what, check)                                        \
+  TEST_CASE("scalar: " what, "[half]") { on_isa(Isa::scalar, check); } \
+  ON_VECTOR_ISAS(what, check)
+
+ON_EVERY_ISA("widens every float16 and bfloat16 as half.h does", widens_as_half_h_does)
+ON_EVERY_ISA("narrows float32 edge values and random bits as half.h does", narrows_as_half_h_does)
 // The scalar kernels are the yardstick, so only the vector ones are held to them.
-TEST_CASE("AVX2+F16C: fused ADD, SUB, MUL and DIV of halves match the scalar kernels", "[half]") {
-  on_isa(Isa::avx2, binary_ops_match_the_scalar_kernels);
-}
-TEST_CASE("AVX-512F: fused ADD, SUB, MUL and DIV of halves match the scalar kernels", "[half]") {
-  on_isa(Isa::avx512, binary_ops_match_the_scalar_kernels);
-}
+ON_VECTOR_ISAS("fused ADD, SUB, MUL and DIV of halves match the scalar kernels", binary_ops_match_the_scalar_kernels)

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "collective_checks.hpp"
+#include "collective_ordering.hpp"
 #include "cuda_test.hpp"
 
 using namespace cuda_test;
@@ -112,32 +113,7 @@ TEST_CASE("cuda: a collective runs after earlier work and before later work on e
   if (!ready(plugin)) return;
   std::vector<int32_t> ids = {0};
   if (second_device(plugin) >= 0) ids.push_back(1);
-  const int64_t n = 1 << 22;
-  std::vector<bp_buffer> buffers;
-  std::vector<bp_plugin_tensor> views;
-  for (int32_t d : ids) {
-    buffers.push_back(plugin.alloc(d, n * 4));
-    views.push_back(dense_view(buffers.back(), BP_INT32, {n}));
-  }
-  // Queued, not waited for: FILL 3 on the first device, 4 on the second.
-  bp_op_attrs fill = default_attrs();
-  for (size_t i = 0; i < ids.size(); ++i) {
-    fill.scalar = 3.0 + double(i);
-    plugin.check(plugin.api().execute(ids[i], BP_OP_FILL, &fill, nullptr, 0, &views[i]), "execute fill");
-  }
-  bp_collective_args args = collective_args(BP_COLLECTIVE_ALL_REDUCE, BP_REDUCE_SUM, ids, views, views);
-  plugin.check(plugin.api().collective(&args), "collective");
-  bp_op_attrs times_ten = default_attrs();
-  times_ten.scalar = 10;
-  times_ten.scalar_mode = BP_SCALAR_RHS;
-  for (size_t i = 0; i < ids.size(); ++i)
-    plugin.check(plugin.api().execute(ids[i], BP_OP_MUL, &times_ten, &views[i], 1, &views[i]), "execute mul");
-  const int32_t want = ids.size() == 2 ? 70 : 30;
-  for (bp_buffer b : buffers) {
-    const std::vector<int32_t> got = plugin.download<int32_t>(b, size_t(n));
-    CHECK(std::all_of(got.begin(), got.end(), [&](int32_t v) { return v == want; }));
-    plugin.check(plugin.api().free(b), "free");
-  }
+  check_collective_between_work(plugin, ids, 1 << 22);
 }
 
 TEST_CASE("cuda: malformed collectives are refused and write nothing", "[cuda][collective]") {
@@ -152,9 +128,10 @@ TEST_CASE("cuda: malformed collectives are refused and write nothing", "[cuda][c
                            [](bp_collective_args &a, auto &, auto &, auto &) { a.group = 12345; });
 }
 
-TEST_CASE("cuda: a group of one rank runs every collective, then is left", "[cuda][collective]") {
-  PluginHandle plugin(kPlugin);
-  if (!ready(plugin)) return;
+namespace {
+
+// A group of one rank on cuda:0, joined with the id group_id gives.
+uint64_t group_of_one(const PluginHandle &plugin) {
   const bp_plugin_api &api = plugin.api();
   char id[kIdBytes];
   uint32_t size = 0;
@@ -163,6 +140,16 @@ TEST_CASE("cuda: a group of one rank runs every collective, then is left", "[cud
   uint64_t group = 0;
   plugin.check(api.group_join(0, id, size, 0, 1, &group), "group_join");
   CHECK(group != 0);
+  return group;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: a group of one rank runs every collective, then is left", "[cuda][collective]") {
+  PluginHandle plugin(kPlugin);
+  if (!ready(plugin)) return;
+  const bp_plugin_api &api = plugin.api();
+  const uint64_t group = group_of_one(plugin);
   for (CollectiveCase c : collective_cases({{0}})) {
     c.group = group;
     c.ranks = 1;

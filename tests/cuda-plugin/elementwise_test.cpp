@@ -30,6 +30,23 @@ void check_binary(Pair &pair, std::mt19937_64 &rng, bp_op op, bp_dtype dtype, bp
   }
 }
 
+// Runs op once per input layout of each shape: input k (of in_dtypes[k],
+// with `values`) takes the layout k places further round the list, the
+// output one of the output layouts.
+void check_each_layout(Pair &pair, std::mt19937_64 &rng, bp_op op, const std::vector<bp_dtype> &in_dtypes,
+                       Values values, bp_dtype out_dtype, const std::vector<Shape> &shapes, const std::string &what) {
+  for (const Shape &shape : shapes) {
+    const std::vector<Layout> layouts = input_layouts(shape);
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      INFO(what << ", shape " << shape_text(shape) << ", input 0 " << layouts[i].name);
+      std::vector<Tensor> inputs;
+      for (size_t k = 0; k < in_dtypes.size(); ++k)
+        inputs.push_back(random_tensor(in_dtypes[k], layouts[(i + k) % layouts.size()], rng, values));
+      pair.check(op, attrs(), inputs, out_dtype, output_layouts(shape)[i % 3], default_tolerance(out_dtype));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("cuda: arithmetic operators match the reference", "[cuda][elementwise]") {
@@ -99,38 +116,20 @@ TEST_CASE("cuda: where matches the reference for every dtype", "[cuda][elementwi
   Pair pair;
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(14);
-  for (bp_dtype dtype : kAllTypes) {
-    for (const Shape &shape : elementwise_shapes(true)) {
-      const std::vector<Layout> layouts = input_layouts(shape);
-      for (size_t i = 0; i < layouts.size(); ++i) {
-        INFO(dtype_name(dtype) << ", shape " << shape_text(shape) << ", condition " << layouts[i].name);
-        pair.check(
-            BP_OP_WHERE, attrs(),
-            {random_tensor(BP_BOOL, layouts[i], rng), random_tensor(dtype, layouts[(i + 1) % layouts.size()], rng),
-             random_tensor(dtype, layouts[(i + 2) % layouts.size()], rng)},
-            dtype, output_layouts(shape)[i % 3], default_tolerance(dtype));
-      }
-    }
-  }
+  for (bp_dtype dtype : kAllTypes)
+    check_each_layout(pair, rng, BP_OP_WHERE, {BP_BOOL, dtype, dtype}, Values::general, dtype, elementwise_shapes(true),
+                      dtype_name(dtype));
 }
 
 TEST_CASE("cuda: unary operators match the reference", "[cuda][elementwise]") {
   Pair pair;
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(15);
-  for (bp_op op : kUnary) {
-    for (bp_dtype dtype : kNumericTypes) {
-      if (!defined_for(op, dtype)) continue;
-      for (const Shape &shape : elementwise_shapes(true)) {
-        const std::vector<Layout> layouts = input_layouts(shape);
-        for (size_t i = 0; i < layouts.size(); ++i) {
-          INFO(op_name(op) << " " << dtype_name(dtype) << ", shape " << shape_text(shape) << ", input " << layouts[i].name);
-          pair.check(op, attrs(), {random_tensor(dtype, layouts[i], rng)}, dtype, output_layouts(shape)[i % 3],
-                     default_tolerance(dtype));
-        }
-      }
-    }
-  }
+  for (bp_op op : kUnary)
+    for (bp_dtype dtype : kNumericTypes)
+      if (defined_for(op, dtype))
+        check_each_layout(pair, rng, op, {dtype}, Values::general, dtype, elementwise_shapes(true),
+                          std::string(op_name(op)) + " " + dtype_name(dtype));
 }
 
 TEST_CASE("cuda: copy converts between every pair of dtypes like the reference", "[cuda][elementwise]") {
@@ -141,15 +140,8 @@ TEST_CASE("cuda: copy converts between every pair of dtypes like the reference",
     for (bp_dtype to : kAllTypes) {
       // Float to integer of a value out of range (or NaN) is unspecified.
       const Values values = is_float(from) && !is_float(to) && to != BP_BOOL ? Values::small : Values::general;
-      for (const Shape &shape : {Shape{7, 5}, Shape{}, Shape{4, 3, 2}, Shape{0, 2}}) {
-        const std::vector<Layout> layouts = input_layouts(shape);
-        for (size_t i = 0; i < layouts.size(); ++i) {
-          INFO(dtype_name(from) << " -> " << dtype_name(to) << ", shape " << shape_text(shape) << ", input "
-                                << layouts[i].name);
-          pair.check(BP_OP_COPY, attrs(), {random_tensor(from, layouts[i], rng, values)}, to,
-                     output_layouts(shape)[i % 3], default_tolerance(to));
-        }
-      }
+      check_each_layout(pair, rng, BP_OP_COPY, {from}, values, to, {Shape{7, 5}, Shape{}, Shape{4, 3, 2}, Shape{0, 2}},
+                        std::string(dtype_name(from)) + " -> " + dtype_name(to));
     }
   }
 }

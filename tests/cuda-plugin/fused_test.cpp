@@ -16,7 +16,9 @@
 #include "fused_args.hpp"
 #include "fused_disk_cache.hpp"
 #include "fused_nvrtc.hpp"
+#include "fused_program_of.hpp"
 #include "fused_source.hpp"
+#include "scratch_dir.hpp"
 
 using namespace cuda_test;
 
@@ -197,26 +199,8 @@ class Call {
  public:
   Call(const Program &p, std::vector<bp_plugin_tensor> inputs, std::vector<bp_plugin_tensor> outputs)
       : inputs_(std::move(inputs)), outputs_(std::move(outputs)), values_(p.outputs) {
-    for (const Instr &in : p.instrs) {
-      bp_fused_instr f;
-      std::memset(&f, 0, sizeof f);
-      f.op = in.op;
-      f.dtype = in.dtype;
-      f.out_dtype = in.out_dtype;
-      f.scalar_mode = in.scalar_mode;
-      for (int i = 0; i < 3; ++i) f.args[i] = i < static_cast<int>(in.args.size()) ? in.args[static_cast<size_t>(i)] : -1;
-      f.scalar = in.scalar;
-      instrs_.push_back(f);
-    }
-    std::memset(&program_, 0, sizeof program_);
-    program_.struct_size = sizeof program_;
-    program_.n_inputs = static_cast<int32_t>(inputs_.size());
-    program_.n_instrs = static_cast<int32_t>(instrs_.size());
-    program_.n_outputs = static_cast<int32_t>(outputs_.size());
-    program_.inputs = inputs_.empty() ? nullptr : inputs_.data();
-    program_.instrs = instrs_.data();
-    program_.outputs = outputs_.data();
-    program_.output_values = values_.data();
+    for (const Instr &in : p.instrs) instrs_.push_back(fused_instr_of(in));
+    program_ = fused_program_of(inputs_, instrs_, outputs_, values_);
   }
   Call(const Call &) = delete;
   Call &operator=(const Call &) = delete;
@@ -239,26 +223,22 @@ class Call {
 class CacheHome {
  public:
   CacheHome() {
-    char path[] = "/tmp/bp-cuda-fused-XXXXXX";
-    REQUIRE(mkdtemp(path) != nullptr);
-    path_ = path;
     const char *old = std::getenv("XDG_CACHE_HOME");
     had_old_ = old != nullptr;
     if (old) old_ = old;
-    setenv("XDG_CACHE_HOME", path_.c_str(), 1);
+    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
   }
   ~CacheHome() {
     if (had_old_) setenv("XDG_CACHE_HOME", old_.c_str(), 1);
     else unsetenv("XDG_CACHE_HOME");
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
   }
   CacheHome(const CacheHome &) = delete;
   CacheHome &operator=(const CacheHome &) = delete;
-  const std::string &path() const { return path_; }
+  const std::string &path() const { return dir_.path(); }
 
  private:
-  std::string path_, old_;
+  const ScratchDir dir_{"bp-cuda-fused"};
+  std::string old_;
   bool had_old_ = false;
 };
 

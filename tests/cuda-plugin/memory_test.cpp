@@ -21,6 +21,13 @@ std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
   return bytes;
 }
 
+// cuda:0's device info, REQUIREd to be read.
+bp_plugin_device_info device_zero_info(const bp_plugin_api &api) {
+  bp_plugin_device_info info = blank_device_info();
+  REQUIRE(api.device_info(0, &info) == BP_OK);
+  return info;
+}
+
 // Frees on scope exit, so that a failed REQUIRE leaks nothing.
 struct Owned {
   const bp_test::PluginHandle &plugin;
@@ -119,8 +126,7 @@ TEST_CASE("cuda: out of device memory is an error naming the device and the byte
   bp_test::PluginHandle plugin(kPlugin);
   if (!has_device(plugin)) return;
   const bp_plugin_api &api = plugin.api();
-  bp_plugin_device_info info = blank_device_info();
-  REQUIRE(api.device_info(0, &info) == BP_OK);
+  bp_plugin_device_info info = device_zero_info(api);
   for (uint64_t bytes : {info.memory_total + 1, info.memory_total, ~uint64_t(0)}) {
     bp_buffer b = nullptr;
     const bp_status status = api.alloc(0, bytes, &b);
@@ -145,8 +151,7 @@ TEST_CASE("cuda: device info and properties describe the GPU", "[cuda][memory]")
   bp_test::PluginHandle plugin(kPlugin);
   if (!has_device(plugin)) return;
   const bp_plugin_api &api = plugin.api();
-  bp_plugin_device_info info = blank_device_info();
-  REQUIRE(api.device_info(0, &info) == BP_OK);
+  bp_plugin_device_info info = device_zero_info(api);
   CHECK(info.kind == BP_DEVICE_GPU);
   CHECK(std::string(info.model).size() > 0);
   CHECK(info.memory_total > 0);

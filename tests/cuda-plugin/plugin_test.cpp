@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cuda_test.hpp"
+#include "table_identity.hpp"
 
 using namespace cuda_test;
 
@@ -19,11 +20,7 @@ bool contains(const std::string &text, const std::string &part) { return text.fi
 TEST_CASE("cuda: the plugin loads and exports a version 1 table", "[cuda][plugin]") {
   bp_test::PluginHandle plugin(kPlugin);
   const bp_plugin_api &api = plugin.api();
-  CHECK(api.struct_size == sizeof(bp_plugin_api));
-  CHECK(api.abi_major == BP_PLUGIN_ABI_MAJOR);
-  CHECK(api.abi_minor == BP_PLUGIN_ABI_MINOR);
-  CHECK(std::string(api.name) == "cuda");
-  CHECK(std::string(api.device_prefix) == "cuda");
+  bp_test::check_table_identity(api, "cuda", "cuda");
   CHECK(std::string(api.version).size() > 0);
   CHECK((api.flags & BP_PLUGIN_THREAD_SAFE) != 0);
   CHECK(api.copy != nullptr);

@@ -199,27 +199,30 @@ TEST_CASE("cuda: matmul matches the reference for every layout of inputs and out
   }
 }
 
-TEST_CASE("cuda: matmul with allow_tf32 = false is full float32 precision", "[cuda][matmul]") {
-  Pair pair(Options{{"allow_tf32", "false"}});
+namespace {
+
+// A float32 [96, 512] x [512, 80] product with allow_tf32 set to `tf32`,
+// against the reference within tolerance. K = 512 terms: TF32's 10-bit
+// inputs would be off by ~1e-3 relative.
+void check_tf32_matmul(const char *tf32, uint64_t seed, Tolerance tolerance) {
+  Pair pair(Options{{"allow_tf32", tf32}});
   if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(24);
-  // K = 512 terms: TF32's 10-bit inputs would be off by ~1e-3 relative.
+  std::mt19937_64 rng(seed);
   const Shape a{96, 512}, b{512, 80};
   pair.check(BP_OP_MATMUL, attrs(),
              {random_tensor(BP_FLOAT32, dense(a), rng, Values::small),
               random_tensor(BP_FLOAT32, dense(b), rng, Values::small)},
-             BP_FLOAT32, dense({96, 80}), matmul_tolerance(BP_FLOAT32, 512));
+             BP_FLOAT32, dense({96, 80}), tolerance);
+}
+
+}  // namespace
+
+TEST_CASE("cuda: matmul with allow_tf32 = false is full float32 precision", "[cuda][matmul]") {
+  check_tf32_matmul("false", 24, matmul_tolerance(BP_FLOAT32, 512));
 }
 
 TEST_CASE("cuda: matmul with allow_tf32 = true runs, within TF32 precision", "[cuda][matmul]") {
-  Pair pair(Options{{"allow_tf32", "true"}});
-  if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(25);
-  const Shape a{96, 512}, b{512, 80};
-  pair.check(BP_OP_MATMUL, attrs(),
-             {random_tensor(BP_FLOAT32, dense(a), rng, Values::small),
-              random_tensor(BP_FLOAT32, dense(b), rng, Values::small)},
-             BP_FLOAT32, dense({96, 80}), {1e-2, 1e-2 * 9 * 512 / 32});
+  check_tf32_matmul("true", 25, {1e-2, 1e-2 * 9 * 512 / 32});
 }
 
 TEST_CASE("cuda: matmul writing over one of its inputs gives the product", "[cuda][matmul]") {

@@ -3,6 +3,7 @@
 // (support/collective_checks.hpp); its ordering with other work; and the
 // malformed calls.
 #include "collective_checks.hpp"
+#include "collective_ordering.hpp"
 #include "opencl_test.hpp"
 
 using namespace ocl_test;
@@ -31,34 +32,7 @@ TEST_CASE("opencl: collectives across opencl:1 and opencl:0, participant order n
 
 TEST_CASE("opencl: a collective runs after earlier work and before later work on each device",
           "[collective]") {
-  const PluginHandle &p = ocl();
-  const int64_t n = 1 << 16;
-  const std::vector<int32_t> devices = {0, 1};
-  std::vector<bp_buffer> buffers;
-  std::vector<bp_plugin_tensor> views;
-  for (int32_t d : devices) {
-    buffers.push_back(p.alloc(d, n * 4));
-    views.push_back(dense_view(buffers.back(), BP_INT32, {n}));
-  }
-  // Queued, not waited for: FILL 3 on opencl:0, FILL 4 on opencl:1.
-  bp_op_attrs fill = default_attrs();
-  for (size_t i = 0; i < 2; ++i) {
-    fill.scalar = 3.0 + double(i);
-    p.check(p.api().execute(devices[i], BP_OP_FILL, &fill, nullptr, 0, &views[i]), "execute fill");
-  }
-  bp_collective_args args = collective_args(BP_COLLECTIVE_ALL_REDUCE, BP_REDUCE_SUM, devices, views, views);
-  p.check(p.api().collective(&args), "collective");
-  // Then x * 10 on each device, which must see the sum 7.
-  bp_op_attrs times_ten = default_attrs();
-  times_ten.scalar = 10;
-  times_ten.scalar_mode = BP_SCALAR_RHS;
-  for (size_t i = 0; i < 2; ++i)
-    p.check(p.api().execute(devices[i], BP_OP_MUL, &times_ten, &views[i], 1, &views[i]), "execute mul");
-  for (bp_buffer b : buffers) {
-    const std::vector<int32_t> got = p.download<int32_t>(b, size_t(n));
-    CHECK(std::all_of(got.begin(), got.end(), [](int32_t v) { return v == 70; }));
-    p.check(p.api().free(b), "free");
-  }
+  check_collective_between_work(ocl(), {0, 1}, 1 << 16);
 }
 
 TEST_CASE("opencl: malformed collectives are refused and write nothing", "[collective]") {

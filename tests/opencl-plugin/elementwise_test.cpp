@@ -70,16 +70,22 @@ void check_op(int32_t op, int32_t in_dtype, int32_t out_dtype, int n_inputs,
   }
 }
 
+// Each of ops with n_inputs inputs on every dtype both declare it for, its
+// output of the inputs' dtype.
+void check_ops(std::initializer_list<int32_t> ops, int n_inputs, std::mt19937_64 &rng) {
+  for (int32_t op : ops)
+    for (int32_t dtype : kAllTypes)
+      if (both_support(op, dtype, dtype))
+        check_op(op, dtype, dtype, n_inputs, attrs_with(), rng, "op " + std::to_string(op) + " " + dtype_name(dtype));
+}
+
 }  // namespace
 
 TEST_CASE("binary arithmetic matches the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(1);
-  for (int32_t op : {BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM,
-                     BP_OP_MINIMUM, BP_OP_BITWISE_AND, BP_OP_BITWISE_OR, BP_OP_BITWISE_XOR})
-    for (int32_t dtype : kAllTypes)
-      if (both_support(op, dtype, dtype))
-        check_op(op, dtype, dtype, 2, attrs_with(), rng,
-                 "op " + std::to_string(op) + " " + dtype_name(dtype));
+  check_ops({BP_OP_ADD, BP_OP_SUB, BP_OP_MUL, BP_OP_DIV, BP_OP_POW, BP_OP_MAXIMUM, BP_OP_MINIMUM, BP_OP_BITWISE_AND,
+             BP_OP_BITWISE_OR, BP_OP_BITWISE_XOR},
+            2, rng);
 }
 
 TEST_CASE("comparisons match the reference for every dtype and view", "[elementwise]") {
@@ -109,12 +115,9 @@ TEST_CASE("binary operators with a scalar operand on either side", "[elementwise
 
 TEST_CASE("unary operators match the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(4);
-  for (int32_t op : {BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH,
-                     BP_OP_SIGMOID, BP_OP_RELU, BP_OP_BITWISE_NOT})
-    for (int32_t dtype : kAllTypes)
-      if (both_support(op, dtype, dtype))
-        check_op(op, dtype, dtype, 1, attrs_with(), rng,
-                 "op " + std::to_string(op) + " " + dtype_name(dtype));
+  check_ops({BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH, BP_OP_SIGMOID, BP_OP_RELU,
+             BP_OP_BITWISE_NOT},
+            1, rng);
 }
 
 TEST_CASE("where matches the reference for every dtype and view", "[elementwise]") {

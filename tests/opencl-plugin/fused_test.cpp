@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "fused_program_of.hpp"
 #include "opencl_test.hpp"
+#include "scratch_dir.hpp"
 
 using namespace ocl_test;
 
@@ -39,17 +41,6 @@ int32_t value_dtype(const Program &p, int32_t v) {
   return v < n ? p.inputs[static_cast<size_t>(v)].dtype : p.instrs[static_cast<size_t>(v - n)].out_dtype;
 }
 
-bp_fused_instr abi_instr(const Instr &in) {
-  bp_fused_instr out{};
-  out.op = in.op;
-  out.dtype = in.dtype;
-  out.out_dtype = in.out_dtype;
-  out.scalar_mode = in.scalar_mode;
-  for (int a = 0; a < 3; ++a) out.args[a] = a < static_cast<int>(in.args.size()) ? in.args[static_cast<size_t>(a)] : -1;
-  out.scalar = in.scalar;
-  return out;
-}
-
 // The plugin with the fused-kernel cache where a test wants it: init with
 // other options than the last starts the backend over (no buffer is alive
 // between tests), with empty kernel caches.
@@ -74,16 +65,8 @@ Run run_fused(const PluginHandle &p, const Program &prog, int32_t device = 0) {
                                                           : b.view(sentinel_output(dtype, dense(prog.shape))));
   }
   std::vector<bp_fused_instr> instrs;
-  for (const Instr &in : prog.instrs) instrs.push_back(abi_instr(in));
-  bp_fused_program program{};
-  program.struct_size = sizeof program;
-  program.n_inputs = static_cast<int32_t>(inputs.size());
-  program.n_instrs = static_cast<int32_t>(instrs.size());
-  program.n_outputs = static_cast<int32_t>(outputs.size());
-  program.inputs = inputs.empty() ? nullptr : inputs.data();
-  program.instrs = instrs.data();
-  program.outputs = outputs.data();
-  program.output_values = prog.outputs.data();
+  for (const Instr &in : prog.instrs) instrs.push_back(fused_instr_of(in));
+  const bp_fused_program program = fused_program_of(inputs, instrs, outputs, prog.outputs);
   Run run;
   run.status = p.api().execute_fused(device, &program);
   if (run.status != BP_OK) run.message = p.api().last_error();
@@ -206,21 +189,6 @@ std::vector<std::string> cache_files(const std::string &dir) {
   }
   return files;
 }
-
-// A fresh directory, removed (with its files) at the end of the test.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/bp-fused-cache-XXXXXX";
-    REQUIRE(mkdtemp(&pattern[0]) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    for (const std::string &f : cache_files(path)) std::remove(f.c_str());
-    rmdir(path.c_str());
-  }
-};
 
 }  // namespace
 
@@ -382,22 +350,22 @@ TEST_CASE("fused kernels are cached in memory so new scalars and views build not
 }
 
 TEST_CASE("fused kernels are kept on disk and a damaged cache file is ignored", "[fused]") {
-  TempDir dir;
+  const ScratchDir dir("bp-fused-cache");
   std::mt19937_64 rng(16);
   {
-    const PluginHandle p = open_plugin(dir.path);
+    const PluginHandle p = open_plugin(dir.path());
     if (!has_opencl(p)) return;
     check_fused(p, chain(0.5, rng));
     CHECK(property(p, 0, "fused_kernels_built") == 1);
   }
-  const std::vector<std::string> files = cache_files(dir.path);
+  const std::vector<std::string> files = cache_files(dir.path());
   REQUIRE(files.size() == 1);  // the binary, and no temporary file left behind
 
   // A new backend (init with other options, then these again) starts with
   // an empty memory cache: it loads the binary instead of compiling.
   open_plugin("");
   {
-    const PluginHandle p = open_plugin(dir.path);
+    const PluginHandle p = open_plugin(dir.path());
     check_fused(p, chain(3.0, rng));
     CHECK(property(p, 0, "fused_kernels_built") == 0);
     CHECK(property(p, 0, "fused_kernels_loaded") == 1);
@@ -416,7 +384,7 @@ TEST_CASE("fused kernels are kept on disk and a damaged cache file is ignored", 
     else bytes.resize(bytes.size() / 2);
     std::ofstream(files[0], std::ios::binary | std::ios::trunc) << bytes;
     open_plugin("");
-    const PluginHandle p = open_plugin(dir.path);
+    const PluginHandle p = open_plugin(dir.path());
     check_fused(p, chain(0.25, rng));
     CHECK(property(p, 0, "fused_kernels_built") == 1);
     CHECK(property(p, 0, "fused_kernels_loaded") == 0);
@@ -424,7 +392,7 @@ TEST_CASE("fused kernels are kept on disk and a damaged cache file is ignored", 
   // The rebuilt kernel replaced the damaged file.
   open_plugin("");
   {
-    const PluginHandle p = open_plugin(dir.path);
+    const PluginHandle p = open_plugin(dir.path());
     check_fused(p, chain(0.75, rng));
     CHECK(property(p, 0, "fused_kernels_loaded") == 1);
   }
@@ -466,7 +434,7 @@ TEST_CASE("execute_fused refuses what it cannot run and malformed programs writi
           "fused instruction 0");
   {
     Buffers b(p);
-    const bp_fused_instr neg = abi_instr({BP_OP_NEG, BP_FLOAT32, BP_FLOAT32, {0}});
+    const bp_fused_instr neg = fused_instr_of(Instr{BP_OP_NEG, BP_FLOAT32, BP_FLOAT32, {0}});
     const bp_plugin_tensor in = b.view(x), out = b.view(sentinel_output(BP_FLOAT32, dense(Shape{8})));
     const int32_t value = 1;
     bp_fused_program program{};

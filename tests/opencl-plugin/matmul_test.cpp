@@ -9,11 +9,7 @@ using namespace ocl_test;
 namespace {
 
 // float32 GEMM accumulates in float, the reference in compensated float64.
-Tolerance tolerance(int32_t dtype) {
-  if (dtype == BP_FLOAT32) return {1e-5, 1e-5};
-  if (dtype == BP_FLOAT64) return {1e-13, 1e-13};
-  return kExact;
-}
+Tolerance tolerance(int32_t dtype) { return float_tolerance(dtype, 1e-5); }
 
 struct Case {
   std::string name;

@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "reference_test.hpp"
+#include "scratch_dir.hpp"
+#include "table_identity.hpp"
 
 using namespace ref_test;
 
@@ -20,11 +22,7 @@ namespace {
 // initialised), whatever other tests in this process did.
 class FreshCopy {
  public:
-  FreshCopy() {
-    char dir[] = "/tmp/bp-reference-test-XXXXXX";
-    REQUIRE(mkdtemp(dir) != nullptr);
-    dir_ = dir;
-    path_ = dir_ + "/libbackplane-reference.so";
+  FreshCopy() : path_(dir_.path() + "/libbackplane-reference.so") {
     std::ifstream src(bp_test::plugin_path("reference"), std::ios::binary);
     std::ofstream dst(path_, std::ios::binary);
     dst << src.rdbuf();
@@ -36,13 +34,12 @@ class FreshCopy {
   }
   ~FreshCopy() {
     if (lib_) dlclose(lib_);
-    std::remove(path_.c_str());
-    rmdir(dir_.c_str());
   }
   bp_plugin_get_api_fn get() const { return get_; }
 
  private:
-  std::string dir_, path_;
+  const bp_test::ScratchDir dir_{"bp-reference-test"};
+  const std::string path_;
   void *lib_ = nullptr;
   bp_plugin_get_api_fn get_ = nullptr;
 };
@@ -53,12 +50,8 @@ TEST_CASE("the entry point returns a complete 1.0 table", "[abi]") {
   Reference ref;
   const bp_plugin_api &api = ref.api();
   CHECK(api.struct_size == BP_PLUGIN_API_SIZE_1_4);
-  CHECK(api.struct_size == sizeof(bp_plugin_api));
-  CHECK(api.abi_major == BP_PLUGIN_ABI_MAJOR);
-  CHECK(api.abi_minor == BP_PLUGIN_ABI_MINOR);
+  bp_test::check_table_identity(api, "reference", "reference");
   CHECK((api.flags & BP_PLUGIN_THREAD_SAFE) != 0);
-  CHECK(std::string(api.name) == "reference");
-  CHECK(std::string(api.device_prefix) == "reference");
   CHECK(std::string(api.version).size() > 0);
   // Every entry, optional ones included, is implemented.
   CHECK(api.last_error != nullptr);
@@ -259,24 +252,40 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
     int32_t op, in, out, answer;
   };
   const Spot spots[] = {
-      {BP_OP_COPY, BP_BOOL, BP_FLOAT32, 1}, {BP_OP_DIV, BP_INT32, BP_INT32, 0},
-      {BP_OP_SUM, BP_BOOL, BP_INT64, 1},    {BP_OP_SUM, BP_INT32, BP_INT32, 0},
-      {BP_OP_WHERE, BP_BOOL, BP_BOOL, 1},   {BP_OP_RANDOM_NORMAL, BP_INT64, BP_INT64, 0},
-      {BP_OP_BITWISE_NOT, BP_BOOL, BP_BOOL, 1}, {BP_OP_BITWISE_AND, BP_FLOAT32, BP_FLOAT32, 0},
-      {BP_OP_CUMSUM, BP_BOOL, BP_INT64, 1}, {BP_OP_SCATTER_ND, BP_INT32, BP_INT32, 1},
-      {BP_OP_LOGSUMEXP, BP_INT32, BP_INT32, 0}, {BP_OP_SCATTER_ADD_ND, BP_BOOL, BP_BOOL, 0},
+      {BP_OP_COPY, BP_BOOL, BP_FLOAT32, 1},
+      {BP_OP_DIV, BP_INT32, BP_INT32, 0},
+      {BP_OP_SUM, BP_BOOL, BP_INT64, 1},
+      {BP_OP_SUM, BP_INT32, BP_INT32, 0},
+      {BP_OP_WHERE, BP_BOOL, BP_BOOL, 1},
+      {BP_OP_RANDOM_NORMAL, BP_INT64, BP_INT64, 0},
+      {BP_OP_BITWISE_NOT, BP_BOOL, BP_BOOL, 1},
+      {BP_OP_BITWISE_AND, BP_FLOAT32, BP_FLOAT32, 0},
+      {BP_OP_CUMSUM, BP_BOOL, BP_INT64, 1},
+      {BP_OP_SCATTER_ND, BP_INT32, BP_INT32, 1},
+      {BP_OP_LOGSUMEXP, BP_INT32, BP_INT32, 0},
+      {BP_OP_SCATTER_ADD_ND, BP_BOOL, BP_BOOL, 0},
       {BP_OP_SCATTER_ADD_ND, BP_INT64, BP_INT64, 1},
       // The 8- and 16-bit dtypes (since 1.4).
-      {BP_OP_SUM, BP_INT8, BP_INT64, 1},    {BP_OP_SUM, BP_INT16, BP_INT16, 0},
-      {BP_OP_SUM, BP_FLOAT16, BP_FLOAT16, 1}, {BP_OP_SUM, BP_BFLOAT16, BP_FLOAT32, 0},
-      {BP_OP_DIV, BP_UINT8, BP_UINT8, 0},   {BP_OP_MEAN, BP_BFLOAT16, BP_BFLOAT16, 1},
-      {BP_OP_CUMSUM, BP_UINT8, BP_INT64, 1}, {BP_OP_PROD, BP_INT16, BP_INT64, 1},
-      {BP_OP_BITWISE_AND, BP_FLOAT16, BP_FLOAT16, 0}, {BP_OP_BITWISE_NOT, BP_UINT8, BP_UINT8, 1},
-      {BP_OP_COPY, BP_INT16, BP_BFLOAT16, 1}, {BP_OP_COPY, BP_FLOAT16, BP_UINT8, 1},
-      {BP_OP_RANDOM_UNIFORM, BP_BFLOAT16, BP_BFLOAT16, 1}, {BP_OP_RANDOM_NORMAL, BP_INT8, BP_INT8, 0},
-      {BP_OP_ARANGE, BP_INT8, BP_INT8, 1},  {BP_OP_MATMUL, BP_UINT8, BP_UINT8, 1},
-      {BP_OP_ARGMAX, BP_FLOAT16, BP_INT64, 1}, {BP_OP_EQ, BP_BFLOAT16, BP_BOOL, 1},
-      {BP_OP_LOGSUMEXP, BP_INT16, BP_INT16, 0}, {BP_OP_SCATTER_ADD_ND, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_SUM, BP_INT8, BP_INT64, 1},
+      {BP_OP_SUM, BP_INT16, BP_INT16, 0},
+      {BP_OP_SUM, BP_FLOAT16, BP_FLOAT16, 1},
+      {BP_OP_SUM, BP_BFLOAT16, BP_FLOAT32, 0},
+      {BP_OP_DIV, BP_UINT8, BP_UINT8, 0},
+      {BP_OP_MEAN, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_CUMSUM, BP_UINT8, BP_INT64, 1},
+      {BP_OP_PROD, BP_INT16, BP_INT64, 1},
+      {BP_OP_BITWISE_AND, BP_FLOAT16, BP_FLOAT16, 0},
+      {BP_OP_BITWISE_NOT, BP_UINT8, BP_UINT8, 1},
+      {BP_OP_COPY, BP_INT16, BP_BFLOAT16, 1},
+      {BP_OP_COPY, BP_FLOAT16, BP_UINT8, 1},
+      {BP_OP_RANDOM_UNIFORM, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_RANDOM_NORMAL, BP_INT8, BP_INT8, 0},
+      {BP_OP_ARANGE, BP_INT8, BP_INT8, 1},
+      {BP_OP_MATMUL, BP_UINT8, BP_UINT8, 1},
+      {BP_OP_ARGMAX, BP_FLOAT16, BP_INT64, 1},
+      {BP_OP_EQ, BP_BFLOAT16, BP_BOOL, 1},
+      {BP_OP_LOGSUMEXP, BP_INT16, BP_INT16, 0},
+      {BP_OP_SCATTER_ADD_ND, BP_BFLOAT16, BP_BFLOAT16, 1},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;

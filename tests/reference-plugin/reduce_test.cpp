@@ -104,16 +104,25 @@ TEMPLATE_TEST_CASE("max, min and sum propagate NaN", "[reduce]", float, double) 
   check_values(reduce<T>(ref, BP_OP_MAX, x, {1, 3}), std::vector<T>{4, nan, 6});
 }
 
+namespace {
+
+// op over the [2, 4] tensor of these values: per row, per column (where ties
+// keep row 0) and over all axes (the C-order position in the whole tensor).
+template <class T>
+void check_arg_reduce(bp_op op, std::vector<T> values, std::vector<int64_t> per_row, std::vector<int64_t> per_column,
+                      int64_t overall) {
+  Reference ref;
+  bp_plugin_tensor x = ref.tensor<T>({2, 4}, values);
+  check_values(reduce<int64_t>(ref, op, x, {2, 1}), per_row);
+  check_values(reduce<int64_t>(ref, op, x, {1, 4}), per_column);
+  check_values(reduce<int64_t>(ref, op, x, {1, 1}), std::vector<int64_t>{overall});
+}
+
+}  // namespace
+
 TEMPLATE_TEST_CASE("argmax points at the first maximum", "[reduce][argmax]", float, double,
                    int32_t, int64_t) {
-  Reference ref;
-  using T = TestType;
-  bp_plugin_tensor x = ref.tensor<T>({2, 4}, {3, 7, 7, 1, -5, -5, -9, -5});
-  check_values(reduce<int64_t>(ref, BP_OP_ARGMAX, x, {2, 1}), std::vector<int64_t>{1, 0});
-  // Over axis 0, per column: ties keep row 0.
-  check_values(reduce<int64_t>(ref, BP_OP_ARGMAX, x, {1, 4}), std::vector<int64_t>{0, 0, 0, 0});
-  // Over all axes: the C-order position in the whole tensor.
-  check_values(reduce<int64_t>(ref, BP_OP_ARGMAX, x, {1, 1}), std::vector<int64_t>{1});
+  check_arg_reduce<TestType>(BP_OP_ARGMAX, {3, 7, 7, 1, -5, -5, -9, -5}, {1, 0}, {0, 0, 0, 0}, 1);
 }
 
 TEMPLATE_TEST_CASE("argmax counts NaN as the maximum", "[reduce][argmax]", float, double) {
@@ -194,12 +203,7 @@ TEST_CASE("reduction shapes and dtypes are checked", "[reduce][errors]") {
 }
 
 TEMPLATE_TEST_CASE("argmin points at the first minimum", "[reduce][argmin]", float, double, int32_t, int64_t) {
-  Reference ref;
-  using T = TestType;
-  bp_plugin_tensor x = ref.tensor<T>({2, 4}, {3, 1, 1, 7, -5, -5, -9, -9});
-  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {2, 1}), std::vector<int64_t>{1, 2});
-  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {1, 4}), std::vector<int64_t>{1, 1, 1, 1});
-  check_values(reduce<int64_t>(ref, BP_OP_ARGMIN, x, {1, 1}), std::vector<int64_t>{6});
+  check_arg_reduce<TestType>(BP_OP_ARGMIN, {3, 1, 1, 7, -5, -5, -9, -9}, {1, 2}, {1, 1, 1, 1}, 6);
 }
 
 TEMPLATE_TEST_CASE("argmin counts NaN as the minimum", "[reduce][argmin]", float, double) {
