@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "backplane/plugin.h"
+#include "host_view_walk.h"
 
 static bp_plugin_api g_api;
 static const bp_plugin_api *g_real;
@@ -50,37 +51,15 @@ static int64_t numel(const bp_plugin_tensor *t) {
   return n;
 }
 
-/* Steps idx through shape in C order; 0 after the last index. */
-static int next_index(int64_t *idx, const int64_t *shape, int32_t rank) {
-  int32_t d;
-  for (d = rank - 1; d >= 0; --d) {
-    if (++idx[d] < shape[d]) return 1;
-    idx[d] = 0;
-  }
-  return 0;
-}
-
 /* Address of element idx of a view (the reference's buffers are host memory). */
 static unsigned char *element(const bp_plugin_tensor *t, const int64_t *idx) {
   void *base = NULL;
-  int64_t at = 0;
-  int32_t d;
   g_real->host_address(t->buffer, &base);
-  for (d = 0; d < t->rank; ++d) at += idx[d] * t->strides[d];
-  return (unsigned char *)base + t->offset + at * (t->dtype == BP_FLOAT32 || t->dtype == BP_INT32 ? 4 : 8);
+  return bp_test_element_at(base, t, idx, t->dtype == BP_FLOAT32 || t->dtype == BP_INT32 ? 4 : 8);
 }
 
 static double load(const bp_plugin_tensor *t, const int64_t *idx) {
-  const unsigned char *p = element(t, idx);
-  if (t->dtype == BP_FLOAT32) {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  } else {
-    double v;
-    memcpy(&v, p, 8);
-    return v;
-  }
+  return bp_test_load_float(element(t, idx), t->dtype);
 }
 
 /* Whether a float truncates into the integer dtype's range (NaN never does). */
@@ -132,7 +111,7 @@ static unsigned char *mark_open_elements(int32_t op, const bp_op_attrs *attrs, c
       marks[k] = a == 0 && b == 0 && signbit(a) != signbit(b);
     }
     any |= marks[k++];
-  } while (next_index(idx, out->shape, out->rank));
+  } while (bp_test_next_index(idx, out->shape, out->rank));
   if (!any) {
     free(marks);
     return NULL;
@@ -156,7 +135,7 @@ static void write_open_elements(const unsigned char *marks, int32_t op, const bp
         p[out->dtype == BP_FLOAT32 ? 3 : 7] ^= 0x80; /* the other zero (little-endian sign byte) */
       }
     }
-  } while (next_index(idx, out->shape, out->rank));
+  } while (bp_test_next_index(idx, out->shape, out->rank));
 }
 
 static const char *eigen_last_error(void) { return g_own_error ? g_own_error : g_real->last_error(); }

@@ -13,6 +13,7 @@
 
 #include "backplane/half.h"
 #include "backplane/plugin_sdk.h"
+#include "host_view_walk.h"
 
 /* The variants with an execute_fused of their own. */
 #if defined(PLANT_FUSED_SKIPS_LAST) || defined(PLANT_FUSED_DOUBLE) || defined(PLANT_FUSED_ACCEPTS_OVERLAP) || \
@@ -26,34 +27,54 @@ static const bp_plugin_api *g_real;
 /* Address of element idx of a view whose buffer is host memory. */
 static unsigned char *element(const bp_plugin_tensor *t, const int64_t *idx) {
   void *base = NULL;
-  int64_t at = 0;
-  int32_t d;
   g_real->host_address(t->buffer, &base);
-  for (d = 0; d < t->rank; ++d) at += idx[d] * t->strides[d];
-  return (unsigned char *)base + t->offset + at * bp_vocab_dtype_size(t->dtype);
+  return bp_test_element_at(base, t, idx, bp_vocab_dtype_size(t->dtype));
 }
 
-/* Steps idx through shape in C order; 0 after the last index. */
-static int next_index(int64_t *idx, const int64_t *shape, int32_t rank) {
+/* Calls f with element idx of `in` and of `out`, for every idx of out's shape. */
+static void each_element(const bp_plugin_tensor *in, const bp_plugin_tensor *out,
+                         void (*f)(const unsigned char *from, unsigned char *to)) {
+  int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
   int32_t d;
-  for (d = rank - 1; d >= 0; --d) {
-    if (++idx[d] < shape[d]) return 1;
-    idx[d] = 0;
-  }
-  return 0;
+  for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
+  if (numel == 0) return;
+  do {
+    f(element(in, idx), element(out, idx));
+  } while (bp_test_next_index(idx, out->shape, out->rank));
 }
 
-static double load(const unsigned char *p, int32_t dtype) {
-  if (dtype == BP_FLOAT32) {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  } else {
-    double v;
-    memcpy(&v, p, 8);
-    return v;
+#ifdef PLANT_F16_FLUSHES_SUBNORMALS
+/* A subnormal float16 keeps only its sign. */
+static void flush_subnormal(const unsigned char *from, unsigned char *to) {
+  uint16_t h;
+  memcpy(&h, from, 2);
+  if ((h & 0x7c00u) == 0) h &= 0x8000u;
+  memcpy(to, &h, 2);
+}
+#endif
+
+#ifdef PLANT_BF16_TRUNCATES
+/* float32 to bfloat16 by dropping the low 16 bits; NaN stays the reference's. */
+static void truncate_to_bf16(const unsigned char *from, unsigned char *to) {
+  uint32_t u;
+  memcpy(&u, from, 4);
+  if ((u & 0x7fffffffu) <= 0x7f800000u) {
+    const uint16_t h = (uint16_t)(u >> 16);
+    memcpy(to, &h, 2);
   }
 }
+#endif
+
+#ifdef PLANT_F64_DOUBLE_ROUNDS
+/* float64 to float16 through a float32: two roundings. */
+static void round_twice_to_f16(const unsigned char *from, unsigned char *to) {
+  double x;
+  uint16_t h;
+  memcpy(&x, from, 8);
+  h = bp_f16_from_f32((float)x);
+  memcpy(to, &h, 2);
+}
+#endif
 
 #ifdef PLANT_CUMSUM_FIRST_AXIS
 /* Exchanges axes a and b of a view. */
@@ -109,7 +130,7 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
     if (numel > 0) {
       do {
         memset(element(out, idx), 0, (size_t)bp_vocab_dtype_size(out->dtype));
-      } while (next_index(idx, out->shape, out->rank));
+      } while (bp_test_next_index(idx, out->shape, out->rank));
     }
     s = g_real->execute(device, op, attrs, in, n_in, out);
   }
@@ -135,59 +156,25 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
         oidx[d] = reduced ? 0 : idx[d];
         if (reduced) pos = pos * in[0].shape[d] + idx[d];
       }
-      if (isnan(load(element(&in[0], idx), in[0].dtype))) memcpy(element(out, oidx), &pos, 8);
-    } while (next_index(idx, in[0].shape, in[0].rank));
+      if (isnan(bp_test_load_float(element(&in[0], idx), in[0].dtype))) memcpy(element(out, oidx), &pos, 8);
+    } while (bp_test_next_index(idx, in[0].shape, in[0].rank));
   }
 #endif
 #ifdef PLANT_F16_FLUSHES_SUBNORMALS
   /* A float16 conversion that flushes subnormal results to zero (as a
    * denormals-are-zero mode would): they keep only their sign. */
-  if (op == BP_OP_COPY && out->dtype == BP_FLOAT16) {
-    int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
-    int32_t d;
-    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
-    if (numel == 0) return s;
-    do {
-      uint16_t h;
-      memcpy(&h, element(out, idx), 2);
-      if ((h & 0x7c00u) == 0) h &= 0x8000u;
-      memcpy(element(out, idx), &h, 2);
-    } while (next_index(idx, out->shape, out->rank));
-  }
+  if (op == BP_OP_COPY && out->dtype == BP_FLOAT16) each_element(out, out, flush_subnormal);
 #endif
 #ifdef PLANT_BF16_TRUNCATES
   /* float32 to bfloat16 by dropping the low 16 bits (rounding toward zero)
    * instead of rounding to nearest even. */
-  if (op == BP_OP_COPY && n_in == 1 && in[0].dtype == BP_FLOAT32 && out->dtype == BP_BFLOAT16) {
-    int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
-    int32_t d;
-    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
-    if (numel == 0) return s;
-    do {
-      uint32_t u;
-      memcpy(&u, element(&in[0], idx), 4);
-      if ((u & 0x7fffffffu) <= 0x7f800000u) { /* NaN stays the reference's */
-        const uint16_t h = (uint16_t)(u >> 16);
-        memcpy(element(out, idx), &h, 2);
-      }
-    } while (next_index(idx, out->shape, out->rank));
-  }
+  if (op == BP_OP_COPY && n_in == 1 && in[0].dtype == BP_FLOAT32 && out->dtype == BP_BFLOAT16)
+    each_element(&in[0], out, truncate_to_bf16);
 #endif
 #ifdef PLANT_F64_DOUBLE_ROUNDS
   /* float64 to float16 through a float32 rounded on the way: two roundings. */
-  if (op == BP_OP_COPY && n_in == 1 && in[0].dtype == BP_FLOAT64 && out->dtype == BP_FLOAT16) {
-    int64_t idx[BP_MAX_RANK] = {0}, numel = 1;
-    int32_t d;
-    for (d = 0; d < out->rank; ++d) numel *= out->shape[d];
-    if (numel == 0) return s;
-    do {
-      double x;
-      uint16_t h;
-      memcpy(&x, element(&in[0], idx), 8);
-      h = bp_f16_from_f32((float)x);
-      memcpy(element(out, idx), &h, 2);
-    } while (next_index(idx, out->shape, out->rank));
-  }
+  if (op == BP_OP_COPY && n_in == 1 && in[0].dtype == BP_FLOAT64 && out->dtype == BP_FLOAT16)
+    each_element(&in[0], out, round_twice_to_f16);
 #endif
 #ifdef PLANT_HALF_SUM_IN_HALF
   /* SUM of float16 or bfloat16 accumulated in the dtype itself, rounded
@@ -203,7 +190,7 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
     if (out_numel == 0) return s;
     do {
       memcpy(element(out, oidx), &zero, 2);
-    } while (next_index(oidx, out->shape, out->rank));
+    } while (bp_test_next_index(oidx, out->shape, out->rank));
     if (numel == 0) return s;
     do {
       uint16_t acc, x;
@@ -214,7 +201,7 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
       sum = f16 ? bp_f32_from_f16(acc) + bp_f32_from_f16(x) : bp_f32_from_bf16(acc) + bp_f32_from_bf16(x);
       acc = f16 ? bp_f16_from_f32(sum) : bp_bf16_from_f32(sum);
       memcpy(element(out, oidx), &acc, 2);
-    } while (next_index(idx, in[0].shape, in[0].rank));
+    } while (bp_test_next_index(idx, in[0].shape, in[0].rank));
   }
 #endif
 #ifdef PLANT_HALF_MATMUL_IN_HALF
@@ -245,7 +232,7 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
         acc = f16 ? bp_f16_from_f32(sum) : bp_bf16_from_f32(sum);
       }
       memcpy(element(out, idx), &acc, 2);
-    } while (next_index(idx, out->shape, r));
+    } while (bp_test_next_index(idx, out->shape, r));
   }
 #endif
 #ifdef PLANT_ARANGE_IN_DTYPE
@@ -262,7 +249,7 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
       const float product = (float)k++ * step;
       const float f = start + product;
       memcpy(element(out, idx), &f, 4);
-    } while (next_index(idx, out->shape, out->rank));
+    } while (bp_test_next_index(idx, out->shape, out->rank));
   }
 #endif
 #ifdef PLANT_RANDOM_OFF_BY_ONE_ULP
@@ -279,7 +266,7 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
         f = nextafterf(f, INFINITY);
         memcpy(element(out, idx), &f, 4);
       }
-    } while (next_index(idx, out->shape, out->rank));
+    } while (bp_test_next_index(idx, out->shape, out->rank));
   }
 #endif
   return s;
