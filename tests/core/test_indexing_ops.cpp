@@ -12,6 +12,28 @@
 
 using bp_test::last_error_mentions;
 
+namespace {
+
+using Scatter = bp_status (*)(bp_tensor dst, bp_tensor index, bp_tensor values);
+
+// y = [1, 2, 3] scattered into itself at `rows` (its values read before
+// anything is written) holds `want`; a row `outside` its axis is then
+// BP_ERR_INDEX, with a message that names `op` when one is given, and
+// changes nothing. Returns y.
+template <class T>
+bp::Tensor check_scatter_into_itself(Scatter scatter, const std::vector<int64_t> &rows, const std::vector<T> &want,
+                                     int64_t outside, const char *op, const bp::Device &d) {
+  const bp::Tensor y = bp::from_vector<T>({1, 2, 3}, {3}, d);
+  CHECK(scatter(y.handle(), bp::from_vector<int64_t>(rows, {3, 1}, d).handle(), y.handle()) == BP_OK);
+  CHECK(y.to_vector<T>() == want);
+  CHECK(scatter(y.handle(), bp::from_vector<int64_t>({outside}, {1, 1}, d).handle(), y.handle()) == BP_ERR_INDEX);
+  if (op) CHECK(last_error_mentions(op));
+  CHECK(y.to_vector<T>() == want);
+  return y;
+}
+
+}  // namespace
+
 TEST_CASE("bitwise operators on integers and bool, and the dtype error for floats") {
   const bp::Device d = bp_test::each_host_device();
   const bp::Tensor a = bp::from_vector<int32_t>({12, -1, 5}, {3}, d);
@@ -92,13 +114,8 @@ TEST_CASE("scatter_nd writes through a view, broadcasts and converts its values"
   const bp::Tensor view = x.slice(1, 1, 3);
   view.scatter_nd(bp::from_vector<int64_t>({0, 2}, {2, 1}, d), bp::full({}, 7.5, bp::f64, d));
   CHECK(x.to_vector<int64_t>() == std::vector<int64_t>{0, 7, 7, 0, 0, 0, 0, 0, 0, 7, 7, 0});
-  // Values the shape of the picked rows, read before anything is written.
-  const bp::Tensor y = bp::from_vector<int32_t>({1, 2, 3}, {3}, d);
-  y.scatter_nd(bp::from_vector<int64_t>({2, 1, 0}, {3, 1}, d), y);
-  CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{3, 2, 1});
-  CHECK(bp_scatter_nd(y.handle(), bp::from_vector<int64_t>({5}, {1, 1}, d).handle(), y.handle()) ==
-        BP_ERR_INDEX);
-  CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{3, 2, 1});
+  // Values the shape of the picked rows.
+  const bp::Tensor y = check_scatter_into_itself<int32_t>(bp_scatter_nd, {2, 1, 0}, {3, 2, 1}, 5, nullptr, d);
   CHECK(bp_scatter_nd(y.handle(), bp::from_vector<int64_t>({0}, {1, 1}, d).handle(),
                       bp::zeros({2}, bp::i32, d).handle()) == BP_ERR_SHAPE);
 }
@@ -110,14 +127,8 @@ TEST_CASE("scatter_add_nd adds every row through a view, broadcasts and converts
   const bp::Tensor view = x.slice(1, 1, 3);
   view.scatter_add_nd(bp::from_vector<int64_t>({0, 2, -1}, {3, 1}, d), bp::full({}, 7.5, bp::f64, d));
   CHECK(x.to_vector<int64_t>() == std::vector<int64_t>{0, 7, 7, 0, 0, 0, 0, 0, 0, 14, 14, 0});
-  // Values read before anything is written, even when they are dst itself.
-  const bp::Tensor y = bp::from_vector<float>({1, 2, 3}, {3}, d);
-  y.scatter_add_nd(bp::from_vector<int64_t>({0, 0, 0}, {3, 1}, d), y);
-  CHECK(y.to_vector<float>() == std::vector<float>{7, 2, 3});
-  CHECK(bp_scatter_add_nd(y.handle(), bp::from_vector<int64_t>({3}, {1, 1}, d).handle(), y.handle()) ==
-        BP_ERR_INDEX);
-  CHECK(last_error_mentions("scatter_add_nd"));
-  CHECK(y.to_vector<float>() == std::vector<float>{7, 2, 3});
+  // Every row added to the values as they were, even when they are dst itself.
+  check_scatter_into_itself<float>(bp_scatter_add_nd, {0, 0, 0}, {7, 2, 3}, 3, "scatter_add_nd", d);
   // A bool dst has no sum, and cannot be converted in place.
   const bp::Tensor flags = bp::zeros({2}, bp::boolean, d);
   CHECK(bp_scatter_add_nd(flags.handle(), bp::from_vector<int64_t>({0}, {1, 1}, d).handle(),
