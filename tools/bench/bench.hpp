@@ -165,6 +165,20 @@ void parallel(int threads, int64_t n, const F &f) {
   for (auto &th : pool) th.join();
 }
 
+// The size and timing of the elementwise and fusion figures' cpu:0 rows:
+// 1e8 float32 elements (1e7 with --quick), one operation per timed batch,
+// the plain-loop baselines on the cpu backend's thread count.
+struct LargeRun {
+  int64_t n = 0;
+  std::string count;  // n as the rows write it ("1e8")
+  double bytes = 0;   // of n float32
+  int trials = 0;
+  double target = 0;  // seconds per timed batch
+  int threads = 1;
+  std::string thr;  // "2 threads"
+};
+LargeRun large_run(const Context &ctx);
+
 std::string format_number(double v);  // 3 significant digits, "—" for NaN
 
 // ---- figures ---------------------------------------------------------------

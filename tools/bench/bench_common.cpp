@@ -232,6 +232,18 @@ Work MatmulOperands::matmuls() const {
   };
 }
 
+LargeRun large_run(const Context &ctx) {
+  LargeRun run;
+  run.n = ctx.quick ? 10000000 : 100000000;
+  run.count = ctx.quick ? "1e7" : "1e8";
+  run.bytes = double(run.n) * sizeof(float);
+  run.trials = ctx.quick ? 3 : 5;
+  run.target = 0.001;  // one operation (or chain) per batch: each takes far longer
+  run.threads = cpu_thread_count(ctx);
+  run.thr = std::to_string(run.threads) + " thread" + (run.threads == 1 ? "" : "s");
+  return run;
+}
+
 int cpu_thread_count(const Context &ctx) {
   const int n = std::atoi(ctx.cpu_threads.c_str());
   if (n > 0) return n;
