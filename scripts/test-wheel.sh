@@ -15,9 +15,18 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bp-wheel-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 unset BACKPLANE_LIB BACKPLANE_CONFIG BACKPLANE_PLUGIN_PATH PYTHONPATH
+# pip builds the whole project with CMake. Its build folder sits beside
+# BUILD_DIR, one level below the checkout: ccache, given CCACHE_BASEDIR at the
+# checkout (as .ci/run sets it), rewrites paths relative to the build folder,
+# so only at the same depth are the compilations the same as the Release
+# build's and found in the cache (in bindings/python/build/<tag>, the
+# pyproject's default, every file would compile again). Both pip commands
+# below share it: the second builds nothing new.
+wheel_build=$repo/build-wheel
 # --system-site-packages: NumPy and pytest from Debian (no download for them).
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check "$repo/bindings/python"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check --config-settings=build-dir="$wheel_build" \
+  "$repo/bindings/python"
 
 cd "$work"
 "$work/venv/bin/python" - <<'EOF'
@@ -38,7 +47,7 @@ env BACKPLANE_CONFIG="$repo/tests/backplane-test.toml" \
   "$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$repo/tests/python"
 
 "$work/venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps -w "$work/dist" \
-  "$repo/bindings/python"
+  --config-settings=build-dir="$wheel_build" "$repo/bindings/python"
 /usr/bin/python3 -m venv --system-site-packages "$work/elsewhere/venv"
 "$work/elsewhere/venv/bin/pip" install --quiet --disable-pip-version-check "$work"/dist/*.whl
 mv "$work/elsewhere" "$work/moved"

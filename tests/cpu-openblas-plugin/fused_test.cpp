@@ -284,7 +284,7 @@ class RandomProgram {
 }  // namespace
 
 TEST_CASE("fused binary operators match execute op by op for every dtype, scalar on either side",
-          "[fused]") {
+          "[fused][sweep]") {
   std::mt19937_64 rng(41);
   for (bp_op op : ops_in(BP_OP_FAMILY_BINARY))
     for (bp_dtype dtype : kAllTypes) {
@@ -295,7 +295,7 @@ TEST_CASE("fused binary operators match execute op by op for every dtype, scalar
     }
 }
 
-TEST_CASE("fused comparisons match execute op by op for every dtype, NaN included", "[fused]") {
+TEST_CASE("fused comparisons match execute op by op for every dtype, NaN included", "[fused][sweep]") {
   std::mt19937_64 rng(42);
   for (bp_op op : ops_in(BP_OP_FAMILY_COMPARE))
     for (bp_dtype dtype : kAllTypes) {
@@ -305,7 +305,7 @@ TEST_CASE("fused comparisons match execute op by op for every dtype, NaN include
     }
 }
 
-TEST_CASE("fused unary operators match execute op by op, chained on their own result", "[fused]") {
+TEST_CASE("fused unary operators match execute op by op, chained on their own result", "[fused][sweep]") {
   std::mt19937_64 rng(43);
   for (bp_op op : ops_in(BP_OP_FAMILY_UNARY))
     for (bp_dtype dtype : kAllTypes) {
@@ -321,7 +321,7 @@ TEST_CASE("fused unary operators match execute op by op, chained on their own re
     }
 }
 
-TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[fused]") {
+TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[fused][sweep]") {
   std::mt19937_64 rng(44);
   for (bp_dtype dtype : kAllTypes)
     for (bp_dtype to : kAllTypes) {
