@@ -15,9 +15,26 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bp-wheel-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 unset BACKPLANE_LIB BACKPLANE_CONFIG BACKPLANE_PLUGIN_PATH PYTHONPATH
+# pip builds the whole project with CMake, which need not compile anything
+# BUILD_DIR's build compiled: ccache finds it if the compilations are the
+# same. So the same compilers (pip's build environment sets CC and CXX to
+# Python's, another name for the same gcc, which ccache counts as another
+# compiler), and a build folder beside BUILD_DIR, one level below the
+# checkout: ccache, given CCACHE_BASEDIR at the checkout (as .ci/run sets
+# it), rewrites paths relative to the build folder, so only at the same depth
+# are they the same (in bindings/python/build/<tag>, the pyproject's
+# default, every file would compile again). Both pip commands below share
+# it: the second builds nothing new.
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$repo/$build/CMakeCache.txt"; }
+cmake_settings=(
+  --config-settings=build-dir="$repo/build-wheel"
+  --config-settings=cmake.define.CMAKE_C_COMPILER="$(cached CMAKE_C_COMPILER)"
+  --config-settings=cmake.define.CMAKE_CXX_COMPILER="$(cached CMAKE_CXX_COMPILER)"
+)
 # --system-site-packages: NumPy and pytest from Debian (no download for them).
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check "$repo/bindings/python"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "${cmake_settings[@]}" \
+  "$repo/bindings/python"
 
 cd "$work"
 "$work/venv/bin/python" - <<'EOF'
@@ -38,7 +55,7 @@ env BACKPLANE_CONFIG="$repo/tests/backplane-test.toml" \
   "$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$repo/tests/python"
 
 "$work/venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps -w "$work/dist" \
-  "$repo/bindings/python"
+  "${cmake_settings[@]}" "$repo/bindings/python"
 /usr/bin/python3 -m venv --system-site-packages "$work/elsewhere/venv"
 "$work/elsewhere/venv/bin/pip" install --quiet --disable-pip-version-check "$work"/dist/*.whl
 mv "$work/elsewhere" "$work/moved"

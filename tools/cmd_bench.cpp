@@ -87,14 +87,8 @@ int cmd_bench(int argc, char **argv) {
   bench::Context ctx;
   ctx.quick = opts.has("quick");
   ctx.size = size;
-  bp_device cpu_id;
-  if (bp_cpu(&cpu_id) == BP_OK) {
-    const auto props = bp::Device(cpu_id).properties();
-    ctx.openblas_core = property(props, "openblas_core");
-    ctx.openblas_threads = property(props, "openblas_threads");
-    ctx.cpu_threads = property(props, "threads");
-  }
-  bench::Report report(ctx, opts.has("json"));
+  bench::read_cpu_properties(ctx);
+  bench::Report report(ctx, opts.has("json") ? bench::Output::json : bench::Output::table);
   if (!opts.has("json")) std::printf("bp bench%s: %s\n", ctx.quick ? " --quick" : "", bench::kRatioReads);
   const double t0 = bench::now_seconds();
   int rc = kExitOk;

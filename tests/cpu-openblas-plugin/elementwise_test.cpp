@@ -47,7 +47,7 @@ void check_binary(Pair &pair, std::mt19937_64 &rng, bp_op op, bp_dtype dtype, bp
 
 }  // namespace
 
-TEST_CASE("binary arithmetic matches the reference", "[elementwise]") {
+TEST_CASE("binary arithmetic matches the reference", "[elementwise][sweep]") {
   Pair pair;
   std::mt19937_64 rng(1);
   for (const BinaryCase &c : kArithmetic) {
@@ -66,7 +66,7 @@ TEST_CASE("binary arithmetic matches the reference", "[elementwise]") {
   }
 }
 
-TEST_CASE("comparisons match the reference for every dtype, NaN included", "[elementwise]") {
+TEST_CASE("comparisons match the reference for every dtype, NaN included", "[elementwise][sweep]") {
   Pair pair;
   std::mt19937_64 rng(2);
   for (bp_op op : kComparisons)
@@ -76,7 +76,7 @@ TEST_CASE("comparisons match the reference for every dtype, NaN included", "[ele
     }
 }
 
-TEST_CASE("scalar operands (RHS and LHS) convert like COPY and match the reference", "[elementwise]") {
+TEST_CASE("scalar operands (RHS and LHS) convert like COPY and match the reference", "[elementwise][sweep]") {
   Pair pair;
   std::mt19937_64 rng(3);
   std::vector<BinaryCase> cases = kArithmetic;
@@ -148,7 +148,7 @@ TEST_CASE("unary ops match the reference for every dtype and layout", "[elementw
   }
 }
 
-TEST_CASE("copy converts between every pair of dtypes, into any view", "[elementwise]") {
+TEST_CASE("copy converts between every pair of dtypes, into any view", "[elementwise][sweep]") {
   Pair pair;
   std::mt19937_64 rng(6);
   for (bp_dtype from : kAllTypes) {

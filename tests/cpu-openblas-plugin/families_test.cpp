@@ -18,7 +18,7 @@ TEST_CASE("gathers of every index length match the reference for every dtype and
 }
 
 TEST_CASE("scatters of every index length into known values match the reference for every dtype and layout",
-          "[scatter]") {
+          "[scatter][sweep]") {
   Pair pair;
   std::mt19937_64 rng(63);
   check_scatters(pair.cpu, 0, pair.ref, rng);

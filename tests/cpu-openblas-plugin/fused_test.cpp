@@ -301,15 +301,15 @@ void check_two_input_family(int32_t family, uint64_t seed) {
 }  // namespace
 
 TEST_CASE("fused binary operators match execute op by op for every dtype, scalar on either side",
-          "[fused]") {
+          "[fused][sweep]") {
   check_two_input_family(BP_OP_FAMILY_BINARY, 41);
 }
 
-TEST_CASE("fused comparisons match execute op by op for every dtype, NaN included", "[fused]") {
+TEST_CASE("fused comparisons match execute op by op for every dtype, NaN included", "[fused][sweep]") {
   check_two_input_family(BP_OP_FAMILY_COMPARE, 42);
 }
 
-TEST_CASE("fused unary operators match execute op by op, chained on their own result", "[fused]") {
+TEST_CASE("fused unary operators match execute op by op, chained on their own result", "[fused][sweep]") {
   std::mt19937_64 rng(43);
   for (bp_op op : ops_in(BP_OP_FAMILY_UNARY))
     for (bp_dtype dtype : kAllTypes) {
@@ -325,7 +325,7 @@ TEST_CASE("fused unary operators match execute op by op, chained on their own re
     }
 }
 
-TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[fused]") {
+TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[fused][sweep]") {
   std::mt19937_64 rng(44);
   for (bp_dtype dtype : kAllTypes)
     for (bp_dtype to : kAllTypes) {

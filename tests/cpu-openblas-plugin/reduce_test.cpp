@@ -79,7 +79,7 @@ TEST_CASE("reductions of rank 0 and empty tensors match the reference", "[reduce
 // Large enough for the thread pool and for every schedule: few outputs of
 // long reductions (chunked), leading-axis reductions (blocked), and many
 // outputs reduced one by one. The transposed layouts swap the schedules.
-TEST_CASE("large reductions of few long sets (chunked) match the reference", "[reduce]") {
+TEST_CASE("large reductions of few long sets (chunked) match the reference", "[reduce][sweep]") {
   Pair pair;
   std::mt19937_64 rng(13);
   for (const Shape &shape : {Shape{2, 140001}})

@@ -17,7 +17,7 @@ TEST_CASE("gathers of every index length match the reference for every dtype and
 }
 
 TEST_CASE("scatters of every index length into known values match the reference for every dtype and layout",
-          "[indexing]") {
+          "[indexing][sweep]") {
   std::mt19937_64 rng(83);
   check_scatters(ocl(), 0, ref(), rng);
 }

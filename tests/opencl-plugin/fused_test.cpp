@@ -192,7 +192,7 @@ std::vector<std::string> cache_files(const std::string &dir) {
 
 }  // namespace
 
-TEST_CASE("fused binary and comparison operators match execute for every dtype with scalars on either side", "[fused]") {
+TEST_CASE("fused binary and comparison operators match execute for every dtype with scalars on either side", "[fused][sweep]") {
   const PluginHandle p = open_plugin("");
   if (!has_opencl(p)) return;
   std::mt19937_64 rng(11);

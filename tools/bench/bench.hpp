@@ -74,10 +74,15 @@ inline constexpr const char kRatioReads[] =
     "ratio = Backplane's speed / the baseline's (times: baseline / Backplane; GFLOPS, GB/s: "
     "Backplane / baseline): above 1 Backplane is faster, below 1 slower";
 
+// How a Report prints: a table per figure, bp bench --json's lines, or each
+// row's own fields as a JSON line for bp to read back (relay: what
+// bp-bench-direct prints; direct.hpp).
+enum class Output { table, json, relay };
+
 // Collects rows; prints them as a table per figure or as JSON lines.
 class Report {
  public:
-  Report(const Context &ctx, bool json) : ctx_(ctx), json_(json) {}
+  Report(const Context &ctx, Output output) : ctx_(ctx), output_(output) {}
   void begin_figure(const std::string &name, const std::string &title);
   void add(const Row &row);
   // A row with no measurement, only a reason ("skipped: no OpenCL device").
@@ -88,12 +93,21 @@ class Report {
 
  private:
   const Context &ctx_;
-  bool json_;
+  Output output_;
   std::string figure_, title_;
   double started_ = 0;
   std::vector<Row> rows_;
   size_t printed_ = 0;
 };
+
+// A row as Output::relay prints it (its own fields, no derived ones), and
+// back: false when the line is no such row.
+std::string relay_line(const Row &row);
+bool row_from_relay_line(const std::string &line, Row *row);
+
+// What every figure reads of cpu:0's properties into ctx (openblas_core,
+// openblas_threads, cpu_threads); left empty without a cpu:0.
+void read_cpu_properties(Context &ctx);
 
 // ---- timing (the rest is in timing.hpp) ------------------------------------
 
@@ -151,6 +165,20 @@ void parallel(int threads, int64_t n, const F &f) {
   for (auto &th : pool) th.join();
 }
 
+// The size and timing of the elementwise and fusion figures' cpu:0 rows:
+// 1e8 float32 elements (1e7 with --quick), one operation per timed batch,
+// the plain-loop baselines on the cpu backend's thread count.
+struct LargeRun {
+  int64_t n = 0;
+  std::string count;  // n as the rows write it ("1e8")
+  double bytes = 0;   // of n float32
+  int trials = 0;
+  double target = 0;  // seconds per timed batch
+  int threads = 1;
+  std::string thr;  // "2 threads"
+};
+LargeRun large_run(const Context &ctx);
+
 std::string format_number(double v);  // 3 significant digits, "—" for NaN
 
 // ---- figures ---------------------------------------------------------------
@@ -164,7 +192,7 @@ struct Figure {
 
 void figure_training(Context &, Report &);
 void figure_overhead(Context &, Report &);
-void figure_gemm(Context &, Report &);
+void figure_gemm(Context &, Report &);  // measured by bp-bench-direct (direct.hpp)
 void figure_elementwise(Context &, Report &);
 void figure_fusion(Context &, Report &);
 void figure_normlog(Context &, Report &);

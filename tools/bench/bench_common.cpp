@@ -70,8 +70,13 @@ void Report::begin_figure(const std::string &name, const std::string &title) {
 
 void Report::add(const Row &row) {
   ++printed_;
-  if (!json_) {
+  if (output_ == Output::table) {
     rows_.push_back(row);
+    return;
+  }
+  if (output_ == Output::relay) {
+    std::printf("%s\n", relay_line(row).c_str());
+    std::fflush(stdout);
     return;
   }
   const Json line = {
@@ -110,7 +115,7 @@ void Report::skip(const std::string &figure, const std::string &params, const st
 
 void Report::end_figure() {
   ctx_.progress_done();
-  if (json_) return;
+  if (output_ != Output::table) return;
   std::printf("\n== %s: %s (%.1f s)\n", figure_.c_str(), title_.c_str(), now_seconds() - started_);
   std::printf("   OpenBLAS core %s, OpenBLAS threads %s, cpu-openblas threads %s, load %s\n",
               ctx_.openblas_core.empty() ? "(not reported)" : ctx_.openblas_core.c_str(),
@@ -127,6 +132,59 @@ void Report::end_figure() {
   t.print(stdout, "   ");
   std::fflush(stdout);
   rows_.clear();
+}
+
+namespace {
+
+// NaN is written as null; a number or null is read back.
+Json number(double v) { return std::isnan(v) ? Json() : Json(v); }
+double number_of(const Json &doc, const char *key) {
+  const auto it = doc.find(key);
+  return it != doc.end() && it->is_number() ? it->get<double>() : kNaN;
+}
+
+}  // namespace
+
+std::string relay_line(const Row &row) {
+  const Json line = {
+      {"figure", row.figure},     {"params", row.params},
+      {"device", row.device},     {"unit", row.unit},
+      {"higher_is_better", row.higher_is_better},
+      {"backplane", number(row.backplane)},
+      {"baseline", number(row.baseline)},
+      {"baseline_name", row.baseline_name},
+      {"note", row.note},         {"spread", number(row.spread)},
+      {"target", number(row.target)},
+  };
+  return json_text(line, false);
+}
+
+bool row_from_relay_line(const std::string &line, Row *row) {
+  const Json doc = Json::parse(line, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("figure") || !doc["figure"].is_string()) return false;
+  Row r;
+  r.figure = doc["figure"].get<std::string>();
+  r.params = doc.value("params", std::string());
+  r.device = doc.value("device", std::string());
+  r.unit = doc.value("unit", std::string());
+  r.higher_is_better = doc.value("higher_is_better", true);
+  r.backplane = number_of(doc, "backplane");
+  r.baseline = number_of(doc, "baseline");
+  r.baseline_name = doc.value("baseline_name", std::string());
+  r.note = doc.value("note", std::string());
+  r.spread = number_of(doc, "spread");
+  r.target = number_of(doc, "target");
+  *row = r;
+  return true;
+}
+
+void read_cpu_properties(Context &ctx) {
+  bp_device cpu_id;
+  if (bp_cpu(&cpu_id) != BP_OK) return;
+  const auto props = bp::Device(cpu_id).properties();
+  ctx.openblas_core = property(props, "openblas_core");
+  ctx.openblas_threads = property(props, "openblas_threads");
+  ctx.cpu_threads = property(props, "threads");
 }
 
 // ---- timing ----------------------------------------------------------------
@@ -172,6 +230,18 @@ Work MatmulOperands::matmuls() const {
     for (int64_t i = 0; i < k; ++i) bp::check(bp_matmul_out(a.handle(), b.handle(), 0, 0, c.handle()));
     bp::check(bp_synchronize(device));
   };
+}
+
+LargeRun large_run(const Context &ctx) {
+  LargeRun run;
+  run.n = ctx.quick ? 10000000 : 100000000;
+  run.count = ctx.quick ? "1e7" : "1e8";
+  run.bytes = double(run.n) * sizeof(float);
+  run.trials = ctx.quick ? 3 : 5;
+  run.target = 0.001;  // one operation (or chain) per batch: each takes far longer
+  run.threads = cpu_thread_count(ctx);
+  run.thr = std::to_string(run.threads) + " thread" + (run.threads == 1 ? "" : "s");
+  return run;
 }
 
 int cpu_thread_count(const Context &ctx) {

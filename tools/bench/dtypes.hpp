@@ -28,13 +28,16 @@ struct Setup {
   int threads = 1;                  // of the plain-loop and memcpy baselines
 };
 
+// The setup of ctx's run (--quick, --size); false with *why without a cpu:0.
+bool make_setup(const Context &ctx, Setup *s, std::string *why);
+
 // measure(r) fills r's figures; a Backplane error (a dtype a backend does
 // not support yet) or any other exception becomes the row's note, so one
 // missing kernel costs its row, not the figure.
 void add_row(Context &ctx, Report &rep, Row r, const std::function<void(Row &)> &measure);
 
 void elementwise_rows(Context &ctx, Report &rep, const Setup &s);
-void gemm_rows(Context &ctx, Report &rep, const Setup &s);
+void gemm_rows(Context &ctx, Report &rep, const Setup &s);  // in bp-bench-direct
 void conversion_rows(Context &ctx, Report &rep, const Setup &s);
 
 }  // namespace bptool::bench::dtypes

@@ -2,7 +2,8 @@
 // bfloat16 next to cblas_sgemm called directly on float32 operands of the
 // same size (the goal: 0.9x its GFLOPS), naming the path the backend says
 // it takes; float32 through Backplane for context; and libtorch's bfloat16
-// and float32 matmul where bp-bench-torch is built.
+// and float32 matmul where bp-bench-torch is built. Measured by
+// bp-bench-direct (direct.hpp).
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -102,7 +103,7 @@ void gemm_rows(Context &ctx, Report &rep, const Setup &s) {
     const MatmulOperands f32 = converted(a32, b32, BP_FLOAT32, s.cpu);
     const Work *sgemm = nullptr;
     std::string baseline_name = "cblas_sgemm (OpenBLAS direct)";
-    std::string baseline_note = "baseline skipped: bp was built without OpenBLAS";
+    std::string baseline_note = "baseline skipped: bp-bench-direct was built without OpenBLAS";
 #ifdef BP_BENCH_HAVE_OPENBLAS
     // The same call the gemm figure's float32 rows compare with, on the
     // float32 operands' own host buffers.
@@ -116,7 +117,7 @@ void gemm_rows(Context &ctx, Report &rep, const Setup &s) {
     };
     sgemm = &direct;
     baseline_name = "cblas_sgemm float32 (OpenBLAS direct)";
-    baseline_note = "OpenBLAS threads seen by bp: " + std::to_string(openblas_get_num_threads());
+    baseline_note = "OpenBLAS threads seen by bp-bench-direct: " + std::to_string(openblas_get_num_threads());
 #endif
 
     Row r{"dtypes", size_text(BP_FLOAT32, n), "cpu:0", "GFLOPS"};

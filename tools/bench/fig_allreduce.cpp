@@ -16,6 +16,7 @@
 #include "bench.hpp"
 #include "child_process.hpp"
 #include "json_output.hpp"
+#include "pair_json.hpp"
 
 namespace bptool::bench {
 
@@ -78,14 +79,8 @@ void nccl_rows(Context &ctx, Report &rep, const std::vector<int64_t> &sizes, int
     if (!doc.contains("mb") || !doc.contains("backplane_ms")) continue;
     const int64_t devices = doc.value("devices", int64_t(0));
     Row r{"allreduce", nccl_params(doc["mb"].get<int64_t>(), devices), "cuda:0-" + std::to_string(devices - 1), "ms"};
-    r.higher_is_better = false;
-    r.backplane = doc["backplane_ms"].get<double>();
-    r.baseline = doc["baseline_ms"].get<double>();
+    set_times(r, pair_ms_from_json(doc), 1);
     r.baseline_name = "ncclAllReduce (NCCL " + doc.value("nccl", std::string("?")) + ", in place, direct)";
-    Pair spreads;
-    spreads.a_spread = doc.value("backplane_spread", kNaN);
-    spreads.b_spread = doc.value("baseline_spread", kNaN);
-    r.spread = spreads.spread();
     r.note = doc.value("path", std::string());
     rep.add(r);
     ++rows;
@@ -136,14 +131,8 @@ void mpi_rows(Context &ctx, Report &rep, const std::vector<int64_t> &sizes, int 
     const Json doc = Json::parse(line, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("mb") || !doc.contains("backplane_ms")) continue;
     Row r{"allreduce", params(doc["mb"].get<int64_t>()), "cpu:0", "ms"};
-    r.higher_is_better = false;
-    r.backplane = doc["backplane_ms"].get<double>();
-    r.baseline = doc["baseline_ms"].get<double>();
+    set_times(r, pair_ms_from_json(doc), 1);
     r.baseline_name = baseline_name(doc.value("library", std::string()));
-    Pair spreads;
-    spreads.a_spread = doc.value("backplane_spread", kNaN);
-    spreads.b_spread = doc.value("baseline_spread", kNaN);
-    r.spread = spreads.spread();
     const std::string path = doc.value("path", std::string());
     const size_t colon = path.find(": ");
     r.note = colon == std::string::npos ? path : path.substr(colon + 2);

@@ -1,10 +1,11 @@
 // Figure "gemm": square GEMM through Backplane (bp_matmul_out) next to the
 // vendor BLAS called directly on the same size: cblas_sgemm/cblas_dgemm on
 // the very host buffers of the cpu:0 tensors, and CLBlastSgemm on buffers of
-// the same size on the same OpenCL device.
+// the same size on the same OpenCL device. Measured by bp-bench-direct
+// (direct.hpp).
 #include <vector>
 
-#include "bench.hpp"
+#include "direct.hpp"
 #include "opencl_direct.hpp"
 
 #ifdef BP_BENCH_HAVE_OPENBLAS
@@ -56,11 +57,11 @@ void cpu_gemm(Context &ctx, Report &rep, bp_dtype dtype, int64_t n, int trials, 
   r.spread = p.spread();
   r.baseline_name = std::string(dtype == BP_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm") +
                     " (OpenBLAS direct, same buffers)";
-  r.note = "OpenBLAS threads seen by bp: " + std::to_string(openblas_get_num_threads());
+  r.note = "OpenBLAS threads seen by bp-bench-direct: " + std::to_string(openblas_get_num_threads());
 #else
   r.backplane = gemm_gflops(n, measure(through_bp, trials, target));
   r.baseline_name = "cblas (OpenBLAS direct)";
-  r.note = "baseline skipped: bp was built without OpenBLAS";
+  r.note = "baseline skipped: bp-bench-direct was built without OpenBLAS";
 #endif
   rep.add(r);
 }
@@ -89,7 +90,7 @@ void opencl_gemm(Context &ctx, Report &rep, const bp::Device &d, OpenclDirect *d
 
 }  // namespace
 
-void figure_gemm(Context &ctx, Report &rep) {
+void direct_gemm(Context &ctx, Report &rep) {
   const std::vector<int64_t> sizes =
       ctx.quick ? std::vector<int64_t>{64, 128, 256, 512}
                 : std::vector<int64_t>{64, 128, 256, 512, 1024, 2048};

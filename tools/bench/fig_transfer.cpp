@@ -1,127 +1,61 @@
 // Figure "transfer", the seed chapter's exercises on data movement:
 // host<->device bandwidth per device (bp_from_host / bp_to_host next to
-// memcpy for host-memory devices, or the OpenCL calls made directly), and
-// matmuls on two devices at once (one thread each) vs one after the other.
+// memcpy for host-memory devices, or the OpenCL calls made directly, by
+// bp-bench-direct), and matmuls on two devices at once (one thread each) vs
+// one after the other.
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <thread>
 #include <vector>
 
-#include "bench.hpp"
-#include "opencl_direct.hpp"
+#include "direct.hpp"
+#include "transfer.hpp"
 
 namespace bptool::bench {
 
 namespace {
 
-void bandwidth(Context &ctx, Report &rep, const bp::Device &d) {
-  const std::string dev = d.name();
-  const size_t bytes = size_t(ctx.quick ? 8 : 64) << 20;
-  const int64_t n = int64_t(bytes / sizeof(float));
-  const int trials = ctx.quick ? 3 : 7;
-  const double target_s = ctx.quick ? 0.02 : 0.1;
-  const std::string size = std::to_string(bytes >> 20) + " MiB";
-  ctx.progress("transfer: " + size + " to and from " + dev);
-
-  std::vector<float> src(size_t(n), 1.5f), dst(size_t(n), 0.0f);
-  const bp_device id = d.id();
-  bp::Tensor target = bp::empty({n}, bp::f32, d);
-  const Work upload_into = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i) bp::check(bp_from_host_into(target.handle(), src.data(), bytes));
-    target.wait();
-  };
-  const Work upload = [&](int64_t k) {
+// memcpy baselines, for a device whose memory is host memory.
+TransferBaselines host_copies(size_t bytes, const float *src) {
+  TransferBaselines b;
+  auto scratch = std::make_shared<std::vector<float>>(bytes / sizeof(float), 0.0f);
+  b.up = b.down = [scratch, src, bytes](int64_t k) {
     for (int64_t i = 0; i < k; ++i) {
-      bp_tensor t = BP_NO_TENSOR;
-      bp::check(bp_from_host(id, BP_FLOAT32, 1, &n, src.data(), &t));
-      const bp_status s = bp_tensor_wait(t);
-      bp_tensor_release(t);
-      bp::check(s);
+      std::memcpy(scratch->data(), src, bytes);
+      asm volatile("" : : "r"(scratch->data()) : "memory");
     }
   };
-  bp::Tensor resident = bp::full({n}, 2.0, bp::f32, d);
-  const Work download = [&](int64_t k) {
-    for (int64_t i = 0; i < k; ++i)
-      bp::check(bp_to_host(resident.handle(), dst.data(), bytes));
+  b.up_new = [src, bytes](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      void *fresh = std::malloc(bytes);
+      if (!fresh) throw std::bad_alloc();
+      std::memcpy(fresh, src, bytes);
+      asm volatile("" : : "r"(fresh) : "memory");
+      std::free(fresh);
+    }
   };
+  b.name_up = b.name_down = "memcpy into an existing buffer (1 thread)";
+  b.name_up_new = "malloc + memcpy + free (1 thread)";
+  return b;
+}
 
-  Row r;
-  r.figure = "transfer";
-  r.device = dev;
-  r.unit = "GB/s";
-  std::unique_ptr<OpenclDirect> direct;
-  std::string why;
-  // Baselines: copy into an existing buffer (next to bp_from_host_into), and
-  // allocate a new buffer and copy (next to bp_from_host, a new tensor).
-  Work base_up, base_up_new, base_down;
-  std::string name_up, name_up_new, name_down;
-  std::vector<float> scratch;
+// One device's bandwidth rows: an OpenCL device's are bp-bench-direct's.
+void bandwidth(Context &ctx, Report &rep, const bp::Device &d) {
   if (is_host_device(d)) {
-    scratch.assign(size_t(n), 0.0f);
-    base_up = base_down = [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) {
-        std::memcpy(scratch.data(), src.data(), bytes);
-        asm volatile("" : : "r"(scratch.data()) : "memory");
-      }
-    };
-    base_up_new = [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) {
-        void *fresh = std::malloc(bytes);
-        if (!fresh) throw std::bad_alloc();
-        std::memcpy(fresh, src.data(), bytes);
-        asm volatile("" : : "r"(fresh) : "memory");
-        std::free(fresh);
-      }
-    };
-    name_up = name_down = "memcpy into an existing buffer (1 thread)";
-    name_up_new = "malloc + memcpy + free (1 thread)";
-  } else if (d.name().rfind("opencl:", 0) == 0 && (direct = OpenclDirect::open(d, &why))) {
-    direct->transfer_setup(bytes);
-    base_up = [&](int64_t k) { direct->write(k); };
-    base_up_new = [&](int64_t k) { direct->write_new(k); };
-    base_down = [&](int64_t k) { direct->read(k); };
-    name_up = "clEnqueueWriteBuffer into an existing buffer (direct)";
-    name_up_new = "clCreateBuffer + clEnqueueWriteBuffer + release (direct)";
-    name_down = "clEnqueueReadBuffer (direct, blocking)";
-  } else if (why.empty()) {
-    why = "no direct baseline for this backend";
-  }
-
-  if (base_up) {
-    r.params = "host->device " + size + " (bp_from_host_into an existing tensor)";
-    Pair p = compare(upload_into, base_up, trials, target_s);
-    r.backplane = gbps(double(bytes), p.a);
-    r.baseline = gbps(double(bytes), p.b);
-    r.spread = p.spread();
-    r.baseline_name = name_up;
-    rep.add(r);
-    r.params = "host->device " + size + " (bp_from_host, new tensor)";
-    p = compare(upload, base_up_new, trials, target_s);
-    r.backplane = gbps(double(bytes), p.a);
-    r.baseline = gbps(double(bytes), p.b);
-    r.spread = p.spread();
-    r.baseline_name = name_up_new;
-    r.note = "like for like: both allocate";
-    rep.add(r);
-    r.note.clear();
+    bandwidth_rows(ctx, rep, d, host_copies);
+  } else if (d.name().rfind("opencl:", 0) == 0) {
+    Row skipped{"transfer", "host<->device", d.name(), "GB/s"};
+    skipped.baseline_name = "clEnqueueWriteBuffer, clEnqueueReadBuffer (direct)";
+    run_direct(ctx, rep, {"--part", "transfer", "--device", d.name()}, skipped);
   } else {
-    r.params = "host->device " + size + " (bp_from_host_into an existing tensor)";
-    r.backplane = gbps(double(bytes), measure(upload_into, trials, target_s));
-    r.note = "baseline skipped: " + why;
-    rep.add(r);
+    bandwidth_rows(ctx, rep, d, [](size_t, const float *) {
+      TransferBaselines none;
+      none.why = "no direct baseline for this backend";
+      return none;
+    });
   }
-  r.params = "device->host " + size + " (bp_to_host)";
-  if (base_down) {
-    const Pair p = compare(download, base_down, trials, target_s);
-    r.backplane = gbps(double(bytes), p.a);
-    r.baseline = gbps(double(bytes), p.b);
-    r.spread = p.spread();
-    r.baseline_name = name_down;
-  } else {
-    r.backplane = gbps(double(bytes), measure(download, trials, target_s));
-  }
-  rep.add(r);
 }
 
 // Two devices of one backend (accelerators first), or none.

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backplane.hpp"
+#include "pair_json.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -141,16 +142,8 @@ int main(int argc, char **argv) {
       const bptool::bench::Pair p =
           bptool::bench::compare(leading(through_bp, 0), leading(direct, 1), trials, target);
       stop_followers();
-      const nlohmann::json row = {
-          {"mb", mb},
-          {"ranks", ranks},
-          {"backplane_ms", p.a * 1e3},
-          {"baseline_ms", p.b * 1e3},
-          {"backplane_spread", p.a_spread},
-          {"baseline_spread", p.b_spread},
-          {"path", path},
-          {"library", library},
-      };
+      nlohmann::json row = bptool::bench::pair_ms_json(p);
+      row.update({{"mb", mb}, {"ranks", ranks}, {"path", path}, {"library", library}});
       std::printf("%s\n", row.dump().c_str());
       std::fflush(stdout);
     }

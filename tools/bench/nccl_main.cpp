@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backplane.hpp"
+#include "pair_json.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -150,14 +151,8 @@ int main(int argc, char **argv) {
       char line[512] = "";
       if (bp_trace_count() > 0) bp_trace_line(bp_trace_count() - 1, line, sizeof line);
       const Pair p = compare(ours, theirs, trials, target);
-      const nlohmann::json row = {{"mb", mb},
-                                  {"devices", devices},
-                                  {"backplane_ms", p.a * 1e3},
-                                  {"baseline_ms", p.b * 1e3},
-                                  {"backplane_spread", p.a_spread},
-                                  {"baseline_spread", p.b_spread},
-                                  {"nccl", nccl_version},
-                                  {"path", line}};
+      nlohmann::json row = pair_ms_json(p);
+      row.update({{"mb", mb}, {"devices", devices}, {"nccl", nccl_version}, {"path", line}});
       std::printf("%s\n", row.dump().c_str());
       std::fflush(stdout);
     }

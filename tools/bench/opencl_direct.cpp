@@ -172,7 +172,7 @@ bool OpenclDirect::has_clblast(std::string *why) const {
   (void)why;
   return true;
 #else
-  *why = "bp was built without CLBlast (find_package(CLBlast) found nothing)";
+  *why = "bp-bench-direct was built without CLBlast (find_package(CLBlast) found nothing)";
   return false;
 #endif
 }
@@ -205,7 +205,7 @@ void OpenclDirect::sgemm(int64_t repetitions) {
   check_cl(clFinish(m.queue), "clFinish");
 #else
   (void)repetitions;
-  throw std::runtime_error("bp was built without CLBlast");
+  throw std::runtime_error("bp-bench-direct was built without CLBlast");
 #endif
 }
 
@@ -278,14 +278,14 @@ std::vector<float> OpenclDirect::chain_result() {
 struct OpenclDirect::Impl {};
 
 std::unique_ptr<OpenclDirect> OpenclDirect::open(const bp::Device &, std::string *why) {
-  *why = "bp was built without OpenCL (find_package(OpenCL) found nothing)";
+  *why = "bp-bench-direct was built without OpenCL (find_package(OpenCL) found nothing)";
   return nullptr;
 }
 OpenclDirect::OpenclDirect(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 OpenclDirect::~OpenclDirect() = default;
 std::string OpenclDirect::device_name() const { return ""; }
 bool OpenclDirect::has_clblast(std::string *why) const {
-  *why = "bp was built without OpenCL";
+  *why = "bp-bench-direct was built without OpenCL";
   return false;
 }
 void OpenclDirect::sgemm_setup(int64_t) {}

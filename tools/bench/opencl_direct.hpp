@@ -1,8 +1,8 @@
 // opencl_direct.hpp — the OpenCL baselines of `bp bench`: the same OpenCL
 // device a Backplane opencl:i device uses, driven directly (own context and
-// queue, CLBlast GEMM, clEnqueueWriteBuffer/ReadBuffer). Built only when
-// OpenCL is found (BP_BENCH_HAVE_OPENCL) and CLBlast (BP_BENCH_HAVE_CLBLAST);
-// otherwise open() says why.
+// queue, CLBlast GEMM, clEnqueueWriteBuffer/ReadBuffer), in bp-bench-direct
+// (direct.hpp). Built with OpenCL where it is found (BP_BENCH_HAVE_OPENCL)
+// and CLBlast (BP_BENCH_HAVE_CLBLAST); otherwise open() says why.
 #pragma once
 
 #include <cstdint>
@@ -50,12 +50,5 @@ class OpenclDirect {
   explicit OpenclDirect(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// The OpenCL rows of figure "fusion" (fig_fusion_opencl.cpp): the chain on
-// opencl:0 with fresh tensors next to the hand-written kernel above; `fused`
-// says whether Backplane's fusion was on, for the note.
-struct Context;
-class Report;
-void fusion_opencl_rows(Context &ctx, Report &rep, bool fused);
 
 }  // namespace bptool::bench

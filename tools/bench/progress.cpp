@@ -113,6 +113,14 @@ void phase(const std::string &what, double expected_s) {
   }
 }
 
+void hand_over() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.step.clear();
+  s.phase.clear();
+  if (on_terminal()) write_all("\r\033[K");
+}
+
 void clear() {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

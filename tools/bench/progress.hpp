@@ -26,6 +26,10 @@ void step(const std::string &what);
 // A phase of the current step ("timing 5 batches each"); printed at once
 // when expected_s >= 1 (NaN: unknown, left to the heartbeat).
 void phase(const std::string &what, double expected_s);
+// The current step goes to a child program that prints its own progress
+// (bp-bench-direct): the line is erased and the heartbeat stays silent
+// until the next step.
+void hand_over();
 // Before a row goes to standard output: on a terminal, the line is erased
 // (the step stays current: the heartbeat may name it again).
 void clear();
