@@ -197,26 +197,9 @@ class Call {
  public:
   Call(const Program &p, std::vector<bp_plugin_tensor> inputs, std::vector<bp_plugin_tensor> outputs)
       : inputs_(std::move(inputs)), outputs_(std::move(outputs)), values_(p.outputs) {
-    for (const Instr &in : p.instrs) {
-      bp_fused_instr f;
-      std::memset(&f, 0, sizeof f);
-      f.op = in.op;
-      f.dtype = in.dtype;
-      f.out_dtype = in.out_dtype;
-      f.scalar_mode = in.scalar_mode;
-      for (int i = 0; i < 3; ++i) f.args[i] = i < static_cast<int>(in.args.size()) ? in.args[static_cast<size_t>(i)] : -1;
-      f.scalar = in.scalar;
-      instrs_.push_back(f);
-    }
-    std::memset(&program_, 0, sizeof program_);
-    program_.struct_size = sizeof program_;
-    program_.n_inputs = static_cast<int32_t>(inputs_.size());
-    program_.n_instrs = static_cast<int32_t>(instrs_.size());
-    program_.n_outputs = static_cast<int32_t>(outputs_.size());
-    program_.inputs = inputs_.empty() ? nullptr : inputs_.data();
-    program_.instrs = instrs_.data();
-    program_.outputs = outputs_.data();
-    program_.output_values = values_.data();
+    for (const Instr &in : p.instrs)
+      instrs_.push_back(fused_instr(in.op, in.dtype, in.out_dtype, in.args, in.scalar_mode, in.scalar));
+    program_ = fused_program(inputs_, instrs_, outputs_, values_);
   }
   Call(const Call &) = delete;
   Call &operator=(const Call &) = delete;

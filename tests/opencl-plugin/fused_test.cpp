@@ -40,14 +40,7 @@ int32_t value_dtype(const Program &p, int32_t v) {
 }
 
 bp_fused_instr abi_instr(const Instr &in) {
-  bp_fused_instr out{};
-  out.op = in.op;
-  out.dtype = in.dtype;
-  out.out_dtype = in.out_dtype;
-  out.scalar_mode = in.scalar_mode;
-  for (int a = 0; a < 3; ++a) out.args[a] = a < static_cast<int>(in.args.size()) ? in.args[static_cast<size_t>(a)] : -1;
-  out.scalar = in.scalar;
-  return out;
+  return fused_instr(in.op, in.dtype, in.out_dtype, in.args, in.scalar_mode, in.scalar);
 }
 
 // The plugin with the fused-kernel cache where a test wants it: init with
@@ -75,15 +68,7 @@ Run run_fused(const PluginHandle &p, const Program &prog, int32_t device = 0) {
   }
   std::vector<bp_fused_instr> instrs;
   for (const Instr &in : prog.instrs) instrs.push_back(abi_instr(in));
-  bp_fused_program program{};
-  program.struct_size = sizeof program;
-  program.n_inputs = static_cast<int32_t>(inputs.size());
-  program.n_instrs = static_cast<int32_t>(instrs.size());
-  program.n_outputs = static_cast<int32_t>(outputs.size());
-  program.inputs = inputs.empty() ? nullptr : inputs.data();
-  program.instrs = instrs.data();
-  program.outputs = outputs.data();
-  program.output_values = prog.outputs.data();
+  const bp_fused_program program = fused_program(inputs, instrs, outputs, prog.outputs);
   Run run;
   run.status = p.api().execute_fused(device, &program);
   if (run.status != BP_OK) run.message = p.api().last_error();

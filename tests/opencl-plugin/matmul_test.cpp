@@ -10,9 +10,7 @@ namespace {
 
 // float32 GEMM accumulates in float, the reference in compensated float64.
 Tolerance tolerance(int32_t dtype) {
-  if (dtype == BP_FLOAT32) return {1e-5, 1e-5};
-  if (dtype == BP_FLOAT64) return {1e-13, 1e-13};
-  return kExact;
+  return table_tolerance(TestBound::gemm, dtype);
 }
 
 struct Case {

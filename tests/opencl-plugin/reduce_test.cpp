@@ -13,9 +13,7 @@ const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
 // float32 result (rounded once from float64) may differ, and float64 sums a
 // few ulp of the terms' size.
 Tolerance tolerance(int32_t dtype) {
-  if (dtype == BP_FLOAT32) return {1e-6, 1e-6};
-  if (dtype == BP_FLOAT64) return {1e-13, 1e-13};
-  return kExact;
+  return table_tolerance(TestBound::running_sum, dtype);
 }
 
 // The output of reducing `in_shape` over the axes in `reduced`: extent 1

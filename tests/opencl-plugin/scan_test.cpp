@@ -13,9 +13,7 @@ namespace {
 // Compensated running sums in float64 on both sides: float32 results may
 // differ in the last bit, float64 ones by a few ulp of the terms' size.
 Tolerance tolerance(int32_t dtype) {
-  if (dtype == BP_FLOAT32) return {1e-6, 1e-6};
-  if (dtype == BP_FLOAT64) return {1e-13, 1e-13};
-  return kExact;
+  return table_tolerance(TestBound::running_sum, dtype);
 }
 
 }  // namespace

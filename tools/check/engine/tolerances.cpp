@@ -121,4 +121,98 @@ double accumulator_max(int32_t op, int32_t dtype) {
   return bp_vocab_dtype_size(dtype) == 4 ? FLT_MAX : DBL_MAX;
 }
 
+namespace {
+
+// One dtype's column of a test bound: rtol + rtol_n * n and atol + atol_n * n.
+struct Term {
+  double rtol, rtol_n, atol, atol_n;
+};
+struct TestRow {
+  TestBound which;
+  Term f32, f64, f16, bf16;
+};
+
+// Each dtype's epsilon, the unit most bounds are written in.
+constexpr double e32 = 0x1p-23, e64 = 0x1p-52, e16 = 0x1p-10, eb16 = 0x1p-7;
+
+// THE table's second part: the build's own plugins in their tests and the
+// fuzzer. Why each number:
+// - rounded: one float32 or float64 operation; a half rounded from float32
+//   results that differ in their last bits lands a few steps of the half apart.
+// - scan: 4 epsilons per term of magnitude up to 3 (Values::general and small).
+// - scatter_add: t additions, each off by at most half an epsilon of a
+//   partial sum itself at most 3 (t + 1), in the output's dtype (GPU atomics).
+// - compensated_sum: the reference adds exactly, cpu-openblas in float64 with
+//   several accumulators: 8 epsilons per term of magnitude up to 3.
+// - blas_matmul: each product's rounding bounded by 4 K eps 9, eps the
+//   accumulator's (float32 for the halves, plugin.h).
+// - threaded_sum: the same sums split at other points over threads.
+// - running_sum, gemm: OpenCL's float32 results rounded once from float64
+//   (or accumulated in float) against the reference's compensated float64.
+// - opencl_math, opencl_normal, cuda_normal: the device's math builtins are
+//   a few ulp from libm (cos near a zero crossing: absolute slack).
+// - cuda_reduce, cuda_matmul: float32-or-wider sums in another order, terms
+//   and products up to 9: 1e-6 (float32) and 1e-15 (float64) per term.
+// - cuda_tf32: TF32 keeps 10 bits of each input: 1e-2 relative, and per
+//   term 1e-2 of a product of 9 over 32.
+// - half_matmul: the half's own rounding of the result (half a step), and K
+//   float32 additions of a few units each (tensor cores align terms with few
+//   extra bits): 2^-22 of the products' magnitudes per term.
+// - float32_sum: compensated float32 sums of 3000 terms against the
+//   reference's float64 ones rounded once.
+// - libm, libm_rounded_once: the reference's own values against libm's in
+//   double, and its float64 result rounded once into the dtype.
+// - collective_sum: n + 1 roundings of the sum of the terms' magnitudes; a
+//   half is the float32 sum rounded once (one ulp of the half, and its
+//   smallest subnormal).
+// - fuzz_*: the fuzzer's steps, in float32 terms whatever the dtype: libm's
+//   last bits; LOGSUMEXP's sum of at most 64 terms of at most 1 moving the
+//   log absolutely; k roundings of half an epsilon of a partial sum at most
+//   k times the largest term; k relative roundings of a product; and a half
+//   rounded from float32 results that differ in their last bits (two of its
+//   epsilons and its smallest subnormal more).
+constexpr Term kSame{0, 0, 0, 0};
+constexpr TestRow kTestTable[] = {
+    // bound                       float32                        float64                        float16                            bfloat16
+    {TestBound::rounded,           {1e-5, 0, 0, 0},               {1e-12, 0, 0, 0},              {4 * e16, 0, 0, 0},                {4 * eb16, 0, 0, 0}},
+    {TestBound::scan,              {1e-5, 0, 0, 12 * e32},        {1e-12, 0, 0, 12 * e64},       {4 * e16, 0, 0, 12 * e16},         {4 * eb16, 0, 0, 12 * eb16}},
+    {TestBound::scatter_add,       {1e-5, 0, 0, 3 * e32},         {1e-12, 0, 0, 3 * e64},        {4 * e16, 0, 0, 3 * e16},          {4 * eb16, 0, 0, 3 * eb16}},
+    {TestBound::compensated_sum,   {1e-5, 0, 0, 0},               {1e-11, 0, 0, 24 * e64},       {4 * e16, 0, 0, 0},                {4 * eb16, 0, 0, 0}},
+    {TestBound::blas_matmul,       {1e-5, 0, 0, 36 * e32},        {1e-12, 0, 0, 36 * e64},       {4 * e16, 0, 0, 36 * e32},         {4 * eb16, 0, 0, 36 * e32}},
+    {TestBound::threaded_sum,      {1e-5, 0, 0, 0},               {1e-12, 0, 1e-10, 0},          {4 * e16, 0, 0, 0},                {4 * eb16, 0, 0, 0}},
+    {TestBound::running_sum,       {1e-6, 0, 1e-6, 0},            {1e-13, 0, 1e-13, 0},          kSame,                             kSame},
+    {TestBound::gemm,              {1e-5, 0, 1e-5, 0},            {1e-13, 0, 1e-13, 0},          kSame,                             kSame},
+    {TestBound::opencl_math,       {4e-6, 0, 1e-30, 0},           {1e-13, 0, 1e-300, 0},         {1e-13, 0, 1e-300, 0},             {1e-13, 0, 1e-300, 0}},
+    {TestBound::opencl_normal,     {1e-5, 0, 1e-6, 0},            {1e-13, 0, 1e-14, 0},          kSame,                             kSame},
+    {TestBound::cuda_reduce,       {1e-5, 0, 1e-6, 0},            {1e-12, 0, 0, 9e-15},          {2 * e16, 0, 0, 9e-6},             {2 * eb16, 0, 0, 9e-6}},
+    {TestBound::cuda_matmul,       {1e-5, 0, 0, 3.6e-6},          {1e-12, 0, 0, 9e-15},          {2 * e16, 0, 0, 3.6e-6},           {2 * eb16, 0, 0, 3.6e-6}},
+    {TestBound::cuda_normal,       {1e-5, 0, 1e-5, 0},            {1e-12, 0, 1e-13, 0},          {2 * e16, 0, 1e-7, 0},             {2 * eb16, 0, 1e-7, 0}},
+    {TestBound::cuda_tf32,         {1e-2, 0, 0, 1e-2 * 9 / 32},   kSame,                         kSame,                             kSame},
+    {TestBound::half_matmul,       kSame,                         kSame,                         {0x1p-11, 0, 0x1p-24, 0x1p-22},    {0x1p-8, 0, 0x1p-133, 0x1p-22}},
+    {TestBound::float32_sum,       {1e-5, 0, 1e-4, 0},            kSame,                         kSame,                             kSame},
+    {TestBound::libm,              {1e-6, 0, 0, 0},               {1e-14, 0, 0, 0},              kSame,                             kSame},
+    {TestBound::libm_rounded_once, {1e-7, 0, 0, 0},               {1e-15, 0, 0, 0},              kSame,                             kSame},
+    {TestBound::collective_sum,    {0, 0, 0, e32},                {0, 0, 0, e64},                {e16, 0, 0x1p-24, e32},            {eb16, 0, 0x1p-133, e32}},
+    {TestBound::fuzz_math,         {1e-5, 0, 1e-30, 0},           {1e-5, 0, 1e-30, 0},           {1e-5, 0, 1e-30, 0},               {1e-5, 0, 1e-30, 0}},
+    {TestBound::fuzz_log_sum_exp,  {1e-5, 0, 1e-12, 0},           {1e-5, 0, 1e-12, 0},           {1e-5, 0, 1e-12, 0},               {1e-5, 0, 1e-12, 0}},
+    {TestBound::fuzz_sum,          {0, 0, 0, e32},                {0, 0, 0, e32},                {0, 0, 0, e32},                    {0, 0, 0, e32}},
+    {TestBound::fuzz_product,      {0, 4 * e32, 0, 0},            {0, 4 * e32, 0, 0},            {0, 4 * e32, 0, 0},                {0, 4 * e32, 0, 0}},
+    {TestBound::fuzz_half,         kSame,                         kSame,                         {2 * e16, 0, 0x1p-24, 0},          {2 * eb16, 0, 0x1p-133, 0}},
+};
+
+}  // namespace
+
+Bound test_bound(TestBound which, int32_t dtype, double n) {
+  if (!is_float(dtype)) return {};
+  for (const TestRow &r : kTestTable) {
+    if (r.which != which) continue;
+    const Term &t = dtype == BP_FLOAT16    ? r.f16
+                    : dtype == BP_BFLOAT16 ? r.bf16
+                    : bp_vocab_dtype_size(dtype) <= 4 ? r.f32
+                                                      : r.f64;
+    return {t.rtol + t.rtol_n * n, t.atol + t.atol_n * n};
+  }
+  return {};
+}
+
 }  // namespace bpcheck

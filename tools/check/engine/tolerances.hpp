@@ -1,6 +1,8 @@
 // How closely a float result must match the reference's: the one table of
-// the kit's tolerances, by operator class and dtype (tolerances.cpp; the
-// same numbers are written in README.md and docs/writing-a-plugin.md).
+// tolerances (tolerances.cpp; README.md and docs/writing-a-plugin.md print
+// it). Two parts: the kit's rows, by operator class and dtype, which every
+// plugin is held to; and the bounds the tests of the build's own plugins
+// and the fuzzer hold them to, tighter where both sides are known code.
 // Integers and bool are always compared bit for bit.
 #pragma once
 
@@ -48,5 +50,48 @@ bool within(const Tolerance &tol, int32_t dtype, double got, double want, double
 // The largest finite value of the dtype a sum of op runs in: past it a
 // partial sum may overflow in one order and not in another (plugin.h).
 double accumulator_max(int32_t op, int32_t dtype);
+
+// ---- the build's own plugins: tests and fuzzer -----------------------------
+//
+// The plugin tests (tests/support/plugin_harness.hpp) compare a plugin with
+// the reference, |got - ref| <= atol + rtol * max(|got|, |ref|); the fuzzer
+// (fuzz/ops_fuzzer.cpp) cpu with reference through the core, relative to
+// the reference's value. Where a bound grows with the work behind a result
+// it does so with n, which each entry defines (tolerances.cpp says why each
+// number is what it is).
+enum class TestBound {
+  rounded,           // one rounded operation, or a half rounded from float32 results a few bits apart
+  scan,              // n = the length of a running sum of terms of magnitude up to 3
+  scatter_add,       // n = t (t + 1) for at most t terms of magnitude up to 3 added one at a time
+  compensated_sum,   // a float64 reduction, compensated in the reference: n = its terms (1 for MEAN)
+  blas_matmul,       // cpu-openblas GEMM, |a|, |b| <= 3: n = K
+  threaded_sum,      // a float64 sum or GEMM split over threads
+  running_sum,       // OpenCL's scans and reductions against the compensated reference
+  gemm,              // OpenCL's float32 GEMM against the compensated float64 reference
+  opencl_math,       // EXP LOG TANH SIGMOID POW in OpenCL's builtins
+  opencl_normal,     // RANDOM_NORMAL's cos and log in OpenCL
+  cuda_reduce,       // CUDA's sums in another order, terms up to 3: n = their number
+  cuda_matmul,       // cuBLAS, |a|, |b| <= 3: n = K
+  cuda_normal,       // RANDOM_NORMAL's cos and log in CUDA
+  cuda_tf32,         // cuBLAS with allow_tf32: 10-bit inputs, |a|, |b| <= 3: n = K
+  half_matmul,       // a half GEMM against the exact product: n = K times the magnitude of the products' sum
+  float32_sum,       // OpenCL without float64: float32 sums and scans, compensated
+  libm,              // a value the reference computes against libm's, in the reference's own tests
+  libm_rounded_once, // the reference's float64 result rounded once into the dtype (LOGSUMEXP)
+  collective_sum,    // a collective's float SUM or MEAN: n = (participants + 1) * the terms' magnitudes
+  fuzz_math,         // the fuzzer: a math-library function, cpu against reference
+  fuzz_log_sum_exp,  // the fuzzer: LOGSUMEXP, whose log moves by the sum's rounding absolutely
+  fuzz_sum,          // the fuzzer: a float32-accumulated sum, n = its terms' count times the largest magnitude
+  fuzz_product,      // the fuzzer: PROD of n terms, each rounding relative
+  fuzz_half,         // the fuzzer: what rounding into a half adds to an inexact result
+};
+
+// A test bound resolved for one dtype and n; both 0 is exact (integers and
+// bool always are).
+struct Bound {
+  double rtol = 0, atol = 0;
+  bool exact() const { return rtol == 0 && atol == 0; }
+};
+Bound test_bound(TestBound which, int32_t dtype, double n = 0);
 
 }  // namespace bpcheck
