@@ -10,8 +10,11 @@
 // (SCATTER) starts as the same known values on both sides. family_checks.hpp
 // builds on this for the SCAN, GATHER and SCATTER families.
 //
-// Every dtype list, name and rule comes from backplane/vocabulary.h (through
-// the bp_vocab_* lookups of types.h); nothing here spells them again.
+// What the conformance kit's engine (tools/check/engine, bp_kit_engine)
+// already knows comes from it: the tolerances (its one table), reading an
+// element of any dtype, building fused programs. Every dtype list, name and
+// rule comes from backplane/vocabulary.h (through the bp_vocab_* lookups of
+// types.h); nothing here spells them again.
 #pragma once
 
 #include <catch2/catch.hpp>
