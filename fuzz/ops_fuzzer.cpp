@@ -18,6 +18,7 @@
 
 #include "backplane/backplane.h"
 #include "fuzz_support.hpp"
+#include "tolerances.hpp"
 
 namespace {
 
@@ -117,6 +118,16 @@ struct Tolerance {
   bool anything = false;
 };
 
+// An entry of the one tolerance table (tools/check/engine/tolerances.hpp);
+// the fuzzer's rows are the same in every float dtype.
+Tolerance from_table(bpcheck::TestBound which, double n = 0) {
+  const bpcheck::Bound b = bpcheck::test_bound(which, BP_FLOAT32, n);
+  Tolerance t;
+  t.relative = b.rtol;
+  t.absolute = b.atol;
+  return t;
+}
+
 bool is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
 
 bool within(double got, double want, const Tolerance &tol) {
@@ -131,10 +142,10 @@ bool within(double got, double want, const Tolerance &tol) {
 // (and its smallest subnormal). Exact operators stay exact.
 Tolerance rounded_to(int32_t dtype, Tolerance t) {
   const bool inexact = t.anything || t.relative > 0 || t.absolute > 0;
-  if (!inexact || (dtype != BP_FLOAT16 && dtype != BP_BFLOAT16)) return t;
-  const double eps = dtype == BP_FLOAT16 ? 0x1p-10 : 0x1p-7;
-  t.relative += 2 * eps;
-  t.absolute += dtype == BP_FLOAT16 ? 0x1p-24 : 0x1p-133;
+  if (!inexact) return t;
+  const bpcheck::Bound half = bpcheck::test_bound(bpcheck::TestBound::fuzz_half, dtype);
+  t.relative += half.rtol;
+  t.absolute += half.atol;
   return t;
 }
 
@@ -223,10 +234,9 @@ class Program {
   // epsilon of a partial sum, itself at most k * term (float32's epsilon
   // bounds float64's too).
   static Tolerance accumulation(int64_t k, double term) {
-    Tolerance t;
     double largest = double(k) * term;
+    Tolerance t = from_table(bpcheck::TestBound::fuzz_sum, double(k) * largest);
     t.anything = !(largest < FLT_MAX / 2);  // a partial sum may overflow in one order only
-    t.absolute = double(k) * largest * FLT_EPSILON;
     return t;
   }
 
@@ -238,28 +248,19 @@ class Program {
     if (!regs_[1][reg]) return t;
     const Snapshot s = snapshot(regs_[1][reg]);
     const double k = double(s.values.size()), hi = max_abs(s), lo = min_nonzero_abs(s);
-    t.relative = 4 * k * FLT_EPSILON;
+    t = from_table(bpcheck::TestBound::fuzz_product, k);
     t.anything = !(std::pow(std::max(hi, 1.0), k) < FLT_MAX / 2) ||
                  (lo < 1 && !(std::pow(lo, k) > FLT_MIN * 2));
     return t;
   }
 
-  static Tolerance transcendental() {
-    Tolerance t;
-    t.relative = 1e-5;
-    t.absolute = 1e-30;
-    return t;
-  }
+  static Tolerance transcendental() { return from_table(bpcheck::TestBound::fuzz_math); }
 
   // LOGSUMEXP is m + log(s), s the sum of exp(x - m) over at most 64 terms
   // of at most 1: libm's last bits and the sum's rounding (relative to s)
   // move the log by a few float64 epsilons times the count, absolutely,
   // which matters only where m + log(s) nearly cancels.
-  static Tolerance log_sum_exp() {
-    Tolerance t = transcendental();
-    t.absolute = 1e-12;
-    return t;
-  }
+  static Tolerance log_sum_exp() { return from_table(bpcheck::TestBound::fuzz_log_sum_exp); }
 
   void step(Reader &in) {
     int dst = in.below(kRegisters), a = in.below(kRegisters), b = in.below(kRegisters);

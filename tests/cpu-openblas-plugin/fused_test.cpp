@@ -19,19 +19,6 @@ namespace {
 // Sentinel bytes after every output view: a write past it shows.
 constexpr size_t kTail = 64;
 
-bp_fused_instr instr(int32_t op, int32_t dtype, int32_t out, std::vector<int32_t> args,
-                     int32_t scalar_mode = BP_SCALAR_NONE, double scalar = 0) {
-  bp_fused_instr in;
-  std::memset(&in, 0, sizeof in);
-  in.op = op;
-  in.dtype = dtype;
-  in.out_dtype = out;
-  in.scalar_mode = scalar_mode;
-  in.scalar = scalar;
-  for (int i = 0; i < 3; ++i) in.args[i] = i < static_cast<int>(args.size()) ? args[static_cast<size_t>(i)] : -1;
-  return in;
-}
-
 struct Program {
   std::vector<bp_plugin_tensor> inputs;
   std::vector<bp_fused_instr> instrs;
@@ -45,17 +32,7 @@ struct Program {
 };
 
 bp_fused_program abi_program(const Program &p, const std::vector<bp_plugin_tensor> &outputs) {
-  bp_fused_program prog;
-  std::memset(&prog, 0, sizeof prog);
-  prog.struct_size = sizeof prog;
-  prog.n_inputs = static_cast<int32_t>(p.inputs.size());
-  prog.n_instrs = static_cast<int32_t>(p.instrs.size());
-  prog.n_outputs = static_cast<int32_t>(outputs.size());
-  prog.inputs = p.inputs.empty() ? nullptr : p.inputs.data();
-  prog.instrs = p.instrs.data();
-  prog.outputs = outputs.data();
-  prog.output_values = p.output_values.data();
-  return prog;
+  return fused_program(p.inputs, p.instrs, outputs, p.output_values);
 }
 
 // A view's elements in C order, as their bytes.
@@ -200,12 +177,12 @@ Program binary_program(Buffers &s, int32_t op, bp_dtype dtype, const Layout &la,
   Program p;
   p.inputs = {s.view(random_tensor(dtype, la, rng, values_for(op, false))),
               s.view(random_tensor(dtype, lb, rng, values_for(op, true)))};
-  p.instrs.push_back(instr(op, dtype, out, {0, 1}));
+  p.instrs.push_back(fused_instr(op, dtype, out, {0, 1}));
   for (double scalar : scalars_for(op, dtype)) {
-    p.instrs.push_back(instr(op, dtype, out, {0}, BP_SCALAR_RHS, scalar));
-    p.instrs.push_back(instr(op, dtype, out, {1}, BP_SCALAR_LHS, scalar));
+    p.instrs.push_back(fused_instr(op, dtype, out, {0}, BP_SCALAR_RHS, scalar));
+    p.instrs.push_back(fused_instr(op, dtype, out, {1}, BP_SCALAR_LHS, scalar));
   }
-  if (out == dtype) p.instrs.push_back(instr(op, dtype, out, {2, 1}));
+  if (out == dtype) p.instrs.push_back(fused_instr(op, dtype, out, {2, 1}));
   for (size_t k = 0; k < p.instrs.size(); ++k) p.output_values.push_back(static_cast<int32_t>(2 + k));
   return p;
 }
@@ -257,7 +234,7 @@ class RandomProgram {
       for (int i = 0; i < arity; ++i)
         args.push_back(value_of(p, family == BP_OP_FAMILY_WHERE && i == 0 ? BP_BOOL : dtype));
       const std::vector<double> scalars = scalars_for(op, dtype);
-      p.instrs.push_back(instr(op, dtype, out, args, mode, mode ? scalars[pick(scalars.size())] : 0.0));
+      p.instrs.push_back(fused_instr(op, dtype, out, args, mode, mode ? scalars[pick(scalars.size())] : 0.0));
     }
     const int32_t values = static_cast<int32_t>(p.inputs.size() + p.instrs.size());
     p.output_values.push_back(values - 1);
@@ -318,7 +295,7 @@ TEST_CASE("fused unary operators match execute op by op, chained on their own re
       check_every_layout([&](Buffers &s, const Layout &la, const Layout &) {
         Program p;
         p.inputs.push_back(s.view(random_tensor(dtype, la, rng, values_for(op, false))));
-        p.instrs = {instr(op, dtype, dtype, {0}), instr(op, dtype, dtype, {1})};
+        p.instrs = {fused_instr(op, dtype, dtype, {0}), fused_instr(op, dtype, dtype, {1})};
         p.output_values = {2, 1};
         return p;
       });
@@ -334,8 +311,8 @@ TEST_CASE("fused WHERE and COPY match execute op by op for every dtype pair", "[
         Program p;
         p.inputs = {s.view(random_tensor(BP_BOOL, lb, rng)), s.view(random_tensor(dtype, la, rng)),
                     s.view(random_tensor(dtype, lb, rng))};
-        p.instrs = {instr(BP_OP_WHERE, dtype, dtype, {0, 1, 2}), instr(BP_OP_COPY, dtype, to, {3}),
-                    instr(BP_OP_COPY, dtype, to, {1})};
+        p.instrs = {fused_instr(BP_OP_WHERE, dtype, dtype, {0, 1, 2}), fused_instr(BP_OP_COPY, dtype, to, {3}),
+                    fused_instr(BP_OP_COPY, dtype, to, {1})};
         p.output_values = {4, 5};
         return p;
       });
@@ -350,10 +327,10 @@ TEST_CASE("the benchmark chain x**2 - 0.5, then **3 - 0.2, fused matches execute
       Buffers s(plugin());
       Program p;
       p.inputs.push_back(s.view(random_tensor(dtype, dense(shape), rng, Values::general)));
-      p.instrs = {instr(BP_OP_POW, dtype, dtype, {0}, BP_SCALAR_RHS, 2.0),
-                  instr(BP_OP_SUB, dtype, dtype, {1}, BP_SCALAR_RHS, 0.5),
-                  instr(BP_OP_POW, dtype, dtype, {2}, BP_SCALAR_RHS, 3.0),
-                  instr(BP_OP_SUB, dtype, dtype, {3}, BP_SCALAR_RHS, 0.2)};
+      p.instrs = {fused_instr(BP_OP_POW, dtype, dtype, {0}, BP_SCALAR_RHS, 2.0),
+                  fused_instr(BP_OP_SUB, dtype, dtype, {1}, BP_SCALAR_RHS, 0.5),
+                  fused_instr(BP_OP_POW, dtype, dtype, {2}, BP_SCALAR_RHS, 3.0),
+                  fused_instr(BP_OP_SUB, dtype, dtype, {3}, BP_SCALAR_RHS, 0.2)};
       p.output_values = {4};
       check_fused(s, p, shape);
     }
@@ -362,16 +339,16 @@ TEST_CASE("the benchmark chain x**2 - 0.5, then **3 - 0.2, fused matches execute
 TEST_CASE("chains of two cheap float instructions match execute op by op", "[fused]") {
   std::mt19937_64 rng(50);
   for (bp_dtype dtype : kFloatTypes) {
-    const auto rhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_RHS, scalar); };
-    const auto lhs = [&](int32_t op, double scalar) { return instr(op, dtype, dtype, {0}, BP_SCALAR_LHS, scalar); };
-    const auto unary = [&](int32_t op) { return instr(op, dtype, dtype, {0}); };
+    const auto rhs = [&](int32_t op, double scalar) { return fused_instr(op, dtype, dtype, {0}, BP_SCALAR_RHS, scalar); };
+    const auto lhs = [&](int32_t op, double scalar) { return fused_instr(op, dtype, dtype, {0}, BP_SCALAR_LHS, scalar); };
+    const auto unary = [&](int32_t op) { return fused_instr(op, dtype, dtype, {0}); };
     const std::vector<bp_fused_instr> stages = {
         rhs(BP_OP_ADD, 0.75),     rhs(BP_OP_SUB, 0.75),     rhs(BP_OP_MUL, 0.75),  rhs(BP_OP_DIV, 0.75),
         rhs(BP_OP_MAXIMUM, 0.75), rhs(BP_OP_MINIMUM, 0.75), rhs(BP_OP_POW, 2.0),   rhs(BP_OP_POW, 3.0),
         rhs(BP_OP_POW, 2.5),      lhs(BP_OP_ADD, -1.5),     lhs(BP_OP_SUB, -1.5),  lhs(BP_OP_MUL, -1.5),
         lhs(BP_OP_DIV, -1.5),     lhs(BP_OP_POW, 2.0),      unary(BP_OP_NEG),      unary(BP_OP_ABS),
         unary(BP_OP_SQUARE),      unary(BP_OP_RELU),        unary(BP_OP_EXP),
-        instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, 0.75)};
+        fused_instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, 0.75)};
     for (size_t a = 0; a < stages.size(); ++a)
       for (size_t b = 0; b < stages.size(); ++b) {
         if (stages[a].out_dtype != dtype) continue;
@@ -433,7 +410,7 @@ TEST_CASE("fused outputs may take an input unchanged, or one value twice", "[fus
     p.inputs = {s.view(random_tensor(BP_FLOAT32, transposed(shape), rng)),
                 s.view(random_tensor(BP_INT64, spaced(shape), rng)),
                 s.view(random_tensor(BP_INT32, dense(shape), rng))};
-    p.instrs = {instr(BP_OP_NEG, BP_FLOAT32, BP_FLOAT32, {0})};
+    p.instrs = {fused_instr(BP_OP_NEG, BP_FLOAT32, BP_FLOAT32, {0})};
     p.output_values = {0, 3, 1, 3, 2};
     check_fused(s, p, shape);
   }
@@ -448,7 +425,7 @@ TEST_CASE("a fused output in place on an input reads every element before writin
     Program p;
     p.inputs = {s.view(a), s.view(b)};
     // x = a * b; y = x - a; outputs: y into a's own view, then x, then a (as it was).
-    p.instrs = {instr(BP_OP_MUL, BP_FLOAT64, BP_FLOAT64, {0, 1}), instr(BP_OP_SUB, BP_FLOAT64, BP_FLOAT64, {2, 0})};
+    p.instrs = {fused_instr(BP_OP_MUL, BP_FLOAT64, BP_FLOAT64, {0, 1}), fused_instr(BP_OP_SUB, BP_FLOAT64, BP_FLOAT64, {2, 0})};
     p.output_values = {3, 2, 0};
     const std::vector<Bytes> expected = op_by_op(s, p, shape);
     const std::vector<bp_plugin_tensor> outputs = {p.inputs[0], sentinel_view(s, BP_FLOAT64, shape),
@@ -466,7 +443,7 @@ TEST_CASE("a fused output in place on an input reads every element before writin
   const Tensor a = random_tensor(BP_INT32, dense({40000}), rng);
   Program p;
   p.inputs.push_back(s.view(a));
-  p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0})};
+  p.instrs = {fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {0})};
   p.output_values = {0};
   const bp_fused_program prog = abi_program(p, p.inputs);
   REQUIRE(s.api().execute_fused(0, &prog) == BP_OK);
@@ -489,23 +466,23 @@ TEST_CASE("execute_fused refuses what it cannot run and writes nothing", "[fused
   p.output_values = {2};
 
   SECTION("a triple the ABI does not define: int32 DIV, after a valid instruction") {
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), instr(BP_OP_DIV, BP_INT32, BP_INT32, {1, 0})};
+    p.instrs = {fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), fused_instr(BP_OP_DIV, BP_INT32, BP_INT32, {1, 0})};
     check_error(s, run(p), BP_ERR_UNSUPPORTED, {"fused instruction 1", "div"});
   }
   SECTION("an operand that is not an earlier value") {
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {1}), instr(BP_OP_NEG, BP_INT32, BP_INT32, {0})};
+    p.instrs = {fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {1}), fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {0})};
     check_error(s, run(p), BP_ERR_INVALID_ARGUMENT, {"fused instruction 0"});
   }
   SECTION("a non-elementwise operator") {
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), instr(BP_OP_SUM, BP_INT32, BP_INT64, {1})};
+    p.instrs = {fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), fused_instr(BP_OP_SUM, BP_INT32, BP_INT64, {1})};
     check_error(s, run(p), BP_ERR_INVALID_ARGUMENT, {"fused instruction 1"});
   }
   SECTION("an output value of another dtype") {
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), instr(BP_OP_COPY, BP_INT32, BP_FLOAT32, {1})};
+    p.instrs = {fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), fused_instr(BP_OP_COPY, BP_INT32, BP_FLOAT32, {1})};
     check_error(s, run(p), BP_ERR_DTYPE);
   }
   SECTION("a device other than 0") {
-    p.instrs = {instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), instr(BP_OP_NEG, BP_INT32, BP_INT32, {1})};
+    p.instrs = {fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {0}), fused_instr(BP_OP_NEG, BP_INT32, BP_INT32, {1})};
     check_error(s, run(p, 1), BP_ERR_UNKNOWN_DEVICE);
   }
   SECTION("no program") { check_error(s, s.api().execute_fused(0, nullptr), BP_ERR_INVALID_ARGUMENT); }

@@ -29,14 +29,10 @@ std::vector<Layout> matrix_layouts(const Shape &shape) {
   return {dense(shape), permuted(shape, swapped, "column-major"), spaced(shape)};
 }
 
+// |a|, |b| <= 3: each product's rounding is bounded by k * eps * 9, eps
+// the accumulator's (float32 for float16 and bfloat16: plugin.h).
 Tolerance tolerance(bp_dtype dtype, int64_t k) {
-  // |a|, |b| <= 3: each product's rounding is bounded by k * eps * 9, eps
-  // the accumulator's (float32 for float16 and bfloat16: plugin.h).
-  const bool single = dtype == BP_FLOAT32 || dtype == BP_FLOAT16 || dtype == BP_BFLOAT16;
-  const double eps = single ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-  Tolerance t = default_tolerance(dtype);
-  if (is_float(dtype)) t.atol = 4 * eps * 9 * static_cast<double>(std::max<int64_t>(k, 1));
-  return t;
+  return table_tolerance(TestBound::blas_matmul, dtype, static_cast<double>(std::max<int64_t>(k, 1)));
 }
 
 void check_matmul(Pair &pair, std::mt19937_64 &rng, bp_dtype dtype, const Shape &batch, int64_t m, int64_t k,

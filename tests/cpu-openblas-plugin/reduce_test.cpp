@@ -15,13 +15,9 @@ const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
 // LOGSUMEXP's sum of exp(x - m) is of terms at most 1, whose rounding moves
 // the log by as much absolutely.
 Tolerance tolerance(bp_op op, bp_dtype out, int64_t count) {
-  Tolerance t = default_tolerance(out);
-  if (out == BP_FLOAT64 && (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_LOGSUMEXP)) {
-    const double eps = std::numeric_limits<double>::epsilon();
-    t.atol = op == BP_OP_MEAN ? 8 * 3 * eps : 8 * 3 * eps * static_cast<double>(count);
-    t.rtol = 1e-11;
-  }
-  return t;
+  if (out == BP_FLOAT64 && (op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_LOGSUMEXP))
+    return table_tolerance(TestBound::compensated_sum, out, op == BP_OP_MEAN ? 1.0 : static_cast<double>(count));
+  return default_tolerance(out);
 }
 
 void check_reductions(Pair &pair, std::mt19937_64 &rng, const Shape &shape, const std::vector<Layout> &layouts) {

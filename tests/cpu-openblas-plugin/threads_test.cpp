@@ -43,9 +43,8 @@ std::vector<Case> large_cases() {
 }
 
 Tolerance tolerance(const Case &c) {
-  Tolerance t = default_tolerance(c.out);
-  if (c.out == BP_FLOAT64 && (c.op == BP_OP_SUM || c.op == BP_OP_NORM || c.op == BP_OP_MATMUL)) t.atol = 1e-10;
-  return t;
+  if (c.op == BP_OP_SUM || c.op == BP_OP_NORM || c.op == BP_OP_MATMUL) return table_tolerance(TestBound::threaded_sum, c.out);
+  return default_tolerance(c.out);
 }
 
 // Runs every large case with the given option; returns cpu-openblas's outputs.

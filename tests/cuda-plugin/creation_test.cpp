@@ -77,9 +77,7 @@ TEST_CASE("cuda: random_normal draws the reference's stream", "[cuda][creation]"
     // Absolute slack for values near 0, where cos() is near a zero crossing.
     // Halves: float32 draws whose last bits may differ, each rounded once
     // to the half: a step of it apart at most.
-    const Tolerance tol = dtype == BP_FLOAT32   ? Tolerance{1e-5, 1e-5}
-                          : dtype == BP_FLOAT64 ? Tolerance{1e-12, 1e-13}
-                                                : Tolerance{2 * epsilon(dtype), 1e-7};
+    const Tolerance tol = table_tolerance(TestBound::cuda_normal, dtype);
     for (uint64_t seed : {uint64_t(1), uint64_t(123456789)}) {
       for (const Shape &shape : kShapes) {
         for (const Layout &layout : output_layouts(shape)) {

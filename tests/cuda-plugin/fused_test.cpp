@@ -16,7 +16,6 @@
 #include "fused_args.hpp"
 #include "fused_disk_cache.hpp"
 #include "fused_nvrtc.hpp"
-#include "fused_program_of.hpp"
 #include "fused_source.hpp"
 #include "scratch_dir.hpp"
 
@@ -199,8 +198,9 @@ class Call {
  public:
   Call(const Program &p, std::vector<bp_plugin_tensor> inputs, std::vector<bp_plugin_tensor> outputs)
       : inputs_(std::move(inputs)), outputs_(std::move(outputs)), values_(p.outputs) {
-    for (const Instr &in : p.instrs) instrs_.push_back(fused_instr_of(in));
-    program_ = fused_program_of(inputs_, instrs_, outputs_, values_);
+    for (const Instr &in : p.instrs)
+      instrs_.push_back(fused_instr(in.op, in.dtype, in.out_dtype, in.args, in.scalar_mode, in.scalar));
+    program_ = fused_program(inputs_, instrs_, outputs_, values_);
   }
   Call(const Call &) = delete;
   Call &operator=(const Call &) = delete;

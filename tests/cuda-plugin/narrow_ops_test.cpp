@@ -332,7 +332,6 @@ TEST_CASE("cuda: float16 and bfloat16 matmul accumulates in float32, within a to
   for (bp_dtype half : kHalves) {
     // The half's own rounding of the result, plus K additions in float32
     // (a few units each: tensor cores align terms with few extra bits).
-    const double unit = half == BP_FLOAT16 ? 0x1p-11 : 0x1p-8;
     for (const Case &c : {Case{1, 33, 257, 65}, Case{3, 16, 64, 16}, Case{1, 16, 4096, 16}, Case{2, 1, 300, 7}}) {
       for (int layout = 0; layout < 4; ++layout) {
         INFO(dtype_name(half) << " [" << c.batch << ", " << c.m << ", " << c.k << "] x [" << c.k << ", " << c.n
@@ -366,8 +365,9 @@ TEST_CASE("cuda: float16 and bfloat16 matmul accumulates in float32, within a to
         size_t wrong = 0;
         for (size_t i = 0; i < got.size() && wrong < 10; ++i) {
           const double exact = want.value[i];
-          const double bound = unit * std::fabs(exact) + static_cast<double>(c.k) * 0x1p-22 * want.magnitude[i] +
-                               (half == BP_FLOAT16 ? 0x1p-24 : 0x1p-133);
+          const Tolerance tol =
+              table_tolerance(TestBound::half_matmul, half, static_cast<double>(c.k) * want.magnitude[i]);
+          const double bound = tol.rtol * std::fabs(exact) + tol.atol;
           if (!(std::fabs(widen(half, got[i]) - exact) <= bound)) {
             ++wrong;
             FAIL_CHECK("element " << i << ": " << widen(half, got[i]) << ", exact " << exact << ", bound " << bound);

@@ -14,13 +14,10 @@ namespace {
 // in another order; the difference scales with the number of terms.
 Tolerance reduce_tolerance(bp_op op, bp_dtype out, int64_t count) {
   if (!is_float(out) || op == BP_OP_MAX || op == BP_OP_MIN) return default_tolerance(out);
-  const double terms = static_cast<double>(count > 0 ? count : 1);
-  if (out == BP_FLOAT32) return {1e-5, 1e-6};
   // Halves: each side rounds its float32-or-wider sum once, so the two may
   // land one step of the half apart, or differ by the float32 sum's own
   // rounding where terms (of magnitude up to 3) cancel.
-  if (out == BP_FLOAT16 || out == BP_BFLOAT16) return {2 * epsilon(out), 1e-6 * terms * 9};
-  return {1e-12, 1e-15 * terms * 9};
+  return table_tolerance(TestBound::cuda_reduce, out, static_cast<double>(count > 0 ? count : 1));
 }
 
 const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
@@ -152,13 +149,10 @@ std::vector<Layout> matmul_layouts(const Shape &shape) {
 
 Tolerance matmul_tolerance(bp_dtype dtype, int64_t k) {
   // cuBLAS sums in float32 or wider; |a|, |b| <= 3 ("small" values).
-  if (dtype == BP_FLOAT32) return {1e-5, 4e-7 * 9 * static_cast<double>(k)};
-  if (dtype == BP_FLOAT64) return {1e-12, 1e-15 * 9 * static_cast<double>(k)};
   // Halves: float32 accumulation (tensor cores here, plain float32 in the
   // reference), each rounded once: a step of the half apart, or the float32
   // sums' difference where products cancel.
-  if (dtype == BP_FLOAT16 || dtype == BP_BFLOAT16) return {2 * epsilon(dtype), 4e-7 * 9 * static_cast<double>(k)};
-  return default_tolerance(dtype);
+  return table_tolerance(TestBound::cuda_matmul, dtype, static_cast<double>(k));
 }
 
 }  // namespace
@@ -222,7 +216,7 @@ TEST_CASE("cuda: matmul with allow_tf32 = false is full float32 precision", "[cu
 }
 
 TEST_CASE("cuda: matmul with allow_tf32 = true runs, within TF32 precision", "[cuda][matmul]") {
-  check_tf32_matmul("true", 25, {1e-2, 1e-2 * 9 * 512 / 32});
+  check_tf32_matmul("true", 25, table_tolerance(TestBound::cuda_tf32, BP_FLOAT32, 512));
 }
 
 TEST_CASE("cuda: matmul writing over one of its inputs gives the product", "[cuda][matmul]") {

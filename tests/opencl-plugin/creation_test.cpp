@@ -60,7 +60,7 @@ TEST_CASE("random_uniform draws the reference's stream exactly", "[creation]") {
 TEST_CASE("random_normal is Box-Muller on the same stream", "[creation]") {
   for (int32_t dtype : {BP_FLOAT32, BP_FLOAT64}) {
     // cos and log are not exactly rounded: a few ulp.
-    const Tolerance tol = dtype == BP_FLOAT32 ? Tolerance{1e-5, 1e-6} : Tolerance{1e-13, 1e-14};
+    const Tolerance tol = table_tolerance(TestBound::opencl_normal, dtype);
     for (const View &out : outputs(dtype))
       check_against_reference(BP_OP_RANDOM_NORMAL, attrs_with(1.0, 2.0, 99), {}, out, tol,
                               std::string("normal ") + dtype_name(dtype));

@@ -169,13 +169,13 @@ TEST_CASE("option fp64 = off makes a device behave like one without float64",
     const Bytes got = run_on(p, 0, op, attrs_with(), {x}, dense(BP_FLOAT32, {7, 1}));
     const Bytes want = run_on(ref(), 0, op, attrs_with(), {x}, dense(BP_FLOAT32, {7, 1}));
     INFO("fp64 off, " << op_name(op));
-    check_buffers(BP_FLOAT32, got, want, {1e-5, 1e-4}, "opencl");
+    check_buffers(BP_FLOAT32, got, want, table_tolerance(TestBound::float32_sum, BP_FLOAT32), "opencl");
   }
   {
     const Bytes got = run_on(p, 0, BP_OP_CUMSUM, attrs_with(), {x}, x.view());
     const Bytes want = run_on(ref(), 0, BP_OP_CUMSUM, attrs_with(), {x}, x.view());
     INFO("fp64 off, cumsum");
-    check_buffers(BP_FLOAT32, got, want, {1e-5, 1e-4}, "opencl");
+    check_buffers(BP_FLOAT32, got, want, table_tolerance(TestBound::float32_sum, BP_FLOAT32), "opencl");
   }
   // Random float32 needs no float64 either.
   const Bytes got = run_on(p, 1, BP_OP_RANDOM_UNIFORM, attrs_with(0, 1, 5), {}, dense(BP_FLOAT32, {64}));

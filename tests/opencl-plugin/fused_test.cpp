@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "fused_program_of.hpp"
 #include "opencl_test.hpp"
 #include "scratch_dir.hpp"
 
@@ -41,6 +40,10 @@ int32_t value_dtype(const Program &p, int32_t v) {
   return v < n ? p.inputs[static_cast<size_t>(v)].dtype : p.instrs[static_cast<size_t>(v - n)].out_dtype;
 }
 
+bp_fused_instr abi_instr(const Instr &in) {
+  return fused_instr(in.op, in.dtype, in.out_dtype, in.args, in.scalar_mode, in.scalar);
+}
+
 // The plugin with the fused-kernel cache where a test wants it: init with
 // other options than the last starts the backend over (no buffer is alive
 // between tests), with empty kernel caches.
@@ -65,8 +68,8 @@ Run run_fused(const PluginHandle &p, const Program &prog, int32_t device = 0) {
                                                           : b.view(sentinel_output(dtype, dense(prog.shape))));
   }
   std::vector<bp_fused_instr> instrs;
-  for (const Instr &in : prog.instrs) instrs.push_back(fused_instr_of(in));
-  const bp_fused_program program = fused_program_of(inputs, instrs, outputs, prog.outputs);
+  for (const Instr &in : prog.instrs) instrs.push_back(abi_instr(in));
+  const bp_fused_program program = fused_program(inputs, instrs, outputs, prog.outputs);
   Run run;
   run.status = p.api().execute_fused(device, &program);
   if (run.status != BP_OK) run.message = p.api().last_error();
@@ -434,7 +437,7 @@ TEST_CASE("execute_fused refuses what it cannot run and malformed programs writi
           "fused instruction 0");
   {
     Buffers b(p);
-    const bp_fused_instr neg = fused_instr_of(Instr{BP_OP_NEG, BP_FLOAT32, BP_FLOAT32, {0}});
+    const bp_fused_instr neg = abi_instr(Instr{BP_OP_NEG, BP_FLOAT32, BP_FLOAT32, {0}});
     const bp_plugin_tensor in = b.view(x), out = b.view(sentinel_output(BP_FLOAT32, dense(Shape{8})));
     const int32_t value = 1;
     bp_fused_program program{};

@@ -9,7 +9,9 @@ using namespace ocl_test;
 namespace {
 
 // float32 GEMM accumulates in float, the reference in compensated float64.
-Tolerance tolerance(int32_t dtype) { return float_tolerance(dtype, 1e-5); }
+Tolerance tolerance(int32_t dtype) {
+  return table_tolerance(TestBound::gemm, dtype);
+}
 
 struct Case {
   std::string name;

@@ -27,12 +27,4 @@ inline void check_against_reference(int32_t op, const bp_op_attrs &attrs, const 
   check_against(ocl(), device, ref(), op, attrs, inputs, out.dtype, out.layout, tol);
 }
 
-// A float32 result within `f32` (relative and absolute), a float64 one within
-// 1e-13 (a few ulp of the terms' size), any other dtype exact.
-inline Tolerance float_tolerance(int32_t dtype, double f32) {
-  if (dtype == BP_FLOAT32) return {f32, f32};
-  if (dtype == BP_FLOAT64) return {1e-13, 1e-13};
-  return kExact;
-}
-
 }  // namespace ocl_test

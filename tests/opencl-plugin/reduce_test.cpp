@@ -12,7 +12,9 @@ const std::vector<bp_op> kReductions = ops_in(BP_OP_FAMILY_REDUCE);
 // Compensated sums on both sides, in a different order: the last bit of a
 // float32 result (rounded once from float64) may differ, and float64 sums a
 // few ulp of the terms' size.
-Tolerance tolerance(int32_t dtype) { return float_tolerance(dtype, 1e-6); }
+Tolerance tolerance(int32_t dtype) {
+  return table_tolerance(TestBound::running_sum, dtype);
+}
 
 // The output of reducing `in_shape` over the axes in `reduced`: extent 1
 // there; dense, or with every stride doubled when `strided_out`.

@@ -12,7 +12,9 @@ namespace {
 
 // Compensated running sums in float64 on both sides: float32 results may
 // differ in the last bit, float64 ones by a few ulp of the terms' size.
-Tolerance tolerance(int32_t dtype) { return float_tolerance(dtype, 1e-6); }
+Tolerance tolerance(int32_t dtype) {
+  return table_tolerance(TestBound::running_sum, dtype);
+}
 
 }  // namespace
 

@@ -140,7 +140,7 @@ TEMPLATE_TEST_CASE("random_normal is Box-Muller on draws 2i and 2i+1", "[creatio
     else
       expected = 2.0 + 0.5 * std::sqrt(-2.0 * std::log(1.0 - u64(seed, 2 * i))) *
                            std::cos(2 * pi * u64(seed, 2 * i + 1));
-    CHECK(double(x[i]) == Approx(expected).epsilon(std::is_same<T, float>::value ? 1e-6 : 1e-14));
+    CHECK(double(x[i]) == Approx(expected).epsilon(table_tolerance(TestBound::libm, dtype_of<T>::value).rtol));
   }
 }
 

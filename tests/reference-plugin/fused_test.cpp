@@ -13,19 +13,6 @@ using namespace ref_test;
 
 namespace {
 
-bp_fused_instr instr(int32_t op, int32_t dtype, int32_t out_dtype, std::vector<int32_t> args,
-                     int32_t scalar_mode = BP_SCALAR_NONE, double scalar = 0) {
-  bp_fused_instr in;
-  std::memset(&in, 0, sizeof in);
-  in.op = op;
-  in.dtype = dtype;
-  in.out_dtype = out_dtype;
-  in.scalar_mode = scalar_mode;
-  in.scalar = scalar;
-  for (int a = 0; a < 3; ++a) in.args[a] = a < int(args.size()) ? args[size_t(a)] : -1;
-  return in;
-}
-
 // A program over views of the reference's buffers; abi() points into it.
 struct Program {
   std::vector<bp_plugin_tensor> inputs;
@@ -33,19 +20,7 @@ struct Program {
   std::vector<bp_plugin_tensor> outputs;
   std::vector<int32_t> output_values;
 
-  bp_fused_program abi() const {
-    bp_fused_program p;
-    std::memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    p.n_inputs = int32_t(inputs.size());
-    p.n_instrs = int32_t(instrs.size());
-    p.n_outputs = int32_t(outputs.size());
-    p.inputs = inputs.empty() ? nullptr : inputs.data();
-    p.instrs = instrs.data();
-    p.outputs = outputs.data();
-    p.output_values = output_values.data();
-    return p;
-  }
+  bp_fused_program abi() const { return fused_program(inputs, instrs, outputs, output_values); }
   Shape shape() const { return Shape(outputs[0].shape, outputs[0].shape + outputs[0].rank); }
   // A dense output of `shape` for every instruction's value.
   void output_every_value(Buffers &b, const Shape &shape) {
@@ -146,8 +121,8 @@ TEST_CASE("binary and compare programs in every scalar mode agree with execute o
         Program p;
         p.inputs = strided_and_broadcast(ref, op, dtype, shape, rng);
         const double scalar = is_float(dtype) ? (op == BP_OP_POW ? 0.5 : -2.5) : 3;
-        p.instrs = {instr(op, dtype, out, {0, 1}), instr(op, dtype, out, {0}, BP_SCALAR_RHS, scalar),
-                    instr(op, dtype, out, {1}, BP_SCALAR_LHS, scalar)};
+        p.instrs = {fused_instr(op, dtype, out, {0, 1}), fused_instr(op, dtype, out, {0}, BP_SCALAR_RHS, scalar),
+                    fused_instr(op, dtype, out, {1}, BP_SCALAR_LHS, scalar)};
         p.output_every_value(ref, shape);
         check_against_op_by_op(ref, p, std::string(op_name(op)) + " " + dtype_name(dtype) + " " + shape_text(shape));
       }
@@ -162,9 +137,9 @@ TEST_CASE("scalar operands NaN, infinities, -0 and beyond an integer's range con
       Program p;
       const Shape shape = {3, 4};
       p.inputs = strided_and_broadcast(ref, BP_OP_ADD, dtype, shape, rng);
-      p.instrs = {instr(BP_OP_ADD, dtype, dtype, {0}, BP_SCALAR_RHS, scalar),
-                  instr(BP_OP_MAXIMUM, dtype, dtype, {1}, BP_SCALAR_LHS, scalar),
-                  instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, scalar)};
+      p.instrs = {fused_instr(BP_OP_ADD, dtype, dtype, {0}, BP_SCALAR_RHS, scalar),
+                  fused_instr(BP_OP_MAXIMUM, dtype, dtype, {1}, BP_SCALAR_LHS, scalar),
+                  fused_instr(BP_OP_LT, dtype, BP_BOOL, {0}, BP_SCALAR_RHS, scalar)};
       p.output_every_value(ref, shape);
       check_against_op_by_op(ref, p, std::string(dtype_name(dtype)) + " scalar " + std::to_string(scalar));
     }
@@ -180,7 +155,7 @@ TEST_CASE("unary programs agree with execute op by op", "[fused]") {
         Program p;
         p.inputs = strided_and_broadcast(ref, op, dtype, shape, rng);
         // The op of the op: an intermediate value feeds the next instruction.
-        p.instrs = {instr(op, dtype, dtype, {0}), instr(op, dtype, dtype, {1}), instr(op, dtype, dtype, {2})};
+        p.instrs = {fused_instr(op, dtype, dtype, {0}), fused_instr(op, dtype, dtype, {1}), fused_instr(op, dtype, dtype, {2})};
         p.output_every_value(ref, shape);
         check_against_op_by_op(ref, p, std::string(op_name(op)) + " " + dtype_name(dtype) + " " + shape_text(shape));
       }
@@ -195,8 +170,8 @@ TEST_CASE("where and copy programs of every dtype pair agree with execute op by 
         Program p;
         p.inputs = strided_and_broadcast(ref, BP_OP_COPY, dtype, shape, rng);
         p.inputs.push_back(ref.view(random_tensor(BP_BOOL, transposed(shape), rng)));
-        p.instrs = {instr(BP_OP_WHERE, dtype, dtype, {2, 0, 1}), instr(BP_OP_COPY, dtype, to, {3}),
-                    instr(BP_OP_COPY, to, dtype, {4})};
+        p.instrs = {fused_instr(BP_OP_WHERE, dtype, dtype, {2, 0, 1}), fused_instr(BP_OP_COPY, dtype, to, {3}),
+                    fused_instr(BP_OP_COPY, to, dtype, {4})};
         p.output_every_value(ref, shape);
         check_against_op_by_op(ref, p, std::string("copy ") + dtype_name(dtype) + " -> " + dtype_name(to) + " " +
                                            shape_text(shape));
@@ -211,12 +186,12 @@ TEST_CASE("a float32 chain with broadcast and strided inputs, several outputs an
   p.inputs = {ref.view(random_tensor(BP_FLOAT32, dense(shape), rng)),
               ref.view(random_tensor(BP_FLOAT32, broadcast(shape, {true, false}), rng)),
               ref.view(random_tensor(BP_FLOAT32, spaced(shape), rng))};
-  p.instrs = {instr(BP_OP_MUL, BP_FLOAT32, BP_FLOAT32, {0, 1}),  // v3
-              instr(BP_OP_ADD, BP_FLOAT32, BP_FLOAT32, {3, 2}),  // v4: a float32 product rounded, then a sum
-              instr(BP_OP_EXP, BP_FLOAT32, BP_FLOAT32, {4}),     // v5
-              instr(BP_OP_GT, BP_FLOAT32, BP_BOOL, {5}, BP_SCALAR_RHS, 1.0),
-              instr(BP_OP_WHERE, BP_FLOAT32, BP_FLOAT32, {6, 4, 0}),
-              instr(BP_OP_COPY, BP_FLOAT32, BP_FLOAT64, {7})};
+  p.instrs = {fused_instr(BP_OP_MUL, BP_FLOAT32, BP_FLOAT32, {0, 1}),  // v3
+              fused_instr(BP_OP_ADD, BP_FLOAT32, BP_FLOAT32, {3, 2}),  // v4: a float32 product rounded, then a sum
+              fused_instr(BP_OP_EXP, BP_FLOAT32, BP_FLOAT32, {4}),     // v5
+              fused_instr(BP_OP_GT, BP_FLOAT32, BP_BOOL, {5}, BP_SCALAR_RHS, 1.0),
+              fused_instr(BP_OP_WHERE, BP_FLOAT32, BP_FLOAT32, {6, 4, 0}),
+              fused_instr(BP_OP_COPY, BP_FLOAT32, BP_FLOAT64, {7})};
   // Value 7 back into input 0's very view: every element is read first.
   p.outputs = {p.inputs[0], ref.empty(BP_FLOAT32, shape), ref.empty(BP_BOOL, shape), ref.empty(BP_FLOAT64, shape)};
   p.output_values = {7, 3, 6, 8};
@@ -230,7 +205,7 @@ TEST_CASE("a program the ABI does not define, or a malformed one, is refused and
   base.inputs = {ref.tensor<float>(shape, std::vector<float>(12, 1.5f)),
                  ref.tensor<float>(shape, std::vector<float>(12, 2.0f)),
                  ref.tensor<int32_t>(shape, std::vector<int32_t>(12, 7))};
-  base.instrs = {instr(BP_OP_ADD, BP_FLOAT32, BP_FLOAT32, {0, 1})};
+  base.instrs = {fused_instr(BP_OP_ADD, BP_FLOAT32, BP_FLOAT32, {0, 1})};
   base.outputs = {ref.tensor<float>(shape, std::vector<float>(12, -9.0f)),
                   ref.tensor<float>(shape, std::vector<float>(12, -9.0f))};
   base.output_values = {3, 3};

@@ -20,7 +20,7 @@ std::vector<T> logsumexp(Reference &ref, const bp_plugin_tensor &in, const Shape
 // result once into T (exp and log are libm's, as plugin.h allows).
 template <class T>
 double closeness() {
-  return std::is_same<T, float>::value ? 1e-7 : 1e-15;
+  return table_tolerance(TestBound::libm_rounded_once, dtype_of<T>::value).rtol;
 }
 
 }  // namespace

@@ -166,28 +166,16 @@ TEST_CASE("SCATTER_ADD_ND wraps small integers and sums halves wide", "[small-dt
 TEST_CASE("a fused program over halves, small integers and bool gives the values execute gives",
           "[small-dtypes][fused]") {
   Reference ref;
-  auto instr = [](int32_t op, bp_dtype dtype, bp_dtype out, std::vector<int32_t> args,
-                  int32_t mode = BP_SCALAR_NONE, double scalar = 0) {
-    bp_fused_instr in;
-    std::memset(&in, 0, sizeof in);
-    in.op = op;
-    in.dtype = dtype;
-    in.out_dtype = out;
-    in.scalar_mode = mode;
-    in.scalar = scalar;
-    for (int a = 0; a < 3; ++a) in.args[a] = a < int(args.size()) ? args[size_t(a)] : -1;
-    return in;
-  };
   const std::vector<bp_plugin_tensor> inputs = {row(ref, BP_FLOAT16, Bits{0x7bff, kF16One, kF16NaN, 0x0001}),
                                                 row(ref, BP_FLOAT16, Bits{0x4c00, 0x1000, kF16One, 0x0001})};
   const std::vector<bp_fused_instr> instrs = {
-      instr(BP_OP_ADD, BP_FLOAT16, BP_FLOAT16, {0, 1}),                  // v2: 65504 + 16 = inf, 1 + 2^-11 = 1, NaN, 2^-23
-      instr(BP_OP_COPY, BP_FLOAT16, BP_INT8, {2}),                      // v3: saturates; NaN gives 0
-      instr(BP_OP_ADD, BP_INT8, BP_INT8, {3}, BP_SCALAR_RHS, 1),        // v4: 127 + 1 wraps
-      instr(BP_OP_LT, BP_INT8, BP_BOOL, {4}, BP_SCALAR_RHS, 0),         // v5
-      instr(BP_OP_WHERE, BP_FLOAT16, BP_FLOAT16, {5, 0, 1}),            // v6
-      instr(BP_OP_COPY, BP_BOOL, BP_BFLOAT16, {5}),                     // v7
-      instr(BP_OP_MUL, BP_BFLOAT16, BP_BFLOAT16, {7}, BP_SCALAR_LHS, 3),  // v8
+      fused_instr(BP_OP_ADD, BP_FLOAT16, BP_FLOAT16, {0, 1}),                  // v2: 65504 + 16 = inf, 1 + 2^-11 = 1, NaN, 2^-23
+      fused_instr(BP_OP_COPY, BP_FLOAT16, BP_INT8, {2}),                      // v3: saturates; NaN gives 0
+      fused_instr(BP_OP_ADD, BP_INT8, BP_INT8, {3}, BP_SCALAR_RHS, 1),        // v4: 127 + 1 wraps
+      fused_instr(BP_OP_LT, BP_INT8, BP_BOOL, {4}, BP_SCALAR_RHS, 0),         // v5
+      fused_instr(BP_OP_WHERE, BP_FLOAT16, BP_FLOAT16, {5, 0, 1}),            // v6
+      fused_instr(BP_OP_COPY, BP_BOOL, BP_BFLOAT16, {5}),                     // v7
+      fused_instr(BP_OP_MUL, BP_BFLOAT16, BP_BFLOAT16, {7}, BP_SCALAR_LHS, 3),  // v8
   };
   const std::vector<bp_dtype> out_dtypes = {BP_FLOAT16, BP_INT8, BP_INT8, BP_BOOL, BP_FLOAT16, BP_BFLOAT16, BP_BFLOAT16};
   std::vector<bp_plugin_tensor> outputs;
@@ -196,16 +184,7 @@ TEST_CASE("a fused program over halves, small integers and bool gives the values
     outputs.push_back(ref.empty(out_dtypes[k], {4}));
     output_values.push_back(int32_t(2 + k));
   }
-  bp_fused_program program;
-  std::memset(&program, 0, sizeof program);
-  program.struct_size = sizeof program;
-  program.n_inputs = int32_t(inputs.size());
-  program.n_instrs = int32_t(instrs.size());
-  program.n_outputs = int32_t(outputs.size());
-  program.inputs = inputs.data();
-  program.instrs = instrs.data();
-  program.outputs = outputs.data();
-  program.output_values = output_values.data();
+  const bp_fused_program program = fused_program(inputs, instrs, outputs, output_values);
   const bp_status status = ref.api().execute_fused(0, &program);
   INFO("execute_fused: " << (status == BP_OK ? "" : ref.error()));
   REQUIRE(status == BP_OK);

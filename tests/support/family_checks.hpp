@@ -76,6 +76,37 @@ inline std::vector<Layout> index_layouts(int64_t n, size_t k) {
   return {dense(shape), transposed(shape), spaced(shape)};
 }
 
+// Calls f(layout, index, out) for each layout of `varied` (a gather's data,
+// a scatter's values), with the index and output layouts taking turns
+// across the calls of one operator and dtype (`turn` counts them).
+template <class F>
+void with_index_layouts(const std::vector<Layout> &varied, int64_t n, size_t k, const std::vector<Layout> &outs,
+                        size_t &turn, F &&f) {
+  const std::vector<Layout> indices = index_layouts(n, k);
+  for (const Layout &layout : varied) {
+    f(layout, indices[turn % indices.size()], outs[turn % outs.size()]);
+    ++turn;
+  }
+}
+
+// One case of the GATHER or SCATTER family: n index rows of length k into
+// `indexed` (a gather's data, a scatter's output).
+struct IndexCase {
+  Shape indexed;
+  size_t k;
+  int64_t n;
+  // Scatters piling many terms onto each element: ordinary values only
+  // (among hundreds of terms, NaN and infinities would make nearly every
+  // sum NaN).
+  bool piled = false;
+  // The positions inside the first k axes.
+  int64_t positions() const {
+    int64_t p = 1;
+    for (size_t d = 0; d < k; ++d) p *= indexed[d];
+    return p;
+  }
+};
+
 // The shapes of the tensors indexed (a gather's data, a scatter's output).
 inline std::vector<Shape> indexed_shapes() { return {{17}, {5, 7}, {2, 3, 4}, {2, 3, 2, 5}}; }
 
@@ -85,11 +116,7 @@ inline std::vector<Shape> indexed_shapes() { return {{17}, {5, 7}, {2, 3, 4}, {2
 // magnitudes of a row's terms (plugin.h, Accumulation), here at most
 // `length` terms of magnitude up to 3 (Values::general and small).
 inline Tolerance scan_tolerance(int32_t dtype, int64_t length) {
-  if (!is_float(dtype)) return kExact;
-  const double eps = epsilon(dtype);
-  Tolerance t = default_tolerance(dtype);
-  t.atol = 4 * eps * 3 * static_cast<double>(std::max<int64_t>(length, 1));
-  return t;
+  return table_tolerance(TestBound::scan, dtype, static_cast<double>(std::max<int64_t>(length, 1)));
 }
 
 // Every scan operator and dtype along the last axis: every input layout of
@@ -121,12 +148,7 @@ inline void check_scans(const PluginHandle &plugin, int32_t device, const Plugin
 // gather; data, index and output views cycling through their layouts.
 inline void check_gathers(const PluginHandle &plugin, int32_t device, const PluginHandle &ref,
                           std::mt19937_64 &rng) {
-  struct Gather {
-    Shape data;
-    size_t k;
-    int64_t n;
-  };
-  std::vector<Gather> gathers;
+  std::vector<IndexCase> gathers;
   for (const Shape &data : indexed_shapes())
     for (size_t k = 1; k <= data.size(); ++k) gathers.push_back({data, k, 9});
   gathers.push_back({{5, 7}, 1, 0});
@@ -135,19 +157,16 @@ inline void check_gathers(const PluginHandle &plugin, int32_t device, const Plug
   for (bp_op op : ops_in(BP_OP_FAMILY_GATHER))
     for (bp_dtype dtype : declared_dtypes(plugin, device, op)) {
       size_t turn = 0;
-      for (const Gather &g : gathers) {
-        const Shape rows = rows_shape(g.data, g.k, g.n);
-        const std::vector<Layout> data_layouts = input_layouts(g.data), outs = output_layouts(rows),
-                                  indices = index_layouts(g.n, g.k);
-        for (const Layout &data : data_layouts) {
-          const Layout &index = indices[turn % indices.size()], &out = outs[turn % outs.size()];
-          ++turn;
+      for (const IndexCase &g : gathers) {
+        const Shape rows = rows_shape(g.indexed, g.k, g.n);
+        with_index_layouts(input_layouts(g.indexed), g.n, g.k, output_layouts(rows), turn,
+                           [&](const Layout &data, const Layout &index, const Layout &out) {
           INFO(op_name(op) << " " << dtype_name(dtype) << ", data " << data.describe() << ", index "
                            << index.describe());
           check_against(plugin, device, ref, op, default_attrs(),
-                        {random_tensor(dtype, data, rng), index_tensor(g.data, g.k, g.n, false, index, rng)},
+                        {random_tensor(dtype, data, rng), index_tensor(g.indexed, g.k, g.n, false, index, rng)},
                         out_dtype(op, dtype), out, kExact);
-        }
+        });
       }
     }
 }
@@ -165,13 +184,10 @@ inline bool repeats_defined(bp_op op) { return op == BP_OP_SCATTER_ADD_ND; }
 // of a partial sum, itself at most 3 * (t + 1). n rows drawn uniformly over
 // `positions` put fewer than mean + 4 sqrt(mean) + 8 terms on any element.
 inline Tolerance scatter_tolerance(bp_op op, int32_t dtype, int64_t n, int64_t positions) {
-  if (op != BP_OP_SCATTER_ADD_ND || !is_float(dtype)) return kExact;
+  if (op != BP_OP_SCATTER_ADD_ND) return kExact;
   const double mean = double(n) / double(std::max<int64_t>(positions, 1));
   const double terms = mean + 4 * std::sqrt(mean) + 8;
-  const double eps = epsilon(dtype);
-  Tolerance t = default_tolerance(dtype);
-  t.atol = eps * terms * 3 * (terms + 1);
-  return t;
+  return table_tolerance(TestBound::scatter_add, dtype, terms * (terms + 1));
 }
 
 // Every scatter operator and dtype, into an output that starts with known
@@ -184,23 +200,10 @@ inline Tolerance scatter_tolerance(bp_op op, int32_t dtype, int64_t n, int64_t p
 // rows than positions pile many terms onto each element.
 inline void check_scatters(const PluginHandle &plugin, int32_t device, const PluginHandle &ref,
                            std::mt19937_64 &rng) {
-  struct Scatter {
-    Shape out;
-    size_t k;
-    int64_t n;
-    // Ordinary values only: among hundreds of terms, NaN and infinities
-    // would make nearly every sum NaN.
-    bool piled;
-    int64_t positions() const {
-      int64_t p = 1;
-      for (size_t d = 0; d < k; ++d) p *= out[d];
-      return p;
-    }
-  };
-  std::vector<Scatter> scatters, piled;
+  std::vector<IndexCase> scatters, piled;
   for (const Shape &out : indexed_shapes())
     for (size_t k = 1; k <= out.size(); ++k) {
-      const Scatter s{out, k, 0, false};
+      const IndexCase s{out, k, 0, false};
       scatters.push_back({out, k, (s.positions() + 1) / 2, false});
       scatters.push_back({out, k, s.positions(), false});
       piled.push_back({out, k, 8 * s.positions(), true});
@@ -211,28 +214,25 @@ inline void check_scatters(const PluginHandle &plugin, int32_t device, const Plu
   piled.push_back({{40, 250}, 1, 4000, true});  // rows of many elements, about 100 terms each
   piled.push_back({{512}, 1, 20000, true});     // single elements, about 40 terms each, contended
   for (bp_op op : ops_in(BP_OP_FAMILY_SCATTER)) {
-    std::vector<Scatter> cases = scatters;
+    std::vector<IndexCase> cases = scatters;
     if (repeats_defined(op)) cases.insert(cases.end(), piled.begin(), piled.end());
     for (bp_dtype dtype : declared_dtypes(plugin, device, op)) {
       const bp_dtype out_type = out_dtype(op, dtype);
       size_t turn = 0;
-      for (const Scatter &s : cases) {
-        const Shape rows = rows_shape(s.out, s.k, s.n);
-        const std::vector<Layout> values_layouts = input_layouts(rows), outs = output_layouts(s.out),
-                                  indices = index_layouts(s.n, s.k);
-        for (const Layout &values : values_layouts) {
-          const Layout &index = indices[turn % indices.size()], &out = outs[turn % outs.size()];
-          ++turn;
+      for (const IndexCase &s : cases) {
+        const Shape rows = rows_shape(s.indexed, s.k, s.n);
+        with_index_layouts(input_layouts(rows), s.n, s.k, output_layouts(s.indexed), turn,
+                           [&](const Layout &values, const Layout &index, const Layout &out) {
           // Values broadcast along N make every row the same: then repeated
           // index rows have one answer for every operator.
           const bool repeats = values.strides[0] == 0 || repeats_defined(op);
           INFO(op_name(op) << " " << dtype_name(dtype) << ", " << s.n << " rows, values " << values.describe()
                            << ", index " << index.describe() << (repeats ? ", repeated rows" : ""));
           check_against(plugin, device, ref, op, default_attrs(),
-                        {index_tensor(s.out, s.k, s.n, !repeats, index, rng),
+                        {index_tensor(s.indexed, s.k, s.n, !repeats, index, rng),
                          random_tensor(dtype, values, rng, s.piled ? Values::moderate : Values::general)},
                         random_tensor(out_type, out, rng), scatter_tolerance(op, out_type, s.n, s.positions()));
-        }
+        });
       }
     }
   }

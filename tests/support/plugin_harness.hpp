@@ -10,8 +10,11 @@
 // (SCATTER) starts as the same known values on both sides. family_checks.hpp
 // builds on this for the SCAN, GATHER and SCATTER families.
 //
-// Every dtype list, name and rule comes from backplane/vocabulary.h (through
-// the bp_vocab_* lookups of types.h); nothing here spells them again.
+// What the conformance kit's engine (tools/check/engine, bp_kit_engine)
+// already knows comes from it: the tolerances (its one table), reading an
+// element of any dtype, building fused programs. Every dtype list, name and
+// rule comes from backplane/vocabulary.h (through the bp_vocab_* lookups of
+// types.h); nothing here spells them again.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -31,7 +34,10 @@
 #include <utility>
 #include <vector>
 
+#include "fused_program.hpp"
 #include "plugin_handle.hpp"
+#include "tolerances.hpp"
+#include "values.hpp"
 
 namespace bp_test {
 
@@ -78,36 +84,13 @@ inline std::vector<bp_op> ops_in(int32_t family) {
   return out;
 }
 
-// The bp_dtype of a host element type; bool elements are bytes (uint8_t).
+// The bp_dtype of a host element type (the SDK's), except that bool
+// elements are bytes (uint8_t) here.
 template <class T>
-struct dtype_of;
-template <>
-struct dtype_of<float> { static constexpr bp_dtype value = BP_FLOAT32; };
-template <>
-struct dtype_of<double> { static constexpr bp_dtype value = BP_FLOAT64; };
-template <>
-struct dtype_of<int32_t> { static constexpr bp_dtype value = BP_INT32; };
-template <>
-struct dtype_of<int64_t> { static constexpr bp_dtype value = BP_INT64; };
-template <>
-struct dtype_of<uint8_t> { static constexpr bp_dtype value = BP_BOOL; };
-template <>
-struct dtype_of<int8_t> { static constexpr bp_dtype value = BP_INT8; };
-template <>
-struct dtype_of<int16_t> { static constexpr bp_dtype value = BP_INT16; };
-
-// The spacing of a float dtype's values just above 1 (float16 2^-10,
-// bfloat16 2^-7), the unit the tolerances below are written in; 0 for the
-// other dtypes.
-inline double epsilon(int32_t dtype) {
-  switch (dtype) {
-    case BP_FLOAT16: return 0x1p-10;
-    case BP_BFLOAT16: return 0x1p-7;
-    case BP_FLOAT32: return std::numeric_limits<float>::epsilon();
-    case BP_FLOAT64: return std::numeric_limits<double>::epsilon();
-    default: return 0;
-  }
-}
+struct dtype_of {
+  static constexpr bp_dtype value =
+      std::is_same<T, uint8_t>::value ? BP_BOOL : static_cast<bp_dtype>(bp_plugin::dtype_of<T>::value);
+};
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -123,6 +106,10 @@ inline std::string shape_text(const Shape &shape) {
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";
 }
+
+// Fused programs (execute_fused) as the kit's engine builds them.
+using bpcheck::fused_instr;
+using bpcheck::fused_program;
 
 inline bp_op_attrs attrs() { return default_attrs(); }
 inline bp_op_attrs attrs_with(double scalar = 0, double scalar2 = 0, uint64_t seed = 0,
@@ -640,45 +627,34 @@ inline Bytes run_on(const PluginHandle &p, int32_t device, int32_t op, const bp_
 
 // ---- comparison -------------------------------------------------------------
 
-// How close float results must be: |got - ref| <= atol + rtol * max(|got|, |ref|).
-// Both 0 (kExact) means identical values: NaN equals NaN, zeros agree in sign.
-// Integers and bools are always compared exactly.
-struct Tolerance {
-  double rtol = 0, atol = 0;
-};
+// How close float results must be: |got - ref| <= atol + rtol * max(|got|, |ref|),
+// an entry of the one tolerance table (tools/check/engine/tolerances.hpp,
+// TestBound). Both 0 (kExact) means identical values: NaN equals NaN, zeros
+// agree in sign. Integers and bools are always compared exactly.
+using Tolerance = bpcheck::Bound;
+using bpcheck::TestBound;
 inline constexpr Tolerance kExact{};
 
-// Exact for integers and bool, about 1 ulp-ish for floats.
-inline Tolerance default_tolerance(int32_t dtype) {
-  if (dtype == BP_FLOAT32) return {1e-5, 0};
-  if (dtype == BP_FLOAT64) return {1e-12, 0};
-  // A half rounded from float32 results that differ in their last bits can
-  // land one half-ulp step apart: allow a few units of the half's epsilon.
-  if (dtype == BP_FLOAT16 || dtype == BP_BFLOAT16) return {4 * epsilon(dtype), 0};
-  return kExact;
+// The table's bound `which` for `dtype` (exact for integers and bool).
+inline Tolerance table_tolerance(TestBound which, int32_t dtype, double n = 0) {
+  return bpcheck::test_bound(which, dtype, n);
 }
+
+// One rounded operation (TestBound::rounded); exact for integers and bool.
+inline Tolerance default_tolerance(int32_t dtype) { return table_tolerance(TestBound::rounded, dtype); }
 
 inline bool close(double a, double b, const Tolerance &tol) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  if (tol.rtol == 0 && tol.atol == 0) return a == b && std::signbit(a) == std::signbit(b);
+  if (tol.exact()) return a == b && std::signbit(a) == std::signbit(b);
   if (a == b) return true;  // also equal infinities, and -0 == +0
   if (std::isinf(a) || std::isinf(b)) return false;
   return std::fabs(a - b) <= tol.atol + tol.rtol * std::max(std::fabs(a), std::fabs(b));
 }
 
-// Element `i` of a buffer of `dtype` as a double (for messages and floats).
+// Element `i` of a buffer of `dtype` as a double (for messages and floats),
+// read as the kit's engine reads elements.
 inline double element(int32_t dtype, const Bytes &bytes, int64_t i) {
-  switch (dtype) {
-    case BP_FLOAT32: return get<float>(bytes, i);
-    case BP_FLOAT64: return get<double>(bytes, i);
-    case BP_INT32: return get<int32_t>(bytes, i);
-    case BP_INT64: return static_cast<double>(get<int64_t>(bytes, i));
-    case BP_FLOAT16: return bp_f32_from_f16(get<uint16_t>(bytes, i));
-    case BP_BFLOAT16: return bp_f32_from_bf16(get<uint16_t>(bytes, i));
-    case BP_INT8: return get<int8_t>(bytes, i);
-    case BP_INT16: return get<int16_t>(bytes, i);
-    default: return get<uint8_t>(bytes, i);
-  }
+  return bpcheck::load_double(dtype, bytes.data() + i * dtype_size(dtype));
 }
 
 // Compares two whole output buffers of `dtype` element by element; `label`

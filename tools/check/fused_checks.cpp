@@ -264,10 +264,9 @@ void check_random_programs(Recorder &rec, Plugin &p, Plugin *ref, int32_t device
 
 void group_fused(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  if (!p.entry(&bp_plugin_api::execute_fused)) {
-    rec.skip("no execute_fused entry (optional, not declared): the core runs every operator on its own");
+  if (!has_optional_entry(rec, p, &bp_plugin_api::execute_fused,
+                          "no execute_fused entry (optional, not declared): the core runs every operator on its own"))
     return;
-  }
   auto ref = ctx.open_reference();
   if (!ref) return;
   rec.info("reference", ref->path());

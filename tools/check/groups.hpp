@@ -66,6 +66,15 @@ struct Context {
   std::vector<int32_t> devices(Plugin &plugin, bool all_by_default);
 };
 
+// Whether the plugin has the optional entry `member`; else the group is
+// skipped, saying `missing` (what the core does without it).
+template <class F>
+bool has_optional_entry(Recorder &rec, const Plugin &p, F bp_plugin_api::*member, const std::string &missing) {
+  if (p.entry(member)) return true;
+  rec.skip(missing);
+  return false;
+}
+
 struct GroupDef {
   const char *id;     // for --run-group
   int level;          // 0..4
@@ -99,6 +108,9 @@ void group_queues(Context &, Plugin &p, Plugin &ref);
 // Part of group_arguments in a file of its own: execute's arguments of the
 // GATHER and SCATTER families (index_argument_checks.cpp).
 void check_index_arguments(Recorder &rec, Plugin &p);
+// Part of group_collectives in a file of its own: the malformed calls of the
+// collective entry on `devices` (collective_malformed.cpp).
+void check_collective_malformed(Recorder &rec, Plugin &p, const std::vector<int32_t> &devices);
 
 // Runs one group in this (child) process: the hidden --run-group mode.
 int run_group_here(const std::string &id, const GroupOptions &options, int result_fd);

@@ -366,10 +366,9 @@ void refusals(Recorder &rec, Plugin &p, bool host_device_0) {
 
 void group_wrap_host(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
-  if (!p.entry(&bp_plugin_api::wrap_host)) {
-    rec.skip("no wrap_host entry (optional, not declared): the core copies host memory in instead");
+  if (!has_optional_entry(rec, p, &bp_plugin_api::wrap_host,
+                          "no wrap_host entry (optional, not declared): the core copies host memory in instead"))
     return;
-  }
   bool host_device_0 = false;
   for (int32_t d : ctx.devices(p, true)) {
     WrapChecks checks(rec, p, d);

@@ -37,8 +37,15 @@ struct FusedCase {
 // reference implements.
 std::vector<Combo> fusable_combos(Plugin &p, int32_t device);
 
+// An instruction of op on dtype into out_dtype over the values `args` (at
+// most three; the rest -1), with a scalar operand as scalar_mode says.
+bp_fused_instr fused_instr(int32_t op, int32_t dtype, int32_t out_dtype, const std::vector<int32_t> &args = {},
+                           int32_t scalar_mode = BP_SCALAR_NONE, double scalar = 0);
 // An instruction of `c` with no operand yet (args -1, no scalar).
 bp_fused_instr blank_instr(const Combo &c);
+// The ABI program over these parts, which must outlive it.
+bp_fused_program fused_program(const std::vector<bp_plugin_tensor> &inputs, const std::vector<bp_fused_instr> &instrs,
+                               const std::vector<bp_plugin_tensor> &outputs, const std::vector<int32_t> &output_values);
 
 // A random valid program over `combos`, reproducible from `seed`: up to a
 // dozen instructions of every family among them, scalar operands (NaN, inf,

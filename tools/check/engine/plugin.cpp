@@ -36,6 +36,13 @@ std::unique_ptr<Plugin> Plugin::open(const std::string &path, std::string *probl
   return p;
 }
 
+std::unique_ptr<Plugin> Plugin::borrow(const bp_plugin_api &api) {
+  std::unique_ptr<Plugin> p(new Plugin);
+  p->api_ = &api;
+  p->path_ = "(borrowed)";
+  return p;
+}
+
 std::string Plugin::device_name(int32_t device) const {
   return std::string(api_->device_prefix) + ":" + std::to_string(device);
 }

@@ -46,14 +46,34 @@ std::string FusedCase::text() const {
   return s;
 }
 
-bp_fused_instr blank_instr(const Combo &c) {
+bp_fused_instr fused_instr(int32_t op, int32_t dtype, int32_t out_dtype, const std::vector<int32_t> &args,
+                           int32_t scalar_mode, double scalar) {
   bp_fused_instr in;
   std::memset(&in, 0, sizeof in);
-  in.op = c.op;
-  in.dtype = c.dtype;
-  in.out_dtype = c.out_dtype;
-  in.args[0] = in.args[1] = in.args[2] = -1;
+  in.op = op;
+  in.dtype = dtype;
+  in.out_dtype = out_dtype;
+  in.scalar_mode = scalar_mode;
+  in.scalar = scalar;
+  for (size_t a = 0; a < 3; ++a) in.args[a] = a < args.size() ? args[a] : -1;
   return in;
+}
+
+bp_fused_instr blank_instr(const Combo &c) { return fused_instr(c.op, c.dtype, c.out_dtype); }
+
+bp_fused_program fused_program(const std::vector<bp_plugin_tensor> &inputs, const std::vector<bp_fused_instr> &instrs,
+                               const std::vector<bp_plugin_tensor> &outputs, const std::vector<int32_t> &output_values) {
+  bp_fused_program p;
+  std::memset(&p, 0, sizeof p);
+  p.struct_size = sizeof p;
+  p.n_inputs = int32_t(inputs.size());
+  p.n_instrs = int32_t(instrs.size());
+  p.n_outputs = int32_t(outputs.size());
+  p.inputs = inputs.empty() ? nullptr : inputs.data();
+  p.instrs = instrs.data();
+  p.outputs = outputs.data();
+  p.output_values = output_values.data();
+  return p;
 }
 
 std::vector<Combo> fusable_combos(Plugin &p, int32_t device) {
@@ -271,15 +291,7 @@ BoundProgram::BoundProgram(Plugin &p, int32_t device, const FusedCase &fc)
   for (const ViewDesc &v : fc.outputs) outputs.push_back(bound_.tensor(v));
   instrs = fc.instrs;
   output_values = fc.output_values;
-  std::memset(&program, 0, sizeof program);
-  program.struct_size = sizeof program;
-  program.n_inputs = int32_t(inputs.size());
-  program.n_instrs = int32_t(instrs.size());
-  program.n_outputs = int32_t(outputs.size());
-  program.inputs = inputs.empty() ? nullptr : inputs.data();
-  program.instrs = instrs.data();
-  program.outputs = outputs.data();
-  program.output_values = output_values.data();
+  program = fused_program(inputs, instrs, outputs, output_values);
 }
 
 bp_status BoundProgram::run(int32_t device, const bp_fused_program *p) { return plugin_.execute_fused(device, p); }

@@ -18,6 +18,10 @@ class Plugin {
   // table for this host's ABI, and its validation (the core's validator). Returns nullptr with
   // *problem set when any of that fails. Does not call init.
   static std::unique_ptr<Plugin> open(const std::string &path, std::string *problem);
+  // A table its caller loaded and started itself (the plugin tests'
+  // PluginHandle), used as it is: not validated, never closed; `api` must
+  // outlive the Plugin.
+  static std::unique_ptr<Plugin> borrow(const bp_plugin_api &api);
 
   // init with no options; "" on success, else "<STATUS>: <message>".
   std::string init();
