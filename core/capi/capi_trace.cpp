@@ -4,7 +4,7 @@
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "capi/sized_struct.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "runtime/runtime.hpp"
 #include "trace/trace.hpp"
 

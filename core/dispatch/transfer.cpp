@@ -10,7 +10,7 @@
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "fusion/fusion.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "trace/trace.hpp"
 
 namespace bp::core {

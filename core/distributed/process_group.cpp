@@ -22,7 +22,7 @@
 #include "distributed/transport_loader.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "tensors/handle_table.hpp"
 #include "trace/trace.hpp"
 

@@ -6,8 +6,8 @@
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
 #include "fusion/fusion.hpp"
-#include "plugins/backend.hpp"
-#include "plugins/plugin_strings.hpp"
+#include "loader/backend.hpp"
+#include "loader/plugin_strings.hpp"
 
 namespace bp::core {
 

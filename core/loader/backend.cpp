@@ -1,12 +1,12 @@
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 
 #include <map>
 
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
-#include "plugins/plugin_scratch.hpp"
-#include "plugins/plugin_strings.hpp"
+#include "loader/plugin_scratch.hpp"
+#include "loader/plugin_strings.hpp"
 
 namespace bp::core {
 

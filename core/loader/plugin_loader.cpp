@@ -1,4 +1,4 @@
-#include "plugins/plugin_loader.hpp"
+#include "loader/plugin_loader.hpp"
 
 #include <dlfcn.h>
 
@@ -11,9 +11,9 @@
 
 #include "config/config.hpp"
 #include "plugin_validation.hpp"
-#include "plugins/plugin_file.hpp"
-#include "plugins/plugin_probe.hpp"
-#include "plugins/plugin_probe_cache.hpp"
+#include "loader/plugin_file.hpp"
+#include "loader/plugin_probe.hpp"
+#include "loader/plugin_probe_cache.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "plugins/plugin_strings.hpp"
+#include "loader/plugin_strings.hpp"
 
 #include <sys/uio.h>
 #include <unistd.h>

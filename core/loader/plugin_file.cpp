@@ -1,4 +1,4 @@
-#include "plugins/plugin_file.hpp"
+#include "loader/plugin_file.hpp"
 
 #include <elf.h>
 #include <fcntl.h>

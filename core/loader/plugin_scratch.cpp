@@ -1,11 +1,11 @@
-#include "plugins/plugin_scratch.hpp"
+#include "loader/plugin_scratch.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "errors/error.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 
 namespace bp::core {
 

@@ -1,4 +1,4 @@
-#include "plugins/plugin_probe_cache.hpp"
+#include "loader/plugin_probe_cache.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

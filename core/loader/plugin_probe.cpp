@@ -1,4 +1,4 @@
-#include "plugins/plugin_probe.hpp"
+#include "loader/plugin_probe.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 
 #include "devices/registry.hpp"
 #include "plugin_validation.hpp"
-#include "plugins/plugin_scratch.hpp"
+#include "loader/plugin_scratch.hpp"
 
 namespace bp::core {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "plugins/plugin_probe.hpp"
+#include "loader/plugin_probe.hpp"
 
 namespace bp::core {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 
 namespace bp::config {
 struct Config;
