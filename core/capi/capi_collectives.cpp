@@ -7,7 +7,7 @@
 #include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
-#include "collectives/in_process.hpp"
+#include "comm/in_process.hpp"
 #include "errors/error.hpp"
 #include "tensors/handle_table.hpp"
 

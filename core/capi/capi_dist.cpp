@@ -3,7 +3,7 @@
 // layer below raised them.
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
-#include "distributed/process_group.hpp"
+#include "comm/process_group.hpp"
 
 using namespace bp::core;
 

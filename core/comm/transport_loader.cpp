@@ -1,4 +1,4 @@
-#include "distributed/transport_loader.hpp"
+#include "comm/transport_loader.hpp"
 
 #include <dlfcn.h>
 

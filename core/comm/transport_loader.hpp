@@ -1,7 +1,7 @@
 // Finds and opens libbackplane-mpi.so beside libbackplane.so, once.
 #pragma once
 
-#include "distributed/transport.h"
+#include "comm/transport.h"
 
 namespace bp::core::dist {
 

@@ -25,7 +25,7 @@
 #include <mpi.h>
 
 #include "backplane/half.h"
-#include "distributed/transport.h"
+#include "comm/transport.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

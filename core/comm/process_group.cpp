@@ -1,4 +1,4 @@
-#include "distributed/process_group.hpp"
+#include "comm/process_group.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -16,10 +16,10 @@
 
 #include "autograd/functions.hpp"
 #include "capi/sized_struct.hpp"
-#include "collectives/in_process.hpp"
+#include "comm/in_process.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/operators.hpp"
-#include "distributed/transport_loader.hpp"
+#include "comm/transport_loader.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "loader/backend.hpp"

@@ -1,4 +1,4 @@
-#include "collectives/in_process.hpp"
+#include "comm/in_process.hpp"
 
 #include <algorithm>
 #include <cstring>
