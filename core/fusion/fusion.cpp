@@ -52,6 +52,9 @@ void run_open_quietly(Queue &q) {
 
 [[noreturn]] void throw_failure(const Storage &s) { throw Error(*s.failure()); }
 
+// Storage::buffer's slow path comes here through the storage's hook.
+[[maybe_unused]] const bool g_settles_storages = (set_pending_work_hook(&settle), true);
+
 }  // namespace
 
 bool defers(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t rank, const int64_t *shape) {
