@@ -1,4 +1,4 @@
-// The bp_dist_* functions of collectives.h (distributed/process_group.hpp
+// The bp_dist_* functions of collectives.h (comm/process_group.hpp
 // does the work). Messages name the function the caller called, whatever
 // layer below raised them.
 #include "backplane/backplane.h"

@@ -26,7 +26,7 @@ std::vector<View> all_gather(const std::vector<View> &inputs);
 // Inputs of shape [n, S...]; new tensors of shape S, one on each input's device.
 std::vector<View> reduce_scatter(const std::vector<View> &inputs, int32_t reduce_op);
 
-// The shared checks, also used across processes (core/distributed/): a
+// The shared checks, also used across processes (agreement.cpp): a
 // reduce_op that is a BP_REDUCE_* defined for dtype, else Error naming fn.
 void check_reduce_op(const char *fn, int32_t reduce_op, int32_t dtype);
 // Why a plugin's collective entry must not see dtype: the plugin was built

@@ -1,6 +1,6 @@
 /*
  * The table between libbackplane and its cross-process transport,
- * libbackplane-mpi.so (distributed/mpi/). Internal: both sides are built from
+ * libbackplane-mpi.so (comm/mpi/). Internal: both sides are built from
  * one tree, so the table carries a version and its size only to refuse a
  * module from another build instead of calling through a wrong layout.
  *

@@ -1,6 +1,6 @@
 /*
  * libbackplane-mpi.so: the MPI transport of the bp_dist_* functions, the
- * table of core/distributed/transport.h. libbackplane opens it at
+ * table of core/comm/transport.h. libbackplane opens it at
  * bp_dist_init, so only processes that ask for collectives across processes
  * load MPI.
  *

@@ -3,7 +3,7 @@
 // the read with an answer instead of a SIGSEGV. validate_plugin_api reads
 // the table's strings this way (for the loader, its probe and `bp check`
 // alike), and so do the core's copies of a plugin's messages
-// (core/plugins/plugin_strings.hpp).
+// (core/loader/plugin_strings.hpp).
 #pragma once
 
 #include <cstddef>
