@@ -143,9 +143,9 @@ bool run_in_group(const Call &c, const BackendGroup &g, const View &in, const Vi
 
 bool in_place_in_group(const Call &c, const BackendGroup &g, const View &v, bool write_back) {
   if (v.contiguous()) return run_in_group(c, g, v, v);
-  View dense = contiguous_copy(v);
+  View dense = dispatch::contiguous_copy(v);
   if (!run_in_group(c, g, dense, dense)) return false;
-  if (write_back) assign(v, dense);
+  if (write_back) dispatch::assign(v, dense);
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include "backplane/half.h"
 #include "backplane/plugin.h"
 #include "devices/registry.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
@@ -72,7 +73,7 @@ std::string ran_by_backend(const std::vector<View> &t) {
   return "ran on backend " + t[0].device().backend->name() + " (its collective entry)";
 }
 
-View dense(const View &v) { return v.contiguous() ? v : contiguous_copy(v); }
+View dense(const View &v) { return v.contiguous() ? v : dispatch::contiguous_copy(v); }
 
 // Runs the backend's collective entry on contiguous views; false when it
 // declined (BP_ERR_UNSUPPORTED), having written nothing.
@@ -124,7 +125,7 @@ std::string in_place_by_backend(int32_t collective, int32_t reduce_op, int32_t r
   if (!by_backend(collective, reduce_op, root, work, work))
     return "backend " + t[0].device().backend->name() + " declined it";
   for (size_t i = 0; i < t.size(); ++i)
-    if (work[i].storage.get() != t[i].storage.get()) assign(t[i], work[i]);
+    if (work[i].storage.get() != t[i].storage.get()) dispatch::assign(t[i], work[i]);
   if (trace::on()) record_trace(collective, reduce_op, t, ran_by_backend(t));
   return {};
 }
@@ -252,7 +253,7 @@ void all_reduce(const std::vector<View> &t, int32_t reduce_op) {
   std::vector<uint8_t> parts(size * t.size()), out(size);
   for (size_t i = 0; i < t.size(); ++i) to_host(t[i], parts.data() + i * size, size);
   reduce_host(t[0].dtype, reduce_op, parts.data(), int64_t(t.size()), t[0].numel(), out.data());
-  for (const View &v : t) from_host_into(v, out.data(), size);
+  for (const View &v : t) dispatch::from_host_into(v, out.data(), size);
   trace_staged(BP_COLLECTIVE_ALL_REDUCE, reduce_op, t, why);
 }
 
@@ -266,7 +267,7 @@ void broadcast(const std::vector<View> &t, int32_t root) {
   std::vector<uint8_t> data(size);
   to_host(t[size_t(root)], data.data(), size);
   for (size_t i = 0; i < t.size(); ++i)
-    if (i != size_t(root)) from_host_into(t[i], data.data(), size);
+    if (i != size_t(root)) dispatch::from_host_into(t[i], data.data(), size);
   trace_staged(BP_COLLECTIVE_BROADCAST, 0, t, why);
 }
 

@@ -85,7 +85,7 @@ Path all_reduce_data(State &s, const Call &c, Scratch &scratch, const Record *al
   check_transport(s, c.fn, scratch, s.t->all_reduce(data, n, v.dtype, op, s.timeout), "for the other ranks' data");
   finish_mean(c.reduce_op, v.dtype, data, n, s.size.load());
   if (in_place) return Path::kZeroCopy;
-  from_host_into(v, data, bytes_of(v));
+  dispatch::from_host_into(v, data, bytes_of(v));
   count_staged(v);
   return Path::kStaged;
 }
@@ -99,7 +99,7 @@ Path broadcast_data(State &s, const Call &c, Scratch &scratch, const Record *all
   check_transport(s, c.fn, scratch, s.t->broadcast(data, uint64_t(v.numel()), v.dtype, c.root, s.timeout),
                   "for the root's data");
   if (in_place) return Path::kZeroCopy;
-  if (!root) from_host_into(v, data, bytes_of(v));
+  if (!root) dispatch::from_host_into(v, data, bytes_of(v));
   count_staged(v);
   return Path::kStaged;
 }
@@ -112,7 +112,7 @@ View gathering_data(State &s, const Call &c, Scratch &scratch, const Record *all
   View out = allocate_view(device, v.dtype, out_rank, out_shape);
   if (group_path(s, all)) {
     const BackendGroup &g = backend_group(s, c, scratch, all);
-    const bool done = v.contiguous() ? run_in_group(c, g, v, out) : run_in_group(c, g, contiguous_copy(v), out);
+    const bool done = v.contiguous() ? run_in_group(c, g, v, out) : run_in_group(c, g, dispatch::contiguous_copy(v), out);
     if (done) {
       path = Path::kGroup;
       return out;
@@ -137,7 +137,7 @@ View gathering_data(State &s, const Call &c, Scratch &scratch, const Record *all
   check_transport(s, c.fn, scratch, status, "for the other ranks' data");
   if (c.collective == BP_COLLECTIVE_REDUCE_SCATTER)
     finish_mean(c.reduce_op, v.dtype, output, uint64_t(out.numel()), s.size.load());
-  if (!out.storage->host()) from_host_into(out, output, out_bytes);
+  if (!out.storage->host()) dispatch::from_host_into(out, output, out_bytes);
   if (staged) count_staged(v);
   path = staged ? Path::kStaged : Path::kZeroCopy;
   return out;

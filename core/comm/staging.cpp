@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "devices/registry.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
