@@ -6,6 +6,10 @@
 // dispatch/operators.hpp), so the differentiable ones record.
 #include "composites/composites.hpp"
 
+#ifndef BP_CORE_COMPOSITES
+#error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
