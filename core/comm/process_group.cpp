@@ -112,7 +112,8 @@ View gathering_data(State &s, const Call &c, Scratch &scratch, const Record *all
   View out = allocate_view(device, v.dtype, out_rank, out_shape);
   if (group_path(s, all)) {
     const BackendGroup &g = backend_group(s, c, scratch, all);
-    const bool done = v.contiguous() ? run_in_group(c, g, v, out) : run_in_group(c, g, dispatch::contiguous_copy(v), out);
+    const bool done =
+        v.contiguous() ? run_in_group(c, g, v, out) : run_in_group(c, g, dispatch::contiguous_copy(v), out);
     if (done) {
       path = Path::kGroup;
       return out;
@@ -147,8 +148,8 @@ View gathering_data(State &s, const Call &c, Scratch &scratch, const Record *all
 // every rank's record agreed (start), then `data` moves the data. `output`
 // is the result's handle for the collectives that make one, else nullptr.
 template <class Data>
-void run_collective(int32_t collective, int32_t reduce_op, int32_t root, bp_tensor tensor, const bp_tensor *output,
-                Data &&data) {
+void run_collective(int32_t collective, int32_t reduce_op, int32_t root, bp_tensor tensor,
+                    const bp_tensor *output, Data &&data) {
   State &s = state();
   Call c{collective, reduce_op, root, fn_of(collective)};
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -231,42 +232,45 @@ Topology topology(const char *fn) {
 }
 
 void all_reduce(bp_tensor tensor, int32_t reduce_op) {
-  run_collective(BP_COLLECTIVE_ALL_REDUCE, reduce_op, 0, tensor, nullptr, [](State &s, Call &c, Scratch &scratch, const Record *all) {
-    const Path path = all_reduce_data(s, c, scratch, all);
-    autograd::wrote(*c.view);
-    record_trace(s, c, path);
-  });
+  run_collective(BP_COLLECTIVE_ALL_REDUCE, reduce_op, 0, tensor, nullptr,
+                 [](State &s, Call &c, Scratch &scratch, const Record *all) {
+                   const Path path = all_reduce_data(s, c, scratch, all);
+                   autograd::wrote(*c.view);
+                   record_trace(s, c, path);
+                 });
 }
 
 void broadcast(bp_tensor tensor, int32_t root) {
-  run_collective(BP_COLLECTIVE_BROADCAST, 0, root, tensor, nullptr, [&](State &s, Call &c, Scratch &scratch, const Record *all) {
-    const Path path = broadcast_data(s, c, scratch, all);
-    if (s.rank.load() != root) autograd::wrote(*c.view);
-    record_trace(s, c, path);
-  });
+  run_collective(BP_COLLECTIVE_BROADCAST, 0, root, tensor, nullptr,
+                 [&](State &s, Call &c, Scratch &scratch, const Record *all) {
+                   const Path path = broadcast_data(s, c, scratch, all);
+                   if (s.rank.load() != root) autograd::wrote(*c.view);
+                   record_trace(s, c, path);
+                 });
 }
 
 void all_gather(bp_tensor input, bp_tensor *output) {
-  run_collective(BP_COLLECTIVE_ALL_GATHER, 0, 0, input, output, [&](State &s, Call &c, Scratch &scratch, const Record *all) {
-    const View &v = *c.view;
-    int64_t shape[BP_MAX_RANK] = {s.size.load()};
-    for (int32_t d = 0; d < v.rank; ++d) shape[d + 1] = v.shape[d];
-    Path path;
-    View out = gathering_data(s, c, scratch, all, v.rank + 1, shape, path);
-    *output = handles().insert(std::move(out));
-    record_trace(s, c, path);
-  });
+  run_collective(BP_COLLECTIVE_ALL_GATHER, 0, 0, input, output,
+                 [&](State &s, Call &c, Scratch &scratch, const Record *all) {
+                   const View &v = *c.view;
+                   int64_t shape[BP_MAX_RANK] = {s.size.load()};
+                   for (int32_t d = 0; d < v.rank; ++d) shape[d + 1] = v.shape[d];
+                   Path path;
+                   View out = gathering_data(s, c, scratch, all, v.rank + 1, shape, path);
+                   *output = handles().insert(std::move(out));
+                   record_trace(s, c, path);
+                 });
 }
 
 void reduce_scatter(bp_tensor input, int32_t reduce_op, bp_tensor *output) {
   run_collective(BP_COLLECTIVE_REDUCE_SCATTER, reduce_op, 0, input, output,
-             [&](State &s, Call &c, Scratch &scratch, const Record *all) {
-               const View &v = *c.view;
-               Path path;
-               View out = gathering_data(s, c, scratch, all, v.rank - 1, v.shape + 1, path);
-               *output = handles().insert(std::move(out));
-               record_trace(s, c, path);
-             });
+                 [&](State &s, Call &c, Scratch &scratch, const Record *all) {
+                   const View &v = *c.view;
+                   Path path;
+                   View out = gathering_data(s, c, scratch, all, v.rank - 1, v.shape + 1, path);
+                   *output = handles().insert(std::move(out));
+                   record_trace(s, c, path);
+                 });
 }
 
 void barrier() {
