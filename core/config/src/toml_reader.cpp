@@ -23,11 +23,11 @@ using detail::toml_bool;
 using detail::toml_string;
 
 // Indexed by toml::node_type, whose order toml++ fixes: none first.
-constexpr const char *kTypeNames[] = {"nothing", "table", "array", "string",   "integer",
-                                      "float",   "boolean", "date", "time", "date-time"};
+constexpr const char *kTypeNames[] = {"nothing", "table",   "array", "string", "integer",
+                                      "float",   "boolean", "date",  "time",   "date-time"};
 static_assert(size_t(toml::node_type::none) == 0 && size_t(toml::node_type::floating_point) == 5 &&
                   size_t(toml::node_type::date_time) == std::size(kTypeNames) - 1,
-              "toml::node_type's order changed: rebuild kTypeNames");
+              "toml::node_type's order changed: update kTypeNames");
 
 std::string type_name(const toml::node &node) { return kTypeNames[size_t(node.type())]; }
 
