@@ -68,9 +68,9 @@ struct Operand {
 // The helpers the formulas of op_table.h are written with, beside
 // record.hpp's (mul, div, scale, shift, fn, cmp_scalar, select_where, zeros).
 View neg(const View &v) { return fn(BP_OP_NEG, v); }
-View one_minus(const View &v) { return core::binary_scalar(BP_OP_SUB, v, 1.0, true, nullptr); }
-View pow(const View &x, const View &e) { return core::binary(BP_OP_POW, x, e, nullptr); }
-View pow_scalar(const View &x, double e) { return core::binary_scalar(BP_OP_POW, x, e, false, nullptr); }
+View one_minus(const View &v) { return dispatch::binary_scalar(BP_OP_SUB, v, 1.0, true, nullptr); }
+View pow(const View &x, const View &e) { return dispatch::binary(BP_OP_POW, x, e, nullptr); }
+View pow_scalar(const View &x, double e) { return dispatch::binary_scalar(BP_OP_POW, x, e, false, nullptr); }
 // sign(x) in g's dtype, 0 at 0.
 View sign(const View &x, const View &g) {
   return select_where(cmp_scalar(BP_OP_GT, x, 0.0), shift(zeros(g, g.dtype), 1.0),
@@ -183,7 +183,7 @@ struct CastNode : Node {
 }  // namespace
 
 View binary(int32_t op, const View &a, const View &b) {
-  View out = core::binary(op, a, b, nullptr);
+  View out = dispatch::binary(op, a, b, nullptr);
   if (binary_saves(op) == NOT_DIFFERENTIABLE || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a, &b}); !edges.empty()) {
     // The formulas compute in the output's dtype: inputs converted as the
@@ -196,7 +196,7 @@ View binary(int32_t op, const View &a, const View &b) {
 }
 
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, int32_t scalar_kind) {
-  View out = core::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr, scalar_kind);
+  View out = dispatch::binary_scalar(op, a, scalar, scalar_is_lhs, nullptr, scalar_kind);
   if (scalar_saves(op, scalar_is_lhs) == NOT_DIFFERENTIABLE || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
     std::optional<View> ta;
@@ -207,7 +207,7 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
 }
 
 View unary(int32_t op, const View &a) {
-  View out = core::unary(op, a, nullptr);
+  View out = dispatch::unary(op, a, nullptr);
   if (unary_saves(op) == NOT_DIFFERENTIABLE || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty()) {
     std::optional<View> ta;
@@ -218,7 +218,7 @@ View unary(int32_t op, const View &a) {
 }
 
 View where(const View &cond, const View &a, const View &b) {
-  View out = core::where(cond, a, b, nullptr);
+  View out = dispatch::where(cond, a, b, nullptr);
   if (!is_float(out.dtype)) return out;
   if (Edges edges = recording({&cond, &a, &b}); !edges.empty())
     attach(out, std::make_shared<WhereNode>(cond), std::move(edges));
@@ -226,7 +226,7 @@ View where(const View &cond, const View &a, const View &b) {
 }
 
 View cast(const View &a, int32_t dtype) {
-  View out = core::cast(a, dtype);
+  View out = dispatch::cast(a, dtype);
   if (!is_float(dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<CastNode>(), std::move(edges));

@@ -12,6 +12,7 @@
 
 #include "autograd/record.hpp"
 #include "devices/registry.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
@@ -24,7 +25,7 @@ namespace {
 View fit(View g, const TensorShape &input) {
   View r = sum_to(g, input.rank, input.extents);
   g = View();  // r may be g itself: keep one reference, not two
-  if (r.dtype != input.dtype) r = core::cast(r, input.dtype);
+  if (r.dtype != input.dtype) r = dispatch::cast(r, input.dtype);
   return r;
 }
 
@@ -36,9 +37,9 @@ void accumulate(TensorMeta &leaf, View g) {
     // (it may be a view of another gradient, or shared with another input).
     const bool own = g.storage->unique() && g.offset == 0 && g.contiguous() &&
                      g.extent_bytes() == g.storage->bytes();
-    leaf.grad = own ? std::move(g) : contiguous_copy(g);
+    leaf.grad = own ? std::move(g) : dispatch::contiguous_copy(g);
   } else {
-    core::binary(BP_OP_ADD, *leaf.grad, g, &*leaf.grad);
+    dispatch::binary(BP_OP_ADD, *leaf.grad, g, &*leaf.grad);
     // A write like any other: a saved copy of this gradient is now stale.
     leaf.grad->storage->bump_version();
   }
@@ -67,7 +68,7 @@ void backward(const View &root, const View &seed, bool retain_graph) {
     throw e;
   }
   NoGradScope no_grad;
-  View first = seed.storage ? (seed.dtype == root.dtype ? seed : core::cast(seed, root.dtype))
+  View first = seed.storage ? (seed.dtype == root.dtype ? seed : dispatch::cast(seed, root.dtype))
                             : fill(root.device(), root.dtype, root.rank, root.shape, 1.0);
   if (!root_meta->grad_fn) {
     accumulate(*root_meta, std::move(first));
@@ -130,7 +131,7 @@ void backward(const View &root, const View &seed, bool retain_graph) {
         if (it == leaves.end())
           leaves.emplace(in.get(), std::make_pair(in, std::move(gi)));
         else
-          it->second.second = core::binary(BP_OP_ADD, it->second.second, gi, nullptr);
+          it->second.second = dispatch::binary(BP_OP_ADD, it->second.second, gi, nullptr);
         continue;
       }
       Node *next = in->grad_fn.get();
@@ -140,7 +141,7 @@ void backward(const View &root, const View &seed, bool retain_graph) {
         if (it == pending.end())
           pending.emplace(next, std::move(gi));
         else
-          it->second = core::binary(BP_OP_ADD, it->second, gi, nullptr);
+          it->second = dispatch::binary(BP_OP_ADD, it->second, gi, nullptr);
       }
       if (--waiting[next] == 0) ready.push_back(next);
     }

@@ -1,13 +1,17 @@
-// The differentiable operators: each runs the operator of dispatch/ (or a
-// view of tensors/view_ops.hpp) and, when grad mode is on and an input
-// needs a gradient, gives the result a TensorMeta whose grad_fn records how
-// to take the gradient back. The C API and the composites call these; the
-// backward formulas call the plain operators (they run without recording).
+// The recording layer: the one set of operators that everything making a
+// differentiable result calls. Each runs the raw operator of
+// dispatch/operators.hpp (or a view of tensors/view_ops.hpp) and, when grad
+// mode is on and an input needs a gradient, gives the result a TensorMeta
+// whose grad_fn records how to take the gradient back. The C API and the
+// composites call these; the raw operators (dispatch::), which record
+// nothing, serve the backward formulas, the writes into existing tensors
+// and the collectives' data movement.
 #pragma once
 
+#include <initializer_list>
 #include <vector>
 
-#include "dispatch/operators.hpp"
+#include "dispatch/dtype_rules.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -18,7 +22,7 @@ namespace bp::core::autograd {
 
 View binary(int32_t op, const View &a, const View &b);
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
-                   int32_t scalar_kind = core::kScalarByValue);
+                   int32_t scalar_kind = kScalarByValue);
 View unary(int32_t op, const View &a);
 View where(const View &cond, const View &a, const View &b);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims);
@@ -49,5 +53,9 @@ void before_write(const char *what, const View &target, std::initializer_list<co
 // After the write succeeded: counts it in the storage's version, which
 // makes saved copies of the tensor stale.
 void wrote(const View &target);
+
+// Writes src (broadcast, converted) into dst as the C API's bp_assign does:
+// before_write's refusal, the raw assign, then wrote.
+void assign(const View &dst, const View &src);
 
 }  // namespace bp::core::autograd

@@ -7,6 +7,7 @@
 #include "autograd/functions.hpp"
 #include "autograd/record.hpp"
 #include "devices/registry.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
@@ -23,7 +24,7 @@ struct ReshapeNode : Node {
   explicit ReshapeNode(const View &a) : Node("reshape"), input(a) {}
   std::vector<View> apply(const View &g) override {
     View r;
-    if (!reshape_view(g, input.rank, input.extents, r)) reshape_view(contiguous_copy(g), input.rank, input.extents, r);
+    if (!reshape_view(g, input.rank, input.extents, r)) reshape_view(dispatch::contiguous_copy(g), input.rank, input.extents, r);
     return {r};
   }
 };
@@ -46,7 +47,7 @@ struct PartNode : Node {
   std::vector<View> apply(const View &g) override {
     View whole = fill(g.device(), g.dtype, input.rank, input.extents, 0.0);
     View part = is_select ? select_view(whole, axis, start) : slice_view(whole, axis, start, stop, step);
-    assign(part, g);
+    dispatch::assign(part, g);
     return {whole};
   }
 };
@@ -75,8 +76,8 @@ struct MatmulNode : Node {
     // dA = g B^T: with B = y^T (tb) that is g y, else g y^T. dA^T = B g^T
     // when a was transposed.
     View da, db;
-    if (wants(0)) da = ta ? core::matmul(y, g, tb, true, nullptr) : core::matmul(g, y, false, !tb, nullptr);
-    if (wants(1)) db = tb ? core::matmul(g, x, true, ta, nullptr) : core::matmul(x, g, !ta, false, nullptr);
+    if (wants(0)) da = ta ? dispatch::matmul(y, g, tb, true, nullptr) : dispatch::matmul(g, y, false, !tb, nullptr);
+    if (wants(1)) db = tb ? dispatch::matmul(g, x, true, ta, nullptr) : dispatch::matmul(x, g, !ta, false, nullptr);
     return {da, db};
   }
 };
@@ -84,7 +85,7 @@ struct MatmulNode : Node {
 struct CopyNode : Node {
   Device *source;
   explicit CopyNode(Device &source_) : Node("copy_to"), source(&source_) {}
-  std::vector<View> apply(const View &g) override { return {&g.device() == source ? g : core::copy_to(g, *source)}; }
+  std::vector<View> apply(const View &g) override { return {&g.device() == source ? g : dispatch::copy_to(g, *source)}; }
 };
 
 struct ConcatenateNode : Node {
@@ -113,7 +114,7 @@ struct GatherNode : Node {
   }
   std::vector<View> apply(const View &g) override {
     View whole = fill(g.device(), g.dtype, input.rank, input.extents, 0.0);
-    core::scatter_add_nd(whole, index.get(name), g);
+    dispatch::scatter_add_nd(whole, index.get(name), g);
     return {whole, View()};
   }
 };
@@ -131,7 +132,7 @@ View reshape(const View &a, int32_t rank, const int64_t *shape) {
   int64_t resolved[BP_MAX_RANK];
   resolve_reshape(a, rank, shape, resolved);
   View r;
-  if (!reshape_view(a, rank, resolved, r)) reshape_view(contiguous_copy(a), rank, resolved, r);
+  if (!reshape_view(a, rank, resolved, r)) reshape_view(dispatch::contiguous_copy(a), rank, resolved, r);
   return recorded<ReshapeNode>(std::move(r), a, a);
 }
 
@@ -165,7 +166,7 @@ View expand_dims(const View &a, int32_t axis) {
   return recorded<ExpandDimsNode>(std::move(r), a, axis < 0 ? axis + a.rank + 1 : axis);
 }
 
-View contiguous(const View &a) { return recorded<IdentityNode>(contiguous_copy(a), a, "contiguous"); }
+View contiguous(const View &a) { return recorded<IdentityNode>(dispatch::contiguous_copy(a), a, "contiguous"); }
 
 View detach(const View &a) { return View(a); }
 
@@ -184,9 +185,9 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b) {
       if (b.rank == 1) out = select(out, out.rank - 1, 0);
       return out;
     }
-    return core::matmul(a, b, transpose_a, transpose_b, nullptr);
+    return dispatch::matmul(a, b, transpose_a, transpose_b, nullptr);
   }
-  View out = core::matmul(a, b, transpose_a, transpose_b, nullptr);
+  View out = dispatch::matmul(a, b, transpose_a, transpose_b, nullptr);
   if (!is_float(out.dtype)) return out;
   if (Edges edges = recording({&a, &b}); !edges.empty()) {
     std::optional<View> ta, tb;
@@ -197,11 +198,11 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b) {
 }
 
 View copy_to(const View &a, Device &device) {
-  return recorded<CopyNode>(core::copy_to(a, device), a, a.device());
+  return recorded<CopyNode>(dispatch::copy_to(a, device), a, a.device());
 }
 
 View concatenate(const std::vector<const View *> &tensors, int32_t axis) {
-  View out = core::concatenate(tensors, axis);
+  View out = dispatch::concatenate(tensors, axis);
   if (!is_float(out.dtype)) return out;
   Edges edges;
   bool needed = false;
@@ -219,7 +220,7 @@ View concatenate(const std::vector<const View *> &tensors, int32_t axis) {
 }
 
 View gather_nd(const View &a, const View &index) {
-  View out = core::gather_nd(a, index);
+  View out = dispatch::gather_nd(a, index);
   if (Edges edges = recording({&a, &index}); !edges.empty())
     attach(out, std::make_shared<GatherNode>(a, index), std::move(edges));
   return out;

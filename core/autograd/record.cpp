@@ -5,6 +5,7 @@
 
 #include "autograd/functions.hpp"
 #include "backplane/backplane.h"
+#include "dispatch/creation.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "tensors/view_ops.hpp"
@@ -19,24 +20,24 @@ void attach(View &result, std::shared_ptr<Node> node, Edges edges) {
   result.autograd.set(std::move(meta));  // result is not in the handle table yet
 }
 
-View add(const View &a, const View &b) { return core::binary(BP_OP_ADD, a, b, nullptr); }
-View sub(const View &a, const View &b) { return core::binary(BP_OP_SUB, a, b, nullptr); }
-View mul(const View &a, const View &b) { return core::binary(BP_OP_MUL, a, b, nullptr); }
-View div(const View &a, const View &b) { return core::binary(BP_OP_DIV, a, b, nullptr); }
-View scale(const View &a, double s) { return core::binary_scalar(BP_OP_MUL, a, s, false, nullptr); }
-View shift(const View &a, double s) { return core::binary_scalar(BP_OP_ADD, a, s, false, nullptr); }
-View fn(int32_t unary_op, const View &a) { return core::unary(unary_op, a, nullptr); }
-View cmp(int32_t compare_op, const View &a, const View &b) { return core::binary(compare_op, a, b, nullptr); }
+View add(const View &a, const View &b) { return dispatch::binary(BP_OP_ADD, a, b, nullptr); }
+View sub(const View &a, const View &b) { return dispatch::binary(BP_OP_SUB, a, b, nullptr); }
+View mul(const View &a, const View &b) { return dispatch::binary(BP_OP_MUL, a, b, nullptr); }
+View div(const View &a, const View &b) { return dispatch::binary(BP_OP_DIV, a, b, nullptr); }
+View scale(const View &a, double s) { return dispatch::binary_scalar(BP_OP_MUL, a, s, false, nullptr); }
+View shift(const View &a, double s) { return dispatch::binary_scalar(BP_OP_ADD, a, s, false, nullptr); }
+View fn(int32_t unary_op, const View &a) { return dispatch::unary(unary_op, a, nullptr); }
+View cmp(int32_t compare_op, const View &a, const View &b) { return dispatch::binary(compare_op, a, b, nullptr); }
 View cmp_scalar(int32_t compare_op, const View &a, double s) {
-  return core::binary_scalar(compare_op, a, s, false, nullptr);
+  return dispatch::binary_scalar(compare_op, a, s, false, nullptr);
 }
-View select_where(const View &cond, const View &a, const View &b) { return core::where(cond, a, b, nullptr); }
+View select_where(const View &cond, const View &a, const View &b) { return dispatch::where(cond, a, b, nullptr); }
 
 View zeros(const View &like, int32_t dtype) { return fill(like.device(), dtype, like.rank, like.shape, 0.0); }
 
 View expand(const View &g, int32_t rank, const int64_t *shape) {
   View out = allocate_view(g.device(), g.dtype, rank, shape);
-  assign(out, g);
+  dispatch::assign(out, g);
   return out;
 }
 
@@ -44,10 +45,10 @@ View sum_to(const View &g, int32_t rank, const int64_t *shape) {
   if (g.rank == rank && std::equal(g.shape, g.shape + rank, shape)) return g;
   View r = g;
   // Leading axes broadcasting added: summed away.
-  while (r.rank > rank) r = core::reduce(BP_OP_SUM, r, 0, false, nullptr);
+  while (r.rank > rank) r = dispatch::reduce(BP_OP_SUM, r, 0, false, nullptr);
   // Axes of extent 1 that broadcasting stretched: summed, kept.
   for (int32_t d = 0; d < rank; ++d)
-    if (shape[d] == 1 && r.shape[d] != 1) r = core::reduce(BP_OP_SUM, r, d, true, nullptr);
+    if (shape[d] == 1 && r.shape[d] != 1) r = dispatch::reduce(BP_OP_SUM, r, d, true, nullptr);
   return r;
 }
 
@@ -84,6 +85,12 @@ void wrote(const View &target) {
   // with no TensorMeta alive there is nothing to invalidate, and the hot
   // _out path keeps its atomic increment out.
   if (target.storage && active()) target.storage->bump_version();
+}
+
+void assign(const View &dst, const View &src) {
+  before_write("assign", dst, {&src});
+  dispatch::assign(dst, src);
+  wrote(dst);
 }
 
 }  // namespace bp::core::autograd

@@ -60,8 +60,8 @@ struct ReduceNode : Node {
         return {mul(spread, fn(BP_OP_EXP, sub(x, y)))};
       default: {  // MAX, MIN: the elements equal to the result share the gradient
         View hit = cmp(BP_OP_EQ, x, y);
-        View count = core::reduce(BP_OP_SUM, hit, axis, true, nullptr);
-        View share = div(kept, core::cast(count, x.dtype));
+        View count = dispatch::reduce(BP_OP_SUM, hit, axis, true, nullptr);
+        View share = div(kept, dispatch::cast(count, x.dtype));
         return {select_where(hit, expand(share, input.rank, input.extents), zeros(x, x.dtype))};
       }
     }
@@ -76,8 +76,8 @@ struct ScanNode : Node {
   ScanNode(int32_t op_, int32_t axis_, const View &a_) : Node(op_name(op_)), axis(axis_), input(a_) {}
   std::vector<View> apply(const View &g) override {
     const int32_t ax = axis == BP_AXIS_ALL ? 0 : axis;
-    View total = core::reduce(BP_OP_SUM, g, ax, true, nullptr);
-    View from_end = add(sub(total, core::scan(BP_OP_CUMSUM, g, ax, nullptr)), g);
+    View total = dispatch::reduce(BP_OP_SUM, g, ax, true, nullptr);
+    View from_end = add(sub(total, dispatch::scan(BP_OP_CUMSUM, g, ax, nullptr)), g);
     if (axis == BP_AXIS_ALL) return {reshape(from_end, input.rank, input.extents)};
     return {from_end};
   }
@@ -86,7 +86,7 @@ struct ScanNode : Node {
 }  // namespace
 
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
-  View out = core::reduce(op, a, axis, keepdims, nullptr);
+  View out = dispatch::reduce(op, a, axis, keepdims, nullptr);
   if (!differentiable_reduction(op) || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<ReduceNode>(op, a, axis, keepdims, out), std::move(edges));
@@ -94,7 +94,7 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
 }
 
 View scan(int32_t op, const View &a, int32_t axis) {
-  View out = core::scan(op, a, axis, nullptr);
+  View out = dispatch::scan(op, a, axis, nullptr);
   if (op != BP_OP_CUMSUM || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<ScanNode>(op, axis, a), std::move(edges));

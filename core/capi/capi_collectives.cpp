@@ -1,4 +1,4 @@
-// Collectives across the devices of this process (collectives/in_process.cpp):
+// Collectives across the devices of this process (comm/in_process.cpp):
 // handles in, handles out, and the autograd rules for the in-place ones.
 #include <algorithm>
 #include <string>
@@ -7,7 +7,7 @@
 #include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
-#include "collectives/in_process.hpp"
+#include "comm/in_process.hpp"
 #include "errors/error.hpp"
 #include "tensors/handle_table.hpp"
 
@@ -49,12 +49,13 @@ std::vector<View> copies(const std::vector<const View *> &views) {
   return out;
 }
 
-// The in-place collectives are writes (autograd.h's rules for _out functions).
-void before_writes(const char *fn, const std::vector<const View *> &views) {
+// An in-place collective on the tensors: a write into each (autograd.h's
+// rules for _out functions), refused before any is written.
+template <class Run>
+void in_place(const char *fn, const bp_tensor *tensors, int32_t count, Run &&run) {
+  const std::vector<const View *> views = participants(fn, tensors, count, "tensors");
   for (const View *v : views) autograd::before_write(fn, *v, {});
-}
-
-void wrote_all(const std::vector<const View *> &views) {
+  run(copies(views));
   for (const View *v : views) autograd::wrote(*v);
 }
 
@@ -84,19 +85,15 @@ extern "C" {
 
 bp_status bp_all_reduce(const bp_tensor *tensors, int32_t count, int32_t reduce_op) {
   return collective("bp_all_reduce", [&] {
-    const std::vector<const View *> views = participants("bp_all_reduce", tensors, count, "tensors");
-    before_writes("bp_all_reduce", views);
-    collectives::all_reduce(copies(views), reduce_op);
-    wrote_all(views);
+    in_place("bp_all_reduce", tensors, count,
+             [&](const std::vector<View> &views) { collectives::all_reduce(views, reduce_op); });
   });
 }
 
 bp_status bp_broadcast(const bp_tensor *tensors, int32_t count, int32_t root) {
   return collective("bp_broadcast", [&] {
-    const std::vector<const View *> views = participants("bp_broadcast", tensors, count, "tensors");
-    before_writes("bp_broadcast", views);
-    collectives::broadcast(copies(views), root);
-    wrote_all(views);
+    in_place("bp_broadcast", tensors, count,
+             [&](const std::vector<View> &views) { collectives::broadcast(views, root); });
   });
 }
 

@@ -1,11 +1,11 @@
-// The composite functions (dispatch/composite_ops.cpp): handles in, handles out.
+// The composite functions (composites/composites.cpp): handles in, handles out.
 #include <vector>
 
 #include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "devices/registry.hpp"
-#include "dispatch/operators.hpp"
+#include "composites/composites.hpp"
 #include "errors/names.hpp"
 #include "tensors/handle_table.hpp"
 

@@ -5,8 +5,8 @@
 #include "capi/guard.hpp"
 #include "capi/sized_struct.hpp"
 #include "fusion/fusion.hpp"
-#include "plugins/backend.hpp"
-#include "plugins/plugin_scratch.hpp"
+#include "loader/backend.hpp"
+#include "loader/plugin_scratch.hpp"
 #include "runtime/runtime.hpp"
 
 using namespace bp::core;

@@ -1,6 +1,7 @@
 // Lazy fusion on or off (fusion/fusion.hpp).
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
+#include "capi/runtime_switch.hpp"
 #include "fusion/fusion.hpp"
 #include "runtime/runtime.hpp"
 
@@ -8,12 +9,7 @@ using namespace bp::core;
 
 extern "C" {
 
-bp_status bp_fusion_enable(int32_t on) {
-  return guarded([&] {
-    Runtime::get();  // the config's fusion key must not overwrite this later
-    fusion::enabled.store(on != 0, std::memory_order_relaxed);
-  });
-}
+bp_status bp_fusion_enable(int32_t on) { return set_switch(fusion::enabled, on); }
 
 int32_t bp_fusion_enabled(void) {
   int32_t on = 0;

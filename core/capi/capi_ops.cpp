@@ -49,6 +49,17 @@ void require_scalar_kind(int32_t op, int32_t scalar_kind) {
          std::string(op_name(op)) + ": scalar_kind 0 is not a bp_scalar_kind (BOOL 1, INT 2, FLOAT 3)");
 }
 
+// A scatter into dst, under the recording layer's write rules.
+bp_status scatter(int32_t op, void (*write)(const View &, const View &, const View &), bp_tensor dst,
+                  bp_tensor index, bp_tensor values) {
+  return guarded([&] {
+    const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
+    ag::before_write(op_name(op), d, {&v});
+    write(d, i, v);
+    ag::wrote(d);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -64,7 +75,7 @@ bp_status bp_binary_out(int32_t op, bp_tensor a, bp_tensor b, bp_tensor out) {
   return guarded([&] {
     const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x, &y});
-    binary_out(op, x, y, o);
+    dispatch::binary_out(op, x, y, o);
     ag::wrote(o);
   });
 }
@@ -82,7 +93,7 @@ bp_status bp_binary_scalar_out(int32_t op, bp_tensor a, double scalar, int32_t s
   return guarded([&] {
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
-    binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o);
+    dispatch::binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o);
     ag::wrote(o);
   });
 }
@@ -102,7 +113,7 @@ bp_status bp_binary_scalar_kind_out(int32_t op, bp_tensor a, double scalar, int3
     require_scalar_kind(op, scalar_kind);
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
-    binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o, scalar_kind);
+    dispatch::binary_scalar(op, x, scalar, scalar_is_lhs != 0, &o, scalar_kind);
     ag::wrote(o);
   });
 }
@@ -118,7 +129,7 @@ bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out) {
   return guarded([&] {
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
-    unary(op, x, &o);
+    dispatch::unary(op, x, &o);
     ag::wrote(o);
   });
 }
@@ -136,7 +147,7 @@ bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out) 
   return guarded([&] {
     const View &c = input(cond, op, 0), &x = input(a, op, 1), &y = input(b, op, 2), &o = output(out, op);
     ag::before_write("where", o, {&x, &y});
-    where(c, x, y, &o);
+    dispatch::where(c, x, y, &o);
     ag::wrote(o);
   });
 }
@@ -152,7 +163,7 @@ bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
   return guarded([&] {
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
-    reduce(op, x, axis, keepdims != 0, &o);
+    dispatch::reduce(op, x, axis, keepdims != 0, &o);
     ag::wrote(o);
   });
 }
@@ -178,7 +189,7 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
   return guarded([&] {
     const View &x = input(a, op, 0), &y = input(b, op, 1), &o = output(out, op);
     ag::before_write("matmul", o, {&x, &y});
-    matmul(x, y, transpose_a != 0, transpose_b != 0, &o);
+    dispatch::matmul(x, y, transpose_a != 0, transpose_b != 0, &o);
     ag::wrote(o);
   });
 }
@@ -194,7 +205,7 @@ bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
   return guarded([&] {
     const View &x = input(a, op, 0), &o = output(out, op);
     ag::before_write(op_name(op), o, {&x});
-    scan(op, x, axis, &o);
+    dispatch::scan(op, x, axis, &o);
     ag::wrote(o);
   });
 }
@@ -208,30 +219,18 @@ bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out) {
 }
 
 bp_status bp_scatter_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
-  const int32_t op = BP_OP_SCATTER_ND;
-  return guarded([&] {
-    const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
-    ag::before_write("scatter_nd", d, {&v});
-    scatter_nd(d, i, v);
-    ag::wrote(d);
-  });
+  return scatter(BP_OP_SCATTER_ND, dispatch::scatter_nd, dst, index, values);
 }
 
 bp_status bp_scatter_add_nd(bp_tensor dst, bp_tensor index, bp_tensor values) {
-  const int32_t op = BP_OP_SCATTER_ADD_ND;
-  return guarded([&] {
-    const View &d = output(dst, op), &i = input(index, op, 0), &v = input(values, op, 1);
-    ag::before_write("scatter_add_nd", d, {&v});
-    scatter_add_nd(d, i, v);
-    ag::wrote(d);
-  });
+  return scatter(BP_OP_SCATTER_ADD_ND, dispatch::scatter_add_nd, dst, index, values);
 }
 
 bp_status bp_nonzero(bp_tensor a, bp_tensor *out) {
   return guarded([&] {
     as_function("bp_nonzero", {"scatter_nd", "nonzero"}, [&] {
       if (!out) fail(BP_ERR_INVALID_ARGUMENT, "out is NULL");
-      emit(nonzero(input(a, BP_OP_SCATTER_ND, 0)), out, BP_OP_SCATTER_ND);
+      emit(dispatch::nonzero(input(a, BP_OP_SCATTER_ND, 0)), out, BP_OP_SCATTER_ND);
     });
   });
 }
@@ -251,9 +250,7 @@ bp_status bp_assign(bp_tensor dst, bp_tensor src) {
   return guarded([&] {
     as_function("bp_assign", {"copy", "assign"}, [&] {
       const View &d = output(dst, op), &s = input(src, op, 0);
-      ag::before_write("assign", d, {&s});
-      assign(d, s);
-      ag::wrote(d);
+      ag::assign(d, s);
     });
   });
 }

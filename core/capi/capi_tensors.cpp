@@ -3,6 +3,7 @@
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "devices/registry.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/names.hpp"
 #include "tensors/handle_table.hpp"
@@ -30,6 +31,16 @@ bp_status create(const char *fn, bp_tensor *out, Make &&make) {
       bp_tensor *o = out_arg(out, fn);
       emit(make(), o);
     });
+  });
+}
+
+// A function of one tensor that makes a new one (a view, a copy): checks
+// `out`, then looks the tensor up; errors name fn.
+template <class Make>
+bp_status derive(const char *fn, bp_tensor tensor, bp_tensor *out, Make &&make) {
+  return guarded([&] {
+    bp_tensor *o = out_arg(out, fn);
+    emit(make(view_or_throw(tensor, fn)), o);
   });
 }
 
@@ -105,7 +116,7 @@ bp_status bp_from_host_into(bp_tensor tensor, const void *data, uint64_t bytes) 
   return guarded([&] {
     const View &v = view_or_throw(tensor, "bp_from_host_into");
     ag::before_write("bp_from_host_into", v, {});
-    from_host_into(v, data, bytes);
+    dispatch::from_host_into(v, data, bytes);
     ag::wrote(v);
   });
 }
@@ -186,46 +197,28 @@ bp_status bp_tensor_wait(bp_tensor tensor) {
 int64_t bp_live_tensor_count(void) { return handles().live(); }
 
 bp_status bp_reshape(bp_tensor tensor, int32_t rank, const int64_t *shape, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_reshape");
-    emit(ag::reshape(view_or_throw(tensor, "bp_reshape"), rank, shape), o);
-  });
+  return derive("bp_reshape", tensor, out, [&](const View &v) { return ag::reshape(v, rank, shape); });
 }
 
 bp_status bp_permute(bp_tensor tensor, const int32_t *axes, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_permute");
-    emit(ag::permute(view_or_throw(tensor, "bp_permute"), axes), o);
-  });
+  return derive("bp_permute", tensor, out, [&](const View &v) { return ag::permute(v, axes); });
 }
 
 bp_status bp_transpose(bp_tensor tensor, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_transpose");
-    emit(ag::transpose(view_or_throw(tensor, "bp_transpose")), o);
-  });
+  return derive("bp_transpose", tensor, out, [&](const View &v) { return ag::transpose(v); });
 }
 
 bp_status bp_slice(bp_tensor tensor, int32_t axis, int64_t start, int64_t stop, int64_t step,
                    bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_slice");
-    emit(ag::slice(view_or_throw(tensor, "bp_slice"), axis, start, stop, step), o);
-  });
+  return derive("bp_slice", tensor, out, [&](const View &v) { return ag::slice(v, axis, start, stop, step); });
 }
 
 bp_status bp_select(bp_tensor tensor, int32_t axis, int64_t index, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_select");
-    emit(ag::select(view_or_throw(tensor, "bp_select"), axis, index), o);
-  });
+  return derive("bp_select", tensor, out, [&](const View &v) { return ag::select(v, axis, index); });
 }
 
 bp_status bp_expand_dims(bp_tensor tensor, int32_t axis, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_expand_dims");
-    emit(ag::expand_dims(view_or_throw(tensor, "bp_expand_dims"), axis), o);
-  });
+  return derive("bp_expand_dims", tensor, out, [&](const View &v) { return ag::expand_dims(v, axis); });
 }
 
 bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out) {
@@ -242,11 +235,7 @@ bp_status bp_contiguous(bp_tensor tensor, bp_tensor *out) {
 }
 
 bp_status bp_copy_to(bp_tensor tensor, bp_device device, bp_tensor *out) {
-  return guarded([&] {
-    bp_tensor *o = out_arg(out, "bp_copy_to");
-    View &v = view_or_throw(tensor, "bp_copy_to");
-    emit(ag::copy_to(v, device_or_throw(device)), o);
-  });
+  return derive("bp_copy_to", tensor, out, [&](const View &v) { return ag::copy_to(v, device_or_throw(device)); });
 }
 
 bp_status bp_to(bp_tensor tensor, bp_device device, bp_tensor *out) {

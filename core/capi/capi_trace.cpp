@@ -3,8 +3,9 @@
 
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
+#include "capi/runtime_switch.hpp"
 #include "capi/sized_struct.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "runtime/runtime.hpp"
 #include "trace/trace.hpp"
 
@@ -12,12 +13,7 @@ using namespace bp::core;
 
 extern "C" {
 
-bp_status bp_trace_enable(int32_t on) {
-  return guarded([&] {
-    Runtime::get();  // the config's trace key must not overwrite this later
-    trace::enabled.store(on != 0, std::memory_order_relaxed);
-  });
-}
+bp_status bp_trace_enable(int32_t on) { return set_switch(trace::enabled, on); }
 
 int32_t bp_trace_count(void) { return trace::count(); }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "errors/error.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 
 namespace bp::core {
 

@@ -1,9 +1,9 @@
 // Tensors created on a device by its backend: fill, arange, random.
 #include <cmath>
 
+#include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
-#include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 

@@ -26,6 +26,9 @@ BinaryTypes binary_types(int32_t op, int32_t a, int32_t b);
 // (backplane.h's table), or 0 for bp_binary_scalar's value-based rule of 1.0,
 // where integral says the scalar is an integer the tensor's dtype holds.
 BinaryTypes scalar_types(int32_t op, int32_t a, int32_t scalar_kind, bool integral);
+// The scalar_kind of bp_binary_scalar's value-based rule of 1.0 (no
+// bp_scalar_kind is 0).
+inline constexpr int32_t kScalarByValue = 0;
 // Whether the integer dtype holds value exactly (false for other dtypes).
 bool integer_holds(int32_t dtype, double value);
 BinaryTypes unary_types(int32_t op, int32_t a);

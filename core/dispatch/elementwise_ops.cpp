@@ -13,7 +13,7 @@
 #include "errors/names.hpp"
 #include "fusion/fusion.hpp"
 
-namespace bp::core {
+namespace bp::core::dispatch {
 
 namespace {
 
@@ -260,4 +260,4 @@ View cast(const View &a, int32_t dtype) {
 
 View contiguous_copy(const View &a) { return cast_view(a, a.dtype); }
 
-}  // namespace bp::core
+}  // namespace bp::core::dispatch

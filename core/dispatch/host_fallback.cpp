@@ -6,7 +6,7 @@
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "runtime/runtime.hpp"
 #include "tensors/storage.hpp"
 #include "trace/trace.hpp"

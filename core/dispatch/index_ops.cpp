@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
@@ -15,7 +16,7 @@
 #include "errors/names.hpp"
 #include "tensors/view_ops.hpp"
 
-namespace bp::core {
+namespace bp::core::dispatch {
 
 namespace {
 
@@ -201,4 +202,4 @@ View nonzero(const View &a) {
   return result;
 }
 
-}  // namespace bp::core
+}  // namespace bp::core::dispatch

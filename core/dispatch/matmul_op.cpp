@@ -9,7 +9,7 @@
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 
-namespace bp::core {
+namespace bp::core::dispatch {
 
 namespace {
 
@@ -112,4 +112,4 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, co
   return result;
 }
 
-}  // namespace bp::core
+}  // namespace bp::core::dispatch

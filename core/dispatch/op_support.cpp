@@ -9,7 +9,7 @@
 #include "fusion/fusion.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "tensors/overlap.hpp"
 #include "trace/trace.hpp"
 

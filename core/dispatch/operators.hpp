@@ -1,13 +1,31 @@
-// Operators on views. Each takes an optional output view: when it is null the
-// result is allocated on the inputs' device and returned, else the result is
-// written into *out and an empty view is returned.
+// The raw operators on views: they compute and record no gradient. Only the
+// recording layer (autograd/functions.hpp), the C API's writes into
+// existing tensors and the core's own machinery (collectives, backward
+// formulas) call them; everything that makes a differentiable result calls
+// the recording layer, whose functions have the same names. The composites
+// (composites/) must not see these at all: including this header there is
+// a compile error, so that calling around the recording layer cannot
+// happen silently.
+//
+// Each takes an optional output view: when it is null the result is
+// allocated on the inputs' device and returned, else the result is written
+// into *out and an empty view is returned.
 #pragma once
+
+#ifdef BP_CORE_COMPOSITES
+#error "composites are made of the recording layer (autograd/functions.hpp): a raw operator would drop gradients"
+#endif
 
 #include <vector>
 
+#include "dispatch/dtype_rules.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
+struct Device;
+}
+
+namespace bp::core::dispatch {
 
 View binary(int32_t op, const View &a, const View &b, const View *out);
 // binary() into an existing output: the C API's _out path, kept free of a
@@ -15,7 +33,6 @@ View binary(int32_t op, const View &a, const View &b, const View *out);
 void binary_out(int32_t op, const View &a, const View &b, const View &out);
 // scalar_kind: a bp_scalar_kind, whose table in backplane.h decides the
 // dtype, or kScalarByValue for bp_binary_scalar's value-based rule of 1.0.
-inline constexpr int32_t kScalarByValue = 0;
 View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs, const View *out,
                    int32_t scalar_kind = kScalarByValue);
 View unary(int32_t op, const View &a, const View *out);
@@ -30,39 +47,14 @@ void scatter_nd(const View &dst, const View &index, const View &values);
 void scatter_add_nd(const View &dst, const View &index, const View &values);
 // int64 [count, rank]: the multi-indices of a's nonzero elements, in C order.
 View nonzero(const View &a);
-
-// Composites of the operators above (composite_ops.cpp); see backplane.h.
+// The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
-View stack(const std::vector<const View *> &tensors, int32_t axis);
-View eye(Device &device, int32_t dtype, int64_t n, int64_t m, int64_t k);
-View linspace(Device &device, int32_t dtype, double start, double stop, int64_t num, bool endpoint);
-View clip(const View &a, double low, double high);
-View var(const View &a, int32_t axis, bool keepdims, double ddof);
-View softmax(const View &a, int32_t axis);
-View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, int64_t low,
-                     int64_t high, uint64_t seed);
-bool allclose(const View &a, const View &b, double rtol, double atol, bool equal_nan);
+
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);
 View cast(const View &a, int32_t dtype);
 View contiguous_copy(const View &a);
-
-// Creation on a device.
-View fill(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, double value);
-View arange(Device &device, int32_t dtype, double start, double stop, double step);
-View random(Device &device, int32_t op, int32_t dtype, int32_t rank, const int64_t *shape,
-            double p0, double p1, uint64_t seed);
-
-// Data movement.
-View from_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape,
-               const void *data);
-// A view over host memory the caller owns (bp_wrap_host); strides in
-// elements, nullptr for C order.
-View wrap_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, const int64_t *strides,
-               void *data, void (*release)(void *), void *context);
-void to_host(const View &v, void *data, uint64_t bytes);
 void from_host_into(const View &v, const void *data, uint64_t bytes);
 View copy_to(const View &v, Device &device);
-void wait(const View &v);
 
-}  // namespace bp::core
+}  // namespace bp::core::dispatch

@@ -7,7 +7,7 @@
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 
-namespace bp::core {
+namespace bp::core::dispatch {
 
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *out) {
   if (!is_family(op, BP_OP_FAMILY_REDUCE))
@@ -79,4 +79,4 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *
   return result;
 }
 
-}  // namespace bp::core
+}  // namespace bp::core::dispatch

@@ -10,7 +10,7 @@
 #include "errors/names.hpp"
 #include "tensors/view_ops.hpp"
 
-namespace bp::core {
+namespace bp::core::dispatch {
 
 namespace {
 
@@ -62,4 +62,4 @@ View scan(int32_t op, const View &a, int32_t axis, const View *out) {
   return result;
 }
 
-}  // namespace bp::core
+}  // namespace bp::core::dispatch

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "devices/registry.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "fusion/fusion.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "trace/trace.hpp"
 
 namespace bp::core {
@@ -101,7 +102,7 @@ View wrap_host(Device &device, int32_t dtype, int32_t rank, const int64_t *shape
   return v;
 }
 
-void from_host_into(const View &v, const void *data, uint64_t bytes) {
+void dispatch::from_host_into(const View &v, const void *data, uint64_t bytes) {
   check_host_buffer("from_host_into", v, data, bytes);
   if (v.contiguous()) {
     std::vector<uint8_t> scratch;
@@ -118,12 +119,12 @@ void to_host(const View &v, void *data, uint64_t bytes) {
   if (v.contiguous()) {
     read_dense(v, data, need);
   } else {
-    View dense = contiguous_copy(v);
+    View dense = dispatch::contiguous_copy(v);
     read_dense(dense, data, need);
   }
 }
 
-View copy_to(const View &v, Device &device) {
+View dispatch::copy_to(const View &v, Device &device) {
   View src = v.contiguous() ? v : contiguous_copy(v);
   View dst = allocate_view(device, src.dtype, src.rank, src.shape);
   uint64_t bytes = nbytes(src);

@@ -7,7 +7,7 @@
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "fusion/group.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "trace/trace.hpp"
 
 namespace bp::core::fusion {
@@ -51,6 +51,9 @@ void run_open_quietly(Queue &q) {
 }
 
 [[noreturn]] void throw_failure(const Storage &s) { throw Error(*s.failure()); }
+
+// Storage::buffer's slow path comes here through the storage's hook.
+[[maybe_unused]] const bool g_settles_storages = (set_pending_work_hook(&settle), true);
 
 }  // namespace
 

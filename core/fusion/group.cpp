@@ -7,7 +7,7 @@
 #include "dispatch/op_support.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
-#include "plugins/backend.hpp"
+#include "loader/backend.hpp"
 #include "trace/trace.hpp"
 
 namespace bp::core::fusion {

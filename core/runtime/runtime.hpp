@@ -9,7 +9,7 @@
 
 #include "config/config.hpp"
 #include "devices/registry.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "loader/plugin_loader.hpp"
 
 namespace bp::core {
 

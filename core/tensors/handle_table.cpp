@@ -72,25 +72,32 @@ bp_tensor HandleTable::insert(View &&view) {
   return (uint64_t(gen) << 32) | uint64_t(slot + 1);
 }
 
+namespace {
+
+// Moves a live slot's count by delta; false, moving nothing, once it reached
+// zero. The caller is pinned and saw the slot live, so it is not reused
+// under us; it may be dying (no references left), which counts as released.
+// `before` is the count it moved from.
+bool step_refs(std::atomic<int64_t> &refs, int64_t delta, std::memory_order order, int64_t &before) {
+  before = refs.load(std::memory_order_relaxed);
+  do {
+    if (before <= 0) return false;
+  } while (!refs.compare_exchange_weak(before, before + delta, order));
+  return true;
+}
+
+}  // namespace
+
 bool HandleTable::retain(bp_tensor h) {
   Slot *s = slot_of(h);
-  if (!s) return false;
-  // The caller is pinned and saw the slot live, so it is not reused under
-  // us; it may be dying (no references left), which counts as released.
-  int64_t refs = s->refs.load(std::memory_order_relaxed);
-  do {
-    if (refs <= 0) return false;
-  } while (!s->refs.compare_exchange_weak(refs, refs + 1, std::memory_order_relaxed));
-  return true;
+  int64_t refs;
+  return s && step_refs(s->refs, 1, std::memory_order_relaxed, refs);
 }
 
 bool HandleTable::release(bp_tensor h) {
   Slot *s = slot_of(h);
-  if (!s) return false;
-  int64_t refs = s->refs.load(std::memory_order_relaxed);
-  do {
-    if (refs <= 0) return false;
-  } while (!s->refs.compare_exchange_weak(refs, refs - 1, std::memory_order_acq_rel));
+  int64_t refs;
+  if (!s || !step_refs(s->refs, -1, std::memory_order_acq_rel, refs)) return false;
   if (refs != 1) return true;
   // This thread took the count to zero, so it alone retires the slot.
   // Lookups fail from here; then the epoch advances (reclamation.hpp's order).

@@ -5,13 +5,16 @@
 
 #include "devices/registry.hpp"
 #include "errors/error.hpp"
-#include "fusion/fusion.hpp"
-#include "plugins/backend.hpp"
-#include "plugins/plugin_strings.hpp"
+#include "loader/backend.hpp"
+#include "loader/plugin_strings.hpp"
 
 namespace bp::core {
 
 namespace {
+
+// Set once, at load time, by the fusion layer, before any storage can be
+// pending: only that layer marks storages pending.
+PendingWorkHook g_pending_work = nullptr;
 
 // The backend's buffer of `bytes` on device and its host address, if any.
 void allocate_buffer(Device &device, uint64_t bytes, bp_buffer &buffer, void *&host) {
@@ -92,7 +95,9 @@ void Storage::fail_with(std::shared_ptr<const Error> error, fusion::Group *faile
   pending_.store(failed_marker, std::memory_order_release);
 }
 
-void Storage::settle_slow() const { fusion::settle(const_cast<Storage &>(*this)); }
+void set_pending_work_hook(PendingWorkHook hook) { g_pending_work = hook; }
+
+void Storage::settle_slow() const { g_pending_work(const_cast<Storage &>(*this)); }
 
 void Storage::release() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;

@@ -97,6 +97,12 @@ class Storage {
   std::shared_ptr<const Error> failure_;
 };
 
+// Runs the deferred work `storage` is pending on, or throws the error that
+// work left it (Storage::buffer's slow path). The layer that defers work
+// installs it: tensors/ sits below that layer and does not include it.
+using PendingWorkHook = void (*)(Storage &storage);
+void set_pending_work_hook(PendingWorkHook hook);
+
 // Owning pointer to a Storage.
 class StorageRef {
  public:

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <filesystem>
+#include <iterator>
 
 #include "config/config.hpp"
 #include "input_bounds.hpp"
@@ -21,31 +22,14 @@ using detail::toml_array;
 using detail::toml_bool;
 using detail::toml_string;
 
-std::string type_name(const toml::node &node) {
-  switch (node.type()) {
-    case toml::node_type::table:
-      return "table";
-    case toml::node_type::array:
-      return "array";
-    case toml::node_type::string:
-      return "string";
-    case toml::node_type::integer:
-      return "integer";
-    case toml::node_type::floating_point:
-      return "float";
-    case toml::node_type::boolean:
-      return "boolean";
-    case toml::node_type::date:
-      return "date";
-    case toml::node_type::time:
-      return "time";
-    case toml::node_type::date_time:
-      return "date-time";
-    case toml::node_type::none:
-      break;
-  }
-  return "nothing";
-}
+// Indexed by toml::node_type, whose order toml++ fixes: none first.
+constexpr const char *kTypeNames[] = {"nothing", "table",   "array", "string", "integer",
+                                      "float",   "boolean", "date",  "time",   "date-time"};
+static_assert(size_t(toml::node_type::none) == 0 && size_t(toml::node_type::floating_point) == 5 &&
+                  size_t(toml::node_type::date_time) == std::size(kTypeNames) - 1,
+              "toml::node_type's order changed: update kTypeNames");
+
+std::string type_name(const toml::node &node) { return kTypeNames[size_t(node.type())]; }
 
 // Shortest text that reads back the same ("0.1", not "0.10000000000000001"),
 // still a TOML float ("1.0", not "1").
