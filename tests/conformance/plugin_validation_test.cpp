@@ -1,5 +1,5 @@
 // The plugin-table validator shared by the core's loader and `bp check`
-// (core/plugins/validation): what it accepts, and the precise reason for
+// (core/loader/validation): what it accepts, and the precise reason for
 // each table it rejects.
 #include <catch2/catch.hpp>
 
