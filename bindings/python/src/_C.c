@@ -381,33 +381,24 @@ static PyObject *m_synchronize(PyObject *mod, PyObject *arg) {
   REQUIRE_LOADED();
   long id;
   if (!int_arg(arg, &id)) return NULL;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_synchronize((bp_device)id);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL(p_bp_synchronize((bp_device)id));
   Py_RETURN_NONE;
 }
 
-/* empty/zeros/ones(device, dtype, shape) */
 /* ---- tracing and counters ------------------------------------------------ */
 
-static PyObject *m_trace_enable(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  int on = PyObject_IsTrue(arg);
-  if (on < 0) return NULL;
-  CHECK(p_bp_trace_enable(on));
-  Py_RETURN_NONE;
-}
-
-static PyObject *m_fusion_enable(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  REQUIRE_LOADED();
-  int on = PyObject_IsTrue(arg);
-  if (on < 0) return NULL;
-  CHECK(p_bp_fusion_enable(on));
-  Py_RETURN_NONE;
-}
+/* f(flag) -> None: the runtime's switches. */
+#define WRAP_SWITCH(f)                                   \
+  static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
+    (void)mod;                                           \
+    REQUIRE_LOADED();                                    \
+    int on = PyObject_IsTrue(arg);                       \
+    if (on < 0) return NULL;                             \
+    CHECK(p_bp_##f(on));                                 \
+    Py_RETURN_NONE;                                      \
+  }
+WRAP_SWITCH(trace_enable)
+WRAP_SWITCH(fusion_enable)
 
 static PyObject *m_fusion_enabled(PyObject *mod, PyObject *unused) {
   (void)mod;

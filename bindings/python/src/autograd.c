@@ -71,12 +71,9 @@ static PyObject *m_backward(PyObject *mod, PyObject *const *args, Py_ssize_t nar
   if (args[1] != Py_None && !get_tensor(args[1], &g)) return NULL;
   int retain = PyObject_IsTrue(args[2]);
   if (retain < 0) return NULL;
-  bp_status st;
   /* The whole backward pass: may wait for the devices. Grad mode is per
    * thread, so releasing the GIL leaves it as it is. */
-  Py_BEGIN_ALLOW_THREADS st = p_bp_backward(t, g, retain);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL(p_bp_backward(t, g, retain));
   Py_RETURN_NONE;
 }
 
@@ -109,14 +106,7 @@ static PyObject *m_adopt(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return PyErr_Format(PyExc_TypeError, "adopt: the class must derive from TensorBase");
   if (!get_tensor(args[1], &t)) return NULL;
   CHECK(p_bp_tensor_retain(t));
-  PyTypeObject *tp = (PyTypeObject *)cls;
-  TensorObject *self = (TensorObject *)tp->tp_alloc(tp, 0);
-  if (!self) {
-    p_bp_tensor_release(t);
-    return NULL;
-  }
-  self->handle = t;
-  return (PyObject *)self;
+  return wrap_as((PyTypeObject *)cls, t);
 }
 
 /* rebind(dst, src): dst now refers to src's tensor and lets go of its own,

@@ -16,18 +16,15 @@ static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t n
   long kind, arg;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "collective(kind, tensors, arg)");
   if (!int_arg(args[0], &kind) || !int_arg(args[2], &arg)) return NULL;
-  PyObject *seq = PySequence_Fast(args[1], "collective: tensors must be a sequence");
-  if (!seq) return NULL;
+  PyObject *seq;
   Py_ssize_t n;
-  bp_tensor *handles = handles_of(seq, &n);
-  bp_tensor *outs = handles ? PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1)) : NULL;
+  bp_tensor *handles = handles_of("collective", args[1], &seq, &n);
+  if (!handles) return NULL;
+  bp_tensor *outs = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1));
   if (!outs) {
-    if (handles) {
-      PyMem_Free(handles);
-      PyErr_NoMemory();
-    }
+    PyMem_Free(handles);
     Py_DECREF(seq);
-    return NULL;
+    return PyErr_NoMemory();
   }
   bp_status st;
   Py_BEGIN_ALLOW_THREADS switch (kind) {
@@ -78,32 +75,20 @@ static PyObject *m_dist_init(PyObject *mod, PyObject *arg) {
   o.struct_size = sizeof o;
   o.timeout_seconds = PyFloat_AsDouble(arg);
   if (PyErr_Occurred()) return NULL;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_dist_init(&o);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL(p_bp_dist_init(&o));
   Py_RETURN_NONE;
 }
 
-static PyObject *m_dist_finalize(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_dist_finalize();
-  Py_END_ALLOW_THREADS
-  CHECK(st);
-  Py_RETURN_NONE;
-}
-
-static PyObject *m_dist_barrier(PyObject *mod, PyObject *unused) {
-  (void)mod;
-  (void)unused;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_dist_barrier();
-  Py_END_ALLOW_THREADS
-  CHECK(st);
-  Py_RETURN_NONE;
-}
+/* f() -> None: the calls every rank makes together. */
+#define WRAP_TOGETHER(f)                                    \
+  static PyObject *m_##f(PyObject *mod, PyObject *unused) { \
+    (void)mod;                                              \
+    (void)unused;                                           \
+    CHECK_WITHOUT_GIL(p_bp_##f());                          \
+    Py_RETURN_NONE;                                         \
+  }
+WRAP_TOGETHER(dist_finalize)
+WRAP_TOGETHER(dist_barrier)
 
 /* dist_info() -> (rank, size, local_rank, local_size) */
 static PyObject *m_dist_info(PyObject *mod, PyObject *unused) {

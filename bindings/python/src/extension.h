@@ -47,6 +47,16 @@ PyObject *raise_status(bp_status status);
     if (st_ != BP_OK) return raise_status(st_); \
   } while (0)
 
+/* CHECK of a call that may wait (for a device, other ranks, a copy): it
+ * runs without the GIL. */
+#define CHECK_WITHOUT_GIL(call)                 \
+  do {                                          \
+    bp_status st_;                              \
+    Py_BEGIN_ALLOW_THREADS st_ = (call);        \
+    Py_END_ALLOW_THREADS                        \
+    if (st_ != BP_OK) return raise_status(st_); \
+  } while (0)
+
 /* ---- tensor objects ------------------------------------------------------ */
 
 typedef struct {
@@ -64,6 +74,8 @@ extern PyTypeObject *g_tensor_cls;   /* the Python subclass results are made of 
 /* Wraps a handle the caller owns into a new tensor object; releases the
  * handle on failure. */
 PyObject *wrap(bp_tensor handle);
+/* The same as an object of tp, a subclass of TensorBase. */
+PyObject *wrap_as(PyTypeObject *tp, bp_tensor handle);
 
 /* o's handle into *out: 1, or 0 with a TypeError when o is no tensor. */
 int get_tensor(PyObject *o, bp_tensor *out);
@@ -79,9 +91,11 @@ PyObject *binary(int32_t op, PyObject *a, PyObject *b);
 /* op(a) of a tensor object. */
 PyObject *unary(int32_t op, PyObject *a);
 
-/* The handles of a sequence of tensors (a PySequence_Fast), in a PyMem block
- * the caller frees; NULL with an exception set on failure. */
-bp_tensor *handles_of(PyObject *seq, Py_ssize_t *n);
+/* The handles of obj, a sequence of tensors, in a PyMem block the caller
+ * frees, with *seq the sequence (a new reference the caller drops after the
+ * call that uses the handles, since it keeps the tensors alive); NULL with an
+ * exception set naming fn on failure. */
+bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n);
 
 /* f(t) -> tensor: defines m_f over p_bp_f for the calls that take a tensor
  * and give one. */

@@ -4,10 +4,12 @@
  */
 #include "extension.h"
 
+#include <stdio.h>
 #include <time.h>
 
 #include "dlpack.h"
 
+/* empty/zeros/ones(device, dtype, shape) */
 /* bp_empty, bp_zeros and bp_ones share one signature. */
 typedef __typeof__(bp_empty) *fill_fn;
 static PyObject *creation(fill_fn *fn, PyObject *args, const char *fmt) {
@@ -245,10 +247,7 @@ static PyObject *transfer(transfer_fn *fn, PyObject *const *args, Py_ssize_t nar
   if (!get_tensor(args[0], &t)) return NULL;
   long dev;
   if (!int_arg(args[1], &dev)) return NULL;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = (*fn)(t, (bp_device)dev, &out);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL((*fn)(t, (bp_device)dev, &out));
   if (out == t) {
     /* bp_to gave the same handle (a new reference): keep the object too. */
     p_bp_tensor_release(out);
@@ -387,48 +386,31 @@ static PyObject *m_gather_nd(PyObject *mod, PyObject *const *args, Py_ssize_t na
   bp_tensor a, index, out;
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "gather_nd(a, index)");
   if (!get_tensor(args[0], &a) || !get_tensor(args[1], &index)) return NULL;
-  bp_status st;
   /* Reads the index's range back: may wait for the device. */
-  Py_BEGIN_ALLOW_THREADS st = p_bp_gather_nd(a, index, &out);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL(p_bp_gather_nd(a, index, &out));
   return wrap(out);
 }
 
-static PyObject *m_scatter_nd(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  bp_tensor dst, index, values;
-  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "scatter_nd(dst, index, values)");
-  if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &index) || !get_tensor(args[2], &values))
-    return NULL;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_scatter_nd(dst, index, values);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
-  Py_RETURN_NONE;
-}
-
-static PyObject *m_scatter_add_nd(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  bp_tensor dst, index, values;
-  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "scatter_add_nd(dst, index, values)");
-  if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &index) || !get_tensor(args[2], &values))
-    return NULL;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_scatter_add_nd(dst, index, values);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
-  Py_RETURN_NONE;
-}
+/* f(dst, index, values) -> None: bp_scatter_nd and bp_scatter_add_nd. */
+#define WRAP_SCATTER(f)                                                                    \
+  static PyObject *m_##f(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {         \
+    (void)mod;                                                                             \
+    bp_tensor dst, index, values;                                                          \
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, #f "(dst, index, values)");      \
+    if (!get_tensor(args[0], &dst) || !get_tensor(args[1], &index) ||                      \
+        !get_tensor(args[2], &values))                                                     \
+      return NULL;                                                                         \
+    CHECK_WITHOUT_GIL(p_bp_##f(dst, index, values));                                       \
+    Py_RETURN_NONE;                                                                        \
+  }
+WRAP_SCATTER(scatter_nd)
+WRAP_SCATTER(scatter_add_nd)
 
 static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
   (void)mod;
   bp_tensor a, out;
   if (!get_tensor(arg, &a)) return NULL;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_nonzero(a, &out);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL(p_bp_nonzero(a, &out));
   return wrap(out);
 }
 
@@ -442,22 +424,21 @@ static PyObject *m_expand_dims(PyObject *mod, PyObject *const *args, Py_ssize_t 
   return wrap(out);
 }
 
-/* The handles of a sequence of tensors, in a PyMem block the caller frees
- * (NULL with an exception set on failure). The sequence keeps the tensors
- * alive for as long as the caller holds it. */
-bp_tensor *handles_of(PyObject *seq, Py_ssize_t *n) {
-  *n = PySequence_Fast_GET_SIZE(seq);
+bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n) {
+  char message[80];
+  snprintf(message, sizeof message, "%s: tensors must be a sequence", fn);
+  *seq = PySequence_Fast(obj, message);
+  if (!*seq) return NULL;
+  *n = PySequence_Fast_GET_SIZE(*seq);
   bp_tensor *handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(*n > 0 ? *n : 1));
-  if (!handles) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < *n; ++i) {
-    if (!get_tensor(PySequence_Fast_GET_ITEM(seq, i), &handles[i])) {
+  if (!handles) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; handles && i < *n; ++i) {
+    if (!get_tensor(PySequence_Fast_GET_ITEM(*seq, i), &handles[i])) {
       PyMem_Free(handles);
-      return NULL;
+      handles = NULL;
     }
   }
+  if (!handles) Py_CLEAR(*seq);
   return handles;
 }
 
@@ -468,14 +449,10 @@ static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   long stack, axis;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "join(stack, tensors, axis)");
   if (!int_arg(args[0], &stack) || !int_arg(args[2], &axis)) return NULL;
-  PyObject *seq = PySequence_Fast(args[1], "join: tensors must be a sequence");
-  if (!seq) return NULL;
+  PyObject *seq;
   Py_ssize_t n;
-  bp_tensor *handles = handles_of(seq, &n);
-  if (!handles) {
-    Py_DECREF(seq);
-    return NULL;
-  }
+  bp_tensor *handles = handles_of("join", args[1], &seq, &n);
+  if (!handles) return NULL;
   bp_tensor out;
   bp_status st = stack ? p_bp_stack(handles, (int32_t)n, (int32_t)axis, &out)
                        : p_bp_concatenate(handles, (int32_t)n, (int32_t)axis, &out);
@@ -551,10 +528,7 @@ static PyObject *m_allclose(PyObject *mod, PyObject *args) {
       !get_tensor(ta, &a) || !get_tensor(tb, &b))
     return NULL;
   int32_t result = 0;
-  bp_status st;
-  Py_BEGIN_ALLOW_THREADS st = p_bp_allclose(a, b, rtol, atol, equal_nan, &result);
-  Py_END_ALLOW_THREADS
-  CHECK(st);
+  CHECK_WITHOUT_GIL(p_bp_allclose(a, b, rtol, atol, equal_nan, &result));
   return PyBool_FromLong(result);
 }
 

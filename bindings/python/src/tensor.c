@@ -16,8 +16,9 @@ PyTypeObject *g_tensor_cls; /* Python subclass results are made of */
 /* ---- tensor objects ------------------------------------------------------ */
 
 /* Tensors are made of the Python subclass registered by set_hooks. */
-PyObject *wrap(bp_tensor handle) {
-  PyTypeObject *tp = g_tensor_cls ? g_tensor_cls : &TensorBase_Type;
+PyObject *wrap(bp_tensor handle) { return wrap_as(g_tensor_cls ? g_tensor_cls : &TensorBase_Type, handle); }
+
+PyObject *wrap_as(PyTypeObject *tp, bp_tensor handle) {
   TensorObject *self = (TensorObject *)tp->tp_alloc(tp, 0);
   if (!self) {
     p_bp_tensor_release(handle);
