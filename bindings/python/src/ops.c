@@ -5,6 +5,7 @@
 #include "extension.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "dlpack.h"
@@ -424,6 +425,93 @@ static PyObject *m_expand_dims(PyObject *mod, PyObject *const *args, Py_ssize_t 
   return wrap(out);
 }
 
+/* ---- indexing ------------------------------------------------------------ */
+
+/* A Python key (a sequence of ints, slices, None, Ellipsis and tensors, as
+ * backplane/_indexing.py makes it) as bp_index_key entries, in a PyMem block
+ * the caller frees; NULL with an exception set on failure. The sequence keeps
+ * the key's tensors alive while the caller holds it. */
+static bp_index_key *keys_of(PyObject *seq, Py_ssize_t *n) {
+  *n = PySequence_Fast_GET_SIZE(seq);
+  bp_index_key *keys = PyMem_Calloc((size_t)(*n > 0 ? *n : 1), sizeof(bp_index_key));
+  if (!keys) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < *n; ++i) {
+    PyObject *k = PySequence_Fast_GET_ITEM(seq, i);
+    bp_index_key *key = &keys[i];
+    if (k == Py_None) {
+      key->kind = BP_INDEX_NEWAXIS;
+    } else if (k == Py_Ellipsis) {
+      key->kind = BP_INDEX_ELLIPSIS;
+    } else if (IS_TENSOR(k)) {
+      key->kind = BP_INDEX_TENSOR;
+      key->tensor = HANDLE(k);
+    } else if (PySlice_Check(k)) {
+      /* Bounds past int64 clamp: the core clamps them to the axis anyway. */
+      PySliceObject *s = (PySliceObject *)k;
+      PyObject *parts[3] = {s->start, s->stop, s->step};
+      int64_t *values[3] = {&key->start, &key->stop, &key->step};
+      key->kind = BP_INDEX_SLICE;
+      for (int j = 0; j < 3; ++j) {
+        if (parts[j] == Py_None) continue;
+        key->given |= 1u << j;
+        *values[j] = PyNumber_AsSsize_t(parts[j], NULL);
+        if (*values[j] == -1 && PyErr_Occurred()) break;
+      }
+    } else {
+      key->kind = BP_INDEX_INT;
+      key->index = PyNumber_AsSsize_t(k, PyExc_IndexError);
+    }
+    if (PyErr_Occurred()) {
+      PyMem_Free(keys);
+      return NULL;
+    }
+  }
+  return keys;
+}
+
+/* index(t, key) -> t[key]; index_put(t, key, values, accumulate) -> a new
+ * tensor; index_put_into(t, key, values, accumulate) -> None. */
+static PyObject *index_call(const char *fn, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want) {
+  bp_tensor t, values = BP_NO_TENSOR, out = BP_NO_TENSOR;
+  int accumulate = 0;
+  if (nargs != want) return PyErr_Format(PyExc_TypeError, "%s: %zd arguments, not %zd", fn, nargs, want);
+  if (!get_tensor(args[0], &t)) return NULL;
+  if (want == 4) {
+    if (!get_tensor(args[2], &values)) return NULL;
+    if ((accumulate = PyObject_IsTrue(args[3])) < 0) return NULL;
+  }
+  PyObject *seq = PySequence_Fast(args[1], "the key must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t n;
+  bp_index_key *keys = keys_of(seq, &n);
+  bp_status st = BP_OK;
+  if (keys) {
+    /* Index tensors are read back to check their range: may wait. */
+    Py_BEGIN_ALLOW_THREADS
+    if (want == 2) st = p_bp_index(t, keys, (int32_t)n, &out);
+    else if (strcmp(fn, "index_put") == 0) st = p_bp_index_put(t, keys, (int32_t)n, values, accumulate, &out);
+    else st = p_bp_index_put_into(t, keys, (int32_t)n, values, accumulate);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(keys);
+  }
+  Py_DECREF(seq);
+  if (!keys) return NULL;
+  CHECK(st);
+  if (!out) Py_RETURN_NONE;
+  return wrap(out);
+}
+#define WRAP_INDEX(f, want)                                                          \
+  static PyObject *m_##f(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) { \
+    (void)mod;                                                                       \
+    return index_call(#f, args, nargs, want);                                        \
+  }
+WRAP_INDEX(index, 2)
+WRAP_INDEX(index_put, 4)
+WRAP_INDEX(index_put_into, 4)
+
 bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n) {
   char message[80];
   snprintf(message, sizeof message, "%s: tensors must be a sequence", fn);
@@ -642,6 +730,9 @@ PyMethodDef ops_methods[] = {
     FAST(norm),
     FAST(scan),
     FAST(gather_nd),
+    FAST(index),
+    FAST(index_put),
+    FAST(index_put_into),
     FAST(scatter_nd),
     FAST(scatter_add_nd),
     {"nonzero", m_nonzero, METH_O, NULL},
