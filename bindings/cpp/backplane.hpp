@@ -422,6 +422,18 @@ class Tensor {
   Tensor prod(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_PROD, axis, keepdims); }
   Tensor argmin(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMIN, axis, keepdims); }
   Tensor norm() const { return reduce(BP_OP_NORM); }
+  // Over a set of axes (bp_reduce_axes; negative ones count from the end)
+  // (since 1.5): x.sum({0, 2}).
+  Tensor reduce(bp_op op, const std::vector<int32_t> &axes, bool keepdims = false) const {
+    return wrap([&](bp_tensor *o) {
+      return bp_reduce_axes(op, h_, axes.data(), int32_t(axes.size()), keepdims, o);
+    });
+  }
+  Tensor sum(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_SUM, axes, keepdims); }
+  Tensor mean(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_MEAN, axes, keepdims); }
+  Tensor max(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_MAX, axes, keepdims); }
+  Tensor min(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_MIN, axes, keepdims); }
+  Tensor prod(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_PROD, axes, keepdims); }
   // log(sum(exp(x))) without overflow; integers give float64 (since 1.1).
   Tensor logsumexp(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
     return reduce(BP_OP_LOGSUMEXP, axis, keepdims);
@@ -632,6 +644,20 @@ template <class S, detail::if_scalar_t<S> = 0>
 Tensor floor_divide(const Tensor &a, S s) { return detail::binary_with(BP_OP_FLOOR_DIVIDE, a, s); }
 inline Tensor where(const Tensor &c, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_where(c.handle(), a.handle(), b.handle(), o); });
+}
+// A number on one side: its C++ type's kind decides the dtype, as for the
+// operators (bp_where_scalar) (since 1.5).
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor where(const Tensor &c, const Tensor &a, S b) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_where_scalar(c.handle(), a.handle(), double(b), detail::scalar_kind_of<S>(), 0, o);
+  });
+}
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor where(const Tensor &c, S a, const Tensor &b) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_where_scalar(c.handle(), b.handle(), double(a), detail::scalar_kind_of<S>(), 1, o);
+  });
 }
 inline Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false, bool transpose_b = false) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_matmul(a.handle(), b.handle(), transpose_a, transpose_b, o); });

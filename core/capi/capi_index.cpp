@@ -7,20 +7,13 @@
 #include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
+#include "capi/tensor_arg.hpp"
 #include "dispatch/index_composite.hpp"
 #include "tensors/handle_table.hpp"
 
 using namespace bp::core;
 
 namespace {
-
-const View &tensor_arg(const char *fn, bp_tensor h, const std::string &what) {
-  const View *v = handles().get(h);
-  if (!v)
-    fail(BP_ERR_INVALID_HANDLE, std::string(fn) + ": " + what + " is " +
-                                    (h == 0 ? "a null tensor handle" : "not a live tensor (released or never issued)"));
-  return *v;
-}
 
 std::vector<IndexKey> keys_of(const char *fn, const bp_index_key *keys, int32_t count) {
   if (count < 0) fail(BP_ERR_INVALID_ARGUMENT, std::string(fn) + ": count is negative (" + std::to_string(count) + ")");

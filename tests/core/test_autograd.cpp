@@ -147,6 +147,18 @@ TEST_CASE("index and index_put (basic, advanced, masks, negative steps, duplicat
             [&](const std::vector<bp::Tensor> &x) { return x[0].index_put({rows}, x[1], true); });
 }
 
+TEST_CASE("reductions over a set of axes and where with a scalar match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  const Input cube{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4}, {2, 3, 2}};
+  for (bp_op op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_PROD, BP_OP_NORM, BP_OP_LOGSUMEXP})
+    for (bool keep : {false, true}) {
+      INFO(bp_op_name(op) << " keepdims " << keep);
+      gradcheck(d, {cube}, [&](const std::vector<bp::Tensor> &x) { return x[0].reduce(op, {0, -1}, keep); });
+    }
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return bp::where(x[0] > 0.6, x[0], 2.5); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return bp::where(x[0] > 0.6, -1, x[0]); });
+}
+
 TEST_CASE("matmul with transposes, batches and vectors matches finite differences") {
   const bp::Device d = bp_test::each_host_device();
   const Input m34{{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1.0, 1.1, 1.2}, {3, 4}};

@@ -593,6 +593,37 @@ BP_API bp_status bp_index_put(bp_tensor a, const bp_index_key *keys, int32_t cou
 BP_API bp_status bp_index_put_into(bp_tensor dst, const bp_index_key *keys, int32_t count,
                                    bp_tensor values, int32_t accumulate);
 
+/* ---- reductions over axes, scalar operands and fills (since 1.5) ------- */
+
+/* op (a REDUCE operator, as bp_reduce) over every axis in axes[0..count):
+ * negative axes count from the end; an axis out of range is BP_ERR_SHAPE, an
+ * axis given twice BP_ERR_INVALID_ARGUMENT, and ARGMAX or ARGMIN over more
+ * than one axis BP_ERR_INVALID_ARGUMENT (positions along one axis only).
+ * keepdims keeps every reduced axis with extent 1. count 0 reduces nothing:
+ * *out is a new copy of a. The dtype is bp_reduce's. Records for autograd
+ * (the reductions run one axis at a time). The array is the caller's, read
+ * during the call (since 1.5). */
+BP_API bp_status bp_reduce_axes(int32_t op, bp_tensor a, const int32_t *axes, int32_t count,
+                                int32_t keepdims, bp_tensor *out);
+/* cond ? a : scalar elementwise, or cond ? scalar : a when scalar_is_a is
+ * non-zero (NumPy's where with a Python number). The scalar becomes a
+ * tensor of the dtype its kind meets a's in (the kind table of "Dtypes
+ * (promotion)": an int tensor with an INT scalar stays int, with a FLOAT
+ * one becomes float64; a bool tensor with an INT scalar int64), and the
+ * result has the promotion of that dtype and a's. An INT scalar that dtype
+ * cannot hold (an int8 tensor and 300) is BP_ERR_INVALID_ARGUMENT, as are a
+ * scalar not of its kind and a kind that is no bp_scalar_kind. Records for
+ * autograd as bp_where (since 1.5). */
+BP_API bp_status bp_where_scalar(bp_tensor cond, bp_tensor a, double scalar, int32_t scalar_kind,
+                                 int32_t scalar_is_a, bp_tensor *out);
+/* bp_full with the value's bp_scalar_kind given (since 1.5): an INT value
+ * into an integer dtype must be an integer the dtype holds (300 into int8 is
+ * BP_ERR_INVALID_ARGUMENT, where bp_full's conversion saturates it to 127),
+ * a BOOL value 0 or 1; a FLOAT value converts by the conversion rules. An
+ * INT value travels as a double, as in bp_binary_scalar_kind. */
+BP_API bp_status bp_full_kind(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                              double value, int32_t value_kind, bp_tensor *out);
+
 /* ---- composites (since 1.1) ---------------------------------------------
  * NumPy functions made of the operators above, run one operator at a time
  * on the inputs' device: every backend has them, and their results follow

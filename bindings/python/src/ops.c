@@ -49,6 +49,26 @@ static PyObject *m_full(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
+/* full_kind(device, dtype, shape, value): value a Python number, whose kind
+ * decides whether it must fit the dtype (bp_full_kind). */
+static PyObject *m_full_kind(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  int device, dtype;
+  PyObject *shape_obj, *value_obj;
+  if (!PyArg_ParseTuple(args, "iiOO:full_kind", &device, &dtype, &shape_obj, &value_obj)) return NULL;
+  int64_t shape[MAX_SHAPE];
+  int rank = get_shape_arg(shape_obj, shape);
+  if (rank < 0) return NULL;
+  double value;
+  int32_t kind;
+  if (!get_scalar(value_obj, &value, &kind))
+    return PyErr_Format(PyExc_TypeError, "full: the value must be a number, not %.100s", Py_TYPE(value_obj)->tp_name);
+  bp_tensor out;
+  CHECK(p_bp_full_kind(device, dtype, rank, shape, value, kind, &out));
+  return wrap(out);
+}
+
 static PyObject *m_arange(PyObject *mod, PyObject *args) {
   (void)mod;
   REQUIRE_LOADED();
@@ -342,6 +362,41 @@ static PyObject *m_where(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return args[3];
   }
   CHECK(p_bp_where(c, a, b, &out));
+  return wrap(out);
+}
+
+/* reduce_axes(op, a, axes, keepdims) */
+static PyObject *m_reduce_axes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  long op;
+  bp_tensor a, out;
+  if (nargs != 4) return PyErr_Format(PyExc_TypeError, "reduce_axes(op, a, axes, keepdims)");
+  if (!int_arg(args[0], &op) || !get_tensor(args[1], &a)) return NULL;
+  int64_t wide[MAX_SHAPE];
+  int n = get_shape_arg(args[2], wide);
+  if (n < 0) return NULL;
+  int32_t axes[MAX_SHAPE];
+  for (int i = 0; i < n; ++i) axes[i] = (int32_t)wide[i];
+  int keep = PyObject_IsTrue(args[3]);
+  if (keep < 0) return NULL;
+  CHECK(p_bp_reduce_axes((int32_t)op, a, axes, n, keep, &out));
+  return wrap(out);
+}
+
+/* where_scalar(cond, a, scalar, scalar_is_a): scalar a Python number. */
+static PyObject *m_where_scalar(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor c, a, out;
+  double s;
+  int32_t kind;
+  if (nargs != 4) return PyErr_Format(PyExc_TypeError, "where_scalar(cond, a, scalar, scalar_is_a)");
+  if (!get_tensor(args[0], &c) || !get_tensor(args[1], &a)) return NULL;
+  if (!get_scalar(args[2], &s, &kind))
+    return PyErr_Format(PyExc_TypeError, "where: a scalar operand must be a number, not %.100s",
+                        Py_TYPE(args[2])->tp_name);
+  int is_a = PyObject_IsTrue(args[3]);
+  if (is_a < 0) return NULL;
+  CHECK(p_bp_where_scalar(c, a, s, kind, is_a, &out));
   return wrap(out);
 }
 
@@ -706,6 +761,7 @@ PyMethodDef ops_methods[] = {
     {"zeros", m_zeros, METH_VARARGS, NULL},
     {"ones", m_ones, METH_VARARGS, NULL},
     {"full", m_full, METH_VARARGS, NULL},
+    {"full_kind", m_full_kind, METH_VARARGS, NULL},
     {"arange", m_arange, METH_VARARGS, NULL},
     {"random_uniform", m_random_uniform, METH_VARARGS, NULL},
     {"random_normal", m_random_normal, METH_VARARGS, NULL},
@@ -727,6 +783,8 @@ PyMethodDef ops_methods[] = {
     FAST(unary_out),
     FAST(where),
     FAST(reduce),
+    FAST(reduce_axes),
+    FAST(where_scalar),
     FAST(norm),
     FAST(scan),
     FAST(gather_nd),
