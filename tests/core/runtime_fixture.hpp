@@ -59,4 +59,9 @@ std::vector<S> elements(const bp::Tensor &t) {
 // The routing trace's lines so far, each ended by a newline.
 std::string trace_text();
 
+// Whether the calling thread's last error message contains word.
+inline bool last_error_mentions(const std::string &word) {
+  return std::string(bp_last_error()).find(word) != std::string::npos;
+}
+
 }  // namespace bp_test

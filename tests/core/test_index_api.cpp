@@ -14,9 +14,6 @@
 
 namespace {
 
-bool last_error_mentions(const std::string &word) {
-  return std::string(bp_last_error()).find(word) != std::string::npos;
-}
 
 // 0..59 as int64 [3, 4, 5], NumPy's np.arange(60).reshape(3, 4, 5).
 bp::Tensor counting(const bp::Device &d) {
@@ -95,49 +92,49 @@ TEST_CASE("malformed keys get a status naming what is wrong") {
   bp_tensor out = BP_NO_TENSOR;
   bp_index_key k[3] = {};
   CHECK(bp_index(x.handle(), nullptr, 1, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(last_error_mentions("keys is NULL"));
+  CHECK(bp_test::last_error_mentions("keys is NULL"));
   CHECK(bp_index(x.handle(), k, -1, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_index(x.handle(), k, 0, nullptr) == BP_ERR_INVALID_ARGUMENT);
   k[0].kind = 9;
   CHECK(bp_index(x.handle(), k, 1, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(last_error_mentions("key 0"));
+  CHECK(bp_test::last_error_mentions("key 0"));
   CHECK(bp_index(BP_NO_TENSOR, k, 0, &out) == BP_ERR_INVALID_HANDLE);
   k[0] = tensor_key(BP_NO_TENSOR);
   CHECK(bp_index(x.handle(), k, 1, &out) == BP_ERR_INVALID_HANDLE);
-  CHECK(last_error_mentions("key 0"));
+  CHECK(bp_test::last_error_mentions("key 0"));
   k[0] = bp_index_key{};
   k[0].kind = BP_INDEX_INT;
   k[1].kind = BP_INDEX_INT;
   k[1].index = -5;
   CHECK(bp_index(x.handle(), k, 2, &out) == BP_ERR_INDEX);
-  CHECK(last_error_mentions("axis 1 with size 4"));
+  CHECK(bp_test::last_error_mentions("axis 1 with size 4"));
   k[1].index = 0;
   k[2].kind = BP_INDEX_SLICE;
   k[2].given = BP_INDEX_HAS_STEP;
   k[2].step = 0;
   CHECK(bp_index(x.handle(), k, 3, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(last_error_mentions("step"));
+  CHECK(bp_test::last_error_mentions("step"));
   const bp_index_key four[4] = {k[0], k[0], k[0], k[0]};
   CHECK(bp_index(x.handle(), four, 4, &out) == BP_ERR_INDEX);
-  CHECK(last_error_mentions("too many indices"));
+  CHECK(bp_test::last_error_mentions("too many indices"));
   bp_index_key dots[2] = {};
   dots[0].kind = dots[1].kind = BP_INDEX_ELLIPSIS;
   CHECK(bp_index(x.handle(), dots, 2, &out) == BP_ERR_INDEX);
   const bp::Tensor floats = bp::from_vector<float>({0, 1}, {2}, d);
   k[0] = tensor_key(floats.handle());
   CHECK(bp_index(x.handle(), k, 1, &out) == BP_ERR_INDEX);
-  CHECK(last_error_mentions("float32"));
+  CHECK(bp_test::last_error_mentions("float32"));
   const bp::Tensor mask = bp::from_vector<bool>({true, false}, {2}, d);
   k[0] = tensor_key(mask.handle());
   CHECK(bp_index(x.handle(), k, 1, &out) == BP_ERR_INDEX);
-  CHECK(last_error_mentions("boolean index of shape (2,)"));
+  CHECK(bp_test::last_error_mentions("boolean index of shape (2,)"));
   const bp::Tensor far = bp::from_vector<int64_t>({0, 3}, {2}, d);
   k[0] = tensor_key(far.handle());
   CHECK(bp_index(x.handle(), k, 1, &out) == BP_ERR_INDEX);
   const bp::Tensor two = bp::from_vector<int64_t>({0, 1}, {2}, d), three = bp::from_vector<int64_t>({0, 1, 2}, {3}, d);
   const bp_index_key mismatched[2] = {tensor_key(two.handle()), tensor_key(three.handle())};
   CHECK(bp_index(x.handle(), mismatched, 2, &out) == BP_ERR_INDEX);
-  CHECK(last_error_mentions("broadcast"));
+  CHECK(bp_test::last_error_mentions("broadcast"));
   // Puts: values that do not broadcast, adding into bool, writing what
   // needs a gradient.
   k[0] = tensor_key(two.handle());

@@ -9,14 +9,6 @@
 
 #include "runtime_fixture.hpp"
 
-namespace {
-
-bool last_error_mentions(const std::string &word) {
-  return std::string(bp_last_error()).find(word) != std::string::npos;
-}
-
-}  // namespace
-
 TEST_CASE("reductions over a set of axes match NumPy") {
   const bp::Device d = bp_test::each_host_or_opencl_device();
   std::vector<double> v(24);
@@ -35,10 +27,10 @@ TEST_CASE("reductions over a set of axes match NumPy") {
   bp_tensor out = BP_NO_TENSOR;
   const int32_t twice[2] = {1, -2};
   CHECK(bp_reduce_axes(BP_OP_SUM, x.handle(), twice, 2, 0, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(last_error_mentions("axis 1 is given twice"));
+  CHECK(bp_test::last_error_mentions("axis 1 is given twice"));
   const int32_t far[1] = {3};
   CHECK(bp_reduce_axes(BP_OP_SUM, x.handle(), far, 1, 0, &out) == BP_ERR_SHAPE);
-  CHECK(last_error_mentions("bp_reduce_axes: axis 3"));
+  CHECK(bp_test::last_error_mentions("bp_reduce_axes: axis 3"));
   const int32_t two[2] = {0, 1};
   CHECK(bp_reduce_axes(BP_OP_ARGMAX, x.handle(), two, 2, 0, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_reduce_axes(BP_OP_ADD, x.handle(), two, 2, 0, &out) == BP_ERR_INVALID_ARGUMENT);
@@ -62,7 +54,7 @@ TEST_CASE("where with a scalar operand takes the dtype its kind gives") {
   CHECK(bp::where(c, c, false).dtype() == BP_BOOL);
   bp_tensor out = BP_NO_TENSOR;
   CHECK(bp_where_scalar(c.handle(), i8.handle(), 300, BP_SCALAR_KIND_INT, 0, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(last_error_mentions("does not fit int8"));
+  CHECK(bp_test::last_error_mentions("does not fit int8"));
   CHECK(bp_where_scalar(c.handle(), i8.handle(), 0.5, BP_SCALAR_KIND_INT, 0, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_where_scalar(c.handle(), i8.handle(), 1, 9, 0, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_where_scalar(i8.handle(), i8.handle(), 1, BP_SCALAR_KIND_INT, 0, &out) == BP_ERR_DTYPE);
@@ -74,7 +66,7 @@ TEST_CASE("fills with a kind refuse an integer the dtype cannot hold instead of 
   const int64_t shape[1] = {2};
   bp_tensor out = BP_NO_TENSOR;
   CHECK(bp_full_kind(d.id(), BP_INT8, 1, shape, 300, BP_SCALAR_KIND_INT, &out) == BP_ERR_INVALID_ARGUMENT);
-  CHECK(last_error_mentions("bp_full_kind: the integer 300 does not fit int8"));
+  CHECK(bp_test::last_error_mentions("bp_full_kind: the integer 300 does not fit int8"));
   CHECK(bp_full_kind(d.id(), BP_UINT8, 1, shape, -1, BP_SCALAR_KIND_INT, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_full_kind(d.id(), BP_BOOL, 1, shape, 2, BP_SCALAR_KIND_BOOL, &out) == BP_ERR_INVALID_ARGUMENT);
   CHECK(bp_full_kind(d.id(), 99, 1, shape, 1, BP_SCALAR_KIND_INT, &out) == BP_ERR_DTYPE);

@@ -49,16 +49,24 @@ static PyObject *m_full(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
+/* The (device, dtype, shape, obj) arguments of full_kind and from_buffer:
+ * the rank of the shape, or -1 with an error. `format` is "iiOO:<name>". */
+static int device_dtype_shape_obj(PyObject *args, const char *format, int *device, int *dtype,
+                                  int64_t *shape, PyObject **obj) {
+  PyObject *shape_obj;
+  if (!PyArg_ParseTuple(args, format, device, dtype, &shape_obj, obj)) return -1;
+  return get_shape_arg(shape_obj, shape);
+}
+
 /* full_kind(device, dtype, shape, value): value a Python number, whose kind
  * decides whether it must fit the dtype (bp_full_kind). */
 static PyObject *m_full_kind(PyObject *mod, PyObject *args) {
   (void)mod;
   REQUIRE_LOADED();
   int device, dtype;
-  PyObject *shape_obj, *value_obj;
-  if (!PyArg_ParseTuple(args, "iiOO:full_kind", &device, &dtype, &shape_obj, &value_obj)) return NULL;
+  PyObject *value_obj;
   int64_t shape[MAX_SHAPE];
-  int rank = get_shape_arg(shape_obj, shape);
+  int rank = device_dtype_shape_obj(args, "iiOO:full_kind", &device, &dtype, shape, &value_obj);
   if (rank < 0) return NULL;
   double value;
   int32_t kind;
@@ -134,10 +142,9 @@ static PyObject *m_from_buffer(PyObject *mod, PyObject *args) {
   (void)mod;
   REQUIRE_LOADED();
   int device, dtype;
-  PyObject *shape_obj, *obj;
-  if (!PyArg_ParseTuple(args, "iiOO:from_buffer", &device, &dtype, &shape_obj, &obj)) return NULL;
+  PyObject *obj;
   int64_t shape[MAX_SHAPE];
-  int rank = get_shape_arg(shape_obj, shape);
+  int rank = device_dtype_shape_obj(args, "iiOO:from_buffer", &device, &dtype, shape, &obj);
   if (rank < 0) return NULL;
   Py_buffer view;
   if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
@@ -508,10 +515,11 @@ static bp_index_key *keys_of(PyObject *seq, Py_ssize_t *n) {
       PySliceObject *s = (PySliceObject *)k;
       PyObject *parts[3] = {s->start, s->stop, s->step};
       int64_t *values[3] = {&key->start, &key->stop, &key->step};
+      const uint32_t bits[3] = {BP_INDEX_HAS_START, BP_INDEX_HAS_STOP, BP_INDEX_HAS_STEP};
       key->kind = BP_INDEX_SLICE;
       for (int j = 0; j < 3; ++j) {
         if (parts[j] == Py_None) continue;
-        key->given |= 1u << j;
+        key->given |= bits[j];
         *values[j] = PyNumber_AsSsize_t(parts[j], NULL);
         if (*values[j] == -1 && PyErr_Occurred()) break;
       }
