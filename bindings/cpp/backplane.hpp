@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -269,6 +270,8 @@ inline Device default_device() {
 
 // ---- tensors -------------------------------------------------------------
 
+class Index;
+
 class Tensor {
  public:
   Tensor() = default;
@@ -419,6 +422,18 @@ class Tensor {
   Tensor prod(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_PROD, axis, keepdims); }
   Tensor argmin(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const { return reduce(BP_OP_ARGMIN, axis, keepdims); }
   Tensor norm() const { return reduce(BP_OP_NORM); }
+  // Over a set of axes (bp_reduce_axes; negative ones count from the end)
+  // (since 1.5): x.sum({0, 2}).
+  Tensor reduce(bp_op op, const std::vector<int32_t> &axes, bool keepdims = false) const {
+    return wrap([&](bp_tensor *o) {
+      return bp_reduce_axes(op, h_, axes.data(), int32_t(axes.size()), keepdims, o);
+    });
+  }
+  Tensor sum(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_SUM, axes, keepdims); }
+  Tensor mean(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_MEAN, axes, keepdims); }
+  Tensor max(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_MAX, axes, keepdims); }
+  Tensor min(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_MIN, axes, keepdims); }
+  Tensor prod(const std::vector<int32_t> &axes, bool keepdims = false) const { return reduce(BP_OP_PROD, axes, keepdims); }
   // log(sum(exp(x))) without overflow; integers give float64 (since 1.1).
   Tensor logsumexp(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
     return reduce(BP_OP_LOGSUMEXP, axis, keepdims);
@@ -440,6 +455,14 @@ class Tensor {
   void scatter_add_nd(const Tensor &index, const Tensor &values) const {
     check(bp_scatter_add_nd(h_, index.h_, values.h_));
   }
+  // NumPy's indexing (bp_index, bp_index_put, bp_index_put_into) (since
+  // 1.5): x.index({1, bp::Slice{std::nullopt, std::nullopt, -1}, bp::newaxis,
+  // bp::ellipsis, mask}) is x[1, ::-1, None, ..., mask]. index_put gives a
+  // new tensor (recorded for autograd, torch.index_put); index_put_ writes
+  // into this one (x[key] = values, torch's index_put_).
+  Tensor index(const std::vector<Index> &key) const;
+  Tensor index_put(const std::vector<Index> &key, const Tensor &values, bool accumulate = false) const;
+  void index_put_(const std::vector<Index> &key, const Tensor &values, bool accumulate = false) const;
   // int64 [count, rank]: where the nonzero elements are, in C order.
   Tensor nonzero() const { return wrap([&](bp_tensor *o) { return bp_nonzero(h_, o); }); }
   // Composites (since 1.1): infinite bounds mean none; ddof as NumPy's.
@@ -622,6 +645,20 @@ Tensor floor_divide(const Tensor &a, S s) { return detail::binary_with(BP_OP_FLO
 inline Tensor where(const Tensor &c, const Tensor &a, const Tensor &b) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_where(c.handle(), a.handle(), b.handle(), o); });
 }
+// A number on one side: its C++ type's kind decides the dtype, as for the
+// operators (bp_where_scalar) (since 1.5).
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor where(const Tensor &c, const Tensor &a, S b) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_where_scalar(c.handle(), a.handle(), double(b), detail::scalar_kind_of<S>(), 0, o);
+  });
+}
+template <class S, detail::if_scalar_t<S> = 0>
+Tensor where(const Tensor &c, S a, const Tensor &b) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_where_scalar(c.handle(), b.handle(), double(a), detail::scalar_kind_of<S>(), 1, o);
+  });
+}
 inline Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false, bool transpose_b = false) {
   return Tensor::wrap([&](bp_tensor *o) { return bp_matmul(a.handle(), b.handle(), transpose_a, transpose_b, o); });
 }
@@ -728,6 +765,67 @@ inline void matmul_out(const Tensor &a, const Tensor &b, const Tensor &out) {
   check(bp_matmul_out(a.handle(), b.handle(), 0, 0, out.handle()));
 }
 inline void norm_out(const Tensor &a, const Tensor &out) { check(bp_norm_out(a.handle(), out.handle())); }
+
+// ---- indexing (since 1.5) ------------------------------------------------
+
+// start:stop:step of one axis; an absent bound takes Python's default.
+struct Slice {
+  Slice(std::optional<int64_t> start_ = std::nullopt, std::optional<int64_t> stop_ = std::nullopt,
+        std::optional<int64_t> step_ = std::nullopt)
+      : start(start_), stop(stop_), step(step_) {}
+  std::optional<int64_t> start, stop, step;
+};
+struct NewAxis {};
+inline constexpr NewAxis newaxis{};  // NumPy's None
+struct Ellipsis {};
+inline constexpr Ellipsis ellipsis{};  // NumPy's ...
+
+// One entry of a key (a bp_index_key); it holds its tensor for as long as
+// the key lives.
+class Index {
+ public:
+  Index(int64_t i) { k_.kind = BP_INDEX_INT, k_.index = i; }
+  Index(int i) : Index(int64_t(i)) {}
+  // A bool is no position (NumPy reads True as a mask): use a bool tensor.
+  Index(bool) = delete;
+  Index(const Slice &s) {
+    k_.kind = BP_INDEX_SLICE;
+    if (s.start) k_.given |= BP_INDEX_HAS_START, k_.start = *s.start;
+    if (s.stop) k_.given |= BP_INDEX_HAS_STOP, k_.stop = *s.stop;
+    if (s.step) k_.given |= BP_INDEX_HAS_STEP, k_.step = *s.step;
+  }
+  Index(NewAxis) { k_.kind = BP_INDEX_NEWAXIS; }
+  Index(Ellipsis) { k_.kind = BP_INDEX_ELLIPSIS; }
+  Index(Tensor t) : t_(std::move(t)) { k_.kind = BP_INDEX_TENSOR, k_.tensor = t_.handle(); }
+  const bp_index_key &key() const { return k_; }
+
+ private:
+  bp_index_key k_{};
+  Tensor t_;
+};
+
+namespace detail {
+inline std::vector<bp_index_key> keys_of(const std::vector<Index> &key) {
+  std::vector<bp_index_key> keys;
+  for (const Index &i : key) keys.push_back(i.key());
+  return keys;
+}
+}  // namespace detail
+
+inline Tensor Tensor::index(const std::vector<Index> &key) const {
+  const std::vector<bp_index_key> keys = detail::keys_of(key);
+  return wrap([&](bp_tensor *o) { return bp_index(h_, keys.data(), int32_t(keys.size()), o); });
+}
+inline Tensor Tensor::index_put(const std::vector<Index> &key, const Tensor &values, bool accumulate) const {
+  const std::vector<bp_index_key> keys = detail::keys_of(key);
+  return wrap([&](bp_tensor *o) {
+    return bp_index_put(h_, keys.data(), int32_t(keys.size()), values.h_, accumulate, o);
+  });
+}
+inline void Tensor::index_put_(const std::vector<Index> &key, const Tensor &values, bool accumulate) const {
+  const std::vector<bp_index_key> keys = detail::keys_of(key);
+  check(bp_index_put_into(h_, keys.data(), int32_t(keys.size()), values.h_, accumulate));
+}
 
 // ---- truth values --------------------------------------------------------
 

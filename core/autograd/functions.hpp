@@ -30,6 +30,9 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b);
 View cast(const View &a, int32_t dtype);
 View scan(int32_t op, const View &a, int32_t axis);
 View gather_nd(const View &a, const View &index);
+// A copy of a with values scattered (accumulate: added) at index's rows,
+// as bp_scatter_nd and bp_scatter_add_nd write them (bp_index_put).
+View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
 View copy_to(const View &a, Device &device);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
@@ -57,5 +60,13 @@ void wrote(const View &target);
 // Writes src (broadcast, converted) into dst as the C API's bp_assign does:
 // before_write's refusal, the raw assign, then wrote.
 void assign(const View &dst, const View &src);
+// Writes values into dst's elements at index's rows (see bp_scatter_nd),
+// adding them with accumulate, as assign writes: before_write's refusal, the
+// raw scatter, then wrote.
+void scatter_into(const View &dst, const View &index, const View &values, bool accumulate);
+
+// int64 [count, rank]: the multi-indices of a's nonzero elements, in C order.
+// An integer result, so nothing is recorded.
+View nonzero(const View &a);
 
 }  // namespace bp::core::autograd

@@ -93,4 +93,15 @@ void assign(const View &dst, const View &src) {
   wrote(dst);
 }
 
+void scatter_into(const View &dst, const View &index, const View &values, bool accumulate) {
+  before_write(accumulate ? "scatter_add_nd" : "scatter_nd", dst, {&values});
+  if (accumulate)
+    dispatch::scatter_add_nd(dst, index, values);
+  else
+    dispatch::scatter_nd(dst, index, values);
+  wrote(dst);
+}
+
+View nonzero(const View &a) { return dispatch::nonzero(a); }
+
 }  // namespace bp::core::autograd

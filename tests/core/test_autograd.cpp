@@ -117,6 +117,46 @@ TEST_CASE("where, reductions and cumsum match finite differences") {
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].cumsum(); });
 }
 
+TEST_CASE("index and index_put (basic, advanced, masks, negative steps, duplicates) match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  const bp::Tensor rows = bp::from_vector<int64_t>({1, 0, 1}, {3}, d);  // row 1 twice
+  const bp::Tensor cols = bp::from_vector<int64_t>({2, -3}, {2, 1}, d);
+  const bp::Tensor mask = bp::from_vector<bool>({true, false, true, true, false, true}, {2, 3}, d);
+  const bp::Slice backwards{std::nullopt, std::nullopt, -1};
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].index({1, backwards}); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].index({bp::newaxis, rows}); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].index({rows.index({bp::Slice{0, 2}}), cols}); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].index({mask}); });
+  gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].index({bp::ellipsis, backwards}); });
+  // Values broadcast along the rows they go to; a's gradient is zero where
+  // they were written, or whole when they add.
+  const bp::Tensor two_rows = bp::from_vector<int64_t>({1, 0}, {2}, d);
+  for (bool accumulate : {false, true}) {
+    INFO("accumulate " << accumulate);
+    gradcheck(d, {kA, kB}, [&](const std::vector<bp::Tensor> &x) {
+      return x[0].index_put({two_rows}, x[1], accumulate);
+    });
+    gradcheck(d, {kA, kB}, [&](const std::vector<bp::Tensor> &x) {
+      return x[0].index_put({bp::Slice{std::nullopt, std::nullopt, -1}, cols}, x[1].index({bp::Slice{0, 1}}), accumulate);
+    });
+  }
+  // Duplicate rows adding up: each copy of row 1 sends its gradient back.
+  gradcheck(d, {kA, {{0.5, 1.0, -1.0, 2.0, 0.25, 0.75, 3.0, -2.0, 1.5}, {3, 3}}},
+            [&](const std::vector<bp::Tensor> &x) { return x[0].index_put({rows}, x[1], true); });
+}
+
+TEST_CASE("reductions over a set of axes and where with a scalar match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  const Input cube{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4}, {2, 3, 2}};
+  for (bp_op op : {BP_OP_SUM, BP_OP_MEAN, BP_OP_MAX, BP_OP_PROD, BP_OP_NORM, BP_OP_LOGSUMEXP})
+    for (bool keep : {false, true}) {
+      INFO(bp_op_name(op) << " keepdims " << keep);
+      gradcheck(d, {cube}, [&](const std::vector<bp::Tensor> &x) { return x[0].reduce(op, {0, -1}, keep); });
+    }
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return bp::where(x[0] > 0.6, x[0], 2.5); });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return bp::where(x[0] > 0.6, -1, x[0]); });
+}
+
 TEST_CASE("matmul with transposes, batches and vectors matches finite differences") {
   const bp::Device d = bp_test::each_host_device();
   const Input m34{{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1.0, 1.1, 1.2}, {3, 4}};

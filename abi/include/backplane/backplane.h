@@ -502,6 +502,128 @@ BP_API bp_status bp_scatter_add_nd(bp_tensor dst, bp_tensor index, bp_tensor val
  * NaN counts as nonzero. Waits for a: count must be known to size *out
  * (since 1.1). */
 BP_API bp_status bp_nonzero(bp_tensor a, bp_tensor *out);
+/* ---- indexing (since 1.5) -----------------------------------------------
+ * a[key] and a[key] = values with NumPy's rules, for C as for the bindings.
+ * A key is an array of bp_index_key entries, one per entry of NumPy's key
+ * tuple, read left to right against a's axes:
+ *   - INT: one position (negative counts from the end) of the next axis; the
+ *     axis goes away. Outside the axis: BP_ERR_INDEX naming the axis and its
+ *     extent.
+ *   - SLICE: start:stop:step of the next axis, each given or absent (the
+ *     `given` bits) with Python's defaults and clamping; a negative step
+ *     walks backwards; a step of 0 is BP_ERR_INVALID_ARGUMENT.
+ *   - NEWAXIS: a new axis of extent 1 here (NumPy's None); takes no axis.
+ *   - ELLIPSIS: full slices of as many axes as the other entries leave over;
+ *     at most one.
+ *   - TENSOR: an advanced index on a's device (else BP_ERR_DEVICE_MISMATCH).
+ *     An integer tensor (any integer dtype; a negative entry counts from the
+ *     end) indexes the next axis; a bool tensor of rank r (r >= 1) is a mask
+ *     over the next r axes, whose extents it must have, and stands for the r
+ *     integer tensors of its nonzero positions (bp_nonzero). Any other dtype,
+ *     a rank-0 bool tensor or a mask of other extents is BP_ERR_INDEX.
+ * More entries than axes (an ELLIPSIS and a NEWAXIS count none, a mask its
+ * rank) is BP_ERR_INDEX; axes past the key are taken whole. Without a TENSOR
+ * entry, indexing is basic; with one, every INT entry is an advanced index
+ * too, and the advanced indices broadcast together (else BP_ERR_INDEX naming
+ * the shapes) to a shape B that replaces the axes they index, in their
+ * place when they are next to each other, at the front of the result when a
+ * SLICE, NEWAXIS or ELLIPSIS stands between two of them (NumPy's rule).
+ * An index tensor is read back to the host to check its range (an entry
+ * outside its axis is BP_ERR_INDEX, nothing is computed), so these calls
+ * wait for it. Nothing a call is given is kept: the key array and its
+ * tensors are the caller's, borrowed for the call. */
+
+/* What an entry of a key is (since 1.5). */
+typedef enum bp_index_kind {
+  BP_INDEX_INT = 1,      /* one position: bp_index_key.index */
+  BP_INDEX_SLICE = 2,    /* start:stop:step, the `given` bits saying which are given */
+  BP_INDEX_NEWAXIS = 3,  /* a new axis of extent 1 (None) */
+  BP_INDEX_ELLIPSIS = 4, /* as many whole axes as the other entries leave (...) */
+  BP_INDEX_TENSOR = 5    /* an integer or bool tensor: bp_index_key.tensor */
+} bp_index_kind;
+
+/* Bits of bp_index_key.given: which of a SLICE's start, stop and step are
+ * given; an absent one takes Python's default (start 0 or, stepping
+ * backwards, the last position; stop past the end, or before the first
+ * position stepping backwards; step 1) (since 1.5). */
+#define BP_INDEX_HAS_START 1u
+#define BP_INDEX_HAS_STOP 2u
+#define BP_INDEX_HAS_STEP 4u
+
+/* One entry of a key (since 1.5). An array of these is passed by pointer
+ * and count, so its layout is fixed for the 1.x API: later versions add
+ * kinds, never fields. Fields the kind does not use are ignored. */
+typedef struct bp_index_key {
+  int32_t kind;     /* a bp_index_kind; another value is BP_ERR_INVALID_ARGUMENT (since 1.5) */
+  uint32_t given;   /* SLICE: BP_INDEX_HAS_* bits of the values below that are given (since 1.5) */
+  int64_t index;    /* INT: the position, negative from the end (since 1.5) */
+  int64_t start;    /* SLICE, with BP_INDEX_HAS_START: first position, as Python's (since 1.5) */
+  int64_t stop;     /* SLICE, with BP_INDEX_HAS_STOP: the position the slice ends before (since 1.5) */
+  int64_t step;     /* SLICE, with BP_INDEX_HAS_STEP: nonzero stride, negative backwards (since 1.5) */
+  bp_tensor tensor; /* TENSOR: the index, borrowed for the call (since 1.5) */
+} bp_index_key;
+
+/* a[key] (since 1.5). *out is a view of a (it shares a's storage: a write
+ * into either shows in the other, as NumPy's basic indexing) when the key is
+ * basic with no negative step; otherwise a new tensor (advanced indexing
+ * copies; a negative step copies too, since views have non-negative
+ * strides). The result has a's dtype. count may be 0 (keys then unused): *out
+ * is a view of all of a. Records for autograd: the gradient of a[key] lands
+ * in the positions the key read, repeated positions adding up (PyTorch's
+ * index). */
+BP_API bp_status bp_index(bp_tensor a, const bp_index_key *keys, int32_t count, bp_tensor *out);
+/* A new tensor: a copy of a whose elements at a[key] are values, broadcast
+ * to the shape of a[key] and converted to a's dtype (BP_ERR_SHAPE when they
+ * do not broadcast) (since 1.5). With accumulate = 0 an element the key names
+ * twice gets one of the values written there (which one is unspecified, as
+ * torch.index_put with accumulate=False); with accumulate != 0 it gets a's
+ * element plus every value the key sends there (np.add.at; a bool a is then
+ * BP_ERR_DTYPE). Records for autograd as torch.index_put: a's gradient is
+ * the output's, zero where values were written (accumulate = 0) or whole
+ * (accumulate != 0); values' gradient is the output's gradient at a[key],
+ * summed over the axes broadcasting added. */
+BP_API bp_status bp_index_put(bp_tensor a, const bp_index_key *keys, int32_t count,
+                              bp_tensor values, int32_t accumulate, bp_tensor *out);
+/* bp_index_put into dst itself (a[key] = values; torch's index_put_): dst's
+ * elements at dst[key] get the values, every view of dst sees them; dst may
+ * be a view (since 1.5). values may be dst or a view of it: they are read
+ * before anything is written. Like every write into an existing tensor it
+ * records nothing: with grad mode on, a dst or values that needs a gradient
+ * is BP_ERR_STATE. */
+BP_API bp_status bp_index_put_into(bp_tensor dst, const bp_index_key *keys, int32_t count,
+                                   bp_tensor values, int32_t accumulate);
+
+/* ---- reductions over axes, scalar operands and fills (since 1.5) ------- */
+
+/* op (a REDUCE operator, as bp_reduce) over every axis in axes[0..count):
+ * negative axes count from the end; an axis out of range is BP_ERR_SHAPE, an
+ * axis given twice BP_ERR_INVALID_ARGUMENT, and ARGMAX or ARGMIN over more
+ * than one axis BP_ERR_INVALID_ARGUMENT (positions along one axis only).
+ * keepdims keeps every reduced axis with extent 1. count 0 reduces nothing:
+ * *out is a new copy of a. The dtype is bp_reduce's. Records for autograd
+ * (the reductions run one axis at a time). The array is the caller's, read
+ * during the call (since 1.5). */
+BP_API bp_status bp_reduce_axes(int32_t op, bp_tensor a, const int32_t *axes, int32_t count,
+                                int32_t keepdims, bp_tensor *out);
+/* cond ? a : scalar elementwise, or cond ? scalar : a when scalar_is_a is
+ * non-zero (NumPy's where with a Python number). The scalar becomes a
+ * tensor of the dtype its kind meets a's in (the kind table of "Dtypes
+ * (promotion)": an int tensor with an INT scalar stays int, with a FLOAT
+ * one becomes float64; a bool tensor with an INT scalar int64), and the
+ * result has the promotion of that dtype and a's. An INT scalar that dtype
+ * cannot hold (an int8 tensor and 300) is BP_ERR_INVALID_ARGUMENT, as are a
+ * scalar not of its kind and a kind that is no bp_scalar_kind. Records for
+ * autograd as bp_where (since 1.5). */
+BP_API bp_status bp_where_scalar(bp_tensor cond, bp_tensor a, double scalar, int32_t scalar_kind,
+                                 int32_t scalar_is_a, bp_tensor *out);
+/* bp_full with the value's bp_scalar_kind given (since 1.5): an INT value
+ * into an integer dtype must be an integer the dtype holds (300 into int8 is
+ * BP_ERR_INVALID_ARGUMENT, where bp_full's conversion saturates it to 127),
+ * a BOOL value 0 or 1; a FLOAT value converts by the conversion rules. An
+ * INT value travels as a double, as in bp_binary_scalar_kind. */
+BP_API bp_status bp_full_kind(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
+                              double value, int32_t value_kind, bp_tensor *out);
+
 /* ---- composites (since 1.1) ---------------------------------------------
  * NumPy functions made of the operators above, run one operator at a time
  * on the inputs' device: every backend has them, and their results follow

@@ -233,8 +233,7 @@ class InPlace:
 
     def fill_(self, value):
         """Sets every element to value."""
-        value = _tensor_module()._fill_value(value, BY_CODE[self._dtype_code], "fill_")
-        _C.assign(self, _C.full(self._device_id, self._dtype_code, (), value))
+        _C.assign(self, _tensor_module()._full(self._device_id, BY_CODE[self._dtype_code], (), value))
         return self
 
     def zero_(self):

@@ -13,7 +13,7 @@ from . import _C, _indexing
 from ._device import _BY_ID, Device, device as _as_device, device_of, resolve as _resolve
 from ._dtype import (ALL as _DTYPES, BY_CODE, DType, as_dtype, bfloat16, bool_, float16, float32,
                      float64, int8, int16, int32, int64, uint8)
-from ._errors import DtypeError, InvalidArgumentError, UnknownDeviceError, UnsupportedError
+from ._errors import DtypeError, UnknownDeviceError, UnsupportedError
 from ._inplace import InPlace
 
 OP = {name: value for value, name, _family in _C.ops}  # bp_op values by name ("add": 1)
@@ -579,8 +579,7 @@ def _scalar_or_data(value, like, op):
     """A tensor on like's device and in its dtype for a number or host data
     (op names the caller in errors)."""
     if isinstance(value, (int, float)) or _is_numpy_scalar(value):
-        value = _fill_value(value, like.dtype, op)
-        return _C.full(like._device_id, like._dtype_code, (), value)
+        return _full(like._device_id, like.dtype, (), value)
     return tensor(value, dtype=BY_CODE[like._dtype_code], device=like.device)
 
 
@@ -599,19 +598,11 @@ def _is_numpy_scalar(x):
     return np is not None and isinstance(x, np.generic)
 
 
-def _fill_value(value, dt, op):
-    """value as the float the C API's fills take, for a tensor of dtype dt.
-    An integer into an integer dtype must fit it, as an INT scalar operand
-    must (backplane.h, "Dtypes (promotion)"): the float's saturation would
-    otherwise turn int8's 300 into 127. Other values convert by the
-    conversion rules."""
-    if dt.kind in "iu" and isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        bits = 8 * dt.itemsize - (dt.kind == "i")
-        low, high = (-(1 << bits), (1 << bits) - 1) if dt.kind == "i" else (0, (1 << bits) - 1)
-        if not low <= int(value) <= high:
-            raise InvalidArgumentError(
-                "{}: the integer {} does not fit {}".format(op, value, dt.name), op=op)
-    return float(value)
+def _full(device_id, dt, shape, value):
+    """A tensor of dtype dt filled with the number value (bp_full_kind: an
+    integer into an integer dtype must fit it, as an INT scalar operand must,
+    rather than saturate; other values convert by the conversion rules)."""
+    return _C.full_kind(device_id, dt.code, shape, value)
 
 
 def _dims(fn, axis, keepdims, dim, keepdim):
@@ -649,19 +640,9 @@ def _reduce(op, t, axis, keepdims, out):
     if axis is None:
         return _C.reduce(op, t, AXIS_ALL, keepdims, out)
     if isinstance(axis, (tuple, list)):
-        ndim = t.ndim
-        axes = sorted({(operator.index(a) + ndim) % ndim if ndim else a for a in axis},
-                      reverse=True)
         if out is not None:
             raise TypeError("out= is supported for one axis or all axes only")
-        if not axes:
-            return t.copy()
-        # Reduce the last axes first so the remaining indices stay valid;
-        # mean of means, max of maxes, products of products, norm of norms
-        # and logsumexp of logsumexps are the same thing.
-        for a in axes:
-            t = _C.reduce(op, t, a, keepdims)
-        return t
+        return _C.reduce_axes(op, t, axis, keepdims)
     return _C.reduce(op, t, operator.index(axis), keepdims, out)
 
 
@@ -798,8 +779,7 @@ def ones(*shape, dtype=None, device=None, requires_grad=False):
 def full(shape, fill_value, dtype=None, device=None, requires_grad=False):
     """Tensor filled with fill_value (dtype from the value: bool, int64, float32)."""
     dt = as_dtype(dtype) or _infer_dtype(fill_value)
-    value = _fill_value(fill_value, dt, "full")
-    return _leaf(_C.full(_resolve(device), dt.code, _shape_arg((shape,)), value), requires_grad)
+    return _leaf(_full(_resolve(device), dt, _shape_arg((shape,)), fill_value), requires_grad)
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
@@ -814,8 +794,7 @@ def ones_like(t, dtype=None, device=None, requires_grad=False):
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     dt = as_dtype(dtype) or t.dtype
-    value = _fill_value(fill_value, dt, "full_like")
-    return _leaf(_C.full(_like_device(t, device), dt.code, t.shape, value), requires_grad)
+    return _leaf(_full(_like_device(t, device), dt, t.shape, fill_value), requires_grad)
 
 
 def _like_device(t, device):
@@ -999,35 +978,6 @@ def _argreduce(name, t, axis, keepdims, out):
     return _reduce(OP[name], t, axis, keepdims, out)
 
 
-def _scalar_kind(value):
-    """"b", "i" or "f": the kind of a Python or NumPy scalar (backplane.h's
-    bp_scalar_kind), by its type."""
-    np = sys.modules.get("numpy")
-    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
-        return "b"
-    try:
-        operator.index(value)
-        return "i"
-    except TypeError:
-        return "f"
-
-
-def _scalar_operand(value, like, dev):
-    """A 0-d tensor for a scalar operand of where(), in the dtype the
-    scalar's kind gives beside the other operand (as for the operators:
-    backplane.h, "Dtypes (promotion)")."""
-    if isinstance(value, Tensor):
-        return value
-    if not isinstance(like, Tensor):
-        return _C.full(dev, _infer_dtype(value).code, (), float(value))
-    dt, kind = BY_CODE[like._dtype_code], _scalar_kind(value)
-    if kind == "i" and dt.kind == "b":
-        dt = int64
-    elif kind == "f" and dt.kind != "f":
-        dt = float64
-    return _C.full(dev, dt.code, (), _fill_value(value, dt, "where"))
-
-
 def where(cond, a=None, b=None, out=None):
     """a where cond is true, else b (cond is bool; NumPy broadcasting). a and b
     may be Python numbers. With cond alone: the indices of its nonzero
@@ -1036,12 +986,20 @@ def where(cond, a=None, b=None, out=None):
         return nonzero(cond, as_tuple=True)
     if a is None or b is None:
         raise TypeError("where: give both a and b, or neither (where(cond) gives indices)")
-    dev = cond._device_id
-    a2 = _scalar_operand(a, b, dev)
-    b2 = _scalar_operand(b, a2, dev)
-    if out is not None:
-        return _C.where(cond, a2, b2, out)
-    return _C.where(cond, a2, b2)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _C.where(cond, a, b) if out is None else _C.where(cond, a, b, out)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        # Two numbers: the first takes the creation functions' dtype.
+        a = _full(cond._device_id, _infer_dtype(a), (), a)
+    # A number beside a tensor: its kind decides the dtype (bp_where_scalar).
+    if isinstance(a, Tensor):
+        result = _C.where_scalar(cond, a, b, False)
+    else:
+        result = _C.where_scalar(cond, b, a, True)
+    if out is None:
+        return result
+    _C.assign(out, result)
+    return out
 
 
 def nonzero(x, as_tuple=False):

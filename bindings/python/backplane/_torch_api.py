@@ -18,7 +18,7 @@ from ._dtype import float16, float32, float64, int16, int32, int64
 from ._einsum import einsum
 from ._errors import ShapeError
 from ._grad_mode import is_grad_enabled
-from ._tensor import (Tensor, _axis, _fill_value, _shape_arg, empty, equal, floor_divide, greater,
+from ._tensor import (Tensor, _axis, _full, _shape_arg, empty, equal, floor_divide, greater,
                       greater_equal, less, less_equal, matmul, multiply, negative, not_equal, ones,
                       power, tensor, where, zeros)
 
@@ -195,7 +195,7 @@ def masked_fill(x, mask, value):
     if isinstance(value, Tensor):
         value = value.to(x.dtype)
     else:
-        value = _C.full(x._device_id, x._dtype_code, (), _fill_value(value, x.dtype, "masked_fill"))
+        value = _full(x._device_id, x.dtype, (), value)
     return where(mask, value, x)
 
 

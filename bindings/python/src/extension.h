@@ -1,7 +1,10 @@
 /*
- * extension.h — what the C files of backplane._C share (_C.c: the module and
- * the tensor type; dlpack.c: DLPack export and import). Internal: every
- * symbol here is hidden in the module (C_VISIBILITY_PRESET hidden).
+ * extension.h — what the C files of backplane._C share: _C.c (loading the
+ * library, errors, the runtime's calls, the module), tensor.c (the tensor
+ * type and argument conversions), ops.c (operations), autograd.c, dist.c
+ * (collectives), vocabulary.c (vocabulary.h as attributes), dlpack.c
+ * (DLPack export and import). Internal: every symbol here is hidden in the
+ * module (C_VISIBILITY_PRESET hidden).
  */
 #ifndef BP_PYTHON_EXTENSION_H
 #define BP_PYTHON_EXTENSION_H
@@ -15,37 +18,10 @@
 
 /* ---- the C API, resolved by _C.load() ----------------------------------- */
 
-#define BP_FUNCTIONS(X)                                                                      \
-  X(bp_api_version) X(bp_init) X(bp_init_from_string) X(bp_config_count) X(bp_config_entry) \
-  X(bp_last_error) X(bp_last_error_status) X(bp_last_error_op) X(bp_last_error_input)       \
-  X(bp_last_error_device_count) X(bp_last_error_device) X(bp_status_name) X(bp_dtype_name)  \
-  X(bp_op_name) X(bp_dtype_size) X(bp_plugin_report_count) X(bp_plugin_report_get)          \
-  X(bp_devices) X(bp_device_get) X(bp_device_name) X(bp_device_info_get)                    \
-  X(bp_device_properties) X(bp_cpu) X(bp_gpu) X(bp_num_gpus) X(bp_try_gpu)                  \
-  X(bp_try_all_gpus) X(bp_default_device) X(bp_synchronize) X(bp_empty) X(bp_zeros)         \
-  X(bp_ones) X(bp_full) X(bp_arange) X(bp_random_uniform) X(bp_random_normal)               \
-  X(bp_from_host) X(bp_to_host) X(bp_tensor_host_address) X(bp_wrap_host) X(bp_tensor_retain) \
-  X(bp_tensor_release) X(bp_tensor_device) X(bp_tensor_dtype) X(bp_tensor_rank)             \
-  X(bp_tensor_shape) X(bp_tensor_strides) X(bp_tensor_numel) X(bp_tensor_is_contiguous)     \
-  X(bp_tensor_wait) X(bp_live_tensor_count) X(bp_reshape) X(bp_permute) X(bp_transpose)     \
-  X(bp_slice) X(bp_select) X(bp_contiguous) X(bp_copy_to) X(bp_to) X(bp_binary)             \
-  X(bp_binary_out) X(bp_binary_scalar_kind) X(bp_binary_scalar_kind_out) X(bp_unary)          \
-  X(bp_unary_out)                                                                           \
-  X(bp_where) X(bp_where_out) X(bp_reduce) X(bp_reduce_out) X(bp_norm) X(bp_norm_out)       \
-  X(bp_matmul) X(bp_matmul_out) X(bp_cast) X(bp_assign) X(bp_trace_enable)                  \
-  X(bp_trace_count) X(bp_trace_line) X(bp_trace_clear) X(bp_backend_counters_get)         \
-  X(bp_fusion_enable) X(bp_fusion_enabled)                                                  \
-  X(bp_scan) X(bp_scan_out) X(bp_gather_nd) X(bp_scatter_nd) X(bp_scatter_add_nd)          \
-  X(bp_nonzero)                                                                             \
-  X(bp_expand_dims) X(bp_concatenate) X(bp_stack) X(bp_eye) X(bp_linspace) X(bp_clip)      \
-  X(bp_var) X(bp_std) X(bp_softmax) X(bp_allclose) X(bp_random_integers)                    \
-  X(bp_tensor_set_requires_grad) X(bp_tensor_requires_grad) X(bp_tensor_is_leaf)            \
-  X(bp_tensor_grad) X(bp_tensor_clear_grad) X(bp_tensor_grad_fn) X(bp_backward)             \
-  X(bp_grad_set_enabled) X(bp_grad_is_enabled) X(bp_detach)                                \
-  X(bp_all_reduce) X(bp_broadcast) X(bp_all_gather) X(bp_reduce_scatter)                   \
-  X(bp_dist_init) X(bp_dist_finalize) X(bp_dist_rank) X(bp_dist_size) X(bp_dist_local_rank)  \
-  X(bp_dist_local_size) X(bp_dist_all_reduce) X(bp_dist_broadcast) X(bp_dist_all_gather)     \
-  X(bp_dist_reduce_scatter) X(bp_dist_barrier)
+/* BP_FUNCTIONS(X): X(name) for every function of backplane.h, autograd.h and
+ * collectives.h, generated at build time from the headers
+ * (gen_functions.cmake), so a new C API call needs no second list here. */
+#include "bp_functions.h"
 
 /* Same names as the C API with a p_ prefix; the types come from the header.
  * Defined in _C.c. */
@@ -71,6 +47,16 @@ PyObject *raise_status(bp_status status);
     if (st_ != BP_OK) return raise_status(st_); \
   } while (0)
 
+/* CHECK of a call that may wait (for a device, other ranks, a copy): it
+ * runs without the GIL. */
+#define CHECK_WITHOUT_GIL(call)                 \
+  do {                                          \
+    bp_status st_;                              \
+    Py_BEGIN_ALLOW_THREADS st_ = (call);        \
+    Py_END_ALLOW_THREADS                        \
+    if (st_ != BP_OK) return raise_status(st_); \
+  } while (0)
+
 /* ---- tensor objects ------------------------------------------------------ */
 
 typedef struct {
@@ -80,14 +66,75 @@ typedef struct {
 
 #define HANDLE(o) (((TensorObject *)(o))->handle)
 
+extern PyTypeObject TensorBase_Type; /* tensor.c */
+extern PyTypeObject *g_tensor_cls;   /* the Python subclass results are made of (set_hooks) */
+
+#define IS_TENSOR(o) PyObject_TypeCheck((o), &TensorBase_Type)
+
 /* Wraps a handle the caller owns into a new tensor object; releases the
  * handle on failure. */
 PyObject *wrap(bp_tensor handle);
+/* The same as an object of tp, a subclass of TensorBase. */
+PyObject *wrap_as(PyTypeObject *tp, bp_tensor handle);
+
+/* o's handle into *out: 1, or 0 with a TypeError when o is no tensor. */
+int get_tensor(PyObject *o, bp_tensor *out);
+/* The same as an O& converter of PyArg_ParseTuple. */
+int tensor_converter(PyObject *o, void *out);
+
+/* A Python number as a scalar operand with its bp_scalar_kind: 1, or 0 (no
+ * error set) when o is none (tensor.c says which numbers are). */
+int get_scalar(PyObject *o, double *value, int32_t *kind);
+
+/* op(a, b) for tensors and scalars on either side; NotImplemented otherwise. */
+PyObject *binary(int32_t op, PyObject *a, PyObject *b);
+/* op(a) of a tensor object. */
+PyObject *unary(int32_t op, PyObject *a);
+
+/* The handles of obj, a sequence of tensors, in a PyMem block the caller
+ * frees, with *seq the sequence (a new reference the caller drops after the
+ * call that uses the handles, since it keeps the tensors alive); NULL with an
+ * exception set naming fn on failure. */
+bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n);
+
+/* f(t) -> tensor: defines m_f over p_bp_f for the calls that take a tensor
+ * and give one. */
+#define WRAP_TENSOR(f)                                   \
+  static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
+    (void)mod;                                           \
+    bp_tensor t, out;                                    \
+    if (!get_tensor(arg, &t)) return NULL;               \
+    CHECK(p_bp_##f(t, &out));                            \
+    return wrap(out);                                    \
+  }
 
 /* ---- shapes -------------------------------------------------------------- */
 
 #define MAX_SHAPE 64 /* most axes a shape argument may have */
 
 int64_t shape_numel(const int64_t *shape, int rank);
+
+/* A sequence of ints into shape[MAX_SHAPE]; the rank, or -1 with an error. */
+int get_shape_arg(PyObject *seq, int64_t *shape);
+
+/* A Python int into *v; 0 with an error set when it is not one. */
+int int_arg(PyObject *o, long *v);
+
+/* A tuple of n ints. */
+PyObject *int_tuple(const int64_t *v, int32_t n);
+
+/* ---- the module's parts -------------------------------------------------- */
+
+/* An entry of a METH_FASTCALL function m_<name>. */
+#define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
+
+/* The functions of ops.c, autograd.c and dist.c, added by PyInit__C. */
+extern PyMethodDef ops_methods[];
+extern PyMethodDef autograd_methods[];
+extern PyMethodDef dist_methods[];
+
+/* Adds vocabulary.h's lists and the integer constants to the module; -1
+ * with an error set on failure. */
+int add_vocabulary(PyObject *m);
 
 #endif /* BP_PYTHON_EXTENSION_H */
