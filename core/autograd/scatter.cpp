@@ -2,6 +2,7 @@
 // written (or added) at the rows of an index, as torch.index_put records it.
 #include "autograd/functions.hpp"
 #include "autograd/record.hpp"
+#include "dispatch/creation.hpp"
 #include "dispatch/operators.hpp"
 
 namespace bp::core::autograd {
@@ -25,11 +26,11 @@ struct ScatterNode : Node {
       if (accumulate) {
         for_a = g;
       } else {
-        for_a = contiguous_copy(g);
-        core::scatter_nd(for_a, rows, fill(g.device(), g.dtype, 0, nullptr, 0.0));
+        for_a = dispatch::contiguous_copy(g);
+        dispatch::scatter_nd(for_a, rows, fill(g.device(), g.dtype, 0, nullptr, 0.0));
       }
     }
-    if (wants(2)) for_values = core::gather_nd(g, rows);
+    if (wants(2)) for_values = dispatch::gather_nd(g, rows);
     return {for_a, View(), for_values};
   }
 };
@@ -37,11 +38,11 @@ struct ScatterNode : Node {
 }  // namespace
 
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate) {
-  View out = contiguous_copy(a);
+  View out = dispatch::contiguous_copy(a);
   if (accumulate)
-    core::scatter_add_nd(out, index, values);
+    dispatch::scatter_add_nd(out, index, values);
   else
-    core::scatter_nd(out, index, values);
+    dispatch::scatter_nd(out, index, values);
   if (Edges edges = recording({&a, &index, &values}); !edges.empty())
     attach(out, std::make_shared<ScatterNode>(index, accumulate), std::move(edges));
   return out;
