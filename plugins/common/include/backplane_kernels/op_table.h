@@ -1,15 +1,17 @@
 /*
  * backplane_kernels/op_table.h — the elementwise operators, one row each.
  * Every place that says what an elementwise operator computes is generated
- * from these rows: the eager and fused kernels of cpu-openblas, the CUDA
- * kernels and the NVRTC source of fused CUDA programs (through the functor's
- * name), and the autograd formulas of the core. Adding an operator is one
- * row here (docs/adding-an-operator.md).
+ * from these rows: the functors (elementwise.hpp), the eager and fused
+ * kernels of cpu-openblas, the CUDA kernels and the NVRTC source of fused
+ * CUDA programs (through the functor's name), OpenCL's kernels (through
+ * BP_EW_<id>), and the autograd formulas of the core. Adding an operator is
+ * one row here and its math (docs/adding-an-operator.md).
  *
  * What a row does not repeat has one home elsewhere: the operator's value,
  * family, dtype set and output dtype are the vocabulary's (BP_OP_LIST in
- * backplane/vocabulary.h); the math is the functor's
- * (backplane_kernels/elementwise.hpp).
+ * backplane/vocabulary.h); the math is BP_EW_<id>'s
+ * (backplane_kernels/elementwise_ops.h), from which elementwise.hpp
+ * generates the functor named here.
  *
  * Plain preprocessor lists, like the vocabulary's: a user defines
  * X(...) and expands the list, reading the columns it needs. The gradient
@@ -24,7 +26,8 @@
 /*
  * Unary operators: X(id, functor, cost, saves, grad).
  * - id: BP_OP_<id>.
- * - functor: bp_kernels::<functor>, applied in the dtype's compute type.
+ * - functor: the name of bp_kernels::<functor>, generated from BP_EW_<id> and
+ *   applied in the dtype's compute type.
  * - cost: Cheap or Transcendental: how much one element costs, which sizes
  *   a CPU thread's share.
  * - saves: what `grad` reads (SAVE_X, SAVE_OUT, or SAVE_NOTHING), kept
