@@ -405,6 +405,7 @@ class Tensor {
   Tensor square() const { return unary(BP_OP_SQUARE); }  // (since 1.1)
   Tensor sin() const { return unary(BP_OP_SIN); }        // (since 1.1)
   Tensor cos() const { return unary(BP_OP_COS); }        // (since 1.1)
+  Tensor erf() const { return unary(BP_OP_ERF); }        // (since 1.5)
   Tensor bitwise_not() const { return unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
 
   Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {

@@ -241,6 +241,7 @@ static float unary_f32(int32_t op, float x) {
     case BP_OP_SQUARE: return x * x;
     case BP_OP_SIN: return sinf(x);
     case BP_OP_COS: return cosf(x);
+    case BP_OP_ERF: return erff(x);
     default: return 0.0f;
   }
 }
@@ -258,6 +259,7 @@ static double unary_f64(int32_t op, double x) {
     case BP_OP_SQUARE: return x * x;
     case BP_OP_SIN: return sin(x);
     case BP_OP_COS: return cos(x);
+    case BP_OP_ERF: return erf(x);
     default: return 0.0;
   }
 }

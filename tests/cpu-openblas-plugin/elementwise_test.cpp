@@ -129,7 +129,7 @@ TEST_CASE("unary ops match the reference for every dtype and layout", "[elementw
       {BP_OP_NEG, Values::general},  {BP_OP_ABS, Values::general},  {BP_OP_EXP, Values::general},
       {BP_OP_LOG, Values::positive}, {BP_OP_LOG, Values::general},  {BP_OP_SQRT, Values::positive},
       {BP_OP_TANH, Values::general}, {BP_OP_SIGMOID, Values::general}, {BP_OP_RELU, Values::general},
-      {BP_OP_BITWISE_NOT, Values::general},
+      {BP_OP_BITWISE_NOT, Values::general}, {BP_OP_ERF, Values::general},
   };
   Pair pair;
   std::mt19937_64 rng(5);

@@ -27,6 +27,7 @@ CASES = {
     "log": ([POSITIVE], lambda a: a.log()),
     "sqrt": ([POSITIVE], lambda a: a.sqrt()),
     "tanh": ([A], lambda a: a.tanh()),
+    "erf": ([A], lambda a: a.erf()),
     "sigmoid": ([A], lambda a: a.sigmoid()),
     "relu": ([A], lambda a: a.relu()),
     "sum": ([A], lambda a: a.sum()),

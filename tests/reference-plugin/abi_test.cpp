@@ -219,7 +219,7 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return numeric(in) && out == in;
       case BP_OP_DIV: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH:
       case BP_OP_SIGMOID: case BP_OP_MEAN: case BP_OP_NORM: case BP_OP_RANDOM_UNIFORM:
-      case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP:
+      case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP: case BP_OP_ERF:
         return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;

@@ -386,3 +386,18 @@ TEMPLATE_TEST_CASE("sin and cos", "[elementwise]", float, double) {
   CHECK(std::isnan(special[0]));
   CHECK(std::isnan(special[1]));
 }
+
+TEMPLATE_TEST_CASE("erf", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  // erf(0.5) and erf(-1.5) to 17 digits (Abramowitz and Stegun, table 7.1).
+  const std::vector<T> e = ref.apply<T, T>(BP_OP_ERF, {{T(0.5), T(-1.5), T(0), T(-0.0), T(kInf), -T(kInf), T(kNaN)}});
+  CHECK(e[0] == Approx(0.52049987781304654).epsilon(1e-6));
+  CHECK(e[1] == Approx(-0.96610514647531073).epsilon(1e-6));
+  CHECK(e[2] == 0);
+  CHECK(e[3] == 0);
+  CHECK(std::signbit(e[3]));  // odd: erf(-0) = -0
+  CHECK(e[4] == 1);
+  CHECK(e[5] == -1);
+  CHECK(std::isnan(e[6]));
+}

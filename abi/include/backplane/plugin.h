@@ -32,7 +32,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 4
+#define BP_PLUGIN_ABI_MINOR 5
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
@@ -278,6 +278,9 @@ typedef char bp_plugin_device_info_size_check
  *   WHERE: input 0 is bool, inputs 1 and 2 and the output share one dtype.
  *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)). SQUARE(x) =
  *   x * x (integers wrap). SIN and COS take float inputs.
+ *   ERF (since 1.5) is the error function, 2/sqrt(pi) times the integral
+ *   of exp(-t^2) from 0 to x, for float inputs: erf(-x) = -erf(x) (so
+ *   erf(-0) = -0), erf(+-inf) = +-1, erf(NaN) = NaN.
  *   FLOOR_DIVIDE and REMAINDER (since 1.1) are Python's // and %: on
  *   floats, FLOOR_DIVIDE(a, b) = floor(a / b) with a / b IEEE-divided in the
  *   dtype (so b = 0 gives +-inf or NaN), and REMAINDER(a, b) = r = fmod(a, b),
@@ -364,7 +367,7 @@ typedef char bp_plugin_device_info_size_check
  * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
  *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
  *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER give the same bits on
- *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, POW, RANDOM_NORMAL
+ *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, ERF, POW, RANDOM_NORMAL
  *   and LOGSUMEXP use the backend's math library and may differ in the last
  *   bits.
  * - 8- and 16-bit dtypes (since 1.4). INT8, UINT8 and INT16 follow the

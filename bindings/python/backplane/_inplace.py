@@ -203,6 +203,7 @@ class InPlace:
     square_ = _unary_method("square_", "square")
     sin_ = _unary_method("sin_", "sin")
     cos_ = _unary_method("cos_", "cos")
+    erf_ = _unary_method("erf_", "erf")
     bitwise_not_ = _unary_method("bitwise_not_", "bitwise_not")
 
     def clamp_(self, min=None, max=None):

@@ -1,15 +1,19 @@
-"""PyTorch's elementwise and small linear-algebra functions that the
-operators compose: logical_and/or/xor/not, isnan, isinf, isfinite,
-count_nonzero, lerp, addmm, exp2, log2, log10, tan, std_mean, var_mean,
-empty_like, randint_like. They run on every device; the float ones pass
-gradients back and agree with PyTorch's to a few roundings of the dtype
-(log2(x) is log(x) / log(2), not a separate kernel)."""
+"""PyTorch's elementwise and small linear-algebra functions: the unary
+operators of 1.5 (erf), each one kernel, and what the operators compose:
+logical_and/or/xor/not, isnan, isinf, isfinite, count_nonzero, lerp, addmm,
+exp2, log2, log10, tan, std_mean, var_mean, empty_like, randint_like. They
+run on every device; the float ones pass gradients back and agree with
+PyTorch's to a few roundings of the dtype (log2(x) is log(x) / log(2), not a
+separate kernel)."""
 import math
 
 from . import _composite
 from ._dtype import as_dtype, bool_, int64
-from ._tensor import Tensor, abs, empty, log, matmul
+from ._tensor import Tensor, _unary_fn, abs, empty, log, matmul
 from ._torch_api import randint
+
+erf = _unary_fn("erf", "The error function 2/sqrt(pi) * integral of exp(-t**2) from 0 to x "
+                "(integers give float64).")
 
 
 def _truth(x):
@@ -110,11 +114,11 @@ def randint_like(x, low=0, high=None, *, dtype=None, device=None, generator=None
     return drawn.to(dt)
 
 
-for _fn in (logical_and, logical_or, logical_xor, logical_not, isnan, isinf, isfinite,
+for _fn in (erf, logical_and, logical_or, logical_xor, logical_not, isnan, isinf, isfinite,
             count_nonzero, lerp, addmm, exp2, log2, log10, tan):
     setattr(Tensor, _fn.__name__, _fn)
 del _fn
 
-__all__ = ["logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
+__all__ = ["erf", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
            "isfinite", "count_nonzero", "lerp", "addmm", "exp2", "log2", "log10", "tan",
            "std_mean", "var_mean", "empty_like", "randint_like"]

@@ -32,7 +32,7 @@
 /* The math functions the operators call, of one and two arguments: each
  * is the C library's name (and its float form with an f appended), and
  * OpenCL C's built-in. */
-#define BP_EW_MATH_1(X) X(exp) X(log) X(sqrt) X(tanh) X(sin) X(cos) X(floor) X(fabs)
+#define BP_EW_MATH_1(X) X(exp) X(log) X(sqrt) X(tanh) X(sin) X(cos) X(floor) X(fabs) X(erf)
 #define BP_EW_MATH_2(X) X(fmod) X(copysign) X(pow)
 BP_EW_DECLARE_MATH
 
@@ -151,5 +151,6 @@ BP_EW_FN T bp_fpow(T x, T y) {
 #define BP_EW_SQUARE(K, x) BP_EW_SEL(K, ((x) * (x)), BP_EW_WRAP(x, *, x), ((x) * (x)))
 #define BP_EW_SIN(K, x) sin(x)
 #define BP_EW_COS(K, x) cos(x)
+#define BP_EW_ERF(K, x) erf(x)
 /* Logical not on bool (plugin.h: 1 - x), every bit flipped on integers. */
 #define BP_EW_BITWISE_NOT(K, x) BP_EW_SEL(K, ((T)~(x)), ((T)~(x)), BP_EW_MAKE_BOOL(!BP_EW_TRUTH(x)))

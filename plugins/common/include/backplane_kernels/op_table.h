@@ -47,7 +47,9 @@
   X(SQUARE, Square, Cheap, SAVE_X, mul(g, scale(x, 2.0)))                                                   \
   X(SIN, Sin, Transcendental, SAVE_X, mul(g, fn(BP_OP_COS, x)))                                             \
   X(COS, Cos, Transcendental, SAVE_X, neg(mul(g, fn(BP_OP_SIN, x))))                                        \
-  X(BITWISE_NOT, BitwiseNot, Cheap, NOT_DIFFERENTIABLE, no_gradient())
+  X(BITWISE_NOT, BitwiseNot, Cheap, NOT_DIFFERENTIABLE, no_gradient())                                     \
+  /* 2 / sqrt(pi) exp(-x^2) */                                                                              \
+  X(ERF, Erf, Transcendental, SAVE_X, mul(g, scale(fn(BP_OP_EXP, neg(mul(x, x))), 1.1283791670955126)))
 
 /*
  * Binary operators whose output has the inputs' dtype:
