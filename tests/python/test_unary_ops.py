@@ -16,9 +16,20 @@ X = [-3.0, -2.5, -1.5, -0.5, -0.0, 0.0, 1e-5, 0.25, 0.5, 1.0, 1.5, 2.5, math.inf
 INTEGERS = [-7, -1, 0, 2, 5]
 
 
+def _rsqrt(a):
+    return 1 / np.sqrt(a)
+
+
 # name -> (the float64 function it computes, whether integers stay integers)
 REFERENCE = {
     "erf": (np.vectorize(math.erf, otypes=[np.float64]), False),
+    "expm1": (np.expm1, False),
+    "log1p": (np.log1p, False),
+    "rsqrt": (_rsqrt, False),
+    "floor": (np.floor, True),
+    "ceil": (np.ceil, True),
+    "round": (np.rint, True),  # half to even, as torch.round
+    "sign": (np.sign, True),  # +0 for -0, as torch.sign
 }
 
 
@@ -72,3 +83,9 @@ def test_in_place_and_out(dev, name):
     assert getattr(x, name + "_")() is x
     np.testing.assert_allclose(x.numpy(), want, rtol=2e-6)
 
+
+def test_round_is_not_exported_by_star():
+    namespace = {}
+    exec("from backplane import *", namespace)
+    assert namespace.get("round", round) is round
+    assert bp.round(bp.tensor([2.5], device="cpu:0")).item() == 2.0

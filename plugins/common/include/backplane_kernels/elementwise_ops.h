@@ -32,7 +32,8 @@
 /* The math functions the operators call, of one and two arguments: each
  * is the C library's name (and its float form with an f appended), and
  * OpenCL C's built-in. */
-#define BP_EW_MATH_1(X) X(exp) X(log) X(sqrt) X(tanh) X(sin) X(cos) X(floor) X(fabs) X(erf)
+#define BP_EW_MATH_1(X) X(exp) X(log) X(sqrt) X(tanh) X(sin) X(cos) X(floor) X(fabs) X(erf) \
+  X(expm1) X(log1p) X(ceil) X(rint)
 #define BP_EW_MATH_2(X) X(fmod) X(copysign) X(pow)
 BP_EW_DECLARE_MATH
 
@@ -152,5 +153,18 @@ BP_EW_FN T bp_fpow(T x, T y) {
 #define BP_EW_SIN(K, x) sin(x)
 #define BP_EW_COS(K, x) cos(x)
 #define BP_EW_ERF(K, x) erf(x)
+#define BP_EW_EXPM1(K, x) expm1(x)
+#define BP_EW_LOG1P(K, x) log1p(x)
+/* Two correctly rounded steps, so every backend gives the same bits. */
+#define BP_EW_RSQRT(K, x) ((T)1 / sqrt(x))
+/* rint rounds half to even (the default rounding mode, which no backend
+ * changes). Integers are already integral. */
+#define BP_EW_FLOOR(K, x) BP_EW_SEL(K, floor(x), (x), (x))
+#define BP_EW_CEIL(K, x) BP_EW_SEL(K, ceil(x), (x), (x))
+#define BP_EW_ROUND(K, x) BP_EW_SEL(K, rint(x), (x), (x))
+/* +-0 gives +0 (NumPy's and PyTorch's sign), NaN itself. */
+#define BP_EW_SIGN(K, x)                                                                             \
+  BP_EW_SEL(K, ((x) > (T)0 ? (T)1 : (x) < (T)0 ? (T)-1 : (x) == (T)0 ? (T)0 : (x)),                 \
+            ((T)(((x) > 0) - ((x) < 0))), (x))
 /* Logical not on bool (plugin.h: 1 - x), every bit flipped on integers. */
 #define BP_EW_BITWISE_NOT(K, x) BP_EW_SEL(K, ((T)~(x)), ((T)~(x)), BP_EW_MAKE_BOOL(!BP_EW_TRUTH(x)))

@@ -49,7 +49,16 @@
   X(COS, Cos, Transcendental, SAVE_X, neg(mul(g, fn(BP_OP_SIN, x))))                                        \
   X(BITWISE_NOT, BitwiseNot, Cheap, NOT_DIFFERENTIABLE, no_gradient())                                     \
   /* 2 / sqrt(pi) exp(-x^2) */                                                                              \
-  X(ERF, Erf, Transcendental, SAVE_X, mul(g, scale(fn(BP_OP_EXP, neg(mul(x, x))), 1.1283791670955126)))
+  X(ERF, Erf, Transcendental, SAVE_X, mul(g, scale(fn(BP_OP_EXP, neg(mul(x, x))), 1.1283791670955126)))     \
+  X(EXPM1, Expm1, Transcendental, SAVE_OUT, mul(g, shift(out, 1.0)))                                        \
+  X(LOG1P, Log1p, Transcendental, SAVE_X, div(g, shift(x, 1.0)))                                            \
+  /* -x^(-3/2) / 2 = -out^3 / 2 */                                                                          \
+  X(RSQRT, Rsqrt, Cheap, SAVE_OUT, scale(mul(g, mul(out, mul(out, out))), -0.5))                            \
+  /* piecewise constant: a zero gradient, as PyTorch's */                                                   \
+  X(FLOOR, Floor, Cheap, SAVE_NOTHING, zeros(g, g.dtype))                                                   \
+  X(CEIL, Ceil, Cheap, SAVE_NOTHING, zeros(g, g.dtype))                                                     \
+  X(ROUND, Round, Cheap, SAVE_NOTHING, zeros(g, g.dtype))                                                   \
+  X(SIGN, Sign, Cheap, SAVE_NOTHING, zeros(g, g.dtype))
 
 /*
  * Binary operators whose output has the inputs' dtype:
