@@ -408,6 +408,14 @@ class Tensor {
   Tensor square() const { return unary(BP_OP_SQUARE); }  // (since 1.1)
   Tensor sin() const { return unary(BP_OP_SIN); }        // (since 1.1)
   Tensor cos() const { return unary(BP_OP_COS); }        // (since 1.1)
+  Tensor erf() const { return unary(BP_OP_ERF); }        // (since 1.5)
+  Tensor expm1() const { return unary(BP_OP_EXPM1); }    // (since 1.5)
+  Tensor log1p() const { return unary(BP_OP_LOG1P); }    // (since 1.5)
+  Tensor rsqrt() const { return unary(BP_OP_RSQRT); }    // (since 1.5)
+  Tensor floor() const { return unary(BP_OP_FLOOR); }    // (since 1.5)
+  Tensor ceil() const { return unary(BP_OP_CEIL); }      // (since 1.5)
+  Tensor round() const { return unary(BP_OP_ROUND); }    // (since 1.5): half to even
+  Tensor sign() const { return unary(BP_OP_SIGN); }      // (since 1.5)
   Tensor bitwise_not() const { return unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
 
   Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {

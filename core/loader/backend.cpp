@@ -158,7 +158,7 @@ bp_plugin_device_info Backend::device_info(int32_t device) {
 bool Backend::ask_supports(size_t index, int32_t device, int32_t op, int32_t dtype,
                            int32_t out_dtype) {
   int32_t answer = 0;
-  if (knows_dtype(dtype) && knows_dtype(out_dtype)) {
+  if (knows_op(op) && knows_dtype(dtype) && knows_dtype(out_dtype)) {
     auto lock = call_lock();
     check(api_->supports(device, op, dtype, out_dtype, &answer), "supports");
   }

@@ -28,7 +28,7 @@ template <class F, class D, class X, class S>
 void scalar_rhs_loop(int64_t n, D *__restrict d, const X *__restrict x, S s) {
   const F f{};
   if constexpr (std::is_same<F, bk::Pow>::value && std::is_floating_point<S>::value) {
-    // fmath::pow multiplies for the exponents 2 and 3; with the exponent
+    // bp_fpow multiplies for the exponents 2 and 3; with the exponent
     // a constant the functor folds to those multiplies and the loop
     // vectorises, where a variable one keeps powf's call in the loop.
     if (s == S(2)) {

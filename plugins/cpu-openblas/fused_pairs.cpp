@@ -16,7 +16,7 @@ namespace {
 enum Side { kUnary, kScalarRhs, kScalarLhs };
 
 // One instruction applied to one element: op_table.h's functor of `op`;
-// `exponent` fixes POW's scalar (2 or 3) so that fmath::pow folds to its
+// `exponent` fixes POW's scalar (2 or 3) so that bp_fpow folds to its
 // multiplies.
 template <int32_t op_, int side_, int exponent_ = 0>
 struct Stage {

@@ -241,6 +241,14 @@ static float unary_f32(int32_t op, float x) {
     case BP_OP_SQUARE: return x * x;
     case BP_OP_SIN: return sinf(x);
     case BP_OP_COS: return cosf(x);
+    case BP_OP_ERF: return erff(x);
+    case BP_OP_EXPM1: return expm1f(x);
+    case BP_OP_LOG1P: return log1pf(x);
+    case BP_OP_RSQRT: return 1.0f / sqrtf(x);
+    case BP_OP_FLOOR: return floorf(x);
+    case BP_OP_CEIL: return ceilf(x);
+    case BP_OP_ROUND: return rintf(x); /* half to even: the default rounding mode */
+    case BP_OP_SIGN: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x;
     default: return 0.0f;
   }
 }
@@ -258,6 +266,14 @@ static double unary_f64(int32_t op, double x) {
     case BP_OP_SQUARE: return x * x;
     case BP_OP_SIN: return sin(x);
     case BP_OP_COS: return cos(x);
+    case BP_OP_ERF: return erf(x);
+    case BP_OP_EXPM1: return expm1(x);
+    case BP_OP_LOG1P: return log1p(x);
+    case BP_OP_RSQRT: return 1.0 / sqrt(x);
+    case BP_OP_FLOOR: return floor(x);
+    case BP_OP_CEIL: return ceil(x);
+    case BP_OP_ROUND: return rint(x);
+    case BP_OP_SIGN: return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x == 0.0 ? 0.0 : x;
     default: return 0.0;
   }
 }
@@ -271,6 +287,8 @@ static int32_t unary_i32(int32_t op, int32_t x) {
     case BP_OP_RELU: return x > 0 ? x : 0;
     case BP_OP_SQUARE: return ref_wrap_i32((uint32_t)x * (uint32_t)x);
     case BP_OP_BITWISE_NOT: return ~x;
+    case BP_OP_FLOOR: case BP_OP_CEIL: case BP_OP_ROUND: return x;
+    case BP_OP_SIGN: return (x > 0) - (x < 0);
     default: return 0; /* the transcendental ops are float only */
   }
 }
@@ -282,6 +300,8 @@ static int64_t unary_i64(int32_t op, int64_t x) {
     case BP_OP_RELU: return x > 0 ? x : 0;
     case BP_OP_SQUARE: return ref_wrap_i64((uint64_t)x * (uint64_t)x);
     case BP_OP_BITWISE_NOT: return ~x;
+    case BP_OP_FLOOR: case BP_OP_CEIL: case BP_OP_ROUND: return x;
+    case BP_OP_SIGN: return (x > 0) - (x < 0);
     default: return 0;
   }
 }

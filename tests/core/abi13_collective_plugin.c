@@ -106,7 +106,9 @@ static bp_status read_buffer(bp_buffer src, uint64_t offset, void *dst, uint64_t
 static bp_status supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t *answer) {
   (void)dtype;
   (void)out_dtype;
-  *answer = op == BP_OP_NEG;
+  /* Yes to ERF as well, an operator number of 1.5 that this plugin cannot
+   * know: the core must not ask. */
+  *answer = op == BP_OP_NEG || op == BP_OP_ERF;
   return check_device("supports", device);
 }
 

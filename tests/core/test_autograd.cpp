@@ -93,11 +93,11 @@ TEST_CASE("binary operators with a scalar on either side match finite difference
 TEST_CASE("unary operators match finite differences") {
   const bp::Device d = bp_test::each_host_device();
   for (bp_op op : {BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_TANH, BP_OP_SIGMOID, BP_OP_RELU, BP_OP_SQUARE,
-                   BP_OP_SIN, BP_OP_COS}) {
+                   BP_OP_SIN, BP_OP_COS, BP_OP_ERF, BP_OP_EXPM1}) {
     INFO(bp_op_name(op));
     gradcheck(d, {kA}, [op](const std::vector<bp::Tensor> &x) { return x[0].unary(op); });
   }
-  for (bp_op op : {BP_OP_LOG, BP_OP_SQRT}) {
+  for (bp_op op : {BP_OP_LOG, BP_OP_SQRT, BP_OP_LOG1P, BP_OP_RSQRT}) {
     INFO(bp_op_name(op));
     gradcheck(d, {kPositive}, [op](const std::vector<bp::Tensor> &x) { return x[0].unary(op); });
   }

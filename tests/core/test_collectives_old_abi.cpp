@@ -1,6 +1,7 @@
 // A plugin built against ABI 1.3 (abi13_collective_plugin.c) never sees a
 // dtype of 1.4 in its collective entry: the core stages such a collective
 // through host memory and says why, while float32 still runs on the plugin.
+// Nor is it asked about an operator of 1.5 (ERF).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -77,4 +78,13 @@ TEST_CASE("an ABI 1.3 plugin is never asked about nor handed a 1.4 dtype by an o
   CHECK(bp_unary(BP_OP_NEG, x.handle(), &out) == BP_ERR_UNSUPPORTED);
   CHECK(has(bp_last_error(), "neg"));
   CHECK(has(bp_last_error(), "bfloat16"));
+}
+
+TEST_CASE("an ABI 1.3 plugin is never asked about nor handed an operator of 1.5") {
+  const std::vector<bp::Device> d = abi13_devices();
+  const bp::Tensor x = from_elements<float>(BP_FLOAT32, {0.5f}, d[0]);
+  bp_tensor out = BP_NO_TENSOR;
+  // The plugin says yes to ERF; handed it, execute would fail naming operator 32.
+  CHECK(bp_unary(BP_OP_ERF, x.handle(), &out) == BP_ERR_UNSUPPORTED);
+  CHECK(has(bp_last_error(), "backend abi13 does not implement erf for float32"));
 }

@@ -129,7 +129,10 @@ TEST_CASE("unary ops match the reference for every dtype and layout", "[elementw
       {BP_OP_NEG, Values::general},  {BP_OP_ABS, Values::general},  {BP_OP_EXP, Values::general},
       {BP_OP_LOG, Values::positive}, {BP_OP_LOG, Values::general},  {BP_OP_SQRT, Values::positive},
       {BP_OP_TANH, Values::general}, {BP_OP_SIGMOID, Values::general}, {BP_OP_RELU, Values::general},
-      {BP_OP_BITWISE_NOT, Values::general},
+      {BP_OP_BITWISE_NOT, Values::general}, {BP_OP_ERF, Values::general},  {BP_OP_EXPM1, Values::general},
+      {BP_OP_LOG1P, Values::positive}, {BP_OP_LOG1P, Values::general}, {BP_OP_RSQRT, Values::positive},
+      {BP_OP_FLOOR, Values::general}, {BP_OP_CEIL, Values::general}, {BP_OP_ROUND, Values::general},
+      {BP_OP_SIGN, Values::general},
   };
   Pair pair;
   std::mt19937_64 rng(5);

@@ -40,8 +40,8 @@ std::vector<Views> layouts(int n_inputs) {
 
 // Float ops that are not exactly rounded in OpenCL (nor in libm): a few ulp.
 Tolerance tolerance(int32_t op, int32_t dtype) {
-  const bool inexact = op == BP_OP_POW || op == BP_OP_EXP || op == BP_OP_LOG ||
-                       op == BP_OP_TANH || op == BP_OP_SIGMOID;
+  const bool inexact = op == BP_OP_POW || op == BP_OP_EXP || op == BP_OP_LOG || op == BP_OP_TANH ||
+                       op == BP_OP_SIGMOID || op == BP_OP_ERF || op == BP_OP_EXPM1 || op == BP_OP_LOG1P;
   if (!inexact) return kExact;
   // By the input's dtype: float32's column for float32 inputs, float64's for the rest.
   return table_tolerance(TestBound::opencl_math, dtype == BP_FLOAT32 ? BP_FLOAT32 : BP_FLOAT64);
@@ -117,7 +117,8 @@ TEST_CASE("binary operators with a scalar operand on either side", "[elementwise
 TEST_CASE("unary operators match the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(4);
   check_ops({BP_OP_NEG, BP_OP_ABS, BP_OP_EXP, BP_OP_LOG, BP_OP_SQRT, BP_OP_TANH, BP_OP_SIGMOID, BP_OP_RELU,
-             BP_OP_BITWISE_NOT},
+             BP_OP_BITWISE_NOT, BP_OP_ERF, BP_OP_EXPM1, BP_OP_LOG1P, BP_OP_RSQRT, BP_OP_FLOOR, BP_OP_CEIL,
+             BP_OP_ROUND, BP_OP_SIGN},
             1, rng);
 }
 

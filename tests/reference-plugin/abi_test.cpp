@@ -208,11 +208,13 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       case BP_OP_ADD: case BP_OP_SUB: case BP_OP_MUL: case BP_OP_POW:
       case BP_OP_MAXIMUM: case BP_OP_MINIMUM: case BP_OP_NEG: case BP_OP_ABS:
       case BP_OP_RELU: case BP_OP_MATMUL: case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARANGE:
-      case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER: case BP_OP_SQUARE:
+      case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER: case BP_OP_SQUARE: case BP_OP_FLOOR: case BP_OP_CEIL:
+      case BP_OP_ROUND: case BP_OP_SIGN:
         return numeric(in) && out == in;
       case BP_OP_DIV: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH:
       case BP_OP_SIGMOID: case BP_OP_MEAN: case BP_OP_NORM: case BP_OP_RANDOM_UNIFORM:
-      case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP:
+      case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP: case BP_OP_ERF:
+      case BP_OP_EXPM1: case BP_OP_LOG1P: case BP_OP_RSQRT:
         return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;

@@ -386,3 +386,69 @@ TEMPLATE_TEST_CASE("sin and cos", "[elementwise]", float, double) {
   CHECK(std::isnan(special[0]));
   CHECK(std::isnan(special[1]));
 }
+
+TEMPLATE_TEST_CASE("erf", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  // erf(0.5) and erf(-1.5) to 17 digits (Abramowitz and Stegun, table 7.1).
+  const std::vector<T> e = ref.apply<T, T>(BP_OP_ERF, {{T(0.5), T(-1.5), T(0), T(-0.0), T(kInf), -T(kInf), T(kNaN)}});
+  CHECK(e[0] == Approx(0.52049987781304654).epsilon(1e-6));
+  CHECK(e[1] == Approx(-0.96610514647531073).epsilon(1e-6));
+  CHECK(e[2] == 0);
+  CHECK(e[3] == 0);
+  CHECK(std::signbit(e[3]));  // odd: erf(-0) = -0
+  CHECK(e[4] == 1);
+  CHECK(e[5] == -1);
+  CHECK(std::isnan(e[6]));
+}
+
+TEMPLATE_TEST_CASE("expm1, log1p and rsqrt", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  // Tiny arguments keep their digits (exp(x) - 1 would give 0 or 1e-8 +- an ulp of 1).
+  const std::vector<T> m = ref.apply<T, T>(BP_OP_EXPM1, {{T(1e-10), T(1), -T(kInf), T(-0.0)}});
+  CHECK(m[0] == Approx(1e-10).epsilon(1e-6));
+  CHECK(m[1] == Approx(1.7182818284590452));
+  CHECK(m[2] == -1);
+  CHECK(std::signbit(m[3]));
+  const std::vector<T> l = ref.apply<T, T>(BP_OP_LOG1P, {{T(1e-10), T(-1), T(-2), T(kInf)}});
+  CHECK(l[0] == Approx(1e-10).epsilon(1e-6));
+  CHECK(l[1] == -T(kInf));
+  CHECK(std::isnan(l[2]));
+  CHECK(l[3] == T(kInf));
+  check_values(ref.apply<T, T>(BP_OP_RSQRT, {{T(4), T(0.25), T(0), T(-0.0), T(kInf)}}),
+               std::vector<T>{T(0.5), T(2), T(kInf), -T(kInf), T(0)});
+  CHECK(std::isnan(ref.apply<T, T>(BP_OP_RSQRT, {{T(-1)}})[0]));
+}
+
+TEMPLATE_TEST_CASE("floor, ceil and round (half to even) of floats", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> x{T(-2.5), T(-1.5), T(-0.5), T(0.5), T(1.5), T(2.5), T(2.7), T(kInf)};
+  check_values(ref.apply<T, T>(BP_OP_FLOOR, {x}), std::vector<T>{-3, -2, -1, 0, 1, 2, 2, T(kInf)});
+  check_values(ref.apply<T, T>(BP_OP_CEIL, {x}), std::vector<T>{-2, -1, T(-0.0), 1, 2, 3, 3, T(kInf)});
+  check_values(ref.apply<T, T>(BP_OP_ROUND, {x}), std::vector<T>{-2, -2, T(-0.0), 0, 2, 2, 3, T(kInf)});
+  CHECK(std::signbit(ref.apply<T, T>(BP_OP_CEIL, {{T(-0.5)}})[0]));
+  CHECK(std::isnan(ref.apply<T, T>(BP_OP_ROUND, {{T(kNaN)}})[0]));
+}
+
+TEMPLATE_TEST_CASE("sign", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> s = ref.apply<T, T>(BP_OP_SIGN, {{T(-3), T(0.25), T(0), T(-0.0), -T(kInf), T(kNaN)}});
+  CHECK(s[0] == -1);
+  CHECK(s[1] == 1);
+  CHECK(s[2] == 0);
+  CHECK(s[3] == 0);
+  CHECK_FALSE(std::signbit(s[3]));  // +0 for -0, as NumPy and PyTorch
+  CHECK(s[4] == -1);
+  CHECK(std::isnan(s[5]));
+}
+
+TEMPLATE_TEST_CASE("floor, ceil and round keep integers, sign gives -1, 0, 1", "[elementwise]", int32_t, int64_t) {
+  Reference ref;
+  using T = TestType;
+  const std::vector<T> x{std::numeric_limits<T>::min(), -7, 0, 5, std::numeric_limits<T>::max()};
+  for (bp_op op : {BP_OP_FLOOR, BP_OP_CEIL, BP_OP_ROUND}) check_values(ref.apply<T, T>(op, {x}), x);
+  check_values(ref.apply<T, T>(BP_OP_SIGN, {x}), std::vector<T>{-1, -1, 0, 1, 1});
+}

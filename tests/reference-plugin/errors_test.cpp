@@ -44,7 +44,7 @@ TEST_CASE("NULL pointers given to device entries", "[errors]") {
 TEST_CASE("execute: unknown operators are unsupported", "[errors][execute]") {
   Reference ref;
   bp_plugin_tensor x = ref.tensor<float>({1}, {1});
-  for (int32_t op : {0, -1, 32, 39, 61, 89, BP_OP_LIMIT, 1000}) {
+  for (int32_t op : {0, -1, 49, 59, 61, 89, BP_OP_LIMIT, 1000}) {
     INFO("op " << op);
     check_error(ref, ref.run(op, {x}, x), BP_ERR_UNSUPPORTED, {"not in this plugin's vocabulary"});
   }

@@ -60,7 +60,7 @@ extern "C" {
 
 /* Version of this API; the library's own is returned by bp_api_version(). */
 #define BP_API_VERSION_MAJOR 1
-#define BP_API_VERSION_MINOR 4
+#define BP_API_VERSION_MINOR 5
 
 /* A tensor handle; 0 is never a valid tensor. */
 typedef uint64_t bp_tensor;
@@ -440,7 +440,12 @@ BP_API bp_status bp_binary_scalar_kind_out(int32_t op, bp_tensor a, double scala
                                            bp_tensor out);
 /* op: any operator of the UNARY family: NEG, ABS, EXP, LOG, SQRT, TANH,
  * SIGMOID, RELU, SQUARE, SIN, COS, BITWISE_NOT (integers: ~x; bool: logical
- * not; a float is BP_ERR_DTYPE). */
+ * not; a float is BP_ERR_DTYPE), and since 1.5 ERF, EXPM1, LOG1P, RSQRT
+ * (integers give float64 like EXP), FLOOR, CEIL, ROUND (half to even),
+ * SIGN (integers keep their dtype). A device whose plugin was built for an
+ * ABI before the operator's (these: 1.5) is never asked about it:
+ * BP_ERR_UNSUPPORTED naming the backend, or the host when
+ * dispatch.host_fallback is on. */
 BP_API bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out);
 BP_API bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out);
 /* cond ? a : b elementwise; cond is bool. */
@@ -686,7 +691,8 @@ BP_API bp_status bp_assign(bp_tensor dst, bp_tensor src);
  * tensor the chain reads), an operator of another shape, or a chain of
  * BP_FUSED_MAX_INSTRS. What it changes and what it does not:
  * - Results are bit-identical to running each operator alone (EXP, LOG,
- *   TANH, SIGMOID, SIN, COS and POW within the backend's usual last bits).
+ *   TANH, SIGMOID, SIN, COS, ERF, EXPM1, LOG1P and POW within the backend's
+ *   usual last bits).
  * - Intermediates nobody holds any more are never allocated or written:
  *   release them (or let a binding drop them) before the value is needed.
  * - Errors about the call (devices, dtypes, shapes, handles) come from the

@@ -32,7 +32,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 4
+#define BP_PLUGIN_ABI_MINOR 5
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
@@ -278,6 +278,23 @@ typedef char bp_plugin_device_info_size_check
  *   WHERE: input 0 is bool, inputs 1 and 2 and the output share one dtype.
  *   RELU(x) = x > 0 ? x : 0. SIGMOID(x) = 1 / (1 + exp(-x)). SQUARE(x) =
  *   x * x (integers wrap). SIN and COS take float inputs.
+ *   ERF (since 1.5) is the error function, 2/sqrt(pi) times the integral
+ *   of exp(-t^2) from 0 to x, for float inputs: erf(-x) = -erf(x) (so
+ *   erf(-0) = -0), erf(+-inf) = +-1, erf(NaN) = NaN.
+ *   EXPM1 and LOG1P (since 1.5, float inputs) are exp(x) - 1 and
+ *   log(1 + x) without the cancellation of computing them so (the C
+ *   library's expm1 and log1p): exact for tiny x, log1p(-1) = -inf,
+ *   log1p(x < -1) = NaN. RSQRT (since 1.5, float inputs) is 1 / sqrt(x),
+ *   each step correctly rounded (not a hardware reciprocal square root), so
+ *   it gives the same bits on every backend: rsqrt(+-0) = +-inf,
+ *   rsqrt(x < 0) = NaN, rsqrt(inf) = 0. FLOOR, CEIL and ROUND (since 1.5)
+ *   round to an integral value toward -inf, toward +inf and to nearest with
+ *   ties to even (NumPy's rint and PyTorch's round: 0.5 -> 0, 1.5 -> 2,
+ *   -2.5 -> -2); the sign of a zero result is the input's (floor(-0.5) =
+ *   -1, ceil(-0.5) = -0); inf and NaN stay. SIGN (since 1.5) is 1 for x > 0,
+ *   -1 for x < 0, +0 for +0 and -0 (as NumPy and PyTorch) and NaN for NaN.
+ *   FLOOR, CEIL, ROUND and SIGN take integers as well: the first three are
+ *   the identity on them, SIGN gives -1, 0 or 1.
  *   FLOOR_DIVIDE and REMAINDER (since 1.1) are Python's // and %: on
  *   floats, FLOOR_DIVIDE(a, b) = floor(a / b) with a / b IEEE-divided in the
  *   dtype (so b = 0 gives +-inf or NaN), and REMAINDER(a, b) = r = fmod(a, b),
@@ -363,8 +380,9 @@ typedef char bp_plugin_device_info_size_check
  *   another, and the result is unspecified: +-inf, NaN or finite.
  * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
  *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
- *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER give the same bits on
- *   every backend; EXP, LOG, TANH, SIGMOID, SIN, COS, POW, RANDOM_NORMAL
+ *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER, and RSQRT, FLOOR,
+ *   CEIL, ROUND and SIGN give the same bits on every backend; EXP, LOG, TANH,
+ *   SIGMOID, SIN, COS, ERF, EXPM1, LOG1P, POW, RANDOM_NORMAL
  *   and LOGSUMEXP use the backend's math library and may differ in the last
  *   bits.
  * - 8- and 16-bit dtypes (since 1.4). INT8, UINT8 and INT16 follow the

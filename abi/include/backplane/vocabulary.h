@@ -134,6 +134,14 @@
   X(SIN, 29, "sin", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
   X(COS, 30, "cos", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
   X(BITWISE_NOT, 31, "bitwise_not", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)  \
+  X(ERF, 32, "erf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
+  X(EXPM1, 33, "expm1", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
+  X(LOG1P, 34, "log1p", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
+  X(RSQRT, 35, "rsqrt", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
+  X(FLOOR, 36, "floor", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)              \
+  X(CEIL, 37, "ceil", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
+  X(ROUND, 38, "round", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)              \
+  X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
   X(SUM, 40, "sum", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_ALL, BP_OUT_SUM)                      \
   X(MEAN, 41, "mean", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
   X(MAX, 42, "max", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \

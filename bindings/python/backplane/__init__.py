@@ -45,13 +45,14 @@ from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 from .random import Generator, rand, randn  # noqa: E402
-# PyTorch's spellings. bp.int, bp.float and bp.pow shadow the builtins in
-# this module's namespace, which uses none of them.
+# PyTorch's spellings. bp.int, bp.float, bp.pow and bp.round shadow the
+# builtins in this module's namespace, which uses none of them.
 from . import _torch_api, _torch_index, _torch_math  # noqa: E402
 from ._torch_api import *  # noqa: E402,F401,F403
 from ._torch_api import float, int, pow  # noqa: E402,F401
 from ._torch_index import *  # noqa: E402,F401,F403
 from ._torch_math import *  # noqa: E402,F401,F403
+from ._torch_math import round  # noqa: E402,F401
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))

@@ -203,6 +203,14 @@ class InPlace:
     square_ = _unary_method("square_", "square")
     sin_ = _unary_method("sin_", "sin")
     cos_ = _unary_method("cos_", "cos")
+    erf_ = _unary_method("erf_", "erf")
+    expm1_ = _unary_method("expm1_", "expm1")
+    log1p_ = _unary_method("log1p_", "log1p")
+    rsqrt_ = _unary_method("rsqrt_", "rsqrt")
+    floor_ = _unary_method("floor_", "floor")
+    ceil_ = _unary_method("ceil_", "ceil")
+    round_ = _unary_method("round_", "round")
+    sign_ = _unary_method("sign_", "sign")
     bitwise_not_ = _unary_method("bitwise_not_", "bitwise_not")
 
     def clamp_(self, min=None, max=None):

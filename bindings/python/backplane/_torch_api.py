@@ -228,10 +228,6 @@ clamp, neg, mul, pow = _composite.clip, negative, multiply, power
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
 
-def rsqrt(x):
-    return 1 / x.sqrt()
-
-
 def reciprocal(x):
     return 1 / x
 
@@ -380,7 +376,7 @@ def _where_method(x, condition, y):
 # Methods named as the functions above: x.view(2, 3) is view(x, 2, 3).
 _METHODS = {fn.__name__: fn for fn in (
     view, view_as, reshape_as, flatten, unsqueeze, squeeze, expand, expand_as, t, swapaxes, split,
-    chunk, masked_fill, add, sub, div, rsqrt, reciprocal, amax, amin, mm, bmm, mv, dot, outer,
+    chunk, masked_fill, add, sub, div, reciprocal, amax, amin, mm, bmm, mv, dot, outer,
     normal_, uniform_, type_as, element_size, is_floating_point, _new(zeros), _new(ones),
     _new(empty))}
 _METHODS.update(mul=mul, multiply=mul, pow=pow, eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
@@ -397,7 +393,7 @@ Tensor.is_cpu = property(lambda x: x.device.type == "cpu", doc="Whether x is on 
 # there all the same).
 __all__ = ["double", "half", "long", "short", "view", "flatten", "unsqueeze", "squeeze",
            "broadcast_to", "expand", "broadcast_tensors", "t", "permute", "swapaxes", "split",
-           "chunk", "cat", "masked_fill", "clamp", "neg", "sub", "mul", "div", "rsqrt",
+           "chunk", "cat", "masked_fill", "clamp", "neg", "sub", "mul", "div",
            "reciprocal", "eq", "ne", "lt", "le", "gt", "ge", "amax", "amin", "mm", "bmm", "mv",
            "dot", "outer", "einsum", "rand_like", "randn_like", "randint", "randperm", "normal",
            "numel", "is_tensor", "is_floating_point"]

@@ -1,15 +1,28 @@
-"""PyTorch's elementwise and small linear-algebra functions that the
-operators compose: logical_and/or/xor/not, isnan, isinf, isfinite,
-count_nonzero, lerp, addmm, exp2, log2, log10, tan, std_mean, var_mean,
-empty_like, randint_like. They run on every device; the float ones pass
-gradients back and agree with PyTorch's to a few roundings of the dtype
-(log2(x) is log(x) / log(2), not a separate kernel)."""
+"""PyTorch's elementwise and small linear-algebra functions: the unary
+operators of 1.5 (erf, expm1, log1p, rsqrt, floor, ceil, round, sign), each
+one kernel, and what the operators compose:
+logical_and/or/xor/not, isnan, isinf, isfinite, count_nonzero, lerp, addmm,
+exp2, log2, log10, tan, std_mean, var_mean, empty_like, randint_like. They
+run on every device; the float ones pass gradients back and agree with
+PyTorch's to a few roundings of the dtype (log2(x) is log(x) / log(2), not a
+separate kernel)."""
 import math
 
 from . import _composite
 from ._dtype import as_dtype, bool_, int64
-from ._tensor import Tensor, abs, empty, log, matmul
+from ._tensor import Tensor, _unary_fn, abs, empty, log, matmul
 from ._torch_api import randint
+
+erf = _unary_fn("erf", "The error function 2/sqrt(pi) * integral of exp(-t**2) from 0 to x "
+                "(integers give float64).")
+expm1 = _unary_fn("expm1", "exp(x) - 1, exact for small x (integers give float64).")
+log1p = _unary_fn("log1p", "log(1 + x), exact for small x (integers give float64).")
+rsqrt = _unary_fn("rsqrt", "1 / sqrt(x), each step correctly rounded (integers give float64).")
+floor = _unary_fn("floor", "The largest integral value <= x (integers unchanged).")
+ceil = _unary_fn("ceil", "The smallest integral value >= x (integers unchanged).")
+round = _unary_fn("round", "The nearest integral value, ties to even as NumPy's rint and "
+                  "PyTorch's round (integers unchanged).")
+sign = _unary_fn("sign", "1, -1 or 0 (+0 for -0 as in NumPy and PyTorch); NaN stays NaN.")
 
 
 def _truth(x):
@@ -110,11 +123,13 @@ def randint_like(x, low=0, high=None, *, dtype=None, device=None, generator=None
     return drawn.to(dt)
 
 
-for _fn in (logical_and, logical_or, logical_xor, logical_not, isnan, isinf, isfinite,
+for _fn in (erf, expm1, log1p, rsqrt, floor, ceil, round, sign, logical_and, logical_or, logical_xor, logical_not, isnan, isinf, isfinite,
             count_nonzero, lerp, addmm, exp2, log2, log10, tan):
     setattr(Tensor, _fn.__name__, _fn)
 del _fn
 
-__all__ = ["logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
+# Not round, which would shadow Python's builtin in `from backplane import *`
+# (bp.round is there all the same).
+__all__ = ["erf", "expm1", "log1p", "rsqrt", "floor", "ceil", "sign", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
            "isfinite", "count_nonzero", "lerp", "addmm", "exp2", "log2", "log10", "tan",
            "std_mean", "var_mean", "empty_like", "randint_like"]

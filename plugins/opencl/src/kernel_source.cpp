@@ -580,7 +580,7 @@ inline void bp_atomic_add(__global S *o, long a, T v) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Operator bodies: the macros of backplane_kernels/elementwise.cl, shared by
+// Operator bodies: the macros of backplane_kernels/elementwise_ops.h, shared by
 // the op-by-op kernels and the fused ones (fused_source.cpp), so that both
 // compute the same bits.
 // ---------------------------------------------------------------------------
@@ -590,14 +590,11 @@ namespace {
 std::string op_macro(int32_t op, const char *operands) {
   switch (op) {
 #define BP_OCL_OP_MACRO_(id, ...) \
-  case BP_OP_##id: return std::string("BP_CL_" #id) + operands;
+  case BP_OP_##id: return std::string("BP_EW_" #id "(BP_EW_KIND, ") + operands + ")";
     BP_KERNEL_UNARY_OPS(BP_OCL_OP_MACRO_)
     BP_KERNEL_BINARY_OPS(BP_OCL_OP_MACRO_)
+    BP_KERNEL_COMPARE_OPS(BP_OCL_OP_MACRO_)
 #undef BP_OCL_OP_MACRO_
-#define BP_OCL_COMPARE_MACRO_(id, functor) \
-  case BP_OP_##id: return std::string("BP_CL_" #id) + operands;
-    BP_KERNEL_COMPARE_OPS(BP_OCL_COMPARE_MACRO_)
-#undef BP_OCL_COMPARE_MACRO_
     default: return "";
   }
 }
@@ -610,27 +607,21 @@ const char *kind_macro(int32_t dtype) {
 
 std::string binary_body(int32_t op) {
   const int32_t family = bp_vocab_op_family(op);
-  return family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE ? op_macro(op, "(x, y)") : "";
+  return family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE ? op_macro(op, "x, y") : "";
 }
 
 std::string unary_body(int32_t op) {
-  return bp_vocab_op_family(op) == BP_OP_FAMILY_UNARY ? op_macro(op, "(x)") : "";
+  return bp_vocab_op_family(op) == BP_OP_FAMILY_UNARY ? op_macro(op, "x") : "";
 }
 
-std::string where_body() { return "BP_CL_WHERE(c, x, y)"; }
+std::string where_body() { return "BP_EW_WHERE(c, x, y)"; }
 
 std::string elementwise_ops(int32_t dtype) {
   return std::string("#define ") + kind_macro(dtype) + " 1\n" + kElementwiseClText + "\n";
 }
 
 std::string elementwise_ops_end(int32_t dtype) {
-  std::string text = std::string("#undef ") + kind_macro(dtype) + "\n#undef BP_CL_WHERE\n";
-#define BP_OCL_UNDEF_(id, ...) text += "#undef BP_CL_" #id "\n";
-  BP_KERNEL_UNARY_OPS(BP_OCL_UNDEF_)
-  BP_KERNEL_BINARY_OPS(BP_OCL_UNDEF_)
-  BP_KERNEL_COMPARE_OPS(BP_OCL_UNDEF_)
-#undef BP_OCL_UNDEF_
-  return text;
+  return std::string("#undef ") + kind_macro(dtype) + "\n#undef BP_EW_KIND\n";
 }
 
 // COPY's conversion (plugin.h: a C cast, except that bool is x != 0 and

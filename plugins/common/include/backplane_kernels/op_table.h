@@ -1,15 +1,17 @@
 /*
  * backplane_kernels/op_table.h — the elementwise operators, one row each.
  * Every place that says what an elementwise operator computes is generated
- * from these rows: the eager and fused kernels of cpu-openblas, the CUDA
- * kernels and the NVRTC source of fused CUDA programs (through the functor's
- * name), and the autograd formulas of the core. Adding an operator is one
- * row here (docs/adding-an-operator.md).
+ * from these rows: the functors (elementwise.hpp), the eager and fused
+ * kernels of cpu-openblas, the CUDA kernels and the NVRTC source of fused
+ * CUDA programs (through the functor's name), OpenCL's kernels (through
+ * BP_EW_<id>), and the autograd formulas of the core. Adding an operator is
+ * one row here and its math (docs/adding-an-operator.md).
  *
  * What a row does not repeat has one home elsewhere: the operator's value,
  * family, dtype set and output dtype are the vocabulary's (BP_OP_LIST in
- * backplane/vocabulary.h); the math is the functor's
- * (backplane_kernels/elementwise.hpp).
+ * backplane/vocabulary.h); the math is BP_EW_<id>'s
+ * (backplane_kernels/elementwise_ops.h), from which elementwise.hpp
+ * generates the functor named here.
  *
  * Plain preprocessor lists, like the vocabulary's: a user defines
  * X(...) and expands the list, reading the columns it needs. The gradient
@@ -24,7 +26,8 @@
 /*
  * Unary operators: X(id, functor, cost, saves, grad).
  * - id: BP_OP_<id>.
- * - functor: bp_kernels::<functor>, applied in the dtype's compute type.
+ * - functor: the name of bp_kernels::<functor>, generated from BP_EW_<id> and
+ *   applied in the dtype's compute type.
  * - cost: Cheap or Transcendental: how much one element costs, which sizes
  *   a CPU thread's share.
  * - saves: what `grad` reads (SAVE_X, SAVE_OUT, or SAVE_NOTHING), kept
@@ -44,7 +47,18 @@
   X(SQUARE, Square, Cheap, SAVE_X, mul(g, scale(x, 2.0)))                                                   \
   X(SIN, Sin, Transcendental, SAVE_X, mul(g, fn(BP_OP_COS, x)))                                             \
   X(COS, Cos, Transcendental, SAVE_X, neg(mul(g, fn(BP_OP_SIN, x))))                                        \
-  X(BITWISE_NOT, BitwiseNot, Cheap, NOT_DIFFERENTIABLE, no_gradient())
+  X(BITWISE_NOT, BitwiseNot, Cheap, NOT_DIFFERENTIABLE, no_gradient())                                     \
+  /* 2 / sqrt(pi) exp(-x^2) */                                                                              \
+  X(ERF, Erf, Transcendental, SAVE_X, mul(g, scale(fn(BP_OP_EXP, neg(mul(x, x))), 1.1283791670955126)))     \
+  X(EXPM1, Expm1, Transcendental, SAVE_OUT, mul(g, shift(out, 1.0)))                                        \
+  X(LOG1P, Log1p, Transcendental, SAVE_X, div(g, shift(x, 1.0)))                                            \
+  /* -x^(-3/2) / 2 = -out^3 / 2 */                                                                          \
+  X(RSQRT, Rsqrt, Cheap, SAVE_OUT, scale(mul(g, mul(out, mul(out, out))), -0.5))                            \
+  /* piecewise constant: a zero gradient, as PyTorch's */                                                   \
+  X(FLOOR, Floor, Cheap, SAVE_NOTHING, zeros(g, g.dtype))                                                   \
+  X(CEIL, Ceil, Cheap, SAVE_NOTHING, zeros(g, g.dtype))                                                     \
+  X(ROUND, Round, Cheap, SAVE_NOTHING, zeros(g, g.dtype))                                                   \
+  X(SIGN, Sign, Cheap, SAVE_NOTHING, zeros(g, g.dtype))
 
 /*
  * Binary operators whose output has the inputs' dtype:
