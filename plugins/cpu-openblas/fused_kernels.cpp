@@ -143,9 +143,9 @@ FusedKernel unary(const bp_fused_instr &in) {
 
 FusedKernel conversion(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<CPU_ALL_TYPES>(in.out_dtype, [&](auto out_tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(in.out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto in_tag) {
+    dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto in_tag) {
       using Ti = typename decltype(in_tag)::type;
       // copy_kernel's choice: float32 or a 16-bit float into a 16-bit float
       // is one rounding of an exact float32 value, the others Convert.
@@ -160,7 +160,7 @@ FusedKernel conversion(const bp_fused_instr &in) {
 
 FusedKernel where(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) { k = where_loop<typename decltype(tag)::type>; });
+  dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto tag) { k = where_loop<typename decltype(tag)::type>; });
   return k;
 }
 
@@ -187,7 +187,7 @@ FusedKernel fused_kernel(const bp_fused_instr &in) {
 }
 
 void fused_scalar(const bp_fused_instr &in, void *storage) {
-  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     *static_cast<T *>(storage) = from_double<T>(in.scalar);
   });

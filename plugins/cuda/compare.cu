@@ -37,7 +37,7 @@ void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterS
 void launch_where(const Launch &launch, int32_t dtype, const IterShape &it, void *out, const void *cond, const void *a,
                   const void *b) {
   const std::string name = kernel_name(BP_OP_WHERE, dtype);
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map<T>(launch, it, out, bp_kernels::Where{}, operand<boolean>(cond), operand<T>(a), operand<T>(b), name.c_str());
   });

@@ -83,22 +83,22 @@ void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterSh
   switch (op) {
     case BP_OP_FILL:
       // Converted once on the host, exactly as COPY from float64 would.
-      return dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, FillValue<T>{Convert<T>()(scalar)});
       });
     case BP_OP_ARANGE:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, ArangeValue<T>{scalar, scalar2});
       });
     case BP_OP_RANDOM_UNIFORM:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, UniformValue<T>{scalar, scalar2, seed});
       });
     case BP_OP_RANDOM_NORMAL:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, NormalValue<T>{scalar, scalar2, seed});
       });

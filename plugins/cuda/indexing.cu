@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kThreads)
 void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *data,
                       const void *index) {
   const std::string name = kernel_name(BP_OP_GATHER_ND, dtype);
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     gather_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<const int64_t *>(index), static_cast<const T *>(data), static_cast<T *>(out));
@@ -131,13 +131,13 @@ void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const In
                        const void *index, const void *values) {
   const std::string name = kernel_name(op, dtype);
   if (op == BP_OP_SCATTER_ADD_ND)
-    return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+    return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       scatter_add_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
           shape, static_cast<const int64_t *>(index), static_cast<const T *>(values), static_cast<T *>(out));
       check_launch(name.c_str(), launch.device);
     });
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     scatter_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<const int64_t *>(index), static_cast<const T *>(values), static_cast<T *>(out));

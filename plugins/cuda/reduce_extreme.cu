@@ -17,19 +17,19 @@ void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, cons
   const std::string name = kernel_name(op, dtype);
   switch (op) {
     case BP_OP_MAX:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         reduce<extreme_t<k::MaxReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_MIN:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         reduce<extreme_t<k::MinReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_ARGMAX:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         reduce<arg_t<k::ArgmaxReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_ARGMIN:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         reduce<arg_t<k::ArgminReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not MAX, MIN, ARGMAX or ARGMIN", op);

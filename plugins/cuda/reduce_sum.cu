@@ -17,23 +17,23 @@ void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const Re
   const std::string name = kernel_name(op, dtype);
   switch (op) {
     case BP_OP_SUM:
-      return dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
         reduce<sum_like_t<k::SumReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_MEAN:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(dtype, [&](auto tag) {
         reduce<sum_like_t<k::MeanReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_NORM:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(dtype, [&](auto tag) {
         reduce<sum_like_t<k::NormReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_PROD:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         reduce<sum_like_t<k::ProdReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
       });
     case BP_OP_LOGSUMEXP:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(dtype, [&](auto tag) {
         reduce<sum_like_t<k::LogSumExpReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch,
                                                                              name.c_str());
       });
