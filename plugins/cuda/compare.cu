@@ -2,32 +2,16 @@
 // WHERE (a choice between stored elements: no compute type), for every dtype.
 #include <string>
 
-#include "backplane_kernels/op_dispatch.hpp"
-#include "dtype.hpp"
-#include "elementwise.cuh"
+#include "binary_map.cuh"
 #include "kernels.hpp"
-#include "ops.hpp"
 
 namespace bp_cuda {
-
-namespace {
-
-template <int32_t op, class F>
-void compare(const Launch &launch, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b) {
-  const std::string name = kernel_name(op, dtype);
-  bp_kernels::dispatch_op<op>(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    map<boolean>(launch, it, out, InCompute<F>{}, operand<T>(a), operand<T>(b), name.c_str());
-  });
-}
-
-}  // namespace
 
 void launch_compare(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
                     InputArg b) {
   switch (op) {
 #define BP_CUDA_COMPARE_(id, functor) \
-  case BP_OP_##id: return compare<BP_OP_##id, bp_kernels::functor>(launch, dtype, it, out, a, b);
+  case BP_OP_##id: return map_binary<BP_OP_##id, bp_kernels::functor, true>(launch, dtype, it, out, a, b);
     BP_KERNEL_COMPARE_OPS(BP_CUDA_COMPARE_)
 #undef BP_CUDA_COMPARE_
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a comparison", op);
