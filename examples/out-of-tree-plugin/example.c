@@ -2,9 +2,10 @@
  * example.c — a small but honest Backplane backend, built out of tree.
  *
  * One device, "example:0", whose memory is ordinary host memory. It
- * implements four operators for float32 only — FILL, COPY, ADD, MUL — and
- * says exactly that in supports(); the core answers every other request with
- * BP_ERR_UNSUPPORTED before it ever reaches execute().
+ * implements four operators for float32 — FILL, COPY, ADD, MUL — and COPY
+ * from float32 into every integer dtype too, and says exactly that in
+ * supports(); the core answers every other request with BP_ERR_UNSUPPORTED
+ * before it ever reaches execute().
  *
  * It follows the rules of backplane/plugin.h with the help of the plugin
  * SDK, backplane/plugin_sdk.h (header-only; target backplane::plugin_sdk,
@@ -18,7 +19,11 @@
  *   input count, views inside live buffers, shapes and dtypes;
  * - tensors are strided views (offset in bytes, strides in elements, stride 0
  *   on broadcast axes); the output may be the very same view as an input;
- * - a scalar operand (attrs.scalar_mode) takes the tensor's dtype.
+ * - a scalar operand (attrs.scalar_mode) takes the tensor's dtype;
+ * - the views are walked in their coalesced space (bp_sdk_coalesce: the
+ *   fewest axes their strides allow), and a float converts to an integer
+ *   dtype as plugin.h's COPY says (bp_sdk_saturate_to), through the C type
+ *   the SDK gives each dtype of the vocabulary (BP_SDK_CTYPE_<id>).
  *
  * Everything is synchronous, so synchronize() has nothing to wait for, and
  * the plugin is thread safe: the only shared state is atomic.
@@ -182,9 +187,16 @@ static bp_status example_synchronize(int32_t device) { return check_device("sync
 
 /* ---- capabilities -------------------------------------------------------- */
 
+static int is_integer(int32_t dtype) {
+  const int32_t kind = bp_vocab_dtype_kind(dtype);
+  return kind == BP_DTYPE_KIND_SIGNED_INT || kind == BP_DTYPE_KIND_UNSIGNED_INT;
+}
+
 static int implements(int32_t op, int32_t dtype, int32_t out_dtype) {
-  if (dtype != BP_FLOAT32 || out_dtype != BP_FLOAT32) return 0;
-  return op == BP_OP_FILL || op == BP_OP_COPY || op == BP_OP_ADD || op == BP_OP_MUL;
+  if (dtype != BP_FLOAT32) return 0;
+  if (op == BP_OP_COPY) return out_dtype == BP_FLOAT32 || is_integer(out_dtype);
+  if (out_dtype != BP_FLOAT32) return 0;
+  return op == BP_OP_FILL || op == BP_OP_ADD || op == BP_OP_MUL;
 }
 
 static bp_status example_supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype, int32_t *answer) {
@@ -205,15 +217,33 @@ static int32_t buffer_bytes(void *context, bp_buffer b, uint64_t *bytes) {
   return 1;
 }
 
-/* The element at C-order position i of a checked view. */
-static float *at(const bp_plugin_tensor *t, int64_t i) {
-  int64_t offset = 0;
-  int32_t d;
-  for (d = t->rank - 1; d >= 0; --d) {
-    offset += (i % t->shape[d]) * t->strides[d];
-    i /= t->shape[d];
+/* x stored into an element of `dtype`: float32 as it is, an integer dtype
+ * (the only others implements() admits) as COPY converts, truncated and
+ * saturated, NaN to 0. The switch runs over every dtype of the vocabulary,
+ * each with its C type from the SDK (BP_SDK_CTYPE_<id>): a dtype a newer
+ * vocabulary adds is covered when this plugin is rebuilt. */
+static void store(unsigned char *p, int32_t dtype, float x) {
+  if (dtype == BP_FLOAT32) {
+    memcpy(p, &x, sizeof x);
+    return;
   }
-  return (float *)(t->buffer->data + t->offset) + offset;
+  switch (dtype) {
+#define STORE_INTEGER_(id, number, name, size, kind)                                  \
+  case number: {                                                                      \
+    const BP_SDK_CTYPE_##id v = (BP_SDK_CTYPE_##id)bp_sdk_saturate_to(x, number); \
+    memcpy(p, &v, sizeof v);                                                          \
+    return;                                                                           \
+  }
+    BP_DTYPE_LIST(STORE_INTEGER_)
+#undef STORE_INTEGER_
+    default: return;
+  }
+}
+
+static float load(const unsigned char *p) {
+  float x;
+  memcpy(&x, p, sizeof x);
+  return x;
 }
 
 static bp_status example_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
@@ -221,7 +251,14 @@ static bp_status example_execute(int32_t device, int32_t op, const bp_op_attrs *
   bp_sdk_execute_info info; /* filled by bp_sdk_check_execute */
   bp_sdk_check check;
   double scalar = 0; /* a field past attrs->struct_size reads as 0 */
-  int64_t k;
+  /* The operands' space, coalesced: operand 0 the output, then the inputs
+   * that are tensors (a scalar operand has no view). */
+  unsigned char *base[3];
+  const int64_t *view_strides[3];
+  int64_t shape[BP_MAX_RANK], strides[3][BP_MAX_RANK];
+  int64_t *const walk_strides[3] = {strides[0], strides[1], strides[2]};
+  int64_t index[BP_MAX_RANK] = {0}, offset[3] = {0, 0, 0}, k;
+  int32_t n = 1, rank, d, j;
   bp_status s = check_device("execute", device);
   if (s != BP_OK) return s;
   /* Everything plugin.h fixes: op, attrs, input count, views, shapes, dtypes. */
@@ -232,24 +269,41 @@ static bp_status example_execute(int32_t device, int32_t op, const bp_op_attrs *
     return example_fail(BP_ERR_UNSUPPORTED, "execute: the " NAME " backend does not implement %s for %s -> %s",
                         bp_vocab_op_name(op), bp_vocab_dtype_name(info.dtype), bp_vocab_dtype_name(output->dtype));
   if (BP_SDK_FITS(attrs, scalar)) scalar = attrs->scalar;
+  if (info.numel == 0) return BP_OK; /* an empty view may have no buffer */
+
+  base[0] = output->buffer->data + output->offset;
+  view_strides[0] = output->strides;
+  for (j = 0; j < n_inputs; ++j, ++n) {
+    base[n] = inputs[j].buffer->data + inputs[j].offset;
+    view_strides[n] = inputs[j].strides;
+  }
+  rank = bp_sdk_coalesce(output->rank, output->shape, n, view_strides, shape, walk_strides);
 
   /* Element by element in C order. Reading element k of every input before
    * writing element k of the output keeps an in-place call (output == input)
    * right. */
   for (k = 0; k < info.numel; ++k) {
+    const int64_t out_size = bp_vocab_dtype_size(output->dtype);
     float value;
     if (op == BP_OP_FILL) {
       value = (float)scalar;
     } else if (op == BP_OP_COPY) {
-      value = *at(&inputs[0], k);
+      value = load(base[1] + offset[1] * 4);
     } else {
       float a, b;
-      if (info.scalar_mode == BP_SCALAR_NONE) a = *at(&inputs[0], k), b = *at(&inputs[1], k);
-      else if (info.scalar_mode == BP_SCALAR_RHS) a = *at(&inputs[0], k), b = (float)scalar;
-      else a = (float)scalar, b = *at(&inputs[0], k);
+      if (info.scalar_mode == BP_SCALAR_NONE) a = load(base[1] + offset[1] * 4), b = load(base[2] + offset[2] * 4);
+      else if (info.scalar_mode == BP_SCALAR_RHS) a = load(base[1] + offset[1] * 4), b = (float)scalar;
+      else a = (float)scalar, b = load(base[1] + offset[1] * 4);
       value = op == BP_OP_ADD ? a + b : a * b;
     }
-    *at(output, k) = value;
+    store(base[0] + offset[0] * out_size, output->dtype, value);
+    /* The next position: like an odometer, innermost axis first. */
+    for (d = rank - 1; d >= 0; --d) {
+      for (j = 0; j < n; ++j) offset[j] += strides[j][d];
+      if (++index[d] < shape[d]) break;
+      for (j = 0; j < n; ++j) offset[j] -= strides[j][d] * shape[d];
+      index[d] = 0;
+    }
   }
   return BP_OK;
 }

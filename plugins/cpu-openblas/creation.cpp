@@ -26,19 +26,19 @@ void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, 
   if (out.numel == 0) return;
   switch (op) {
     case BP_OP_FILL:
-      return dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_ALL>(out.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         const T value = from_double<T>(scalar);
         generate<T>(pool, kCheap, [value](int64_t) { return value; }, out);
       });
     case BP_OP_ARANGE:
-      return dispatch<CPU_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(out.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         generate<T>(pool, kCheap, [=](int64_t i) { return from_double<T>(bk::arange_value<double>(scalar, scalar2, i)); },
                     out);
       });
     case BP_OP_RANDOM_UNIFORM:
-      return dispatch<CPU_FLOAT_TYPES>(out.dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(out.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         generate<T>(pool, kCheap,
                     [=](int64_t i) {
@@ -47,7 +47,7 @@ void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, 
                     out);
       });
     case BP_OP_RANDOM_NORMAL:
-      return dispatch<CPU_FLOAT_TYPES>(out.dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(out.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         generate<T>(pool, kTranscendental,
                     [=](int64_t i) { return narrow<T>(bk::random_normal_value<draw_t<T>>(scalar, scalar2, seed, i)); },

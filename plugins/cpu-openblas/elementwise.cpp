@@ -78,7 +78,7 @@ void binary_kernel(ThreadPool &pool, int32_t op, const View &a, const View &b, c
 }
 
 void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View &b, const View &out) {
-  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map3<T, boolean, T>(pool, bk::Where{}, out, cond, a, b);
   });

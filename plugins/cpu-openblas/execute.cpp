@@ -21,7 +21,7 @@ struct ScalarOperand {
   static constexpr int64_t kZeroStrides[BP_MAX_RANK] = {};
 
   View view(double value, int32_t dtype, const View &out) {
-    dispatch<CPU_ALL_TYPES>(dtype, [&](auto tag) {
+    dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       *reinterpret_cast<T *>(storage) = from_double<T>(value);
     });

@@ -16,15 +16,6 @@ namespace cpu_backend {
 
 namespace {
 
-void require_capabilities(const bp_fused_program &p) {
-  for (int32_t k = 0; k < p.n_instrs; ++k) {
-    const bp_fused_instr &in = p.instrs[k];
-    if (!op_supports(in.op, in.dtype, in.out_dtype))
-      fail(BP_ERR_UNSUPPORTED, "fused instruction %d (%s): cpu-openblas does not implement %s -> %s", k,
-           bp_plugin::op_name(in.op), dtype_name(in.dtype), dtype_name(in.out_dtype));
-  }
-}
-
 // The tiles of [begin, end), one after another: the inputs that need it
 // copied into their tile buffers, then every instruction over the whole
 // tile, then the outputs that are copies. Every value of a tile stays in
@@ -65,7 +56,7 @@ void execute_fused_program(int32_t device, const bp_fused_program *program) {
   require_started();
   check_device(device);
   const bp_plugin::FusedInfo info = bp_plugin::check_fused(program, live_buffer_bytes, nullptr);
-  require_capabilities(*program);
+  bp_plugin::require_fused_supported(*program, "cpu-openblas", op_supports);
   FusedPlan plan;
   plan_fused(*program, plan);
   if (info.numel == 0) return;

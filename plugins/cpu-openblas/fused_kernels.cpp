@@ -108,44 +108,29 @@ FusedKernel with_side(int32_t scalar_mode) {
   }
 }
 
+// The loop of an operator of op_table.h: a binary one (output of the
+// operands' dtype), a comparison (bool output) or a unary one.
+enum class Form { Binary, Comparison, Unary };
+
 // Instantiated from op_table.h like elementwise.cpp's and unary.cpp's
 // kernels, so a fused instruction runs exactly the functors execute()
 // would, on the same types.
-template <int32_t op, class F>
-FusedKernel same_dtype(const bp_fused_instr &in) {
+template <int32_t op, class F, Form form>
+FusedKernel functor_loop(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
   bk::dispatch_op<op>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    k = with_side<T, T, F>(in.scalar_mode);
-  });
-  return k;
-}
-
-template <int32_t op, class F>
-FusedKernel comparison(const bp_fused_instr &in) {
-  FusedKernel k = nullptr;
-  bk::dispatch_op<op>(in.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    k = with_side<boolean, T, F>(in.scalar_mode);
-  });
-  return k;
-}
-
-template <int32_t op, class F>
-FusedKernel unary(const bp_fused_instr &in) {
-  FusedKernel k = nullptr;
-  bk::dispatch_op<op>(in.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    k = unary_loop<T, T, F>;
+    if constexpr (form == Form::Unary) k = unary_loop<T, T, F>;
+    else k = with_side<std::conditional_t<form == Form::Comparison, boolean, T>, T, F>(in.scalar_mode);
   });
   return k;
 }
 
 FusedKernel conversion(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<CPU_ALL_TYPES>(in.out_dtype, [&](auto out_tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(in.out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto in_tag) {
+    dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto in_tag) {
       using Ti = typename decltype(in_tag)::type;
       // copy_kernel's choice: float32 or a 16-bit float into a 16-bit float
       // is one rounding of an exact float32 value, the others Convert.
@@ -160,7 +145,7 @@ FusedKernel conversion(const bp_fused_instr &in) {
 
 FusedKernel where(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
-  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) { k = where_loop<typename decltype(tag)::type>; });
+  dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto tag) { k = where_loop<typename decltype(tag)::type>; });
   return k;
 }
 
@@ -169,15 +154,15 @@ FusedKernel where(const bp_fused_instr &in) {
 FusedKernel fused_kernel(const bp_fused_instr &in) {
   switch (in.op) {
 #define BP_CPU_FUSED_BINARY_(id, functor, ...) \
-  case BP_OP_##id: return same_dtype<BP_OP_##id, bk::functor>(in);
+  case BP_OP_##id: return functor_loop<BP_OP_##id, bk::functor, Form::Binary>(in);
     BP_KERNEL_BINARY_OPS(BP_CPU_FUSED_BINARY_)
 #undef BP_CPU_FUSED_BINARY_
 #define BP_CPU_FUSED_COMPARE_(id, functor) \
-  case BP_OP_##id: return comparison<BP_OP_##id, bk::functor>(in);
+  case BP_OP_##id: return functor_loop<BP_OP_##id, bk::functor, Form::Comparison>(in);
     BP_KERNEL_COMPARE_OPS(BP_CPU_FUSED_COMPARE_)
 #undef BP_CPU_FUSED_COMPARE_
 #define BP_CPU_FUSED_UNARY_(id, functor, ...) \
-  case BP_OP_##id: return unary<BP_OP_##id, bk::functor>(in);
+  case BP_OP_##id: return functor_loop<BP_OP_##id, bk::functor, Form::Unary>(in);
     BP_KERNEL_UNARY_OPS(BP_CPU_FUSED_UNARY_)
 #undef BP_CPU_FUSED_UNARY_
     case BP_OP_WHERE: return where(in);
@@ -187,7 +172,7 @@ FusedKernel fused_kernel(const bp_fused_instr &in) {
 }
 
 void fused_scalar(const bp_fused_instr &in, void *storage) {
-  dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     *static_cast<T *>(storage) = from_double<T>(in.scalar);
   });

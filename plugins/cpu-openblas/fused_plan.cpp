@@ -35,7 +35,7 @@ void load_runs(const Layout<1> &layout, const char *base, void *dst, int64_t beg
 
 FusedGather::Loader loader_for(int32_t dtype) {
   FusedGather::Loader load = nullptr;
-  dispatch<CPU_ALL_TYPES>(dtype, [&](auto tag) { load = load_runs<typename decltype(tag)::type>; });
+  dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) { load = load_runs<typename decltype(tag)::type>; });
   return load;
 }
 
@@ -94,20 +94,18 @@ class Slots {
 
 void plan_fused(const bp_fused_program &p, FusedPlan &plan) {
   const int32_t n_in = p.n_inputs;
-  // Backwards: a value matters when an output takes it or an instruction
-  // that matters reads it; last_use is the last such instruction, or
+  // A value matters when an output takes it or an instruction that matters
+  // reads it (bp_sdk_fused_live); last_use is the last such instruction, or
   // n_instrs for a value an output copies at the end of the tile.
-  bool live[kFusedMaxValues] = {};
+  static_assert(kFusedMaxValues <= BP_SDK_FUSED_MAX_VALUES, "values bp_sdk_fused_live marks");
+  uint8_t live[kFusedMaxValues];
+  bp_sdk_fused_live(&p, live);
   int32_t last_use[kFusedMaxValues];
   std::fill(last_use, last_use + kFusedMaxValues, -1);
-  for (int32_t j = 0; j < p.n_outputs; ++j) live[p.output_values[j]] = true;
-  for (int32_t k = p.n_instrs - 1; k >= 0; --k) {
+  for (int32_t k = 0; k < p.n_instrs; ++k) {
     if (!live[n_in + k]) continue;
     for (int32_t a : p.instrs[k].args)
-      if (a >= 0) {
-        live[a] = true;
-        last_use[a] = std::max(last_use[a], k);
-      }
+      if (a >= 0) last_use[a] = k;
   }
 
   // An instruction computes straight into the first output that takes its

@@ -147,7 +147,7 @@ void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, con
   const std::vector<int64_t> offsets = slice_offsets("gather_nd", index, data);
   if (out.numel == 0) return;
   const Layout<2> slice = slice_layout(out, data, static_cast<int32_t>(index.shape[1]));
-  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) { gather<typename decltype(tag)::type>(pool, data, out, slice, offsets); });
+  dispatch_set<BP_DTYPE_SET_ALL>(out.dtype, [&](auto tag) { gather<typename decltype(tag)::type>(pool, data, out, slice, offsets); });
 }
 
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out) {
@@ -155,12 +155,12 @@ void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const Vi
   if (values.numel == 0) return;
   const Layout<2> slice = slice_layout(values, out, static_cast<int32_t>(index.shape[1]));
   if (op == BP_OP_SCATTER_ADD_ND)
-    return dispatch<CPU_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
+    return dispatch_set<BP_DTYPE_SET_NUMERIC>(out.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (is_half<T>) scatter_add_half<T>(pool, values, out, slice, offsets);
       else scatter<T, AddWidened>(pool, values, out, slice, offsets);
     });
-  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type, Store>(pool, values, out, slice, offsets); });
+  dispatch_set<BP_DTYPE_SET_ALL>(out.dtype, [&](auto tag) { scatter<typename decltype(tag)::type, Store>(pool, values, out, slice, offsets); });
 }
 
 }  // namespace cpu_backend

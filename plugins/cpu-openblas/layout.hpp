@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backplane/sdk/coalesce.h"
 #include "backplane/types.h"
 
 namespace cpu_backend {
@@ -30,34 +31,18 @@ struct Layout {
   }
 };
 
-// Drops extent-1 axes and merges neighbouring axes that are contiguous with
-// each other in every operand. The C-order position of each element is
-// unchanged, so creation ops may use positions from the walk. A fully
-// contiguous view becomes one axis; a scalar becomes one axis of extent 1.
+// The operands' space coalesced (bp_sdk_coalesce: extent-1 axes dropped,
+// neighbours contiguous in every operand merged, C-order positions kept, so
+// creation ops may use positions from the walk); a single element becomes
+// one axis of extent 1.
 template <int N>
 Layout<N> make_layout(int rank, const int64_t *shape, const int64_t *const (&strides)[N]) {
+  static_assert(N <= BP_SDK_COALESCE_MAX_OPERANDS, "operands bp_sdk_coalesce walks");
   Layout<N> layout;
-  int r = 0;
-  for (int d = 0; d < rank; ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = r > 0;
-    for (int k = 0; k < N && merge; ++k)
-      merge = layout.strides[k][r - 1] == strides[k][d] * shape[d];
-    if (merge) {
-      layout.shape[r - 1] *= shape[d];
-      for (int k = 0; k < N; ++k) layout.strides[k][r - 1] = strides[k][d];
-      continue;
-    }
-    layout.shape[r] = shape[d];
-    for (int k = 0; k < N; ++k) layout.strides[k][r] = strides[k][d];
-    ++r;
-  }
-  if (r == 0) {
-    layout.shape[0] = 1;
-    for (int k = 0; k < N; ++k) layout.strides[k][0] = 0;
-    r = 1;
-  }
-  layout.rank = r;
+  int64_t *out_strides[N];
+  for (int k = 0; k < N; ++k) out_strides[k] = layout.strides[k];
+  layout.rank = bp_sdk_coalesce(rank, shape, N, strides, layout.shape, out_strides);
+  if (layout.rank == 0) layout.rank = 1;  // shape {1}, strides 0: the defaults
   return layout;
 }
 

@@ -305,7 +305,7 @@ const char *gemm_half_path(int32_t dtype) {
 
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out) {
   if (out.numel == 0) return;
-  dispatch<CPU_NUMERIC_TYPES>(out.dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_NUMERIC>(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_half<T> || is_small_int<T>) matmul_widened<T>(pool, a, b, out);
     else matmul_typed<T>(pool, a, b, out);

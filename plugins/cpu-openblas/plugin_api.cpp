@@ -174,26 +174,9 @@ bp_status api_host_address(bp_buffer buffer, void **address) {
 }
 
 const bp_plugin_api kApi = {
-    sizeof(bp_plugin_api),
-    BP_PLUGIN_ABI_MAJOR,
-    BP_PLUGIN_ABI_MINOR,
-    BP_PLUGIN_THREAD_SAFE,  // the pool, the allocator and all state are safe to share
-    "cpu-openblas",
-    BP_CPU_OPENBLAS_VERSION,
-    "cpu",
-    api_last_error,
-    api_init,
-    api_device_count,
-    api_device_info,
-    api_device_properties,
-    api_alloc,
-    api_free,
-    api_write,
-    api_read,
-    api_copy,
-    api_supports,
-    api_execute,
-    api_synchronize,
+    // Thread safe: the pool, the allocator and all state are safe to share.
+    BP_SDK_API_HEAD(BP_PLUGIN_THREAD_SAFE, "cpu-openblas", BP_CPU_OPENBLAS_VERSION, "cpu"),
+    BP_SDK_API_ENTRIES(api_),
     api_host_address,
     // One device: a collective among several never reaches this backend,
     // and across processes the core sends host memory through MPI itself.

@@ -51,7 +51,7 @@ void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out) 
   if (out.numel == 0) return;
   switch (op) {
     case BP_OP_CUMSUM:
-      return dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (is_half<T> || is_small_int<T>) scan_lines<WideCumsum<T>>(pool, in, out);
         else scan_lines<bk::CumsumScanner<T>>(pool, in, out);

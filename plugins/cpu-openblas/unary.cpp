@@ -81,9 +81,9 @@ bool convert_dense(ThreadPool &pool, const View &in, const View &out) {
 void copy_kernel(ThreadPool &pool, const View &in, const View &out) {
   if (copy_dense(pool, in, out) || convert_dense<float16>(pool, in, out) || convert_dense<bfloat16>(pool, in, out))
     return;
-  dispatch<CPU_ALL_TYPES>(out.dtype, [&](auto out_tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(out.dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<CPU_ALL_TYPES>(in.dtype, [&](auto in_tag) {
+    dispatch_set<BP_DTYPE_SET_ALL>(in.dtype, [&](auto in_tag) {
       using Ti = typename decltype(in_tag)::type;
       // Into a 16-bit float from float32 or the other 16-bit float: one
       // rounding of an exact float32 value, the vector one.

@@ -1,35 +1,16 @@
 // The binary operators of backplane_kernels/op_table.h: one kernel per operator and dtype of its
 // vocabulary dtype set, the math from its functor in the dtype's compute type (narrow_types.hpp: the
 // halves in float, the small integers in int32, each result narrowed once).
-#include <string>
-
-#include "backplane_kernels/op_dispatch.hpp"
-#include "dtype.hpp"
-#include "elementwise.cuh"
+#include "binary_map.cuh"
 #include "kernels.hpp"
-#include "ops.hpp"
 
 namespace bp_cuda {
-
-namespace {
-
-// Instantiates F only for the dtypes the vocabulary allows `op`.
-template <int32_t op, class F>
-void binary(const Launch &launch, int32_t dtype, const IterShape &it, void *out, InputArg a, InputArg b) {
-  const std::string name = kernel_name(op, dtype);
-  bp_kernels::dispatch_op<op>(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    map<T>(launch, it, out, InCompute<F>{}, operand<T>(a), operand<T>(b), name.c_str());
-  });
-}
-
-}  // namespace
 
 void launch_binary(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, InputArg a,
                    InputArg b) {
   switch (op) {
 #define BP_CUDA_BINARY_(id, functor, ...) \
-  case BP_OP_##id: return binary<BP_OP_##id, bp_kernels::functor>(launch, dtype, it, out, a, b);
+  case BP_OP_##id: return map_binary<BP_OP_##id, bp_kernels::functor, false>(launch, dtype, it, out, a, b);
     BP_KERNEL_BINARY_OPS(BP_CUDA_BINARY_)
 #undef BP_CUDA_BINARY_
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a binary operator", op);

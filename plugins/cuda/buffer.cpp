@@ -2,9 +2,8 @@
 
 #include <cinttypes>
 #include <memory>
-#include <mutex>
-#include <unordered_set>
 
+#include "backplane/sdk/live_buffers.hpp"
 #include "device.hpp"
 #include "device_registry.hpp"
 #include "errors.hpp"
@@ -13,34 +12,19 @@ namespace bp_cuda {
 
 namespace {
 
-struct LiveBuffers {
-  std::mutex mutex;
-  std::unordered_set<const bp_buffer_s *> set;
-};
-
-LiveBuffers &live_buffers() {
-  static LiveBuffers *const live = new LiveBuffers;  // never destroyed, like the registry
+bp_plugin::LiveBuffers<bp_buffer_s> &live_buffers() {
+  static auto *const live = new bp_plugin::LiveBuffers<bp_buffer_s>("cuda", "cuda: ");  // never destroyed, like the registry
   return *live;
 }
 
 }  // namespace
 
 bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what) {
-  if (!buffer) fail(BP_ERR_INVALID_ARGUMENT, "cuda: %s: %s is NULL", entry, what);
-  LiveBuffers &live = live_buffers();
-  std::lock_guard<std::mutex> guard(live.mutex);
-  if (!live.set.count(buffer))
-    fail(BP_ERR_INVALID_ARGUMENT,
-         "cuda: %s: %s is not a live buffer of the cuda backend (freed, or made by another plugin?)", entry, what);
-  return *buffer;
+  return live_buffers().checked(buffer, entry, what);
 }
 
 int32_t live_buffer_bytes(void *, bp_buffer buffer, uint64_t *bytes) {
-  LiveBuffers &live = live_buffers();
-  std::lock_guard<std::mutex> guard(live.mutex);
-  if (!live.set.count(buffer)) return 0;
-  *bytes = buffer->bytes;
-  return 1;
+  return live_buffers().bytes(buffer, bytes, [](const bp_buffer_s &b) { return b.bytes; });
 }
 
 void check_range(const bp_buffer_s &buffer, uint64_t offset, uint64_t bytes, const char *entry, const char *what) {
@@ -60,19 +44,12 @@ bp_buffer buffer_alloc(int32_t device_index, uint64_t bytes) {
     buffer->block = device.allocator(lock).allocate(lock, bytes);
   }
   device.bytes_in_use() += bytes;
-  LiveBuffers &live = live_buffers();
-  std::lock_guard<std::mutex> guard(live.mutex);
-  live.set.insert(buffer.get());
+  live_buffers().insert(buffer.get());
   return buffer.release();
 }
 
 void buffer_free(bp_buffer handle) {
-  bp_buffer_s &buffer = checked_buffer(handle, "free", "buffer");
-  {
-    LiveBuffers &live = live_buffers();
-    std::lock_guard<std::mutex> guard(live.mutex);
-    live.set.erase(&buffer);
-  }
+  bp_buffer_s &buffer = live_buffers().take(handle, "free", "buffer");
   Device &device = *buffer.device;
   device.bytes_in_use() -= buffer.bytes;
   if (buffer.block.ptr) {

@@ -14,9 +14,9 @@ void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, cons
                  const void *in) {
   const std::string name = std::string(bp_plugin::op_name(BP_OP_COPY)) + " (" + dtype_name(in_dtype) + " -> " +
                            dtype_name(out_dtype) + ")";
-  dispatch<BP_CUDA_ALL_TYPES>(out_dtype, [&](auto out_tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(out_dtype, [&](auto out_tag) {
     using To = typename decltype(out_tag)::type;
-    dispatch<BP_CUDA_ALL_TYPES>(in_dtype, [&](auto in_tag) {
+    dispatch_set<BP_DTYPE_SET_ALL>(in_dtype, [&](auto in_tag) {
       using From = typename decltype(in_tag)::type;
       map<To>(launch, it, out, Convert<To>{}, operand<From>(in), name.c_str());
     });

@@ -38,20 +38,15 @@ struct ArangeValue {
 // The draws of a half are float32's, rounded.
 template <class T>
 using draw_t = std::conditional_t<is_half<T>, float, T>;
-template <class T>
-struct UniformValue {
-  double low, high;
+// RANDOM_NORMAL's value when `normal`, else RANDOM_UNIFORM's: (a, b) is
+// (mean, stddev) or (low, high).
+template <class T, bool normal>
+struct RandomValue {
+  double a, b;
   uint64_t seed;
   __device__ T operator()(int64_t i) const {
-    return Convert<T>()(bp_kernels::random_uniform_value<draw_t<T>>(low, high, seed, i));
-  }
-};
-template <class T>
-struct NormalValue {
-  double mean, stddev;
-  uint64_t seed;
-  __device__ T operator()(int64_t i) const {
-    return Convert<T>()(bp_kernels::random_normal_value<draw_t<T>>(mean, stddev, seed, i));
+    if constexpr (normal) return Convert<T>()(bp_kernels::random_normal_value<draw_t<T>>(a, b, seed, i));
+    else return Convert<T>()(bp_kernels::random_uniform_value<draw_t<T>>(a, b, seed, i));
   }
 };
 
@@ -83,24 +78,21 @@ void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterSh
   switch (op) {
     case BP_OP_FILL:
       // Converted once on the host, exactly as COPY from float64 would.
-      return dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, FillValue<T>{Convert<T>()(scalar)});
       });
     case BP_OP_ARANGE:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_NUMERIC>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         create<T>(launch, op, it, out, ArangeValue<T>{scalar, scalar2});
       });
     case BP_OP_RANDOM_UNIFORM:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        create<T>(launch, op, it, out, UniformValue<T>{scalar, scalar2, seed});
-      });
     case BP_OP_RANDOM_NORMAL:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
+      return dispatch_set<BP_DTYPE_SET_FLOAT>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        create<T>(launch, op, it, out, NormalValue<T>{scalar, scalar2, seed});
+        if (op == BP_OP_RANDOM_NORMAL) create<T>(launch, op, it, out, RandomValue<T, true>{scalar, scalar2, seed});
+        else create<T>(launch, op, it, out, RandomValue<T, false>{scalar, scalar2, seed});
       });
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not a creation operator", op);
   }

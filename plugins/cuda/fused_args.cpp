@@ -19,7 +19,7 @@ FusedArgs::FusedArgs(const bp_fused_program &p, const FusedLayout &layout, std::
   for (int32_t k = 0; k < p.n_instrs; ++k) {
     if (p.instrs[k].scalar_mode == BP_SCALAR_NONE) continue;
     Scalar s{};
-    bp_plugin::dispatch<BP_ALL_TYPES, BP_SMALL_INT_TYPES, BP_HALF_TYPES>(p.instrs[k].dtype, [&](auto tag) {
+    bp_plugin::dispatch_set<BP_DTYPE_SET_ALL>(p.instrs[k].dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const compute_t<T> value = widen(Convert<T>()(p.instrs[k].scalar));
       std::memcpy(s.bytes, &value, sizeof value);

@@ -17,26 +17,13 @@
 
 namespace bp_cuda {
 
-namespace {
-
-// What this backend runs: every instruction's triple in its capability
-// table (the same answer as supports()).
-void require_supported(const bp_fused_program &p) {
-  for (int32_t k = 0; k < p.n_instrs; ++k) {
-    const bp_fused_instr &in = p.instrs[k];
-    if (!op_supports(in.op, in.dtype, in.out_dtype))
-      fail(BP_ERR_UNSUPPORTED, "cuda: fused instruction %d (%s): %s -> %s is not implemented by this backend", k,
-           bp_plugin::op_name(in.op), dtype_name(in.dtype), dtype_name(in.out_dtype));
-  }
-}
-
-}  // namespace
-
 void execute_fused(int32_t device_index, const bp_fused_program *program) {
   Device &device = device_at(device_index, "execute_fused");
   const bp_plugin::FusedInfo info = bp_plugin::check_fused(program, live_buffer_bytes, nullptr);
   const bp_fused_program &p = *program;
-  require_supported(p);
+  // What this backend runs: every instruction's triple in its capability
+  // table (the same answer as supports()).
+  bp_plugin::require_fused_supported(p, "cuda", op_supports);
   std::vector<void *> addresses;
   for (int32_t i = 0; i < p.n_inputs; ++i) {
     const std::string role = "input " + std::to_string(i);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "backplane/plugin_sdk.hpp"
+#include "backplane/sdk/unique_handle.hpp"
 #include "fused_headers.hpp"
 
 namespace bp_cuda {
@@ -17,15 +18,10 @@ std::string nvrtc_error(const char *call, nvrtcResult result) {
 }
 
 // Destroys the program however the compilation ends.
-struct Program {
-  nvrtcProgram handle = nullptr;
-  Program() = default;
-  Program(const Program &) = delete;
-  Program &operator=(const Program &) = delete;
-  ~Program() {
-    if (handle) nvrtcDestroyProgram(&handle);
-  }
+struct DestroyProgram {
+  void operator()(nvrtcProgram program) const { nvrtcDestroyProgram(&program); }
 };
+using Program = bp_plugin::UniqueHandle<nvrtcProgram, DestroyProgram>;
 
 }  // namespace
 
@@ -52,7 +48,7 @@ FusedCompilation compile_fused_source(const std::string &source, const std::stri
     names[i] = headers[i].name;
   }
   Program program;
-  nvrtcResult r = nvrtcCreateProgram(&program.handle, source.c_str(), "bp_fused.cu", kFusedHeaderCount, texts, names);
+  nvrtcResult r = nvrtcCreateProgram(program.ptr(), source.c_str(), "bp_fused.cu", kFusedHeaderCount, texts, names);
   if (r != NVRTC_SUCCESS) {
     c.error = nvrtc_error("nvrtcCreateProgram", r);
     return c;
@@ -60,11 +56,11 @@ FusedCompilation compile_fused_source(const std::string &source, const std::stri
   const std::string arch = "--gpu-architecture=" + target;
   std::vector<const char *> options = {arch.c_str()};
   options.insert(options.end(), std::begin(kFusedFlags), std::end(kFusedFlags));
-  r = nvrtcCompileProgram(program.handle, static_cast<int>(options.size()), options.data());
+  r = nvrtcCompileProgram(program.get(), static_cast<int>(options.size()), options.data());
   size_t log_size = 0;
-  if (nvrtcGetProgramLogSize(program.handle, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+  if (nvrtcGetProgramLogSize(program.get(), &log_size) == NVRTC_SUCCESS && log_size > 1) {
     c.log.resize(log_size);
-    if (nvrtcGetProgramLog(program.handle, &c.log[0]) != NVRTC_SUCCESS) c.log.clear();
+    if (nvrtcGetProgramLog(program.get(), &c.log[0]) != NVRTC_SUCCESS) c.log.clear();
     while (!c.log.empty() && (c.log.back() == '\0' || c.log.back() == '\n')) c.log.pop_back();
   }
   if (r != NVRTC_SUCCESS) {
@@ -74,13 +70,13 @@ FusedCompilation compile_fused_source(const std::string &source, const std::stri
   c.image.target = target;
   c.image.cubin = target.rfind("sm_", 0) == 0;
   size_t size = 0;
-  r = c.image.cubin ? nvrtcGetCUBINSize(program.handle, &size) : nvrtcGetPTXSize(program.handle, &size);
+  r = c.image.cubin ? nvrtcGetCUBINSize(program.get(), &size) : nvrtcGetPTXSize(program.get(), &size);
   if (r != NVRTC_SUCCESS) {
     c.error = nvrtc_error(c.image.cubin ? "nvrtcGetCUBINSize" : "nvrtcGetPTXSize", r);
     return c;
   }
   c.image.code.resize(size);
-  r = c.image.cubin ? nvrtcGetCUBIN(program.handle, c.image.code.data()) : nvrtcGetPTX(program.handle, c.image.code.data());
+  r = c.image.cubin ? nvrtcGetCUBIN(program.get(), c.image.code.data()) : nvrtcGetPTX(program.get(), c.image.code.data());
   if (r != NVRTC_SUCCESS) {
     c.error = nvrtc_error(c.image.cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", r);
     return c;

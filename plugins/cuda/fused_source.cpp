@@ -1,9 +1,9 @@
 #include "fused_source.hpp"
 
 #include <string>
-#include <vector>
 
 #include "backplane/plugin_sdk.hpp"
+#include "backplane/sdk/coalesce.h"
 #include "backplane_kernels/op_table.h"
 
 namespace bp_cuda {
@@ -112,20 +112,6 @@ std::string expression(const bp_fused_instr &in, int32_t k) {
   return widened(in.out_dtype, narrowed(in.out_dtype, result));
 }
 
-// Which values the kernel must compute: those an output takes, and
-// everything they are made from. Loads come first in the kernel, so an
-// input read by nothing is not loaded.
-std::vector<bool> live_values(const bp_fused_program &p) {
-  std::vector<bool> live(static_cast<size_t>(p.n_inputs + p.n_instrs), false);
-  for (int32_t j = 0; j < p.n_outputs; ++j) live[static_cast<size_t>(p.output_values[j])] = true;
-  for (int32_t k = p.n_instrs; k-- > 0;) {
-    if (!live[static_cast<size_t>(p.n_inputs + k)]) continue;
-    for (int32_t a : p.instrs[k].args)
-      if (a >= 0) live[static_cast<size_t>(a)] = true;
-  }
-  return live;
-}
-
 }  // namespace
 
 FusedLayout plan_fused_layout(const bp_fused_program &p) {
@@ -137,23 +123,17 @@ FusedLayout plan_fused_layout(const bp_fused_program &p) {
   for (int32_t d = 0; d < shape.rank; ++d) layout.numel *= shape.shape[d];
   for (int32_t i = 0; i < p.n_inputs; ++i)
     layout.strided_slot[i] = is_dense(p.inputs[i], dense) ? -1 : layout.n_strided++;
-  for (int32_t d = 0; d < shape.rank; ++d) {
-    const int64_t extent = shape.shape[d];
-    if (extent == 1) continue;
-    // Merged into the previous axis when every strided input walks the two
-    // like one axis (the previous stride is this one's times the extent).
-    bool mergeable = layout.rank > 0;
-    for (int32_t i = 0; i < p.n_inputs && mergeable; ++i) {
-      const int32_t s = layout.strided_slot[i];
-      if (s >= 0) mergeable = layout.strides[s][layout.rank - 1] == p.inputs[i].strides[d] * extent;
-    }
-    const int32_t axis = mergeable ? layout.rank - 1 : layout.rank++;
-    layout.shape[axis] = mergeable ? layout.shape[axis] * extent : extent;
-    for (int32_t i = 0; i < p.n_inputs; ++i) {
-      const int32_t s = layout.strided_slot[i];
-      if (s >= 0) layout.strides[s][axis] = p.inputs[i].strides[d];
-    }
+  // Coalesced over the strided inputs only: dense ones are indexed by position.
+  static_assert(BP_FUSED_MAX_INPUTS <= BP_SDK_COALESCE_MAX_OPERANDS, "inputs bp_sdk_coalesce walks");
+  const int64_t *in_strides[BP_FUSED_MAX_INPUTS];
+  int64_t *out_strides[BP_FUSED_MAX_INPUTS];
+  for (int32_t i = 0; i < p.n_inputs; ++i) {
+    const int32_t s = layout.strided_slot[i];
+    if (s < 0) continue;
+    in_strides[s] = p.inputs[i].strides;
+    out_strides[s] = layout.strides[s];
   }
+  layout.rank = bp_sdk_coalesce(shape.rank, shape.shape, layout.n_strided, in_strides, layout.shape, out_strides);
   return layout;
 }
 
@@ -195,9 +175,11 @@ std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
          "      for (int k = 0; k < " + n + "; ++k) offset[k] += i * shape.strides[k][0];\n";
   }
   // Every load before any store: an output may be the very view of an input.
-  const std::vector<bool> live = live_values(p);
+  // Loads come first, so an input read by nothing is not loaded.
+  uint8_t live[BP_SDK_FUSED_MAX_VALUES];
+  bp_sdk_fused_live(&p, live);
   for (int32_t i = 0; i < p.n_inputs; ++i) {
-    if (!live[static_cast<size_t>(i)]) continue;
+    if (!live[i]) continue;
     const int32_t slot = layout.strided_slot[i];
     const std::string at = slot < 0 ? "e" : "offset[" + std::to_string(slot) + "]";
     s += "    const " + std::string(value_type(p.inputs[i].dtype)) + " " + value(i) + " = " +
@@ -208,7 +190,7 @@ std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
     // refused whether or not an output needs it.
     const std::string e = expression(p.instrs[k], k);
     const int32_t v = p.n_inputs + k;
-    if (live[static_cast<size_t>(v)])
+    if (live[v])
       s += "    const " + std::string(value_type(p.instrs[k].out_dtype)) + " " + value(v) + " = " + e + ";\n";
   }
   for (int32_t j = 0; j < p.n_outputs; ++j)

@@ -33,32 +33,6 @@ __device__ inline bool slice_of(const IndexShape &s, const int64_t *index, int64
                                   s.indexed_strides, &offset) < 0;
 }
 
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    gather_kernel(const __grid_constant__ IndexShape s, const int64_t *index, const T *data, T *out) {
-  const int64_t per_row = s.slice.numel, total = s.rows * per_row;
-  for (int64_t i = first_index(); i < total; i += grid_stride()) {
-    const int64_t n = i / per_row;
-    int64_t at, offset[2];
-    if (!slice_of(s, index, n, at)) continue;
-    element_offsets(s.slice, i - n * per_row, offset);
-    out[n * s.rows_stride + offset[0]] = data[at + offset[1]];
-  }
-}
-
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    scatter_kernel(const __grid_constant__ IndexShape s, const int64_t *index, const T *values, T *out) {
-  const int64_t per_row = s.slice.numel, total = s.rows * per_row;
-  for (int64_t i = first_index(); i < total; i += grid_stride()) {
-    const int64_t n = i / per_row;
-    int64_t at, offset[2];
-    if (!slice_of(s, index, n, at)) continue;
-    element_offsets(s.slice, i - n * per_row, offset);
-    out[at + offset[1]] = values[n * s.rows_stride + offset[0]];
-  }
-}
-
 // Atomic out += value, wrapping for integers: the hardware adds two's
 // complement bits, so the unsigned forms give signed sums too.
 __device__ inline void atomic_add(float *to, float value) { atomicAdd(to, value); }
@@ -101,17 +75,36 @@ __device__ inline void atomic_add(T *to, T value) {
   } while (seen != expected);
 }
 
-template <class T>
+enum class IndexMode { Gather, Scatter, ScatterAdd };
+
+// Element i of the index's rows times their slices: GATHER_ND copies it from
+// the indexed `src` into row n of `out`, SCATTER_ND from row n of `src` into
+// the indexed `out`, SCATTER_ADD_ND adds it there.
+template <IndexMode mode, class T>
 __global__ void __launch_bounds__(kThreads)
-    scatter_add_kernel(const __grid_constant__ IndexShape s, const int64_t *index, const T *values, T *out) {
+    index_kernel(const __grid_constant__ IndexShape s, const int64_t *index, const T *src, T *out) {
   const int64_t per_row = s.slice.numel, total = s.rows * per_row;
   for (int64_t i = first_index(); i < total; i += grid_stride()) {
     const int64_t n = i / per_row;
     int64_t at, offset[2];
     if (!slice_of(s, index, n, at)) continue;
     element_offsets(s.slice, i - n * per_row, offset);
-    atomic_add(&out[at + offset[1]], values[n * s.rows_stride + offset[0]]);
+    if constexpr (mode == IndexMode::Gather) out[n * s.rows_stride + offset[0]] = src[at + offset[1]];
+    else if constexpr (mode == IndexMode::Scatter) out[at + offset[1]] = src[n * s.rows_stride + offset[0]];
+    else atomic_add(&out[at + offset[1]], src[n * s.rows_stride + offset[0]]);
   }
+}
+
+// index_kernel for the dtypes of the vocabulary's dtype set `set`.
+template <IndexMode mode, int32_t set>
+void launch_index(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *src,
+                  const void *index, const char *name) {
+  dispatch_set<set>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    index_kernel<mode, T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
+        shape, static_cast<const int64_t *>(index), static_cast<const T *>(src), static_cast<T *>(out));
+    check_launch(name, launch.device);
+  });
 }
 
 }  // namespace
@@ -119,30 +112,16 @@ __global__ void __launch_bounds__(kThreads)
 void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &shape, void *out, const void *data,
                       const void *index) {
   const std::string name = kernel_name(BP_OP_GATHER_ND, dtype);
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    gather_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
-        shape, static_cast<const int64_t *>(index), static_cast<const T *>(data), static_cast<T *>(out));
-    check_launch(name.c_str(), launch.device);
-  });
+  launch_index<IndexMode::Gather, BP_DTYPE_SET_ALL>(launch, dtype, shape, out, data, index, name.c_str());
 }
 
 void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const IndexShape &shape, void *out,
                        const void *index, const void *values) {
   const std::string name = kernel_name(op, dtype);
   if (op == BP_OP_SCATTER_ADD_ND)
-    return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      scatter_add_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
-          shape, static_cast<const int64_t *>(index), static_cast<const T *>(values), static_cast<T *>(out));
-      check_launch(name.c_str(), launch.device);
-    });
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    scatter_kernel<T><<<grid_for(launch, shape.rows * shape.slice.numel), kThreads, 0, launch.stream>>>(
-        shape, static_cast<const int64_t *>(index), static_cast<const T *>(values), static_cast<T *>(out));
-    check_launch(name.c_str(), launch.device);
-  });
+    return launch_index<IndexMode::ScatterAdd, BP_DTYPE_SET_NUMERIC>(launch, dtype, shape, out, values, index,
+                                                                     name.c_str());
+  launch_index<IndexMode::Scatter, BP_DTYPE_SET_ALL>(launch, dtype, shape, out, values, index, name.c_str());
 }
 
 }  // namespace bp_cuda

@@ -1,45 +1,19 @@
 #include "iteration.hpp"
 
+#include "backplane/sdk/coalesce.h"
 #include "errors.hpp"
 
 namespace bp_cuda {
-
-namespace {
-
-// Appends axis (extent, strides[0..n)) to a space of `rank` axes, merging
-// it into the previous axis when for every operand the previous stride is
-// this one's times the extent (the two then walk like one axis).
-void push_axis(int32_t &rank, int64_t *shape, int64_t (*strides)[BP_MAX_RANK], int n, int64_t extent,
-               const int64_t *axis_strides) {
-  if (extent == 1) return;
-  if (rank > 0) {
-    bool mergeable = true;
-    for (int k = 0; k < n && mergeable; ++k) mergeable = strides[k][rank - 1] == axis_strides[k] * extent;
-    if (mergeable) {
-      shape[rank - 1] *= extent;
-      for (int k = 0; k < n; ++k) strides[k][rank - 1] = axis_strides[k];
-      return;
-    }
-  }
-  shape[rank] = extent;
-  for (int k = 0; k < n; ++k) strides[k][rank] = axis_strides[k];
-  ++rank;
-}
-
-}  // namespace
 
 IterShape make_iter_shape(int32_t rank, const int64_t *shape, std::initializer_list<const int64_t *> strides) {
   const int n = static_cast<int>(strides.size());
   if (n < 1 || n > kMaxOperands) fail(BP_ERR_INTERNAL, "cuda: %d operands for one elementwise kernel", n);
   IterShape it{};
   it.numel = 1;
-  for (int32_t d = 0; d < rank; ++d) {
-    it.numel *= shape[d];
-    int64_t axis_strides[kMaxOperands];
-    int k = 0;
-    for (const int64_t *s : strides) axis_strides[k++] = s ? s[d] : 0;
-    push_axis(it.rank, it.shape, it.strides, n, shape[d], axis_strides);
-  }
+  for (int32_t d = 0; d < rank; ++d) it.numel *= shape[d];
+  int64_t *out_strides[kMaxOperands];
+  for (int k = 0; k < n; ++k) out_strides[k] = it.strides[k];
+  it.rank = bp_sdk_coalesce(rank, shape, n, strides.begin(), it.shape, out_strides);
   // Dense in C order for every operand with memory: base[i] addresses element i.
   bool contiguous = it.rank <= 1;
   int k = 0;
@@ -55,21 +29,16 @@ ReducePlan make_reduce_plan(const View &in, const View &out) {
   ReducePlan p{};
   p.outputs = out.numel;
   p.count = 1;
-  int64_t kept_strides[2][BP_MAX_RANK] = {};
-  int64_t reduced_strides[1][BP_MAX_RANK] = {};
+  int64_t *const kept_strides[2] = {p.kept_in_strides, p.kept_out_strides};
+  int64_t *const reduced_strides[1] = {p.reduced_strides};
   for (int32_t d = 0; d < in.rank; ++d) {
     if (out.shape[d] == 1 && in.shape[d] != 1) {
       p.count *= in.shape[d];
-      push_axis(p.reduced_rank, p.reduced_shape, reduced_strides, 1, in.shape[d], &in.strides[d]);
+      bp_sdk_push_axis(&p.reduced_rank, p.reduced_shape, reduced_strides, 1, in.shape[d], &in.strides[d]);
     } else {
       const int64_t axis_strides[2] = {in.strides[d], out.strides[d]};
-      push_axis(p.kept_rank, p.kept_shape, kept_strides, 2, out.shape[d], axis_strides);
+      bp_sdk_push_axis(&p.kept_rank, p.kept_shape, kept_strides, 2, out.shape[d], axis_strides);
     }
-  }
-  for (int32_t d = 0; d < BP_MAX_RANK; ++d) {
-    p.kept_in_strides[d] = kept_strides[0][d];
-    p.kept_out_strides[d] = kept_strides[1][d];
-    p.reduced_strides[d] = reduced_strides[0][d];
   }
   return p;
 }

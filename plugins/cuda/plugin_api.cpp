@@ -163,26 +163,8 @@ bp_status api_group_leave(uint64_t group) {
 // the mutexes of all their devices; compiled fused kernels under the fused
 // cache's mutex; counters are atomic and the last error is per thread.
 const bp_plugin_api kApi = {
-    sizeof(bp_plugin_api),
-    BP_PLUGIN_ABI_MAJOR,
-    BP_PLUGIN_ABI_MINOR,
-    BP_PLUGIN_THREAD_SAFE,
-    "cuda",
-    BP_CUDA_VERSION,
-    "cuda",
-    api_last_error,
-    api_init,
-    api_device_count,
-    api_device_info,
-    api_device_properties,
-    api_alloc,
-    api_free,
-    api_write,
-    api_read,
-    api_copy,
-    api_supports,
-    api_execute,
-    api_synchronize,
+    BP_SDK_API_HEAD(BP_PLUGIN_THREAD_SAFE, "cuda", BP_CUDA_VERSION, "cuda"),
+    BP_SDK_API_ENTRIES(api_),
     nullptr,  // host_address: buffers are device memory
 #ifdef BP_CUDA_NCCL
     api_collective,

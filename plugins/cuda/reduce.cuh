@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "backplane_kernels/reduce.hpp"
+#include "dtype.hpp"
 #include "elementwise.cuh"
 #include "index_math.hpp"
 #include "iteration.hpp"
@@ -128,6 +129,16 @@ void reduce(const Launch &launch, const ReducePlan &plan, void *out_memory, cons
         <<<blocks_for(launch, plan.outputs), kThreads, 0, launch.stream>>>(plan, splits, partial, out);
     check_launch(name, launch.device);
   }
+}
+
+// reduce<Adapt<Red, T>> for the T of `dtype` in the vocabulary's dtype set
+// `set`; Adapt is sum_like_t, extreme_t or arg_t (reducers.cuh).
+template <int32_t set, template <template <class> class, class> class Adapt, template <class> class Red>
+void reduce_dtype(int32_t dtype, const Launch &launch, const ReducePlan &plan, void *out, const void *in,
+                  Scratch &scratch, const char *name) {
+  dispatch_set<set>(dtype, [&](auto tag) {
+    reduce<Adapt<Red, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name);
+  });
 }
 
 }  // namespace bp_cuda

@@ -15,23 +15,16 @@ void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, cons
                            const void *in, Scratch &scratch) {
   namespace k = bp_kernels;
   const std::string name = kernel_name(op, dtype);
+  const char *n = name.c_str();
   switch (op) {
     case BP_OP_MAX:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<extreme_t<k::MaxReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_NUMERIC, extreme_t, k::MaxReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_MIN:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<extreme_t<k::MinReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_NUMERIC, extreme_t, k::MinReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_ARGMAX:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<arg_t<k::ArgmaxReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_NUMERIC, arg_t, k::ArgmaxReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_ARGMIN:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<arg_t<k::ArgminReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_NUMERIC, arg_t, k::ArgminReducer>(dtype, launch, plan, out, in, scratch, n);
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not MAX, MIN, ARGMAX or ARGMIN", op);
   }
 }

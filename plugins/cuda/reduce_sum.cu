@@ -15,28 +15,18 @@ void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const Re
                        const void *in, Scratch &scratch) {
   namespace k = bp_kernels;
   const std::string name = kernel_name(op, dtype);
+  const char *n = name.c_str();
   switch (op) {
     case BP_OP_SUM:
-      return dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
-        reduce<sum_like_t<k::SumReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_ALL, sum_like_t, k::SumReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_MEAN:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
-        reduce<sum_like_t<k::MeanReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_FLOAT, sum_like_t, k::MeanReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_NORM:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
-        reduce<sum_like_t<k::NormReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_FLOAT, sum_like_t, k::NormReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_PROD:
-      return dispatch<BP_CUDA_NUMERIC_TYPES>(dtype, [&](auto tag) {
-        reduce<sum_like_t<k::ProdReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch, name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_NUMERIC, sum_like_t, k::ProdReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_LOGSUMEXP:
-      return dispatch<BP_CUDA_FLOAT_TYPES>(dtype, [&](auto tag) {
-        reduce<sum_like_t<k::LogSumExpReducer, typename decltype(tag)::type>>(launch, plan, out, in, scratch,
-                                                                             name.c_str());
-      });
+      return reduce_dtype<BP_DTYPE_SET_FLOAT, sum_like_t, k::LogSumExpReducer>(dtype, launch, plan, out, in, scratch, n);
     default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not SUM, MEAN, NORM, PROD or LOGSUMEXP", op);
   }
 }

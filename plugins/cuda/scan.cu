@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kThreads)
 void launch_scan(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out, const void *in) {
   if (op != BP_OP_CUMSUM) fail(BP_ERR_INTERNAL, "cuda: operator %d is not a scan", op);
   const std::string name = kernel_name(op, dtype);
-  dispatch<BP_CUDA_ALL_TYPES>(dtype, [&](auto tag) {
+  dispatch_set<BP_DTYPE_SET_ALL>(dtype, [&](auto tag) {
     using Scanner = sum_like_t<bp_kernels::CumsumScanner, typename decltype(tag)::type>;
     scan_kernel<Scanner><<<grid_for(launch, shape.lines.numel), kThreads, 0, launch.stream>>>(
         shape, static_cast<const typename Scanner::in_t *>(in), static_cast<typename Scanner::out_t *>(out));

@@ -21,6 +21,18 @@ namespace {
 // copies the previous one out.
 constexpr size_t kReadDepth = 2;
 
+// The buffer of a host transfer (write, read) once its arguments are
+// checked: `buffer` live and [offset, offset + bytes) inside it, `host`
+// (named `host_what`) not NULL; NULL when there are no bytes to move.
+bp_buffer_s *host_transfer_target(bp_buffer buffer, uint64_t offset, const void *host, uint64_t bytes,
+                                  const char *entry, const char *what, const char *host_what) {
+  bp_buffer_s &b = checked_buffer(buffer, entry, what);
+  check_range(b, offset, bytes, entry, what);
+  if (bytes == 0) return nullptr;
+  if (!host) fail(BP_ERR_INVALID_ARGUMENT, "cuda: %s: %s is NULL", entry, host_what);
+  return &b;
+}
+
 uint64_t chunk_at(uint64_t done, uint64_t bytes) { return std::min(bytes - done, StagingRing::kChunk); }
 
 // A copy within one device. cudaMemcpyAsync's ranges must not overlap, so
@@ -77,11 +89,9 @@ void copy_between_devices(Device &from, const Device::Lock &from_lock, const cha
 }  // namespace
 
 void buffer_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t bytes) {
-  bp_buffer_s &b = checked_buffer(dst, "write", "dst");
-  check_range(b, offset, bytes, "write", "dst");
-  if (bytes == 0) return;
-  if (!src) fail(BP_ERR_INVALID_ARGUMENT, "cuda: write: src is NULL");
-  Device &device = *b.device;
+  bp_buffer_s *const b = host_transfer_target(dst, offset, src, bytes, "write", "dst", "src");
+  if (!b) return;
+  Device &device = *b->device;
   Device::Lock lock = device.lock();
   StagingRing &ring = device.staging(lock);
   const char *from = static_cast<const char *>(src);
@@ -89,18 +99,16 @@ void buffer_write(bp_buffer dst, uint64_t offset, const void *src, uint64_t byte
     const uint64_t n = chunk_at(done, bytes);
     PieceGuard guard(ring, ring.reserve(lock, n));
     std::memcpy(guard.piece().host, from + done, n);
-    device.copy_async(lock, b.data() + offset + done, guard.piece().host, n, cudaMemcpyHostToDevice);
+    device.copy_async(lock, b->data() + offset + done, guard.piece().host, n, cudaMemcpyHostToDevice);
     ring.record(lock, guard.piece());
     done += n;
   }
 }
 
 void buffer_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
-  bp_buffer_s &b = checked_buffer(src, "read", "src");
-  check_range(b, offset, bytes, "read", "src");
-  if (bytes == 0) return;
-  if (!dst) fail(BP_ERR_INVALID_ARGUMENT, "cuda: read: dst is NULL");
-  Device &device = *b.device;
+  bp_buffer_s *const b = host_transfer_target(src, offset, dst, bytes, "read", "src", "dst");
+  if (!b) return;
+  Device &device = *b->device;
   // Held throughout: the pieces in flight must stay this read's until they
   // are copied out (and other threads' work on the device waits meanwhile).
   Device::Lock lock = device.lock();
@@ -123,7 +131,7 @@ void buffer_read(bp_buffer src, uint64_t offset, void *dst, uint64_t bytes) {
   auto issue = [&] {
     const uint64_t n = chunk_at(issued, bytes);
     in_flight.push_back(Chunk{ring.reserve(lock, n), issued, n});
-    device.copy_async(lock, in_flight.back().piece.host, b.data() + offset + issued, n, cudaMemcpyDeviceToHost);
+    device.copy_async(lock, in_flight.back().piece.host, b->data() + offset + issued, n, cudaMemcpyDeviceToHost);
     ring.record(lock, in_flight.back().piece);
     issued += n;
   };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backplane/half.h"
+#include "backplane/sdk/saturate.h"
 #include "reference.h"
 
 int ref_dtype_is_float(int32_t dtype) { return bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_FLOAT; }
@@ -110,30 +111,6 @@ static int64_t integer_value(ref_value v, int32_t from) {
 
 /* ---- to integers ------------------------------------------------------- */
 
-static void integer_range(int32_t dtype, int64_t *min, int64_t *max) {
-  switch (dtype) {
-    case BP_INT8: *min = INT8_MIN; *max = INT8_MAX; break;
-    case BP_UINT8: *min = 0; *max = UINT8_MAX; break;
-    case BP_INT16: *min = INT16_MIN; *max = INT16_MAX; break;
-    case BP_INT32: *min = INT32_MIN; *max = INT32_MAX; break;
-    default: *min = INT64_MIN; *max = INT64_MAX; break;
-  }
-}
-
-/* Float to integer (plugin.h): truncation toward zero; beyond the type's
- * range its minimum or maximum; NaN gives 0. Each bound as a double is exact
- * (min is 0 or minus a power of two; max + 1 a power of two, which
- * (double)INT64_MAX + 1.0 also rounds to), and a value in [min, max + 1)
- * truncates into [min, max]. */
-static int64_t saturate(double x, int32_t to) {
-  int64_t min, max;
-  integer_range(to, &min, &max);
-  if (x != x) return 0;
-  if (x < (double)min) return min;
-  if (x >= (double)max + 1.0) return max;
-  return (int64_t)x;
-}
-
 /* Integer to integer (plugin.h): the value modulo 2^bits, read as two's
  * complement for the signed types. */
 static int64_t wrap(int64_t x, int32_t to) {
@@ -215,7 +192,7 @@ ref_value ref_convert(ref_value value, int32_t from, int32_t to) {
       r.b8 = (uint8_t)(from_float ? float_value(value, from) != 0.0 : integer_value(value, from) != 0);
       break;
     default: /* the integer dtypes */
-      r = integer_element(from_float ? saturate(float_value(value, from), to)
+      r = integer_element(from_float ? bp_sdk_saturate_to(float_value(value, from), to)
                                      : wrap(integer_value(value, from), to),
                           to);
       break;
@@ -240,6 +217,6 @@ double ref_to_f64(ref_value value, int32_t from) {
 }
 
 int64_t ref_to_i64(ref_value value, int32_t from) {
-  return ref_dtype_is_float(from) ? saturate(float_value(value, from), BP_INT64)
+  return ref_dtype_is_float(from) ? bp_sdk_saturate_to(float_value(value, from), BP_INT64)
                                   : integer_value(value, from);
 }

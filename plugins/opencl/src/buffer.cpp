@@ -12,9 +12,10 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <unordered_set>
 #include <vector>
 
+#include "backplane/sdk/live_buffers.hpp"
+#include "backplane/sdk/unique_handle.hpp"
 #include "device.hpp"
 #include "errors.hpp"
 #include "platform.hpp"
@@ -23,10 +24,7 @@ namespace bp_ocl {
 
 namespace {
 
-// Live buffers, so that a freed, foreign or garbage handle is an error
-// message rather than a crash inside the driver.
-std::mutex g_registry_mutex;
-std::unordered_set<const bp_buffer_s *> g_registry;
+bp_plugin::LiveBuffers<bp_buffer_s> g_live("opencl", "");
 
 void check_range(const char *entry, const char *what, const bp_buffer_s &b, uint64_t offset,
                  uint64_t bytes) {
@@ -38,29 +36,18 @@ void check_range(const char *entry, const char *what, const bp_buffer_s &b, uint
 }
 
 // Owns one reference to an event.
-struct EventRef {
-  cl_event event = nullptr;
-  EventRef() = default;
-  EventRef(const EventRef &) = delete;
-  EventRef &operator=(const EventRef &) = delete;
-  ~EventRef() {
-    if (event) clReleaseEvent(event);
-  }
-  // Hands the reference on (to Device::enqueued).
-  cl_event release() {
-    cl_event e = event;
-    event = nullptr;
-    return e;
-  }
+struct ReleaseEvent {
+  void operator()(cl_event event) const { clReleaseEvent(event); }
 };
+using Event = bp_plugin::UniqueHandle<cl_event, ReleaseEvent>;
 
 void CL_CALLBACK free_staging(cl_event, cl_int, void *staging) { std::free(staging); }
 
 void enqueue_copy(Device &device, const Device::Lock &lock, cl_mem src, uint64_t src_offset,
                   cl_mem dst, uint64_t dst_offset, uint64_t bytes) {
-  EventRef done;
+  Event done;
   check_cl(clEnqueueCopyBuffer(device.queue(lock), src, dst, src_offset, dst_offset, bytes, 0,
-                               nullptr, &done.event),
+                               nullptr, done.ptr()),
            "clEnqueueCopyBuffer", device.name());
   device.enqueued(lock, done.release());
 }
@@ -68,26 +55,14 @@ void enqueue_copy(Device &device, const Device::Lock &lock, cl_mem src, uint64_t
 }  // namespace
 
 bp_buffer_s &checked_buffer(bp_buffer buffer, const char *entry, const char *what) {
-  if (!buffer) fail(BP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", entry, what);
-  std::lock_guard<std::mutex> guard(g_registry_mutex);
-  if (!g_registry.count(buffer))
-    fail(BP_ERR_INVALID_ARGUMENT,
-         "%s: %s is not a live buffer of the opencl backend (freed, or made by another plugin?)",
-         entry, what);
-  return *buffer;
+  return g_live.checked(buffer, entry, what);
 }
 
 int32_t live_buffer_bytes(void *, bp_buffer buffer, uint64_t *bytes) {
-  std::lock_guard<std::mutex> guard(g_registry_mutex);
-  if (!g_registry.count(buffer)) return 0;
-  *bytes = buffer->size;
-  return 1;
+  return g_live.bytes(buffer, bytes, [](const bp_buffer_s &b) { return b.size; });
 }
 
-size_t live_buffer_count() {
-  std::lock_guard<std::mutex> guard(g_registry_mutex);
-  return g_registry.size();
-}
+size_t live_buffer_count() { return g_live.size(); }
 
 cl_mem create_memory(Device &device, uint64_t bytes, const char *entry) {
   const DeviceInfo &info = device.info();
@@ -122,17 +97,12 @@ bp_buffer buffer_alloc(int32_t device_index, uint64_t bytes) {
   buffer->size = bytes;
   buffer->mem = bytes ? create_memory(device, bytes, "alloc") : nullptr;
   device.bytes_in_use() += bytes;
-  std::lock_guard<std::mutex> guard(g_registry_mutex);
-  g_registry.insert(buffer.get());
+  g_live.insert(buffer.get());
   return buffer.release();
 }
 
 void buffer_free(bp_buffer buffer) {
-  bp_buffer_s &b = checked_buffer(buffer, "free", "buffer");
-  {
-    std::lock_guard<std::mutex> guard(g_registry_mutex);
-    g_registry.erase(&b);
-  }
+  bp_buffer_s &b = g_live.take(buffer, "free", "buffer");
   b.device->bytes_in_use() -= b.size;
   // Deferred by OpenCL until pending commands on it finish (see the top).
   const cl_int err = b.mem ? clReleaseMemObject(b.mem) : CL_SUCCESS;
@@ -166,14 +136,14 @@ void write_memory(Device &device, cl_mem mem, uint64_t offset, const void *src, 
     fail(BP_ERR_OUT_OF_MEMORY, "write: cannot allocate %llu bytes of host staging memory for %s",
          static_cast<unsigned long long>(bytes), device.name().c_str());
   std::memcpy(staging, src, bytes);
-  EventRef done;
+  Event done;
   cl_int err =
-      clEnqueueWriteBuffer(queue, mem, CL_FALSE, offset, bytes, staging, 0, nullptr, &done.event);
+      clEnqueueWriteBuffer(queue, mem, CL_FALSE, offset, bytes, staging, 0, nullptr, done.ptr());
   if (err != CL_SUCCESS) std::free(staging);
   check_cl(err, "clEnqueueWriteBuffer", device.name());
-  err = clSetEventCallback(done.event, CL_COMPLETE, free_staging, staging);
+  err = clSetEventCallback(done.get(), CL_COMPLETE, free_staging, staging);
   if (err != CL_SUCCESS) {
-    clWaitForEvents(1, &done.event);
+    clWaitForEvents(1, done.ptr());
     std::free(staging);
   }
   check_cl(err, "clSetEventCallback", device.name());
@@ -249,14 +219,13 @@ void copy_memory(Device &from, cl_mem src, uint64_t src_offset, Device &to, cl_m
   // that later work there cannot overwrite src while it is being read.
   Device::Lock lock_from(from.mutex(), std::defer_lock), lock_to(to.mutex(), std::defer_lock);
   std::lock(lock_from, lock_to);
-  EventRef ready, done, after;
-  ready.event = from.marker(lock_from);
+  Event ready(from.marker(lock_from)), done, after;
   check_cl(clEnqueueCopyBuffer(to.queue(lock_to), src, dst, src_offset, dst_offset, bytes, 1,
-                               &ready.event, &done.event),
+                               ready.ptr(), done.ptr()),
            "clEnqueueCopyBuffer", from.name() + " -> " + to.name());
-  check_cl(clRetainEvent(done.event), "clRetainEvent", to.name());
-  to.enqueued(lock_to, done.event);
-  check_cl(clEnqueueBarrierWithWaitList(from.queue(lock_from), 1, &done.event, &after.event),
+  check_cl(clRetainEvent(done.get()), "clRetainEvent", to.name());
+  to.enqueued(lock_to, done.get());
+  check_cl(clEnqueueBarrierWithWaitList(from.queue(lock_from), 1, done.ptr(), after.ptr()),
            "clEnqueueBarrierWithWaitList", from.name());
   from.enqueued(lock_from, after.release());
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backplane/sdk/unique_handle.hpp"
 #include "buffer.hpp"
 #include "device.hpp"
 #include "dtype.hpp"
@@ -32,15 +33,10 @@ struct Part {
 
 // Device memory for one collective. Released right after its commands are
 // enqueued: OpenCL frees it once they have finished.
-struct Temporary {
-  cl_mem mem = nullptr;
-  Temporary() = default;
-  Temporary(const Temporary &) = delete;
-  Temporary &operator=(const Temporary &) = delete;
-  ~Temporary() {
-    if (mem) clReleaseMemObject(mem);
-  }
+struct ReleaseMemory {
+  void operator()(cl_mem mem) const { clReleaseMemObject(mem); }
 };
+using Temporary = bp_plugin::UniqueHandle<cl_mem, ReleaseMemory>;
 
 void copy(const Part &from, const Part &to, uint64_t bytes) {
   copy_memory(*from.device, from.mem, from.offset, *to.device, to.mem, to.offset, bytes);
@@ -55,14 +51,13 @@ void reduce(int32_t reduce_op, int32_t dtype, const std::vector<Part> &shares, s
   const uint64_t size = dtype_size(dtype);
   const uint64_t bytes = static_cast<uint64_t>(numel) * size;
   const size_t n = shares.size();
-  Temporary others;
-  if (n > 1) others.mem = create_memory(device, (n - 1) * bytes, "collective");
+  Temporary others(n > 1 ? create_memory(device, (n - 1) * bytes, "collective") : nullptr);
   for (size_t j = 0, slot = 0; j < n; ++j)
-    if (j != own) copy(shares[j], Part{&device, others.mem, bytes * slot++}, bytes);
+    if (j != own) copy(shares[j], Part{&device, others.get(), bytes * slot++}, bytes);
   const Part &mine = shares[own];
   // With one participant `others` is never read; a real buffer stands in,
   // since not every driver takes a NULL buffer argument.
-  const cl_mem others_arg = others.mem ? others.mem : mine.mem;
+  const cl_mem others_arg = others.get() ? others.get() : mine.mem;
   const Device::Lock lock = device.lock();
   const Kernel &k = device.kernel(lock, Family::Collective, dtype, collective_stem(reduce_op));
   device.launch_elements(lock, k, numel,

@@ -2,10 +2,8 @@
 // the float16/bfloat16 conversions.
 #include "dtype.hpp"
 
-#include <cmath>
-#include <limits>
-
 #include "backplane/half.h"
+#include "backplane/sdk/saturate.h"
 
 namespace bp_ocl {
 
@@ -103,17 +101,6 @@ inline float bp_f32_round_odd_from_f64(double d) {
 }
 )CL";
 
-// Float to integer as COPY converts (plugin.h): truncated, saturated, NaN 0.
-template <class To>
-To saturating(double x) {
-  if (std::isnan(x)) return To(0);
-  const double low = static_cast<double>(std::numeric_limits<To>::min());
-  const double high = static_cast<double>(std::numeric_limits<To>::max());
-  if (x <= low) return std::numeric_limits<To>::min();
-  if (x >= high) return std::numeric_limits<To>::max();
-  return static_cast<To>(x);
-}
-
 }  // namespace
 
 std::string half_conversions_source(bool fp64) {
@@ -129,11 +116,11 @@ ScalarArg scalar_arg(int32_t dtype, double x) {
     // Rounded once from the double (half.h), then widened exactly.
     case BP_FLOAT16: s.value.f32 = bp_f32_from_f16(bp_f16_from_f64(x)); break;
     case BP_BFLOAT16: s.value.f32 = bp_f32_from_bf16(bp_bf16_from_f64(x)); break;
-    case BP_INT32: s.value.i32 = saturating<cl_int>(x); break;
-    case BP_INT64: s.value.i64 = saturating<cl_long>(x); break;
-    case BP_INT8: s.value.i8 = saturating<cl_char>(x); break;
-    case BP_UINT8: s.value.u8 = saturating<cl_uchar>(x); break;
-    case BP_INT16: s.value.i16 = saturating<cl_short>(x); break;
+    case BP_INT32: s.value.i32 = static_cast<cl_int>(bp_sdk_saturate_to(x, dtype)); break;
+    case BP_INT64: s.value.i64 = static_cast<cl_long>(bp_sdk_saturate_to(x, dtype)); break;
+    case BP_INT8: s.value.i8 = static_cast<cl_char>(bp_sdk_saturate_to(x, dtype)); break;
+    case BP_UINT8: s.value.u8 = static_cast<cl_uchar>(bp_sdk_saturate_to(x, dtype)); break;
+    case BP_INT16: s.value.i16 = static_cast<cl_short>(bp_sdk_saturate_to(x, dtype)); break;
     case BP_BOOL: s.value.u8 = x != 0.0; break;
     default: break;
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backplane/sdk/coalesce.h"
 #include "buffer.hpp"
 #include "device.hpp"
 #include "dtype.hpp"
@@ -23,11 +24,11 @@ namespace {
 
 // Operators the generator has an expression for (those execute runs with
 // a kernel of the Elementwise or Copy family).
-bool generator_has(const bp_fused_instr &in) {
-  switch (bp_vocab_op_family(in.op)) {
+bool generator_has(int32_t op) {
+  switch (bp_vocab_op_family(op)) {
     case BP_OP_FAMILY_BINARY:
-    case BP_OP_FAMILY_COMPARE: return !binary_body(in.op).empty();
-    case BP_OP_FAMILY_UNARY: return !unary_body(in.op).empty();
+    case BP_OP_FAMILY_COMPARE: return !binary_body(op).empty();
+    case BP_OP_FAMILY_UNARY: return !unary_body(op).empty();
     case BP_OP_FAMILY_WHERE:
     case BP_OP_FAMILY_COPY: return true;
     default: return false;
@@ -35,13 +36,9 @@ bool generator_has(const bp_fused_instr &in) {
 }
 
 void require_runnable(const Device &device, const bp_fused_program &p, const bp_plugin::FusedInfo &info) {
-  for (int32_t k = 0; k < p.n_instrs; ++k) {
-    const bp_fused_instr &in = p.instrs[k];
-    if (!implements(in.op, in.dtype, in.out_dtype, device.features()) || !generator_has(in))
-      fail(BP_ERR_UNSUPPORTED, "execute_fused: fused instruction %d (%s): %s does not implement it for %s -> %s",
-           static_cast<int>(k), bp_plugin::op_name(in.op), device.name().c_str(), dtype_name(in.dtype),
-           dtype_name(in.out_dtype));
-  }
+  bp_plugin::require_fused_supported(p, device.name().c_str(), [&](int32_t op, int32_t dtype, int32_t out_dtype) {
+    return implements(op, dtype, out_dtype, device.features()) && generator_has(op);
+  });
   // An input passed straight to an output needs no instruction, but its
   // kernel still declares the type.
   for (int32_t v = 0; v < info.n_values; ++v)
@@ -65,10 +62,9 @@ Walk classify(const View &in, const View &shape) {
   return contiguous ? Walk::Contiguous : scalar ? Walk::Scalar : Walk::Strided;
 }
 
-// The strided inputs' shared walk: axes of extent 1 dropped, neighbours
-// merged where every strided input is contiguous across them (as
-// elementwise_layout does). Appends extents, then each strided input's
-// strides, to `layout`; returns the rank.
+// The strided inputs' shared walk, coalesced over them (bp_sdk_coalesce).
+// Appends extents, then each strided input's strides, to `layout`; returns
+// the rank.
 int32_t strided_walk(const View *in, int32_t n_inputs, const Walk *walks, const View &shape,
                      std::vector<cl_long> &layout) {
   int32_t strided[BP_FUSED_MAX_INPUTS], count = 0;
@@ -76,21 +72,13 @@ int32_t strided_walk(const View *in, int32_t n_inputs, const Walk *walks, const 
     if (walks[k] == Walk::Strided) strided[count++] = k;
   if (count == 0) return 0;
   cl_long extent[BP_MAX_RANK], stride[BP_FUSED_MAX_INPUTS][BP_MAX_RANK];
-  int32_t rank = 0;
-  for (int d = 0; d < shape.rank; ++d) {
-    const int64_t e = shape.shape[d];
-    if (e == 1) continue;
-    bool merge = rank > 0;
-    for (int32_t s = 0; s < count && merge; ++s) merge = stride[s][rank - 1] == in[strided[s]].strides[d] * e;
-    if (merge) {
-      extent[rank - 1] *= e;
-      for (int32_t s = 0; s < count; ++s) stride[s][rank - 1] = in[strided[s]].strides[d];
-    } else {
-      extent[rank] = e;
-      for (int32_t s = 0; s < count; ++s) stride[s][rank] = in[strided[s]].strides[d];
-      ++rank;
-    }
+  const int64_t *in_strides[BP_FUSED_MAX_INPUTS];
+  cl_long *out_strides[BP_FUSED_MAX_INPUTS];
+  for (int32_t s = 0; s < count; ++s) {
+    in_strides[s] = in[strided[s]].strides;
+    out_strides[s] = stride[s];
   }
+  const int32_t rank = bp_sdk_coalesce(shape.rank, shape.shape, count, in_strides, extent, out_strides);
   layout.insert(layout.end(), extent, extent + rank);
   for (int32_t s = 0; s < count; ++s) layout.insert(layout.end(), stride[s], stride[s] + rank);
   return rank;

@@ -33,26 +33,29 @@ ClIndexLayout index_layout(const View &indexed, const View &rows, const View &in
   return L;
 }
 
+// The kernel of `op` over the elements of `rows`; `out` is one of `indexed`
+// and `rows`, `src` the other. An empty indexed tensor has no position any
+// index row could name: every row is out of range and skipped, so there is
+// nothing to launch.
+void run_index(Device &device, const Device::Lock &lock, int32_t op, const View &indexed, const View &rows,
+               const View &index, const View &out, const View &src) {
+  if (rows.numel == 0 || indexed.numel == 0) return;
+  const ClIndexLayout L = index_layout(indexed, rows, index);
+  const cl_long n = rows.numel;
+  const Kernel &k = device.kernel(lock, Family::Index, src.dtype, kernel_stem(op));
+  device.launch_elements(lock, k, n, {out.mem, index.mem, src.mem, L, n});
+}
+
 }  // namespace
 
-// An empty indexed tensor has no position any index row could name: every
-// row is out of range and skipped, so there is nothing to launch.
 void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View &data,
                 const View &index, const View &out) {
-  if (out.numel == 0 || data.numel == 0) return;
-  const ClIndexLayout L = index_layout(data, out, index);
-  const cl_long n = out.numel;
-  const Kernel &k = device.kernel(lock, Family::Index, data.dtype, kernel_stem(op));
-  device.launch_elements(lock, k, n, {out.mem, data.mem, index.mem, L, n});
+  run_index(device, lock, op, data, out, index, out, data);
 }
 
 void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,
                  const View &values, const View &out) {
-  if (values.numel == 0 || out.numel == 0) return;
-  const ClIndexLayout L = index_layout(out, values, index);
-  const cl_long n = values.numel;
-  const Kernel &k = device.kernel(lock, Family::Index, values.dtype, kernel_stem(op));
-  device.launch_elements(lock, k, n, {out.mem, index.mem, values.mem, L, n});
+  run_index(device, lock, op, out, values, index, out, values);
 }
 
 }  // namespace bp_ocl

@@ -13,6 +13,7 @@
 #include "backplane_kernels/op_table.h"
 #include "dtype.hpp"
 #include "elementwise_cl.hpp"
+#include "random_h.hpp"
 #include "supports.hpp"
 
 namespace bp_ocl {
@@ -80,16 +81,6 @@ __kernel void {{NAME}}(__global {{OUT}} *o, __global const S *a, __global const 
 }
 )CL";
 
-const char *const kUnary = R"CL(
-__kernel void {{NAME}}(__global S *o, __global const S *a, bp_layout L, long n) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    BP_WALK
-    const T x = LD(a[BP_AT(1)]);
-    o[BP_AT(0)] = SV(OP(x));
-  }
-}
-)CL";
-
 const char *const kWhere = R"CL(
 __kernel void {{NAME}}(__global S *o, __global const uchar *c, __global const S *a,
                        __global const S *b, bp_layout L, long n) {
@@ -100,7 +91,9 @@ __kernel void {{NAME}}(__global S *o, __global const uchar *c, __global const S 
 }
 )CL";
 
-const char *const kCopy = R"CL(
+// One operand: a unary operator (the output in the program's dtype) or
+// COPY into any dtype.
+const char *const kMap1 = R"CL(
 __kernel void {{NAME}}(__global {{OUT}} *o, __global const S *a, bp_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     BP_WALK
@@ -130,28 +123,15 @@ __kernel void {{NAME}}(__global S *o, bp_layout L, long n, double start, double 
 }
 )CL";
 
-// The counter-based stream of plugin.h (splitmix64), as in
-// plugins/common/include/backplane_kernels/random.h.
-const char *const kRandomPrelude = R"CL(
-inline ulong bp_random_bits(ulong seed, ulong j) {
-  ulong z = seed + 0x9E3779B97F4A7C15UL * (j + 1UL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
-  return z ^ (z >> 31);
-}
-)CL";
-
+// The counter-based stream of plugin.h (splitmix64): random.h itself, with
+// its float64 draw only where the kernel is float64's.
 const char *const kUnitF32 = R"CL(
-inline float bp_unit(ulong seed, ulong j) {
-  return (float)(bp_random_bits(seed, j) >> 40) * (1.0f / 16777216.0f);
-}
+inline float bp_unit(ulong seed, ulong j) { return bp_random_unit_f32(seed, j); }
 #define BP_TWO_PI (2.0f * M_PI_F)
 )CL";
 
 const char *const kUnitF64 = R"CL(
-inline double bp_unit(ulong seed, ulong j) {
-  return (double)(bp_random_bits(seed, j) >> 11) * (1.0 / 9007199254740992.0);
-}
+inline double bp_unit(ulong seed, ulong j) { return bp_random_unit_f64(seed, j); }
 #define BP_TWO_PI (2.0 * M_PI)
 )CL";
 
@@ -480,39 +460,34 @@ inline int bp_index_offsets(const bp_index_layout *L, __global const long *index
 }
 )CL";
 
-const char *const kGatherNd = R"CL(
-__kernel void {{NAME}}(__global S *o, __global const S *data, __global const long *index,
-                       bp_index_layout L, long n) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long a, b;
-    if (bp_index_offsets(&L, index, i, &a, &b)) o[b] = data[a];
-  }
-}
-)CL";
-
-// Rows naming one element more than once race; one of them wins, as
-// plugin.h allows.
-const char *const kScatterNd = R"CL(
-__kernel void {{NAME}}(__global S *o, __global const long *index, __global const S *values,
-                       bp_index_layout L, long n) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long a, b;
-    if (bp_index_offsets(&L, index, i, &a, &b)) o[a] = values[b];
-  }
-}
-)CL";
-
-// Rows naming one element more than once all add into it: bp_atomic_add
+// GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: work-item i's element is at a
+// in the indexed tensor and at b in the rows tensor (bp_index_offsets);
+// OP(a, b) moves it from `src`, the one of the two that is no output.
+// Rows naming one element more than once: for SCATTER_ND they race and one
+// wins, as plugin.h allows; SCATTER_ADD_ND's bp_atomic_add
 // (atomic_add_source) makes each addition one indivisible step.
-const char *const kScatterAddNd = R"CL(
-__kernel void {{NAME}}(__global S *o, __global const long *index, __global const S *values,
+const char *const kIndexNd = R"CL(
+__kernel void {{NAME}}(__global S *o, __global const long *index, __global const S *src,
                        bp_index_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     long a, b;
-    if (bp_index_offsets(&L, index, i, &a, &b)) bp_atomic_add(o, a, LD(values[b]));
+    if (bp_index_offsets(&L, index, i, &a, &b)) OP(a, b);
   }
 }
 )CL";
+
+// bp_atomic_add of a float of `real` type: a compare-and-swap loop on its
+// bits, as the unsigned integer `word` of its size.
+std::string float_atomic_add_source(const std::string &word, const std::string &cmpxchg, const std::string &real) {
+  return "inline void bp_atomic_add(__global S *o, long a, T v) {\n"
+         "  volatile __global " + word + " *bits = (volatile __global " + word + " *)(o + a);\n"
+         "  " + word + " seen = *bits, was;\n"
+         "  do {\n"
+         "    was = seen;\n"
+         "    seen = " + cmpxchg + "(bits, was, as_" + word + "(as_" + real + "(was) + v));\n"
+         "  } while (seen != was);\n"
+         "}\n";
+}
 
 // o[a] += v as one atomic step. Integers use the unsigned atomic add, whose
 // wrap-around is two's complement's; floats, which OpenCL C 1.2 cannot add
@@ -529,29 +504,10 @@ std::string atomic_add_source(int32_t dtype) {
     case BP_INT64:
       return "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
              "inline void bp_atomic_add(__global S *o, long a, T v) { atom_add((volatile __global ulong *)(o + a), (ulong)v); }\n";
-    case BP_FLOAT32:
-      return R"CL(
-inline void bp_atomic_add(__global S *o, long a, T v) {
-  volatile __global uint *bits = (volatile __global uint *)(o + a);
-  uint seen = *bits, was;
-  do {
-    was = seen;
-    seen = atomic_cmpxchg(bits, was, as_uint(as_float(was) + v));
-  } while (seen != was);
-}
-)CL";
+    case BP_FLOAT32: return float_atomic_add_source("uint", "atomic_cmpxchg", "float");
     case BP_FLOAT64:
-      return R"CL(
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void bp_atomic_add(__global S *o, long a, T v) {
-  volatile __global ulong *bits = (volatile __global ulong *)(o + a);
-  ulong seen = *bits, was;
-  do {
-    was = seen;
-    seen = atom_cmpxchg(bits, was, as_ulong(as_double(was) + v));
-  } while (seen != was);
-}
-)CL";
+      return "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n" +
+             float_atomic_add_source("ulong", "atom_cmpxchg", "double");
     default: {
       const std::string sum = dtype_is_float(dtype) ? "SV(LD(old) + v)" : "(S)((UT)old + (UT)v)";
       return R"CL(
@@ -743,7 +699,7 @@ void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options
     if (family == BP_OP_FAMILY_UNARY) {
       const std::string body = unary_body(op);
       if (!body.empty() && implements(op, dtype, dtype, options))
-        src.pair(kUnary, kernel_stem(op), "(x)", body);
+        src.pair(kMap1, kernel_stem(op), "(x)", body);
     } else if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
       const int32_t out = bp_vocab_out_dtype(op, dtype);
       const std::string body = binary_body(op);
@@ -758,7 +714,7 @@ void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options
 void copy_family(Source &src, int32_t dtype, const SourceOptions &options) {
   for (int32_t to : kAllDtypes)
     if (implements(BP_OP_COPY, dtype, to, options))
-      src.pair(kCopy, copy_stem(to), "(x)", convert_body(dtype, to), to);
+      src.pair(kMap1, copy_stem(to), "(x)", convert_body(dtype, to), to);
 }
 
 void create_family(Source &src, int32_t dtype, const SourceOptions &options) {
@@ -768,7 +724,8 @@ void create_family(Source &src, int32_t dtype, const SourceOptions &options) {
   const bool uniform = implements(BP_OP_RANDOM_UNIFORM, dtype, dtype, options);
   const bool normal = implements(BP_OP_RANDOM_NORMAL, dtype, dtype, options);
   if (uniform || normal) {
-    src.raw(kRandomPrelude);
+    if (dtype == BP_FLOAT64) src.raw("#define BP_RANDOM_F64 1\n");
+    src.raw(kRandomHText);
     src.raw(dtype == BP_FLOAT64 ? kUnitF64 : kUnitF32);  // halves round float32's draws
   }
   if (uniform) src.pair(kUniform, kernel_stem(BP_OP_RANDOM_UNIFORM), "", "");
@@ -899,11 +856,11 @@ void collective_family(Source &src, int32_t dtype) {
 
 void index_family(Source &src, int32_t dtype, const SourceOptions &options) {
   src.raw(kIndexPrelude);
-  src.kernel(kGatherNd, kernel_stem(BP_OP_GATHER_ND), "", "");
-  src.kernel(kScatterNd, kernel_stem(BP_OP_SCATTER_ND), "", "");
+  src.kernel(kIndexNd, kernel_stem(BP_OP_GATHER_ND), "(a, b)", "o[b] = src[a]");
+  src.kernel(kIndexNd, kernel_stem(BP_OP_SCATTER_ND), "(a, b)", "o[a] = src[b]");
   if (!implements(BP_OP_SCATTER_ADD_ND, dtype, dtype, options)) return;
   src.raw(atomic_add_source(dtype));
-  src.kernel(kScatterAddNd, kernel_stem(BP_OP_SCATTER_ADD_ND), "", "");
+  src.kernel(kIndexNd, kernel_stem(BP_OP_SCATTER_ADD_ND), "(a, b)", "bp_atomic_add(o, a, LD(src[b]))");
 }
 
 }  // namespace

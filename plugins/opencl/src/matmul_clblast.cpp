@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backplane/sdk/coalesce.h"
 #include "buffer.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
@@ -116,18 +117,10 @@ struct GemmCall {
 
 void collapse_batch(GemmCall &g, const Matrix &c, const Matrix &a, const Matrix &b,
                     const View &out) {
-  const Matrix *ops[3] = {&c, &a, &b};
-  for (int d = 0; d < out.rank - 2; ++d) {
-    const int64_t extent = out.shape[d];
-    g.count *= static_cast<size_t>(extent);
-    if (extent == 1) continue;
-    bool merge = g.rank > 0;
-    for (int k = 0; k < 3 && merge; ++k)
-      merge = g.stride[k][g.rank - 1] == ops[k]->batch_strides[d] * extent;
-    const int at = merge ? g.rank - 1 : g.rank++;
-    g.shape[at] = merge ? g.shape[at] * extent : extent;
-    for (int k = 0; k < 3; ++k) g.stride[k][at] = ops[k]->batch_strides[d];
-  }
+  const int64_t *const batch_strides[3] = {c.batch_strides, a.batch_strides, b.batch_strides};
+  int64_t *const strides[3] = {g.stride[0], g.stride[1], g.stride[2]};
+  for (int d = 0; d < out.rank - 2; ++d) g.count *= static_cast<size_t>(out.shape[d]);
+  g.rank = bp_sdk_coalesce(out.rank - 2, out.shape, 3, batch_strides, g.shape, strides);
 }
 
 template <class T>

@@ -158,26 +158,8 @@ bp_status api_collective(const bp_collective_args *args) {
 // made parts behind mutexes), the buffer registry (mutex), per-device queue
 // state and kernel objects (the device mutex), and the per-thread message.
 const bp_plugin_api kApi = {
-    sizeof(bp_plugin_api),
-    BP_PLUGIN_ABI_MAJOR,
-    BP_PLUGIN_ABI_MINOR,
-    BP_PLUGIN_THREAD_SAFE,
-    "opencl",
-    BP_OPENCL_VERSION,
-    "opencl",
-    api_last_error,
-    api_init,
-    api_device_count,
-    api_device_info,
-    api_device_properties,
-    api_alloc,
-    api_free,
-    api_write,
-    api_read,
-    api_copy,
-    api_supports,
-    api_execute,
-    api_synchronize,
+    BP_SDK_API_HEAD(BP_PLUGIN_THREAD_SAFE, "opencl", BP_OPENCL_VERSION, "opencl"),
+    BP_SDK_API_ENTRIES(api_),
     nullptr,  // host_address: buffers are device memory
     api_collective,
     // No groups: collectives across processes go through the core's own

@@ -5,25 +5,12 @@
 #include <algorithm>
 #include <string>
 
+#include "backplane/sdk/coalesce.h"
 #include "ops.hpp"
 
 namespace bp_ocl {
 
 namespace {
-
-// Appends one axis with its input stride (and output stride, for kept axes;
-// `out` is NULL for reduced ones), merged into the previous axis when the
-// strides allow. Merging keeps the C order of the walk, so ARGMAX/ARGMIN positions
-// do not change.
-void push_axis(cl_long *shape, cl_long *in, cl_long *out, cl_long &rank, int64_t extent,
-               int64_t in_stride, int64_t out_stride) {
-  const bool merge = rank > 0 && in[rank - 1] == in_stride * extent &&
-                     (!out || out[rank - 1] == out_stride * extent);
-  const cl_long at = merge ? rank - 1 : rank++;
-  shape[at] = merge ? shape[at] * extent : extent;
-  in[at] = in_stride;
-  if (out) out[at] = out_stride;
-}
 
 ClReduceLayout reduce_layout(const View &in, const View &out) {
   ClReduceLayout L{};
@@ -31,18 +18,24 @@ ClReduceLayout reduce_layout(const View &in, const View &out) {
   L.out_offset = out.offset;
   L.n_out = 1;
   L.n_red = 1;
+  // Coalesced (bp_sdk_push_axis), which keeps the C order of the walk, so
+  // ARGMAX/ARGMIN positions do not change.
+  int32_t keep_rank = 0, red_rank = 0;
+  cl_long *const keep_strides[2] = {L.keep_in, L.keep_out};
+  cl_long *const red_strides[1] = {L.red_in};
   for (int d = 0; d < in.rank; ++d) {
     const int64_t extent = in.shape[d];
     if (out.shape[d] == extent) {
-      if (extent == 1) continue;  // kept and reduced at once: irrelevant
-      push_axis(L.keep_shape, L.keep_in, L.keep_out, L.keep_rank, extent, in.strides[d],
-                out.strides[d]);
+      const int64_t strides[2] = {in.strides[d], out.strides[d]};
+      bp_sdk_push_axis(&keep_rank, L.keep_shape, keep_strides, 2, extent, strides);
       L.n_out *= extent;
     } else {  // out.shape[d] == 1: reduced (execute checked)
-      push_axis(L.red_shape, L.red_in, nullptr, L.red_rank, extent, in.strides[d], 0);
+      bp_sdk_push_axis(&red_rank, L.red_shape, red_strides, 1, extent, &in.strides[d]);
       L.n_red *= extent;
     }
   }
+  L.keep_rank = keep_rank;
+  L.red_rank = red_rank;
   return L;
 }
 

@@ -1,6 +1,7 @@
 // view.cpp — views as the kernels see them, and their kernel layouts.
 #include "view.hpp"
 
+#include "backplane/sdk/coalesce.h"
 #include "buffer.hpp"
 #include "device.hpp"
 #include "dtype.hpp"
@@ -50,22 +51,13 @@ ElementwiseLayout elementwise_layout(const View &out, std::initializer_list<cons
   ElementwiseLayout result{};
   ClLayout &L = result.layout;
   for (int k = 0; k < count; ++k) L.offset[k] = ops[k]->offset;
-  int rank = 0;
-  for (int d = 0; d < out.rank; ++d) {
-    const int64_t extent = out.shape[d];
-    if (extent == 1) continue;  // its stride never matters
-    bool merge = rank > 0;
-    for (int k = 0; k < count && merge; ++k)
-      merge = L.stride[k][rank - 1] == ops[k]->strides[d] * extent;
-    if (merge) {
-      L.shape[rank - 1] *= extent;
-      for (int k = 0; k < count; ++k) L.stride[k][rank - 1] = ops[k]->strides[d];
-    } else {
-      L.shape[rank] = extent;
-      for (int k = 0; k < count; ++k) L.stride[k][rank] = ops[k]->strides[d];
-      ++rank;
-    }
+  const int64_t *strides[4];
+  cl_long *layout_strides[4];
+  for (int k = 0; k < count; ++k) {
+    strides[k] = ops[k]->strides;
+    layout_strides[k] = L.stride[k];
   }
+  int32_t rank = bp_sdk_coalesce(out.rank, out.shape, count, strides, L.shape, layout_strides);
   if (rank == 0) {  // a single element: one axis of extent 1
     L.shape[0] = 1;
     rank = 1;

@@ -23,6 +23,13 @@
  *   (since 1.2).
  * - bp_sdk_check_fused(): the same for execute_fused()'s program, with the
  *   dtype of every value (since 1.3).
+ * - BP_SDK_API_HEAD, BP_SDK_API_ENTRIES: the entry table's order, written
+ *   once (since 1.4).
+ * - What every backend otherwise rewrites (since 1.4), in backplane/sdk/
+ *   and included here: the C type of each dtype of the vocabulary
+ *   (dtypes.h), the coalesced iteration space of strided views
+ *   (coalesce.h), float-to-integer saturation (saturate.h), and the
+ *   liveness and support checks of fused programs (fused.h).
  *
  * What it does not hold: kernels, and the plugin's own capability table
  * (which ops and dtypes it implements; bp_vocab_allows() in types.h gives
@@ -37,10 +44,30 @@
 #include <stdio.h>
 
 #include "backplane/plugin.h"
+#include "backplane/sdk/coalesce.h"
+#include "backplane/sdk/dtypes.h"
+#include "backplane/sdk/fused.h"
+#include "backplane/sdk/saturate.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the entry table ------------------------------------------------------ */
+
+/* The first fields of a bp_plugin_api initializer, in table order: its size,
+ * the ABI version built against, `flags` (BP_PLUGIN_* bits), the backend
+ * `name`, the plugin's `version` and the `device_prefix` (since 1.4). */
+#define BP_SDK_API_HEAD(flags, name, version, device_prefix) \
+  sizeof(bp_plugin_api), BP_PLUGIN_ABI_MAJOR, BP_PLUGIN_ABI_MINOR, (flags), (name), (version), (device_prefix)
+
+/* The entries that follow BP_SDK_API_HEAD, last_error to synchronize, for a
+ * plugin that names its functions <prefix>last_error, <prefix>init, ...,
+ * <prefix>synchronize (since 1.4): the table's order is written once. */
+#define BP_SDK_API_ENTRIES(prefix)                                                                         \
+  prefix##last_error, prefix##init, prefix##device_count, prefix##device_info, prefix##device_properties, \
+      prefix##alloc, prefix##free, prefix##write, prefix##read, prefix##copy, prefix##supports,          \
+      prefix##execute, prefix##synchronize
 
 /* ---- errors ------------------------------------------------------------- */
 

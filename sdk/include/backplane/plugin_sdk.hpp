@@ -3,7 +3,10 @@
 // last-error message, the guard that turns exceptions into statuses (nothing
 // C++ crosses the ABI), the attribute reader, the switch from a runtime dtype
 // to a template instance, a capability table derived from the vocabulary,
-// and the argument validation of execute() and collective() (plugin_sdk.h).
+// and the argument validation of execute() and collective() (plugin_sdk.h);
+// since 1.4 the switch over a dtype set of the vocabulary (dispatch_set)
+// and the support check of fused programs. live_buffers.hpp and
+// unique_handle.hpp (backplane/sdk/) hold the rest of the C++ SDK.
 //
 // Header-only C++17; each plugin .so gets its own copy, and with hidden
 // visibility none of it is exported. CMake: target backplane::plugin_sdk.
@@ -96,11 +99,6 @@ inline const char *op_name(int32_t op) {
   const char *name = bp_vocab_op_name(op);
   return name ? name : "unknown operator";
 }
-inline const char *dtype_name(int32_t dtype) {
-  const char *name = bp_vocab_dtype_name(dtype);
-  return name ? name : "invalid dtype";
-}
-inline int64_t dtype_size(int32_t dtype) { return bp_vocab_dtype_size(dtype); }
 
 // ---- attributes ------------------------------------------------------------
 
@@ -125,6 +123,17 @@ inline Attrs read_attrs(const bp_op_attrs *a, const char *op) {
 
 // ---- dtypes ----------------------------------------------------------------
 
+// Everything of this section is also in bp_plugin::dtypes, so that a
+// plugin's namespace takes it with one `using namespace bp_plugin::dtypes;`
+// (since 1.4).
+inline namespace dtypes {
+
+inline const char *dtype_name(int32_t dtype) {
+  const char *name = bp_vocab_dtype_name(dtype);
+  return name ? name : "invalid dtype";
+}
+inline int64_t dtype_size(int32_t dtype) { return bp_vocab_dtype_size(dtype); }
+
 // Bool elements: one byte holding 0 or 1, a type of its own so that
 // templates never mistake it for an integer.
 enum class boolean : uint8_t {};
@@ -135,24 +144,31 @@ enum class boolean : uint8_t {};
 enum class float16 : uint16_t {};
 enum class bfloat16 : uint16_t {};
 
-// C++ element type <-> bp_dtype.
+// The C++ type of each dtype of the vocabulary: the C storage type
+// (BP_SDK_CTYPE_<id>, backplane/sdk/dtypes.h) except for bool and the two
+// halves, which have the types above (since 1.4).
+#define BP_SDK_CPP_TYPE_FLOAT32 float
+#define BP_SDK_CPP_TYPE_FLOAT64 double
+#define BP_SDK_CPP_TYPE_INT32 int32_t
+#define BP_SDK_CPP_TYPE_INT64 int64_t
+#define BP_SDK_CPP_TYPE_BOOL ::bp_plugin::boolean
+#define BP_SDK_CPP_TYPE_FLOAT16 ::bp_plugin::float16
+#define BP_SDK_CPP_TYPE_BFLOAT16 ::bp_plugin::bfloat16
+#define BP_SDK_CPP_TYPE_INT8 int8_t
+#define BP_SDK_CPP_TYPE_UINT8 uint8_t
+#define BP_SDK_CPP_TYPE_INT16 int16_t
+
+// C++ element type -> bp_dtype, for every dtype of the vocabulary (one
+// without a BP_SDK_CPP_TYPE_ row above does not compile).
 template <class T>
 struct dtype_of;
-#define BP_SDK_DTYPE_OF_(T, dtype)            \
-  template <>                                 \
-  struct dtype_of<T> {                        \
-    static constexpr int32_t value = (dtype); \
-  };
-BP_SDK_DTYPE_OF_(float, BP_FLOAT32)
-BP_SDK_DTYPE_OF_(double, BP_FLOAT64)
-BP_SDK_DTYPE_OF_(int32_t, BP_INT32)
-BP_SDK_DTYPE_OF_(int64_t, BP_INT64)
-BP_SDK_DTYPE_OF_(boolean, BP_BOOL)
-BP_SDK_DTYPE_OF_(float16, BP_FLOAT16)
-BP_SDK_DTYPE_OF_(bfloat16, BP_BFLOAT16)
-BP_SDK_DTYPE_OF_(int8_t, BP_INT8)
-BP_SDK_DTYPE_OF_(uint8_t, BP_UINT8)
-BP_SDK_DTYPE_OF_(int16_t, BP_INT16)
+#define BP_SDK_DTYPE_OF_(id, number, name, size, kind)                                          \
+  template <>                                                                                 \
+  struct dtype_of<BP_SDK_CPP_TYPE_##id> {                                                     \
+    static constexpr int32_t value = (number);                                                \
+  };                                                                                          \
+  static_assert(sizeof(BP_SDK_CPP_TYPE_##id) == (size), "the C++ type of BP_" #id " has its size");
+BP_DTYPE_LIST(BP_SDK_DTYPE_OF_)
 #undef BP_SDK_DTYPE_OF_
 
 template <class T>
@@ -168,6 +184,43 @@ void dispatch(int32_t dtype, F &&f) {
   const bool found = ((dtype == dtype_of<Ts>::value ? (f(type_tag<Ts>{}), true) : false) || ...);
   if (!found) fail(BP_ERR_INTERNAL, "no kernel for dtype %d (validation missed it)", dtype);
 }
+
+// Whether a dtype of bp_dtype_kind `kind` is in the bp_dtype_set `set`
+// (bp_vocab_dtype_in_set, as a constant expression).
+constexpr bool kind_in_set(int32_t kind, int32_t set) {
+  return set == BP_DTYPE_SET_FLOAT      ? kind == BP_DTYPE_KIND_FLOAT
+         : set == BP_DTYPE_SET_NUMERIC  ? kind != BP_DTYPE_KIND_BOOL
+         : set == BP_DTYPE_SET_ALL      ? true
+         : set == BP_DTYPE_SET_INTEGRAL ? kind != BP_DTYPE_KIND_FLOAT
+                                        : false;
+}
+
+// dispatch over every dtype of the vocabulary's dtype set `set`
+// (BP_DTYPE_SET_FLOAT, _NUMERIC, _ALL, _INTEGRAL): generated from
+// BP_DTYPE_LIST, so a dtype the vocabulary adds joins every set it belongs
+// to (since 1.4).
+template <int32_t set, class F>
+void dispatch_set(int32_t dtype, F &&f) {
+  static_assert(set == BP_DTYPE_SET_FLOAT || set == BP_DTYPE_SET_NUMERIC || set == BP_DTYPE_SET_ALL ||
+                    set == BP_DTYPE_SET_INTEGRAL,
+                "a dtype set of the vocabulary");
+  switch (dtype) {
+#define BP_SDK_DISPATCH_CASE_(id, number, name, size, kind) \
+  case number:                                              \
+    if constexpr (kind_in_set(kind, set)) {                 \
+      f(type_tag<BP_SDK_CPP_TYPE_##id>{});                  \
+      return;                                               \
+    }                                                       \
+    break;
+    BP_DTYPE_LIST(BP_SDK_DISPATCH_CASE_)
+#undef BP_SDK_DISPATCH_CASE_
+    default:
+      break;
+  }
+  fail(BP_ERR_INTERNAL, "no kernel for dtype %d (validation missed it)", dtype);
+}
+
+}  // namespace dtypes
 
 // ---- capabilities ----------------------------------------------------------
 
@@ -271,10 +324,28 @@ inline FusedInfo check_fused(const bp_fused_program *program, bp_sdk_buffer_byte
   return info;
 }
 
+// Error(BP_ERR_UNSUPPORTED) naming the first instruction whose triple
+// implements(op, dtype, out_dtype) refuses (bp_sdk_fused_first_unsupported);
+// `who`, the backend or device, is the one that refuses (since 1.4).
+template <class Implements>
+void require_fused_supported(const bp_fused_program &program, const char *who, Implements implements) {
+  const int32_t k = bp_sdk_fused_first_unsupported(
+      &program,
+      [](void *f, int32_t op, int32_t dtype, int32_t out_dtype) -> int32_t {
+        return (*static_cast<Implements *>(f))(op, dtype, out_dtype) ? 1 : 0;
+      },
+      static_cast<void *>(&implements));
+  if (k < 0) return;
+  const bp_fused_instr &in = program.instrs[k];
+  fail(BP_ERR_UNSUPPORTED, "fused instruction %d (%s): %s does not implement %s -> %s", static_cast<int>(k),
+       op_name(in.op), who, dtype_name(in.dtype), dtype_name(in.out_dtype));
+}
+
 }  // namespace bp_plugin
 
 // Type lists for dispatch<...>: the dtype groups of the vocabulary's sets,
-// as of 1.0 (kept: plugins written against them still build).
+// as of 1.0 (kept: plugins written against them still build; dispatch_set
+// covers every dtype of a set).
 #define BP_FLOAT_TYPES float, double
 #define BP_NUMERIC_TYPES float, double, int32_t, int64_t
 #define BP_ALL_TYPES float, double, int32_t, int64_t, ::bp_plugin::boolean

@@ -13,13 +13,6 @@
 #include "backplane_kernels/elementwise.hpp"
 #include "backplane_kernels/op_table.h"
 
-/* dispatch<...> lists of every dtype of each of the vocabulary's sets, the
- * 1.4 ones (the SDK's BP_HALF_TYPES, BP_SMALL_INT_TYPES) included. */
-#define BP_KERNEL_FLOAT_TYPES BP_FLOAT_TYPES, BP_HALF_TYPES
-#define BP_KERNEL_NUMERIC_TYPES BP_NUMERIC_TYPES, BP_HALF_TYPES, BP_SMALL_INT_TYPES
-#define BP_KERNEL_ALL_TYPES BP_ALL_TYPES, BP_HALF_TYPES, BP_SMALL_INT_TYPES
-#define BP_KERNEL_INTEGRAL_TYPES int32_t, int64_t, ::bp_plugin::boolean, BP_SMALL_INT_TYPES
-
 namespace bp_kernels {
 
 /* The BP_DTYPE_SET_* of `op`'s inputs (bp_vocab_op_dtypes), as a constant
@@ -32,22 +25,9 @@ constexpr int32_t op_dtypes(int32_t op) {
   return 0;
 }
 
-/* f(type_tag<T>{}) for the T of `dtype`, T ranging over the dtype set
- * `set`. */
-template <int32_t set, class F>
-void dispatch_set(int32_t dtype, F &&f) {
-  static_assert(set == BP_DTYPE_SET_FLOAT || set == BP_DTYPE_SET_NUMERIC || set == BP_DTYPE_SET_ALL ||
-                    set == BP_DTYPE_SET_INTEGRAL,
-                "a dtype set of the vocabulary");
-  if constexpr (set == BP_DTYPE_SET_FLOAT)
-    bp_plugin::dispatch<BP_KERNEL_FLOAT_TYPES>(dtype, f);
-  else if constexpr (set == BP_DTYPE_SET_NUMERIC)
-    bp_plugin::dispatch<BP_KERNEL_NUMERIC_TYPES>(dtype, f);
-  else if constexpr (set == BP_DTYPE_SET_ALL)
-    bp_plugin::dispatch<BP_KERNEL_ALL_TYPES>(dtype, f);
-  else
-    bp_plugin::dispatch<BP_KERNEL_INTEGRAL_TYPES>(dtype, f);
-}
+/* f(type_tag<T>{}) for the T of `dtype`, T ranging over a dtype set of
+ * the vocabulary (the SDK's, generated from BP_DTYPE_LIST). */
+using bp_plugin::dispatch_set;
 
 /* functor_of<BP_OP_ADD> is bp_kernels::Add: op_table.h's functor column. */
 template <int32_t op>

@@ -75,17 +75,35 @@ struct sum_traits<boolean> {
   BP_HD static int64_t narrow(uint64_t a) { return static_cast<int64_t>(a); }
 };
 
-template <class T>
-struct SumReducer {
+/* The types a reducer names (see the top), for those whose functions spell
+ * them out. */
+template <class In, class Acc, class Out>
+struct ReducerTypes {
+  using in_t = In;
+  using acc_t = Acc;
+  using out_t = Out;
+  static constexpr int lanes = 8;
+};
+
+/* SUM, and PROD when `product`: in sum_traits' accumulators, floats in
+ * double, integers and bool in uint64, whose sums and products wrap like
+ * int64's in any order. */
+template <class T, bool product>
+struct AccumulateReducer {
   using in_t = T;
   using acc_t = typename sum_traits<T>::acc;
   using out_t = typename sum_traits<T>::out;
   static constexpr int lanes = 8;
-  BP_HD static acc_t init() { return acc_t(0); }
-  BP_HD static acc_t step(acc_t a, T x, int64_t) { return a + sum_traits<T>::widen(x); }
-  BP_HD static acc_t merge(acc_t a, acc_t b) { return a + b; }
+  BP_HD static acc_t init() { return acc_t(product ? 1 : 0); }
+  BP_HD static acc_t step(acc_t a, T x, int64_t) { return merge(a, sum_traits<T>::widen(x)); }
+  BP_HD static acc_t merge(acc_t a, acc_t b) { return product ? a * b : a + b; }
   BP_HD static out_t finish(acc_t a, int64_t) { return sum_traits<T>::narrow(a); }
 };
+template <class T>
+using SumReducer = AccumulateReducer<T, false>;
+/* PROD: numeric inputs. */
+template <class T>
+using ProdReducer = AccumulateReducer<T, true>;
 
 /* Float inputs only. The mean of nothing is 0/0 = NaN, as plugin.h asks. */
 template <class T>
@@ -94,27 +112,9 @@ struct MeanReducer : SumReducer<T> {
   BP_HD static T finish(double a, int64_t count) { return static_cast<T>(a / static_cast<double>(count)); }
 };
 
-/* PROD, numeric inputs, in SUM's accumulators: floats multiply in double,
- * integers in uint64, whose product wraps like int64's in any order. */
-template <class T>
-struct ProdReducer {
-  using in_t = T;
-  using acc_t = typename sum_traits<T>::acc;
-  using out_t = typename sum_traits<T>::out;
-  static constexpr int lanes = 8;
-  BP_HD static acc_t init() { return acc_t(1); }
-  BP_HD static acc_t step(acc_t a, T x, int64_t) { return a * sum_traits<T>::widen(x); }
-  BP_HD static acc_t merge(acc_t a, acc_t b) { return a * b; }
-  BP_HD static out_t finish(acc_t a, int64_t) { return sum_traits<T>::narrow(a); }
-};
-
 /* Frobenius norm sqrt(sum(x*x)), float inputs, squares added in double. */
 template <class T>
-struct NormReducer {
-  using in_t = T;
-  using acc_t = double;
-  using out_t = T;
-  static constexpr int lanes = 8;
+struct NormReducer : ReducerTypes<T, double, T> {
   BP_HD static double init() { return 0.0; }
   BP_HD static double step(double a, T x, int64_t) { return a + static_cast<double>(x) * static_cast<double>(x); }
   BP_HD static double merge(double a, double b) { return a + b; }
@@ -159,11 +159,7 @@ struct LogSumExpReducer {
  * x replaces the accumulator, and a NaN accumulator is never replaced (no
  * comparison with it is true). */
 template <class T, bool is_max>
-struct ExtremeReducer {
-  using in_t = T;
-  using acc_t = T;
-  using out_t = T;
-  static constexpr int lanes = 8;
+struct ExtremeReducer : ReducerTypes<T, T, T> {
   BP_HD static T init() { return is_max ? limits<T>::lowest() : limits<T>::highest(); }
   BP_HD static T step(T a, T x, int64_t) { return ((is_max ? x > a : x < a) || is_nan(x)) ? x : a; }
   BP_HD static T merge(T a, T b) { return step(a, b, 0); }
