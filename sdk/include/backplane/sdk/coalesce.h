@@ -2,7 +2,7 @@
  * backplane/sdk/coalesce.h — the iteration space of several strided views
  * that share one shape (an elementwise operator's output and inputs, the
  * kept or reduced axes of a reduction), made as small as the strides allow
- * (since 1.4). C99, C++ and CUDA host code; nothing to link.
+ * (since 1.5). C99, C++ and CUDA host code; nothing to link.
  *
  * Axes of extent 1 are dropped (their stride never matters) and an axis is
  * merged into the previous one when, for every operand, the previous

@@ -1,6 +1,6 @@
 /*
  * backplane/sdk/dtypes.h — the C type that holds one element of each dtype
- * of the vocabulary (since 1.4). C99, C++ and CUDA.
+ * of the vocabulary (since 1.5). C99, C++ and CUDA.
  *
  * BP_SDK_CTYPE_<id> names the storage type of BP_<id>: float, double and
  * the fixed-width integers; uint8_t for bool (0 or 1); uint16_t holding the

@@ -1,6 +1,6 @@
 /*
  * backplane/sdk/fused.h — what every backend asks of an execute_fused()
- * program once bp_sdk_check_fused has accepted it (since 1.4): which
+ * program once bp_sdk_check_fused has accepted it (since 1.5): which
  * values it must compute, and whether it implements every instruction.
  * C99 and C++; nothing to link.
  */

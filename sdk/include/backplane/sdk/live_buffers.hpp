@@ -1,5 +1,5 @@
 // backplane/sdk/live_buffers.hpp — the set of buffers a plugin has handed
-// out and not yet taken back (since 1.4), so that a NULL, freed, foreign
+// out and not yet taken back (since 1.5), so that a NULL, freed, foreign
 // or garbage bp_buffer is an error message rather than a crash inside a
 // driver. C++17, header-only; thread safe (one mutex).
 #pragma once

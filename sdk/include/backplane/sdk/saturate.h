@@ -1,6 +1,6 @@
 /*
  * backplane/sdk/saturate.h — float to integer as plugin.h's COPY converts
- * it (since 1.4): truncation toward zero inside the integer dtype's range,
+ * it (since 1.5): truncation toward zero inside the integer dtype's range,
  * its minimum or maximum outside, 0 for NaN. A C cast of an out-of-range
  * value is undefined behaviour, so every backend needs this once. C99, C++
  * and CUDA (host and device); nothing to link.

@@ -1,6 +1,6 @@
 // backplane/sdk/unique_handle.hpp — one handle of a driver's C API (an
 // OpenCL cl_mem or cl_event, an NVRTC program, ...) owned by a C++ object,
-// released however the scope ends (since 1.4). C++17, header-only.
+// released however the scope ends (since 1.5). C++17, header-only.
 #pragma once
 
 namespace bp_plugin {
