@@ -1,7 +1,7 @@
 // Gradients of the elementwise operators: binary (with a tensor or a scalar
 // operand), unary, where, and casts between float dtypes. The formulas of
 // the binary and unary operators, and what each reads, are the gradient
-// columns of backplane_kernels/op_table.h, expanded here. A formula gives
+// columns of backplane/kernels/op_table.h, expanded here. A formula gives
 // the gradient in the output's shape and dtype; the engine sums it down to
 // each input's shape and converts it to the input's dtype.
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "autograd/functions.hpp"
 #include "autograd/record.hpp"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/op_table.h"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"

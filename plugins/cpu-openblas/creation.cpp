@@ -1,9 +1,9 @@
 // FILL, ARANGE and RANDOM_*: the value of each element depends only on its
-// C-order position (backplane_kernels/creation.hpp), so any split over
+// C-order position (backplane/kernels/creation.hpp), so any split over
 // threads writes the same numbers. The 1.4 dtypes take the value as COPY
 // would from float64 (FILL, ARANGE), or round the float32 draw once
 // (RANDOM_*), as plugin.h says.
-#include "backplane_kernels/creation.hpp"
+#include "backplane/kernels/creation.hpp"
 
 #include "dtype.hpp"
 #include "kernels.hpp"

@@ -3,7 +3,7 @@
 // (bp_plugin::dispatch_set, backplane/plugin_sdk.hpp).
 #pragma once
 
-#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
 #include "errors.hpp"
 
 namespace cpu_backend {

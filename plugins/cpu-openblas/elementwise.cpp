@@ -1,10 +1,10 @@
 // Binary operators, comparisons and WHERE: the functors of
-// backplane_kernels/op_table.h driven by map2/map3.
+// backplane/kernels/op_table.h driven by map2/map3.
 #include <type_traits>
 
-#include "backplane_kernels/elementwise.hpp"
-#include "backplane_kernels/op_dispatch.hpp"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/elementwise.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_table.h"
 
 #include "dtype.hpp"
 #include "half_convert.hpp"

@@ -1,7 +1,7 @@
 #include "execute.hpp"
 
 #include "backend.hpp"
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "kernels.hpp"

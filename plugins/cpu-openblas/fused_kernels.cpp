@@ -2,9 +2,9 @@
 
 #include <type_traits>
 
-#include "backplane_kernels/elementwise.hpp"
-#include "backplane_kernels/op_dispatch.hpp"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/elementwise.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_table.h"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "fused_plan.hpp"

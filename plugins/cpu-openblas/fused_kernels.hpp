@@ -1,7 +1,7 @@
 // The loops of execute_fused: one function per instruction shape (operator,
 // dtypes, which operand is the scalar), picked once per program and then
 // called once per tile. Each applies to consecutive tile elements the very
-// functor (backplane_kernels/elementwise.hpp) that execute()'s kernels
+// functor (backplane/kernels/elementwise.hpp) that execute()'s kernels
 // apply, so a fused result has execute()'s bits.
 #pragma once
 

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
 
 namespace cpu_backend {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/op_table.h"
 #include "dtype.hpp"
 #include "fused_pairs.hpp"
 #include "memory_pool.hpp"

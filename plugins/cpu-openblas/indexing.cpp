@@ -3,7 +3,7 @@
 // rows tensor (GATHER's output, SCATTER's values) mirrors. Every index is
 // checked before any element moves, so an out-of-range one fails the call
 // and leaves the output as it was.
-#include "backplane_kernels/indexing.hpp"
+#include "backplane/kernels/indexing.hpp"
 
 #include <algorithm>
 #include <cinttypes>

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 #include "backend.hpp"
 #ifdef BP_CPU_HAVE_ONEDNN
 #include "gemm_onednn.hpp"

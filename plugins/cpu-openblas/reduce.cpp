@@ -1,4 +1,4 @@
-// Reductions: the reducers of backplane_kernels/reduce.hpp driven over the
+// Reductions: the reducers of backplane/kernels/reduce.hpp driven over the
 // kept and reduced axes. Three schedules, chosen from the shape alone (never
 // from the thread count, so results do not depend on it):
 //  - each output reduces its own elements; a contiguous stretch uses
@@ -8,7 +8,7 @@
 //  - reducing leading axes of a row-major tensor: a block of neighbouring
 //    outputs is accumulated together, reading input rows contiguously.
 // The 1.4 dtypes run a wider type's reducer on widened elements (Widened).
-#include "backplane_kernels/reduce.hpp"
+#include "backplane/kernels/reduce.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // CUMSUM: every line along the last axis is scanned on its own
-// (backplane_kernels/scan.hpp), so lines are split over the thread pool and
+// (backplane/kernels/scan.hpp), so lines are split over the thread pool and
 // the result does not depend on the thread count.
-#include "backplane_kernels/scan.hpp"
+#include "backplane/kernels/scan.hpp"
 
 #include "dtype.hpp"
 #include "kernels.hpp"

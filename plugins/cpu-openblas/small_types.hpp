@@ -1,5 +1,5 @@
 // The 1.4 dtypes inside the kernels: each element type computes in
-// bp_kernels::compute_t (backplane_kernels/elementwise.hpp); these are the
+// bp_kernels::compute_t (backplane/kernels/elementwise.hpp); these are the
 // conversions between an element and its compute type, and COPY's between
 // any two dtypes.
 #pragma once
@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "backplane/half.h"
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 #include "dtype.hpp"
 
 namespace cpu_backend {

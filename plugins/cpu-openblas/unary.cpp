@@ -1,11 +1,11 @@
 // Unary operators and COPY (conversion between any two dtypes): the
-// functors of backplane_kernels/op_table.h driven by map1.
+// functors of backplane/kernels/op_table.h driven by map1.
 #include <cstring>
 #include <type_traits>
 
-#include "backplane_kernels/elementwise.hpp"
-#include "backplane_kernels/op_dispatch.hpp"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/elementwise.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_table.h"
 #include "dtype.hpp"
 #include "kernels.hpp"
 #include "map.hpp"

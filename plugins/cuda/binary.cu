@@ -1,4 +1,4 @@
-// The binary operators of backplane_kernels/op_table.h: one kernel per operator and dtype of its
+// The binary operators of backplane/kernels/op_table.h: one kernel per operator and dtype of its
 // vocabulary dtype set, the math from its functor in the dtype's compute type (narrow_types.hpp: the
 // halves in float, the small integers in int32, each result narrowed once).
 #include "binary_map.cuh"

@@ -1,4 +1,4 @@
-// The kernels of the two-operand operators of backplane_kernels/op_table.h
+// The kernels of the two-operand operators of backplane/kernels/op_table.h
 // (binary and comparison): F over two operands of one dtype, in its compute
 // type (narrow_types.hpp), for the dtypes the vocabulary allows the operator.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <type_traits>
 
-#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "ops.hpp"

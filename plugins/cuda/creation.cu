@@ -1,9 +1,9 @@
 // FILL, ARANGE, RANDOM_UNIFORM, RANDOM_NORMAL: element i (its C-order
 // position) is computed from i alone, by the functions of
-// backplane_kernels/creation.hpp that every backend shares.
+// backplane/kernels/creation.hpp that every backend shares.
 //
 // Random numbers come from the counter-based stream plugin.h specifies
-// (splitmix64 of seed and position, backplane_kernels/random.h), not from
+// (splitmix64 of seed and position, backplane/kernels/random.h), not from
 // cuRAND: Philox or XORWOW would draw a different stream, and one seed must
 // give the same tensor on every device. Being counter-based, it needs no
 // generator state and parallelises trivially. The halves draw the float32
@@ -12,7 +12,7 @@
 #include <string>
 #include <type_traits>
 
-#include "backplane_kernels/creation.hpp"
+#include "backplane/kernels/creation.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "backplane/types.h"
-#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
 #include "errors.hpp"
 
 namespace bp_cuda {

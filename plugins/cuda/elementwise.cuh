@@ -2,7 +2,7 @@
 // copy.cu and creation.cu: grid-stride loops over an IterShape, with a
 // contiguous fast path (base[i]) and a strided path that turns the linear
 // index into per-operand offsets. The per-element math is a functor of
-// backplane_kernels/elementwise.hpp, the same code the CPU backends run, in
+// backplane/kernels/elementwise.hpp, the same code the CPU backends run, in
 // the dtype's compute type (narrow_types.hpp).
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 #include "errors.hpp"
 #include "index_math.hpp"
 #include "kernel_args.hpp"

@@ -83,9 +83,9 @@ enum class bfloat16 : uint16_t {};
 
 const FusedHeader *fused_headers() {
   static const FusedHeader headers[kFusedHeaderCount] = {
-      {"backplane_kernels/elementwise.hpp", kElementwiseHeaderText},
-      {"backplane_kernels/elementwise_ops.h", kElementwiseOpsHeaderText},
-      {"backplane_kernels/op_table.h", kOpTableHeaderText},
+      {"backplane/kernels/elementwise.hpp", kElementwiseHeaderText},
+      {"backplane/kernels/elementwise_ops.h", kElementwiseOpsHeaderText},
+      {"backplane/kernels/op_table.h", kOpTableHeaderText},
       {"narrow_types.hpp", kNarrowTypesHeaderText},
       {"backplane/half.h", kHalfHeaderText},
       {"backplane/plugin_sdk.hpp", kPluginSdk},

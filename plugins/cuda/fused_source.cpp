@@ -4,7 +4,7 @@
 
 #include "backplane/plugin_sdk.hpp"
 #include "backplane/sdk/coalesce.h"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/op_table.h"
 
 namespace bp_cuda {
 
@@ -141,7 +141,7 @@ std::string fused_source(const bp_fused_program &p, const FusedLayout &layout) {
   const std::string rank = std::to_string(BP_MAX_RANK);
   const std::string rows = std::to_string(layout.n_strided > 0 ? layout.n_strided : 1);
   std::string s =
-      "#include \"backplane_kernels/elementwise.hpp\"\n"
+      "#include \"backplane/kernels/elementwise.hpp\"\n"
       "#include \"narrow_types.hpp\"\n"
       "struct FusedShape {\n"
       "  int64_t numel, rank, shape[" + rank + "], strides[" + rows + "][" + rank + "];\n"

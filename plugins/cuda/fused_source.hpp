@@ -2,7 +2,7 @@
 // grid-stride kernel that loads every input element it needs, computes each
 // instruction in its out_dtype (the 8- and 16-bit dtypes in their compute
 // types, narrow_types.hpp) with the functors of
-// backplane_kernels/elementwise.hpp (the code binary.cu, unary.cu,
+// backplane/kernels/elementwise.hpp (the code binary.cu, unary.cu,
 // compare.cu and copy.cu instantiate), and stores the outputs. Host code
 // only: no CUDA runtime, so the tests can generate sources without a GPU.
 #pragma once

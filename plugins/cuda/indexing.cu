@@ -1,6 +1,6 @@
 // GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: one thread per element of the
 // rows tensor (index row n, position within its slice), the slice found by
-// backplane_kernels/indexing.hpp. An index row with a value outside its axis
+// backplane/kernels/indexing.hpp. An index row with a value outside its axis
 // is skipped, as plugin.h allows a device backend, so no thread ever touches
 // memory outside the views. Index rows naming one element twice make two
 // threads store whole elements to it: one of the values wins, which plugin.h
@@ -14,7 +14,7 @@
 #include <string>
 #include <type_traits>
 
-#include "backplane_kernels/indexing.hpp"
+#include "backplane/kernels/indexing.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "index_math.hpp"

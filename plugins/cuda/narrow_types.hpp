@@ -2,7 +2,7 @@
 // kernels compute with them (plugin.h, "8- and 16-bit dtypes"): every
 // element is widened exactly to a compute type (float for the halves, int32
 // for the small integers), the operator runs there with the functors of
-// backplane_kernels/elementwise.hpp, and the result is narrowed once (the
+// backplane/kernels/elementwise.hpp, and the result is narrowed once (the
 // halves rounded to nearest even, the integers wrapped). The other dtypes
 // compute in their own type, so one wrapper serves every dtype.
 //
@@ -21,7 +21,7 @@
 #include <type_traits>
 
 #include "backplane/half.h"
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 
 namespace bp_cuda {
 

@@ -1,5 +1,5 @@
 // Reduction kernels shared by reduce_sum.cu and reduce_extreme.cu. The math
-// is a reducer of backplane_kernels/reduce.hpp (init/step/merge/finish),
+// is a reducer of backplane/kernels/reduce.hpp (init/step/merge/finish),
 // the same the CPU backends use; this file only decides who combines what.
 //
 // - Few elements per output, or many outputs adjacent in memory: one
@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "backplane_kernels/reduce.hpp"
+#include "backplane/kernels/reduce.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "index_math.hpp"

@@ -1,4 +1,4 @@
-// The reducer (and CUMSUM scanner) each dtype runs: backplane_kernels'
+// The reducer (and CUMSUM scanner) each dtype runs: the SDK kernels'
 // own for the 1.0 dtypes; for the 8- and 16-bit ones a reducer of their
 // compute type behind an adapter that widens every element and converts the
 // finished value once (plugin.h: the halves accumulate in float32 or wider
@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "backplane_kernels/reduce.hpp"
-#include "backplane_kernels/scan.hpp"
+#include "backplane/kernels/reduce.hpp"
+#include "backplane/kernels/scan.hpp"
 #include "narrow_types.hpp"
 
 namespace bp_cuda {

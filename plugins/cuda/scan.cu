@@ -1,12 +1,12 @@
 // CUMSUM: one thread per line walks it front to back with the fold of
-// backplane_kernels/scan.hpp (the CPU backends' code), so every output
+// backplane/kernels/scan.hpp (the CPU backends' code), so every output
 // element is its own prefix sum whatever the launch shape. Lines are many
 // in the common case; a single long line runs on one thread, correct but
 // serial. The halves sum in float64 (rounded once per output), the small
 // integers into int64 (reducers.cuh).
 #include <string>
 
-#include "backplane_kernels/scan.hpp"
+#include "backplane/kernels/scan.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "index_math.hpp"

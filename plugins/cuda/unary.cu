@@ -1,8 +1,8 @@
-// The unary operators of backplane_kernels/op_table.h, each for its vocabulary dtype set, in the
+// The unary operators of backplane/kernels/op_table.h, each for its vocabulary dtype set, in the
 // dtype's compute type (narrow_types.hpp).
 #include <string>
 
-#include "backplane_kernels/op_dispatch.hpp"
+#include "backplane/kernels/op_dispatch.hpp"
 #include "dtype.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"

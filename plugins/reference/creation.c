@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "backplane_kernels/random.h"
+#include "backplane/kernels/random.h"
 #include "reference.h"
 
 /* 2 pi, spelled out: M_PI is POSIX, not C99. */

@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-#include "backplane_kernels/random.h"
+#include "backplane/kernels/random.h"
 #include "cpu_vs_reference.hpp"
 #include "skip.hpp"
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "backplane_kernels/creation.hpp"
+#include "backplane/kernels/creation.hpp"
 #include "narrow_test.hpp"
 
 using namespace cuda_test;

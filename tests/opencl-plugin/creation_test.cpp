@@ -1,6 +1,6 @@
 // FILL, ARANGE and the random streams against the reference, into dense and
 // strided outputs. RANDOM_UNIFORM must give the very same values.
-#include "backplane_kernels/random.h"
+#include "backplane/kernels/random.h"
 #include "opencl_test.hpp"
 
 using namespace ocl_test;

@@ -1,6 +1,6 @@
 // Creation operators: FILL, ARANGE, RANDOM_UNIFORM, RANDOM_NORMAL. Random
 // values are checked against the formula of plugin.h, written out here
-// independently of the plugin and of backplane_kernels/random.h.
+// independently of the plugin and of backplane/kernels/random.h.
 #include <cmath>
 #include <limits>
 

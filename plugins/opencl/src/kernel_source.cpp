@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/op_table.h"
 #include "dtype.hpp"
 #include "elementwise_cl.hpp"
 #include "random_h.hpp"
@@ -536,7 +536,7 @@ inline void bp_atomic_add(__global S *o, long a, T v) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Operator bodies: the macros of backplane_kernels/elementwise_ops.h, shared by
+// Operator bodies: the macros of backplane/kernels/elementwise_ops.h, shared by
 // the op-by-op kernels and the fused ones (fused_source.cpp), so that both
 // compute the same bits.
 // ---------------------------------------------------------------------------

@@ -47,7 +47,7 @@ std::string copy_stem(int32_t out_dtype);
 // expression of the operands x (and y) for a binary, comparison or unary
 // `op` ("" when it has none), of c, x and y for WHERE, and of x for COPY's
 // conversion from `from` to `to`. The operators' are the macros of
-// backplane_kernels/elementwise_ops.h (one per operator of op_table.h), which
+// backplane/kernels/elementwise_ops.h (one per operator of op_table.h), which
 // elementwise_ops(dtype) defines (through elementwise.cl) for `dtype`'s
 // kind, and elementwise_ops_end ends. Operands and results are in compute types (dtype_cl_type:
 // float for the halves, which the store then rounds), except WHERE's, which

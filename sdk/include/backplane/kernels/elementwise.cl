@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/elementwise.cl — elementwise_ops.h in OpenCL C: what
+ * backplane/kernels/elementwise.cl — elementwise_ops.h in OpenCL C: what
  * elementwise.hpp is to the C++ and CUDA backends. The OpenCL backend
  * embeds this text followed by elementwise_ops.h's at build time
  * (plugins/opencl/CMakeLists.txt) and writes BP_EW_<id>(BP_EW_KIND, ...)

@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/creation.hpp — the value of element i (its C-order
+ * backplane/kernels/creation.hpp — the value of element i (its C-order
  * position) for ARANGE, RANDOM_UNIFORM and RANDOM_NORMAL, exactly as
  * backplane/plugin.h specifies them, so every backend writes the same
  * numbers. Header-only C++17, host and nvcc device code. (FILL is one
@@ -8,8 +8,8 @@
 #ifndef BACKPLANE_KERNELS_CREATION_HPP
 #define BACKPLANE_KERNELS_CREATION_HPP
 
-#include "backplane_kernels/elementwise.hpp"
-#include "backplane_kernels/random.h"
+#include "backplane/kernels/elementwise.hpp"
+#include "backplane/kernels/random.h"
 
 namespace bp_kernels {
 

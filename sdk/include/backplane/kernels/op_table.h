@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/op_table.h — the elementwise operators, one row each.
+ * backplane/kernels/op_table.h — the elementwise operators, one row each.
  * Every place that says what an elementwise operator computes is generated
  * from these rows: the functors (elementwise.hpp), the eager and fused
  * kernels of cpu-openblas, the CUDA kernels and the NVRTC source of fused
@@ -10,7 +10,7 @@
  * What a row does not repeat has one home elsewhere: the operator's value,
  * family, dtype set and output dtype are the vocabulary's (BP_OP_LIST in
  * backplane/vocabulary.h); the math is BP_EW_<id>'s
- * (backplane_kernels/elementwise_ops.h), from which elementwise.hpp
+ * (backplane/kernels/elementwise_ops.h), from which elementwise.hpp
  * generates the functor named here.
  *
  * Plain preprocessor lists, like the vocabulary's: a user defines

@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/reduce.hpp — the per-element math of the reductions
+ * backplane/kernels/reduce.hpp — the per-element math of the reductions
  * (SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN, LOGSUMEXP; semantics in
  * backplane/plugin.h),
  * shared by every backend. Header-only C++17, host and nvcc device code.
@@ -17,7 +17,7 @@
 #ifndef BACKPLANE_KERNELS_REDUCE_HPP
 #define BACKPLANE_KERNELS_REDUCE_HPP
 
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 
 namespace bp_kernels {
 

@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/random.h — the counter-based random stream every backend
+ * backplane/kernels/random.h — the counter-based random stream every backend
  * draws (specified in backplane/plugin.h), so one seed gives the same values
  * on every device. C99; also compiles as C++, CUDA (host and device) and
  * OpenCL C, whose backend embeds this file's text at build time. OpenCL C

@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/scan.hpp — the scans (CUMSUM; semantics in
+ * backplane/kernels/scan.hpp — the scans (CUMSUM; semantics in
  * backplane/plugin.h), shared by every backend. Header-only C++17, host and
  * nvcc device code.
  *
@@ -10,7 +10,7 @@
 #ifndef BACKPLANE_KERNELS_SCAN_HPP
 #define BACKPLANE_KERNELS_SCAN_HPP
 
-#include "backplane_kernels/reduce.hpp"
+#include "backplane/kernels/reduce.hpp"
 
 namespace bp_kernels {
 

@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/op_dispatch.hpp — from an operator of op_table.h to
+ * backplane/kernels/op_dispatch.hpp — from an operator of op_table.h to
  * its functor and to the element types its kernel is instantiated for (the
  * vocabulary's dtype set of the operator, as a list of C++ types), at
  * compile time. Host code of the C++ and CUDA backends.
@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "backplane/plugin_sdk.hpp"
-#include "backplane_kernels/elementwise.hpp"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/elementwise.hpp"
+#include "backplane/kernels/op_table.h"
 
 namespace bp_kernels {
 

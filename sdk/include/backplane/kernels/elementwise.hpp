@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/elementwise.hpp — the per-element math of every
+ * backplane/kernels/elementwise.hpp — the per-element math of every
  * elementwise operator, written once for all backends (semantics: the big
  * comment in backplane/plugin.h). Header-only C++17; compiles for the host
  * and, under nvcc, for host and device.
@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #include "backplane/plugin_sdk.hpp"
-#include "backplane_kernels/op_table.h"
+#include "backplane/kernels/op_table.h"
 
 #if !defined(BP_HD)
 #if defined(__CUDACC__)
@@ -123,7 +123,7 @@ BP_HD inline bool is_nan(T x) {
 #define BP_EW_MAKE_BOOL(c) ::bp_kernels::make_bool(c)
 #define BP_EW_FLOAT_HELPERS 1
 #define BP_EW_INT_HELPERS 1
-#include "backplane_kernels/elementwise_ops.h"  // NOLINT(bugprone-suspicious-include): inside the namespace
+#include "backplane/kernels/elementwise_ops.h"  // NOLINT(bugprone-suspicious-include): inside the namespace
 #undef BP_KERNELS_USING_
 #undef BP_KERNELS_MATH_2_
 #undef BP_KERNELS_MATH_1_

@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/elementwise_ops.h — the per-element math of every
+ * backplane/kernels/elementwise_ops.h — the per-element math of every
  * operator of op_table.h, written once in the subset that C++ (host, nvcc,
  * NVRTC) and OpenCL C share. elementwise.hpp includes it for the C++ and
  * CUDA backends (and generates the functors from it); the OpenCL plugin

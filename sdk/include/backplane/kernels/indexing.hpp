@@ -1,5 +1,5 @@
 /*
- * backplane_kernels/indexing.hpp — how GATHER_ND and SCATTER_ND find the
+ * backplane/kernels/indexing.hpp — how GATHER_ND and SCATTER_ND find the
  * slice an index row names (semantics in backplane/plugin.h), shared by
  * every backend. Header-only C++17, host and nvcc device code.
  */
@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "backplane_kernels/elementwise.hpp"
+#include "backplane/kernels/elementwise.hpp"
 
 namespace bp_kernels {
 
