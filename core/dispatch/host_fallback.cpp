@@ -34,7 +34,9 @@ struct Staged {
   uint64_t bytes;
 };
 
+// An absent view (dtype BP_DTYPE_INVALID) is passed on as it is.
 Staged stage_in(Device &from, Device &cpu, const bp_plugin_tensor &t) {
+  if (t.dtype == BP_DTYPE_INVALID) return Staged{StorageRef(), t, 0};
   Staged s{StorageRef(Storage::allocate(cpu, span_bytes(t))), t, span_bytes(t)};
   s.view.buffer = s.storage->buffer();
   s.view.offset = 0;
@@ -51,7 +53,7 @@ Staged stage_in(Device &from, Device &cpu, const bp_plugin_tensor &t) {
 
 bool run_on_host(Device &device, int32_t op, int32_t dtype, int32_t out_dtype,
                  const bp_op_attrs &attrs, const bp_plugin_tensor *inputs, int32_t n_inputs,
-                 const bp_plugin_tensor &output) {
+                 const bp_plugin_tensor *outputs, int32_t n_outputs) {
   Device *cpu_device = nullptr;
   try {
     cpu_device = &Runtime::get().cpu();
@@ -70,29 +72,38 @@ bool run_on_host(Device &device, int32_t op, int32_t dtype, int32_t out_dtype,
     staged.push_back(stage_in(device, cpu, inputs[i]));
     views.push_back(staged.back().view);
   }
-  // The output is staged in too, so elements a strided output skips survive.
-  Staged out = stage_in(device, cpu, output);
+  // The outputs are staged in too, so elements a strided output skips survive.
+  std::vector<Staged> staged_out;
+  std::vector<bp_plugin_tensor> out_views;
+  for (int32_t i = 0; i < n_outputs; ++i) {
+    staged_out.push_back(stage_in(device, cpu, outputs[i]));
+    out_views.push_back(staged_out.back().view);
+  }
   {
     auto lock = host.call_lock();
-    bp_status s = host.api().execute(cpu.index, op, &attrs, views.data(), n_inputs, &out.view);
+    bp_status s = host.api().execute(cpu.index, op, &attrs, views.data(), n_inputs, out_views.data());
     if (s != BP_OK) host.check(s, "execute (host fallback)");
     // execute may return before the work is done: wait before reading it.
     host.check(host.api().synchronize(cpu.index), "synchronize (host fallback)");
   }
-  if (out.bytes) {
+  for (int32_t i = 0; i < n_outputs; ++i) {
+    const Staged &out = staged_out[size_t(i)];
+    if (!out.bytes) continue;
     Backend &b = *device.backend;
     auto lock = b.call_lock();
-    b.check(b.api().write(output.buffer, output.offset, out.storage->host(), out.bytes), "write");
+    b.check(b.api().write(outputs[i].buffer, outputs[i].offset, out.storage->host(), out.bytes), "write");
     b.counters.bytes_host_to_device.fetch_add(out.bytes, std::memory_order_relaxed);
   }
   host.counters.ops.fetch_add(1, std::memory_order_relaxed);
-  device.backend->counters.staged_copies.fetch_add(uint64_t(n_inputs) + 2, std::memory_order_relaxed);
+  // Each output is copied in and back out.
+  const int32_t copies = n_inputs + 2 * n_outputs;
+  device.backend->counters.staged_copies.fetch_add(uint64_t(copies), std::memory_order_relaxed);
   if (trace::on())
     trace::record(std::string(op_name(op)) + " " + dtype_name(dtype) + ": inputs on " +
                   device.name + ", ran on backend " + host.name() + " (" + cpu.name +
                   ") because backend " + device.backend->name() +
                   " does not implement it and dispatch.host_fallback is on, copies " +
-                  std::to_string(n_inputs + 2));
+                  std::to_string(copies));
   return true;
 }
 

@@ -13,10 +13,11 @@ struct Device;
 
 extern std::atomic<bool> host_fallback_enabled;
 
-// Runs op on cpu:0 for operands that live on `device`; false when cpu:0
-// cannot run it either (the caller then reports the original refusal).
+// Runs op on cpu:0 for operands that live on `device` (absent views, of
+// dtype BP_DTYPE_INVALID, stay absent); false when cpu:0 cannot run it either
+// (the caller then reports the original refusal).
 bool run_on_host(Device &device, int32_t op, int32_t dtype, int32_t out_dtype,
                  const bp_op_attrs &attrs, const bp_plugin_tensor *inputs, int32_t n_inputs,
-                 const bp_plugin_tensor &output);
+                 const bp_plugin_tensor *outputs, int32_t n_outputs);
 
 }  // namespace bp::core

@@ -195,9 +195,9 @@ namespace {
 [[gnu::cold, gnu::noinline]] void unsupported(Device &device, int32_t op, int32_t dtype,
                                               int32_t out_dtype, const bp_op_attrs &attrs,
                                               const bp_plugin_tensor *inputs, int32_t n_inputs,
-                                              const bp_plugin_tensor &output) {
+                                              const bp_plugin_tensor *outputs, int32_t n_outputs) {
   if (host_fallback_enabled.load(std::memory_order_relaxed) &&
-      run_on_host(device, op, dtype, out_dtype, attrs, inputs, n_inputs, output))
+      run_on_host(device, op, dtype, out_dtype, attrs, inputs, n_inputs, outputs, n_outputs))
     return;
   Backend &b = *device.backend;
   Error e(BP_ERR_UNSUPPORTED,
@@ -239,18 +239,19 @@ namespace {
 }  // namespace
 
 void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_attrs &attrs,
-         const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor &output) {
+         const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor *outputs,
+         int32_t n_outputs) {
   Backend &b = *device.backend;
   if (__builtin_expect(!b.supports(device.index, op, dtype, out_dtype), 0))
-    return unsupported(device, op, dtype, out_dtype, attrs, inputs, n_inputs, output);
+    return unsupported(device, op, dtype, out_dtype, attrs, inputs, n_inputs, outputs, n_outputs);
   bp_status s;
   {
     auto lock = b.call_lock();
-    s = b.api().execute(device.index, op, &attrs, inputs, n_inputs, &output);
+    s = b.api().execute(device.index, op, &attrs, inputs, n_inputs, outputs);
     if (__builtin_expect(s != BP_OK, 0)) execute_failed(device, op, s);
   }
   b.counters.ops.fetch_add(1, std::memory_order_relaxed);
-  if (__builtin_expect(trace::on(), 0)) record_trace(device, op, dtype, n_inputs, output);
+  if (__builtin_expect(trace::on(), 0)) record_trace(device, op, dtype, n_inputs, outputs[0]);
 }
 
 }  // namespace bp::core

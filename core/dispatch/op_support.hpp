@@ -46,8 +46,16 @@ const View &as_dtype(const View &v, int32_t dtype, std::optional<View> &temp);
 // Zero-filled attributes with struct_size set.
 bp_op_attrs make_attrs();
 
-// Calls the backend that owns device: capability check, execute, counters, trace.
+// Calls the backend that owns device: capability check, execute, counters,
+// trace. `outputs` are the family's n_outputs views (vocabulary.h's
+// BP_OP_FAMILY_OUTPUTS_LIST), of which out_dtype is output 0's.
 void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_attrs &attrs,
-         const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor &output);
+         const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor *outputs,
+         int32_t n_outputs);
+// The one-output form every family of 1.0 to 1.5 takes.
+inline void run(Device &device, int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_attrs &attrs,
+                const bp_plugin_tensor *inputs, int32_t n_inputs, const bp_plugin_tensor &output) {
+  run(device, op, dtype, out_dtype, attrs, inputs, n_inputs, &output, 1);
+}
 
 }  // namespace bp::core

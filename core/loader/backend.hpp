@@ -83,11 +83,9 @@ class Backend {
   // asks it about such a dtype nor hands it one.
   static uint32_t dtype_since(int32_t dtype) { return dtype >= BP_FLOAT16 ? 4 : 0; }
   bool knows_dtype(int32_t dtype) const { return api_->abi_minor >= dtype_since(dtype); }
-  // Likewise the ABI minor version that brought `op` (the unary operators
-  // ERF to SIGN, 32 to 39: 5); 0 for the operators of 1.0 to 1.4, which a
-  // plugin of any version may declare.
-  static uint32_t op_since(int32_t op) { return op >= BP_OP_ERF && op <= BP_OP_SIGN ? 5 : 0; }
-  bool knows_op(int32_t op) const { return api_->abi_minor >= op_since(op); }
+  // Whether the plugin can know `op`: its abi_minor is at least the one that
+  // brought the operator (the vocabulary's group, bp_vocab_op_since).
+  bool knows_op(int32_t op) const { return api_->abi_minor >= bp_vocab_op_since(op); }
 
   // Cached answer of the plugin's `supports`; on every operator's path.
   bool supports(int32_t device, int32_t op, int32_t dtype, int32_t out_dtype) {

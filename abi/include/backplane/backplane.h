@@ -60,7 +60,7 @@ extern "C" {
 
 /* Version of this API; the library's own is returned by bp_api_version(). */
 #define BP_API_VERSION_MAJOR 1
-#define BP_API_VERSION_MINOR 5
+#define BP_API_VERSION_MINOR 6
 
 /* A tensor handle; 0 is never a valid tensor. */
 typedef uint64_t bp_tensor;

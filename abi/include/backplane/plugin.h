@@ -32,7 +32,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define BP_PLUGIN_ABI_MAJOR 1
-#define BP_PLUGIN_ABI_MINOR 5
+#define BP_PLUGIN_ABI_MINOR 6
 
 /* Name of the single symbol a plugin exports (type bp_plugin_get_api_fn). */
 #define BP_PLUGIN_ENTRY_SYMBOL "bp_plugin_get_api"
@@ -83,11 +83,52 @@ typedef struct bp_op_attrs {
   double scalar2;        /* ARANGE step; UNIFORM high; NORMAL standard deviation (since 1.0) */
   uint64_t seed;         /* RANDOM_* seed (since 1.0) */
   uint64_t flags;        /* BP_ATTRS_* bits; 0 from a 1.2 or older core (since 1.3) */
+  int32_t option;        /* the form of the operator its semantics name (BP_OPTION_* bits of
+                            the operator), else 0 (since 1.6) */
+  int32_t reserved;      /* 0 (since 1.6) */
+  const void *params;    /* the family's parameter struct, which starts with its own
+                            struct_size (bp_window_params for the families plugin.h says),
+                            else NULL; valid for the call only (since 1.6) */
 } bp_op_attrs;
 #define BP_OP_ATTRS_SIZE_1_0 (offsetof(bp_op_attrs, seed) + sizeof(uint64_t))
 #define BP_OP_ATTRS_SIZE_1_3 (offsetof(bp_op_attrs, flags) + sizeof(uint64_t))
+#define BP_OP_ATTRS_SIZE_1_6 (offsetof(bp_op_attrs, params) + sizeof(void *))
 /* C99 has no static_assert: a negative array size stops the build instead. */
-typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_3 ? 1 : -1];
+typedef char bp_op_attrs_size_check[sizeof(bp_op_attrs) == BP_OP_ATTRS_SIZE_1_6 ? 1 : -1];
+
+/* The sliding window of a convolution or pooling operator (bp_op_attrs.params
+ * of the families whose semantics say so; since 1.6). The core zero-fills
+ * it and sets struct_size; a plugin reads no field past struct_size. The
+ * operator's spatial axes are the last spatial_rank axes of its views (the
+ * channels-first layouts of plugin.h: [N, C, spatial...]); entry i of each
+ * array is spatial axis i, and entries past spatial_rank are 0. Along
+ * spatial axis i, output position o reads the input positions
+ * o * stride[i] - pad_begin[i] + k * dilation[i], k = 0 .. kernel[i] - 1;
+ * a position below 0 or past the input's extent is padding (how padding
+ * counts is the operator's rule). pad_end[i] is the padding the caller
+ * asked for after the input's end: the output extents the core passes
+ * follow from it (plugin.h gives the formula per operator), and a window
+ * may reach past it only where the output extent says so (ceil mode). */
+#define BP_WINDOW_MAX_RANK 3
+typedef struct bp_window_params {
+  uint32_t struct_size;                 /* sizeof(bp_window_params) as the core built it (since 1.6) */
+  int32_t spatial_rank;                 /* 1..BP_WINDOW_MAX_RANK (since 1.6) */
+  int32_t groups;                       /* channel groups of a convolution, >= 1; 1 for pooling (since 1.6) */
+  uint32_t flags;                       /* BP_WINDOW_* bits (since 1.6) */
+  int64_t kernel[BP_WINDOW_MAX_RANK];   /* window extents, >= 1 (a convolution's: its weight's) (since 1.6) */
+  int64_t stride[BP_WINDOW_MAX_RANK];   /* >= 1 (since 1.6) */
+  int64_t dilation[BP_WINDOW_MAX_RANK]; /* >= 1 (since 1.6) */
+  int64_t pad_begin[BP_WINDOW_MAX_RANK]; /* >= 0 (since 1.6) */
+  int64_t pad_end[BP_WINDOW_MAX_RANK];  /* >= 0 (since 1.6) */
+} bp_window_params;
+#define BP_WINDOW_PARAMS_SIZE_1_6 (offsetof(bp_window_params, pad_end) + BP_WINDOW_MAX_RANK * sizeof(int64_t))
+typedef char bp_window_params_size_check
+    [sizeof(bp_window_params) == BP_WINDOW_PARAMS_SIZE_1_6 ? 1 : -1];
+/* bp_window_params.flags: average pooling divides by the whole window,
+ * padding within pad_begin and pad_end included (PyTorch's and ONNX's
+ * count_include_pad), instead of by the input elements it covers. Positions
+ * past pad_end (ceil mode) never count. (since 1.6) */
+#define BP_WINDOW_COUNT_INCLUDE_PAD 1u
 
 /* bp_op_attrs.flags (since 1.3).
  * BP_ATTRS_VALIDATED: the caller promises that the call breaks none of the
@@ -444,8 +485,10 @@ typedef char bp_plugin_device_info_size_check
  * disagree with the operator's semantics, a negative extent or a rank out of
  * range BP_ERR_SHAPE; inputs whose dtypes disagree (or a WHERE condition
  * that is not bool) BP_ERR_DTYPE; other malformed arguments (wrong input
- * count, NULL pointers, an unknown dtype number, negative strides, a view
- * outside its buffer) BP_ERR_INVALID_ARGUMENT; a GATHER or SCATTER index
+ * count, NULL pointers, an unknown dtype number, an absent view where the
+ * family requires one, attrs.params missing or too small for a family that
+ * takes them (since 1.6), negative strides, a view outside its buffer)
+ * BP_ERR_INVALID_ARGUMENT; a GATHER or SCATTER index
  * that is not int64 BP_ERR_DTYPE; an index value out of range BP_ERR_INDEX
  * (see GATHER_ND); an unknown device index
  * BP_ERR_UNKNOWN_DEVICE. The plugin SDK's bp_sdk_check_execute() applies
@@ -532,9 +575,17 @@ typedef struct bp_plugin_api {
                         int32_t *answer);
 
   /* Runs (or enqueues) `op` on `device` with the semantics written above.
-   * inputs: n_inputs views (n_inputs is 0 for creation ops, 1 for unary ops,
-   * reductions, COPY, scans and scalar-mode binary ops, 2 for binary ops,
-   * MATMUL, GATHER and SCATTER, 3 for WHERE). Required (since 1.0). */
+   * inputs: n_inputs views, n_inputs being the family's arity
+   * (vocabulary.h: 0 for creation ops, 1 for unary ops, reductions, COPY,
+   * scans and scalar-mode binary ops, 2 for binary ops, MATMUL, GATHER and
+   * SCATTER, 3 for WHERE). output: the family's outputs, one view for every
+   * family of 1.0 to 1.5; for a family of BP_OP_FAMILY_OUTPUTS_LIST
+   * (since 1.6) it points at the first of that many views, in the order
+   * the family's semantics give. An input or output the family's semantics
+   * call optional may be absent (since 1.6): a view of dtype
+   * BP_DTYPE_INVALID, rank 0 and a NULL buffer, which the plugin neither
+   * reads nor writes. supports() is asked with input 0's dtype and output
+   * 0's (the exceptions are written at supports). Required (since 1.0). */
   bp_status (*execute)(int32_t device, int32_t op, const bp_op_attrs *attrs,
                        const bp_plugin_tensor *inputs, int32_t n_inputs,
                        const bp_plugin_tensor *output);

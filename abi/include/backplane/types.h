@@ -69,7 +69,7 @@ typedef enum bp_op { BP_OP_LIST(BP_OP_ENUMERATOR_) } bp_op;
 /* One past the largest bp_op value; sizes capability tables (since 1.0). It
  * grows when a minor version appends an operator; a table sized by an older
  * value must bounds-check the operator it is asked about. */
-#define BP_OP_LIMIT 103
+#define BP_OP_LIMIT 160 /* 103 in 1.1 to 1.5 */
 
 /* The limits above hold for every list entry, and every element size is a
  * power of two (checked at compile time; since 1.1). */
@@ -200,6 +200,18 @@ static inline int32_t bp_vocab_family_arity(int32_t family) {
   }
 }
 
+/* Tensors execute() writes for the family: BP_OP_FAMILY_OUTPUTS_LIST's
+ * count, 1 for every other family, -1 for a number that is no family
+ * (since 1.6). */
+static inline int32_t bp_vocab_family_outputs(int32_t family) {
+  switch (family) {
+#define BP_CASE_(id, outputs) case BP_OP_FAMILY_##id: return outputs;
+    BP_OP_FAMILY_OUTPUTS_LIST(BP_CASE_)
+#undef BP_CASE_
+    default: return bp_vocab_family_name(family) ? 1 : -1;
+  }
+}
+
 /* "add", or NULL. */
 static inline const char *bp_vocab_op_name(int32_t op) {
   switch (op) {
@@ -236,6 +248,23 @@ static inline int32_t bp_vocab_op_out(int32_t op) {
 #define BP_CASE_(id, value, name, family, dtypes, out) case value: return out;
     BP_OP_LIST(BP_CASE_)
 #undef BP_CASE_
+    default: return 0;
+  }
+}
+
+/* The ABI minor version that brought the operator, for the operators of
+ * 1.5 and later (vocabulary.h's BP_OP_LIST_1_5, ...): the core asks a plugin
+ * about it only when the plugin's abi_minor is at least this. 0 for the
+ * operators of 1.0 to 1.4, which every plugin may be asked about, and for a
+ * number that is no operator (since 1.6). */
+static inline uint32_t bp_vocab_op_since(int32_t op) {
+  switch (op) {
+#define BP_CASE_5_(id, value, name, family, dtypes, out) case value: return 5;
+#define BP_CASE_6_(id, value, name, family, dtypes, out) case value: return 6;
+    BP_OP_LIST_1_5(BP_CASE_5_)
+    BP_OP_LIST_1_6(BP_CASE_6_)
+#undef BP_CASE_5_
+#undef BP_CASE_6_
     default: return 0;
   }
 }

@@ -90,6 +90,16 @@
   X(SCAN, 11, "scan", 1)
 
 /*
+ * Families whose operators write more than one tensor (since 1.6):
+ * X(id, outputs), id a family of the list above. execute()'s `output` then
+ * points at the first of `outputs` views, in the order plugin.h gives for
+ * the family; a family not listed here writes one. A family's `arity` above
+ * counts every input it may take: plugin.h says which of them may be absent
+ * (a view of dtype BP_DTYPE_INVALID).
+ */
+#define BP_OP_FAMILY_OUTPUTS_LIST(X)
+
+/*
  * Operators: X(id, value, name, family, dtypes, out).
  * - The enumerator is BP_OP_<id>; `name` is the operator in messages, traces
  *   and the bindings ("add").
@@ -102,65 +112,82 @@
  *   dtype (types.h).
  * The exact semantics are written in plugin.h.
  */
-#define BP_OP_LIST(X)                                                                       \
-  X(ADD, 1, "add", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
-  X(SUB, 2, "sub", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
-  X(MUL, 3, "mul", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
-  X(DIV, 4, "div", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
-  X(POW, 5, "pow", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
-  X(MAXIMUM, 6, "maximum", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)          \
-  X(MINIMUM, 7, "minimum", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)          \
-  X(EQ, 8, "eq", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                       \
-  X(NE, 9, "ne", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                       \
-  X(LT, 10, "lt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
-  X(LE, 11, "le", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
-  X(GT, 12, "gt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
-  X(GE, 13, "ge", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                      \
-  X(WHERE, 14, "where", BP_OP_FAMILY_WHERE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                  \
-  X(FLOOR_DIVIDE, 15, "floor_divide", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME) \
-  X(REMAINDER, 16, "remainder", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)      \
-  X(BITWISE_AND, 17, "bitwise_and", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME) \
-  X(BITWISE_OR, 18, "bitwise_or", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)   \
-  X(BITWISE_XOR, 19, "bitwise_xor", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME) \
-  X(NEG, 20, "neg", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
-  X(ABS, 21, "abs", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
-  X(EXP, 22, "exp", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
-  X(LOG, 23, "log", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
-  X(SQRT, 24, "sqrt", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                  \
-  X(TANH, 25, "tanh", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                  \
-  X(SIGMOID, 26, "sigmoid", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
-  X(RELU, 27, "relu", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
-  X(SQUARE, 28, "square", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)            \
-  X(SIN, 29, "sin", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
-  X(COS, 30, "cos", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
-  X(BITWISE_NOT, 31, "bitwise_not", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)  \
-  X(ERF, 32, "erf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                    \
-  X(EXPM1, 33, "expm1", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
-  X(LOG1P, 34, "log1p", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
-  X(RSQRT, 35, "rsqrt", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
-  X(FLOOR, 36, "floor", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)              \
-  X(CEIL, 37, "ceil", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
-  X(ROUND, 38, "round", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)              \
-  X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                \
-  X(SUM, 40, "sum", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_ALL, BP_OUT_SUM)                      \
-  X(MEAN, 41, "mean", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
-  X(MAX, 42, "max", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
-  X(MIN, 43, "min", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
-  X(ARGMAX, 44, "argmax", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)          \
-  X(NORM, 45, "norm", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
-  X(PROD, 46, "prod", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SUM)                 \
-  X(ARGMIN, 47, "argmin", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)          \
-  X(LOGSUMEXP, 48, "logsumexp", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)       \
-  X(MATMUL, 60, "matmul", BP_OP_FAMILY_MATMUL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)           \
-  X(COPY, 70, "copy", BP_OP_FAMILY_COPY, BP_DTYPE_SET_ALL, BP_OUT_ANY)                      \
-  X(FILL, 80, "fill", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                   \
-  X(ARANGE, 81, "arange", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)           \
-  X(RANDOM_UNIFORM, 82, "random_uniform", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
-  X(RANDOM_NORMAL, 83, "random_normal", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
-  X(CUMSUM, 90, "cumsum", BP_OP_FAMILY_SCAN, BP_DTYPE_SET_ALL, BP_OUT_SUM)                  \
-  X(GATHER_ND, 100, "gather_nd", BP_OP_FAMILY_GATHER, BP_DTYPE_SET_ALL, BP_OUT_SAME)        \
-  X(SCATTER_ND, 101, "scatter_nd", BP_OP_FAMILY_SCATTER, BP_DTYPE_SET_ALL, BP_OUT_SAME)    \
+#define BP_OP_LIST(X) BP_OP_LIST_1_0_TO_1_4(X) BP_OP_LIST_1_5(X) BP_OP_LIST_1_6(X)
+
+/*
+ * The operators are grouped by the minor version that brought them, so that
+ * an operator's line says when it came as well (bp_vocab_op_since in
+ * types.h): the core never asks a plugin built for an older minor version
+ * about an operator of a newer group (such a plugin cannot know its
+ * number). The first group's operators came in 1.0 to 1.4 (plugin.h marks
+ * which) and are asked of every plugin; a new operator joins the newest
+ * group. Within a group, families stay together in value order.
+ */
+#define BP_OP_LIST_1_0_TO_1_4(X)                                                                   \
+  X(ADD, 1, "add", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                         \
+  X(SUB, 2, "sub", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                         \
+  X(MUL, 3, "mul", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                         \
+  X(DIV, 4, "div", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                           \
+  X(POW, 5, "pow", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                         \
+  X(MAXIMUM, 6, "maximum", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
+  X(MINIMUM, 7, "minimum", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                 \
+  X(EQ, 8, "eq", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                              \
+  X(NE, 9, "ne", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                              \
+  X(LT, 10, "lt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                             \
+  X(LE, 11, "le", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                             \
+  X(GT, 12, "gt", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                             \
+  X(GE, 13, "ge", BP_OP_FAMILY_COMPARE, BP_DTYPE_SET_ALL, BP_OUT_BOOL)                             \
+  X(WHERE, 14, "where", BP_OP_FAMILY_WHERE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                         \
+  X(FLOOR_DIVIDE, 15, "floor_divide", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)      \
+  X(REMAINDER, 16, "remainder", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)            \
+  X(BITWISE_AND, 17, "bitwise_and", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)       \
+  X(BITWISE_OR, 18, "bitwise_or", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)         \
+  X(BITWISE_XOR, 19, "bitwise_xor", BP_OP_FAMILY_BINARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)       \
+  X(NEG, 20, "neg", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                         \
+  X(ABS, 21, "abs", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                         \
+  X(EXP, 22, "exp", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                           \
+  X(LOG, 23, "log", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                           \
+  X(SQRT, 24, "sqrt", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
+  X(TANH, 25, "tanh", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
+  X(SIGMOID, 26, "sigmoid", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                   \
+  X(RELU, 27, "relu", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                       \
+  X(SQUARE, 28, "square", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                   \
+  X(SIN, 29, "sin", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                           \
+  X(COS, 30, "cos", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                           \
+  X(BITWISE_NOT, 31, "bitwise_not", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_INTEGRAL, BP_OUT_SAME)        \
+  X(SUM, 40, "sum", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_ALL, BP_OUT_SUM)                             \
+  X(MEAN, 41, "mean", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                        \
+  X(MAX, 42, "max", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                        \
+  X(MIN, 43, "min", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                        \
+  X(ARGMAX, 44, "argmax", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)                 \
+  X(NORM, 45, "norm", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                        \
+  X(PROD, 46, "prod", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_SUM)                       \
+  X(ARGMIN, 47, "argmin", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_NUMERIC, BP_OUT_INT64)                 \
+  X(LOGSUMEXP, 48, "logsumexp", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)              \
+  X(MATMUL, 60, "matmul", BP_OP_FAMILY_MATMUL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(COPY, 70, "copy", BP_OP_FAMILY_COPY, BP_DTYPE_SET_ALL, BP_OUT_ANY)                             \
+  X(FILL, 80, "fill", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_ALL, BP_OUT_SAME)                          \
+  X(ARANGE, 81, "arange", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                  \
+  X(RANDOM_UNIFORM, 82, "random_uniform", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)    \
+  X(RANDOM_NORMAL, 83, "random_normal", BP_OP_FAMILY_CREATE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)      \
+  X(CUMSUM, 90, "cumsum", BP_OP_FAMILY_SCAN, BP_DTYPE_SET_ALL, BP_OUT_SUM)                         \
+  X(GATHER_ND, 100, "gather_nd", BP_OP_FAMILY_GATHER, BP_DTYPE_SET_ALL, BP_OUT_SAME)               \
+  X(SCATTER_ND, 101, "scatter_nd", BP_OP_FAMILY_SCATTER, BP_DTYPE_SET_ALL, BP_OUT_SAME)            \
   X(SCATTER_ADD_ND, 102, "scatter_add_nd", BP_OP_FAMILY_SCATTER, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
+
+/* Since 1.5. */
+#define BP_OP_LIST_1_5(X)                                                                          \
+  X(ERF, 32, "erf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                           \
+  X(EXPM1, 33, "expm1", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                       \
+  X(LOG1P, 34, "log1p", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                       \
+  X(RSQRT, 35, "rsqrt", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                       \
+  X(FLOOR, 36, "floor", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                     \
+  X(CEIL, 37, "ceil", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                       \
+  X(ROUND, 38, "round", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)                     \
+  X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
+
+/* Since 1.6. */
+#define BP_OP_LIST_1_6(X)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

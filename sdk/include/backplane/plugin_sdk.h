@@ -403,12 +403,59 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
   return BP_OK;
 }
 
+/* 1 when input (is_output 0) or output (is_output 1) `index` of the family
+ * may be absent (plugin.h: a view of dtype BP_DTYPE_INVALID, rank 0, NULL
+ * buffer; since 1.6). */
+static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, int32_t index) {
+  (void)is_output;
+  (void)index;
+  switch (family) {
+    default: return 0;
+  }
+}
+
+/* 1 when the view is absent (plugin.h, execute; since 1.6). */
+static inline int32_t bp_sdk_absent(const bp_plugin_tensor *t) {
+  return t->dtype == BP_DTYPE_INVALID;
+}
+
+/* Checks a view that may be absent: an absent one must be exactly that
+ * (rank 0, NULL buffer) and allowed there; else as bp_sdk_check_view. */
+static inline bp_status bp_sdk_check_role_(const char *op, int32_t family, const char *role,
+                                           const bp_plugin_tensor *t, int32_t is_output,
+                                           int32_t index, bp_sdk_buffer_bytes_fn bytes_of,
+                                           void *context, int64_t *numel, bp_sdk_check *c) {
+  if (t != NULL && bp_sdk_absent(t)) {
+    *numel = 0;
+    if (!bp_sdk_may_be_absent_(family, is_output, index))
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: %s is absent (dtype 0), which it may not be",
+                            op, role);
+    if (t->rank != 0 || t->buffer != NULL)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                            "%s: %s has dtype 0 (absent) but rank %d and %s buffer", op, role,
+                            (int)t->rank, t->buffer ? "a" : "no");
+    return BP_OK;
+  }
+  return bp_sdk_check_view(op, role, t, is_output, bytes_of, context, numel, c);
+}
+
+/* attrs->params as the sliding-window struct of a CONV or POOL family
+ * operator (since 1.6), or NULL when attrs is too short to hold params,
+ * params is NULL or its struct_size does not reach the 1.6 fields. */
+static inline const bp_window_params *bp_sdk_window_params(const bp_op_attrs *attrs) {
+  const bp_window_params *w;
+  if (attrs == NULL || !BP_SDK_FITS(attrs, params) || attrs->params == NULL) return NULL;
+  w = (const bp_window_params *)attrs->params;
+  return w->struct_size >= BP_WINDOW_PARAMS_SIZE_1_6 ? w : NULL;
+}
+
 /* Validates everything about an execute() call that plugin.h fixes: the
  * operator is known, attrs is present (its scalar_mode read only as far as
  * its struct_size), the input count is the family's arity (BINARY and
- * COMPARE with a scalar operand: 1), every view is well-formed and inside a
- * live buffer of this plugin, the shapes and dtypes are as the operator's
- * semantics require. The device index and whether the plugin implements the
+ * COMPARE with a scalar operand: 1), every view (the family's outputs, at
+ * `output`, and the inputs) is well-formed and inside a live buffer of this
+ * plugin or, where the family allows it, absent (since 1.6), the shapes and
+ * dtypes are as the operator's semantics require. The device index and whether the plugin implements the
  * (op, dtype) pair are the plugin's to check. Returns BP_OK and fills *info,
  * or a status with c->message set ("add: input 1 ..."). */
 static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attrs,
@@ -416,9 +463,9 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
                                              const bp_plugin_tensor *output,
                                              bp_sdk_buffer_bytes_fn bytes_of, void *context,
                                              bp_sdk_execute_info *info, bp_sdk_check *c) {
-  static const char *const roles[3] = {"input 0", "input 1", "input 2"};
+  char role[24];
   const char *name = bp_vocab_op_name(op);
-  int32_t arity, i;
+  int32_t arity, outputs, i;
   int64_t numel;
   bp_status s;
   c->status = BP_OK;
@@ -445,10 +492,20 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
                           (int)arity, arity == 1 ? "" : "s", (int)n_inputs);
   if (arity > 0 && inputs == NULL)
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: inputs is NULL", name);
-  s = bp_sdk_check_view(name, "output", output, 1, bytes_of, context, &info->numel, c);
-  if (s != BP_OK) return s;
+  outputs = bp_vocab_family_outputs(info->family);
+  if (output == NULL) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: output is NULL", name);
+  for (i = 0; i < outputs; ++i) {
+    if (i == 0)
+      snprintf(role, sizeof role, "output");
+    else
+      snprintf(role, sizeof role, "output %d", (int)i);
+    s = bp_sdk_check_role_(name, info->family, role, &output[i], 1, i, bytes_of, context,
+                           i == 0 ? &info->numel : &numel, c);
+    if (s != BP_OK) return s;
+  }
   for (i = 0; i < n_inputs; ++i) {
-    s = bp_sdk_check_view(name, roles[i], &inputs[i], 0, bytes_of, context, &numel, c);
+    snprintf(role, sizeof role, "input %d", (int)i);
+    s = bp_sdk_check_role_(name, info->family, role, &inputs[i], 0, i, bytes_of, context, &numel, c);
     if (s != BP_OK) return s;
   }
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);

@@ -108,6 +108,8 @@ struct Attrs {
   int32_t scalar_mode = BP_SCALAR_NONE;
   double scalar = 0, scalar2 = 0;
   uint64_t seed = 0;
+  int32_t option = 0;            // since 1.6
+  const void *params = nullptr;  // since 1.6: the family's struct, see plugin.h
 };
 
 // `op` names the operator in the error for a NULL attrs.
@@ -118,6 +120,8 @@ inline Attrs read_attrs(const bp_op_attrs *a, const char *op) {
   if (BP_SDK_FITS(a, scalar)) r.scalar = a->scalar;
   if (BP_SDK_FITS(a, scalar2)) r.scalar2 = a->scalar2;
   if (BP_SDK_FITS(a, seed)) r.seed = a->seed;
+  if (BP_SDK_FITS(a, option)) r.option = a->option;
+  if (BP_SDK_FITS(a, params)) r.params = a->params;
   return r;
 }
 

@@ -1,8 +1,8 @@
 #include "case_runner.hpp"
 
 #include <algorithm>
-
 #include <cstring>
+#include <vector>
 
 #include "text.hpp"
 
@@ -43,6 +43,7 @@ bp_status BoundCase::free_storage(int storage) {
 bp_plugin_tensor BoundCase::tensor(const ViewDesc &v) const {
   bp_plugin_tensor t;
   std::memset(&t, 0, sizeof t);
+  if (is_absent(v)) return t;  // dtype 0, rank 0, no buffer
   t.buffer = buffers_[size_t(v.storage)];
   t.offset = v.offset;
   t.dtype = v.dtype;
@@ -59,11 +60,18 @@ bp_status BoundCase::execute() { return execute_raw(&case_.attrs); }
 bp_status BoundCase::execute(const bp_op_attrs &attrs) { return execute_raw(&attrs); }
 
 bp_status BoundCase::execute_raw(const bp_op_attrs *attrs) {
-  bp_plugin_tensor inputs[3];
-  for (size_t i = 0; i < case_.inputs.size() && i < 3; ++i) inputs[i] = tensor(case_.inputs[i]);
-  bp_plugin_tensor output = tensor(case_.output);
-  return plugin_.execute(device_, case_.op, attrs, case_.inputs.empty() ? nullptr : inputs,
-                         int32_t(case_.inputs.size()), &output);
+  std::vector<bp_plugin_tensor> inputs, outputs;
+  for (const ViewDesc &v : case_.inputs) inputs.push_back(tensor(v));
+  for (size_t i = 0; i < output_count(case_); ++i) outputs.push_back(tensor(output_at(case_, i)));
+  // The case's own attrs carry its window; a caller's attrs are sent as given.
+  bp_op_attrs with_window;
+  if (attrs == &case_.attrs && case_.window) {
+    with_window = case_.attrs;
+    with_window.params = &*case_.window;
+    attrs = &with_window;
+  }
+  return plugin_.execute(device_, case_.op, attrs, inputs.empty() ? nullptr : inputs.data(),
+                         int32_t(inputs.size()), outputs.data());
 }
 
 std::string BoundCase::read_storage(int storage, std::vector<uint8_t> *out) {

@@ -139,8 +139,8 @@ Scales accum_scale(const Case &c) {
 
 }  // namespace
 
-std::string check_sentinels(const Case &c, const std::vector<uint8_t> &after) {
-  const ViewDesc &v = c.output;
+std::string check_sentinels(const Case &c, const std::vector<uint8_t> &after, size_t which) {
+  const ViewDesc &v = output_at(c, which);
   const std::vector<uint8_t> &before = c.storages[size_t(v.storage)];
   if (after.size() != before.size()) return "read back a different number of bytes";
   const int64_t esize = bp_vocab_dtype_size(v.dtype);
@@ -187,9 +187,14 @@ std::string check_sentinels(const Case &c, const std::vector<uint8_t> &after) {
 }
 
 std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<uint8_t>> &after) {
+  auto is_output = [&](int s) {
+    for (size_t j = 0; j < output_count(c); ++j)
+      if (output_at(c, j).storage == s) return true;
+    return false;
+  };
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     int s = c.inputs[i].storage;
-    if (s == c.output.storage || size_t(s) >= after.size()) continue;
+    if (s < 0 || is_output(s) || size_t(s) >= after.size()) continue;
     const std::vector<uint8_t> &a = after[size_t(s)], &b = c.storages[size_t(s)];
     if (a.size() != b.size() || a.empty()) continue;
     auto diff = std::mismatch(a.begin(), a.end(), b.begin());
@@ -200,17 +205,18 @@ std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<
 }
 
 std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
-                            const char *whose) {
-  const ViewDesc &v = c.output;
+                            const char *whose, size_t which) {
+  const ViewDesc &v = output_at(c, which);
   const int32_t dtype = v.dtype;
   const Tolerance tol = tolerance(c.op, dtype);
   const TolClass cls = tol_class(c.op);
   Scales sc;
-  if (is_float(dtype) && (cls == TolClass::accum || cls == TolClass::accum_each || cls == TolClass::log_sum_exp))
+  if (which == 0 && is_float(dtype) &&
+      (cls == TolClass::accum || cls == TolClass::accum_each || cls == TolClass::log_sum_exp))
     sc = accum_scale(c);
   const bool scaled = !sc.terms.empty();
   const size_t esize = size_t(bp_vocab_dtype_size(dtype));
-  const std::vector<Leeway> leeway = output_leeway(c);
+  const std::vector<Leeway> leeway = which == 0 ? output_leeway(c) : std::vector<Leeway>();
   int64_t bad = 0;
   std::string first;
   for_each_index(v, [&](const int64_t *idx, int64_t pos) {
@@ -247,20 +253,30 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
     }
   });
   if (bad == 0) return {};
-  return "computes wrong values: " + first +
-         format(" (%" PRId64 " of %" PRId64 " elements differ)", bad, numel(v));
+  return "computes wrong values" + (output_count(c) > 1 ? format(" in output %zu", which) : std::string()) +
+         ": " + first + format(" (%" PRId64 " of %" PRId64 " elements differ)", bad, numel(v));
 }
 
 bool exact_result(int32_t op, int32_t dtype) { return tolerance(op, dtype).exact; }
 
 std::string judge(const Case &c, const Outcome &got, const Outcome &expected) {
   if (!got.ok) return got.failure;
-  const std::vector<uint8_t> &out = got.storages[size_t(c.output.storage)];
-  std::string s = check_sentinels(c, out);
+  for (size_t i = 0; i < output_count(c); ++i) {
+    const ViewDesc &v = output_at(c, i);
+    if (is_absent(v)) continue;
+    std::string s = check_sentinels(c, got.storages[size_t(v.storage)], i);
+    if (!s.empty()) return output_count(c) > 1 ? format("output %zu: ", i) + s : s;
+  }
+  std::string s = check_inputs_untouched(c, got.storages);
   if (!s.empty()) return s;
-  s = check_inputs_untouched(c, got.storages);
-  if (!s.empty()) return s;
-  return compare_outputs(c, out, expected.storages[size_t(c.output.storage)]);
+  for (size_t i = 0; i < output_count(c); ++i) {
+    const ViewDesc &v = output_at(c, i);
+    if (is_absent(v)) continue;
+    s = compare_outputs(c, got.storages[size_t(v.storage)], expected.storages[size_t(v.storage)],
+                        "the reference", i);
+    if (!s.empty()) return s;
+  }
+  return {};
 }
 
 }  // namespace bpcheck

@@ -12,24 +12,28 @@
 
 namespace bpcheck {
 
-// "" when the output storage has its sentinel bytes intact, else what was overwritten
-// ("wrote past the end of its output (sentinel ...)").
-std::string check_sentinels(const Case &c, const std::vector<uint8_t> &output_storage);
-// "" when no input storage (other than the output's) changed.
+// "" when the storage of output `which` (output_at) has its sentinel bytes
+// intact, else what was overwritten ("wrote past the end of its output
+// (sentinel ...)").
+std::string check_sentinels(const Case &c, const std::vector<uint8_t> &output_storage, size_t which = 0);
+// "" when no input storage (other than the outputs') changed.
 std::string check_inputs_untouched(const Case &c, const std::vector<std::vector<uint8_t>> &after);
-// "" when the output's elements agree with the reference's (or whose
-// else `expected` is), within the tolerance of the op and dtype; where
-// plugin.h leaves an element open for the plugin under test (rules.hpp),
-// every allowed answer.
+// "" when the elements of output `which` agree with the reference's (or
+// whose else `expected` is), within the tolerance of the op and dtype;
+// where plugin.h leaves an element of output 0 open for the plugin under
+// test (rules.hpp), every allowed answer. Accumulation scales are output
+// 0's; the other outputs of a family that writes several compare with the
+// op's tolerance alone.
 std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
-                            const char *whose = "the reference");
+                            const char *whose = "the reference", size_t which = 0);
 
 // Whether every backend must give the reference's very bits (NaN payloads
 // aside) for `op` on `dtype`: integer and bool results always, float ones
 // for the operators compare_outputs judges without a tolerance.
 bool exact_result(int32_t op, int32_t dtype);
 
-// The full verdict for one case: "" or the failure text.
+// The full verdict for one case, every output judged: "" or the failure
+// text (naming the output when the family writes several).
 std::string judge(const Case &c, const Outcome &got, const Outcome &expected);
 
 }  // namespace bpcheck

@@ -81,9 +81,17 @@ int64_t c_position(const ViewDesc &v, const int64_t *idx) {
 }
 
 int64_t numel(const ViewDesc &v) {
+  if (is_absent(v)) return 0;
   int64_t n = 1;
   for (int d = 0; d < v.rank; ++d) n *= v.shape[d];
   return n;
+}
+
+ViewDesc absent_view() {
+  ViewDesc v;
+  v.storage = -1;
+  v.dtype = BP_DTYPE_INVALID;
+  return v;
 }
 
 }  // namespace bpcheck
