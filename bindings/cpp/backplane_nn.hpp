@@ -36,6 +36,14 @@ class Module {
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
   }
+  // Training or evaluation mode (PyTorch's module->train(), eval()): the
+  // layers that behave differently (batch norm) read is_training(). (since 1.6)
+  virtual void train(bool on = true) { training_ = on; }
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+ private:
+  bool training_ = true;
 };
 
 // Seeds for initialisers not given one: distinct and reproducible in a
@@ -112,10 +120,122 @@ class Sequential : public Module {
   void to(Device d) override {
     for (const auto &m : layers_) m->to(d);
   }
+  void train(bool on = true) override {
+    Module::train(on);
+    for (const auto &m : layers_) m->train(on);
+  }
 
  private:
   std::vector<std::shared_ptr<Module>> layers_;
 };
+
+// ---- normalisation (since 1.6) ----------------------------------------------
+
+// What the normalisation layers share: an optional scale `weight` (ones)
+// and shift `bias` (zeros) of one shape, learnable.
+class AffineNorm : public Module {
+ public:
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> out;
+    for (const Tensor *t : {&weight, &bias})
+      if (t->defined()) out.push_back(*t);
+    return out;
+  }
+  void to(Device d) override {
+    if (weight.defined()) weight = parameter_on(weight, d);
+    if (bias.defined()) bias = parameter_on(bias, d);
+  }
+
+  Tensor weight, bias;
+
+ protected:
+  AffineNorm(const Shape &shape, bool with_weight, bool with_bias, Device d) {
+    if (with_weight) weight = full(shape, 1.0, f32, d).requires_grad_();
+    if (with_bias) bias = full(shape, 0.0, f32, d).requires_grad_();
+  }
+};
+
+// PyTorch's LayerNorm: the last normalized_shape.size() axes, weight and
+// bias of that shape when elementwise_affine (with_bias false: no bias).
+class LayerNorm : public AffineNorm {
+ public:
+  explicit LayerNorm(const Shape &normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
+                     bool with_bias = true, Device d = default_device())
+      : AffineNorm(normalized_shape, elementwise_affine, elementwise_affine && with_bias, d),
+        axes_(int32_t(normalized_shape.size())),
+        eps_(eps) {}
+  Tensor forward(const Tensor &x) override { return layer_norm(x, axes_, weight, bias, eps_); }
+
+ private:
+  int32_t axes_;
+  double eps_;
+};
+
+// PyTorch 2.4's RMSNorm: x / sqrt(mean(x^2) + eps) * weight over the last
+// normalized_shape.size() axes; eps by default float32's machine epsilon
+// (PyTorch's eps=None for float32 inputs).
+class RMSNorm : public AffineNorm {
+ public:
+  explicit RMSNorm(const Shape &normalized_shape, double eps = 1.1920928955078125e-07,
+                   bool elementwise_affine = true, Device d = default_device())
+      : AffineNorm(normalized_shape, elementwise_affine, false, d), axes_(int32_t(normalized_shape.size())), eps_(eps) {}
+  Tensor forward(const Tensor &x) override { return rms_norm(x, axes_, weight, eps_); }
+
+ private:
+  int32_t axes_;
+  double eps_;
+};
+
+// PyTorch's GroupNorm: x [N, C, ...] in `groups` groups of channels, weight
+// and bias per channel when affine.
+class GroupNorm : public AffineNorm {
+ public:
+  GroupNorm(int64_t groups, int64_t channels, double eps = 1e-5, bool affine = true, Device d = default_device())
+      : AffineNorm({channels}, affine, affine, d), groups_(groups), eps_(eps) {}
+  Tensor forward(const Tensor &x) override { return group_norm(x, groups_, weight, bias, eps_); }
+
+ private:
+  int64_t groups_;
+  double eps_;
+};
+
+// PyTorch's BatchNorm1d and BatchNorm2d: in training the batch's statistics
+// per channel, moving running_mean and running_var (zeros and ones) by
+// momentum (PyTorch's rule: running = (1 - momentum) running + momentum
+// batch, the unbiased batch variance) and counting num_batches_tracked; in
+// evaluation (eval()) the running statistics. The running statistics are
+// no parameters: to() moves them.
+class BatchNorm : public AffineNorm {
+ public:
+  explicit BatchNorm(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                     bool track_running_stats = true, Device d = default_device())
+      : AffineNorm({num_features}, affine, affine, d), eps_(eps), momentum_(momentum) {
+    if (track_running_stats) {
+      running_mean = zeros({num_features}, f32, d);
+      running_var = ones({num_features}, f32, d);
+    }
+  }
+  Tensor forward(const Tensor &x) override {
+    if (is_training() && running_mean.defined()) ++num_batches_tracked;
+    const bool batch_statistics = is_training() || !running_mean.defined();
+    return batch_norm(x, running_mean, running_var, weight, bias, batch_statistics, momentum_, eps_);
+  }
+  void to(Device d) override {
+    AffineNorm::to(d);
+    if (running_mean.defined()) {
+      running_mean = running_mean.to(d);
+      running_var = running_var.to(d);
+    }
+  }
+
+  Tensor running_mean, running_var;
+  int64_t num_batches_tracked = 0;
+
+ private:
+  double eps_, momentum_;
+};
+using BatchNorm1d = BatchNorm;
+using BatchNorm2d = BatchNorm;
 
 // mean((prediction - target)^2)
 inline Tensor mse_loss(const Tensor &prediction, const Tensor &target) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -26,6 +27,14 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
 View unary(int32_t op, const View &a);
 View where(const View &cond, const View &a, const View &b);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims);
+// VAR over every axis d with reduced[d], dividing by their count less
+// correction (dispatch::reduce_over).
+View var_over(const View &a, const bool *reduced, bool keepdims, double correction);
+// dispatch::normalize, y recording its gradient for x, weight and bias
+// (from the statistics, which it computes even when not wanted); the mean
+// and rstd returned record nothing.
+Normalized normalize(int32_t op, const View &x, const View *weight, const View *bias, int32_t axes,
+                               double eps, bool want_mean, bool want_rstd);
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b);
 View cast(const View &a, int32_t dtype);
 View scan(int32_t op, const View &a, int32_t axis);

@@ -75,15 +75,16 @@ void run_unary_or_copy(Device &device, int32_t op, const View &in, const View &o
   launch_unary(launch, op, in.dtype, it, out.base, in.base);
 }
 
-void run_reduce(Device &device, int32_t op, const View &in, const View &out) {
+void run_reduce(Device &device, int32_t op, const Attrs &attrs, const View &in, const View &out) {
   // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
-  const bool sum_like =
-      op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD || op == BP_OP_LOGSUMEXP;
+  const bool sum_like = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD ||
+                        op == BP_OP_LOGSUMEXP || op == BP_OP_VAR;
   if (in.numel == 0 && out.numel > 0 && !sum_like)
     fail(BP_ERR_SHAPE, "cuda: %s: cannot reduce an empty set (input shape %s)", bp_plugin::op_name(op),
          shape_text(in).c_str());
   if (out.numel == 0) return;
-  const ReducePlan plan = make_reduce_plan(in, out);
+  ReducePlan plan = make_reduce_plan(in, out);
+  if (op == BP_OP_VAR) plan.divisor -= static_cast<int64_t>(attrs.scalar);
   Device::Lock lock = device.lock();
   const Launch launch = device.launch(lock);
   Scratch scratch(device, lock);
@@ -129,6 +130,35 @@ void run_scan(Device &device, int32_t op, const View &in, const View &out) {
   launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
 }
 
+// LAYER_NORM and RMS_NORM: in = {x, weight, bias}, out = {y, mean, rstd},
+// absent views with a null base.
+void run_normalize(Device &device, int32_t op, const Attrs &attrs, const View *in, const View *out) {
+  const View &x = in[0];
+  const int last = x.rank - 1;
+  NormalizeShape s{};
+  s.lead_rank = last;
+  s.layer = op == BP_OP_LAYER_NORM;
+  s.rows = 1;
+  for (int d = 0; d < last; ++d) {
+    s.lead_shape[d] = x.shape[d];
+    s.lead_strides[0][d] = x.strides[d];
+    s.lead_strides[1][d] = out[0].strides[d];
+    s.lead_strides[2][d] = out[1].base ? out[1].strides[d] : 0;
+    s.lead_strides[3][d] = out[2].base ? out[2].strides[d] : 0;
+    s.rows *= x.shape[d];
+  }
+  s.n = x.shape[last];
+  s.x_step = x.strides[last];
+  s.y_step = out[0].strides[last];
+  s.w_step = in[1].base ? in[1].strides[0] : 0;
+  s.b_step = in[2].base ? in[2].strides[0] : 0;
+  s.eps = attrs.scalar;
+  if (s.rows == 0 || (s.n == 0 && !out[1].base && !out[2].base)) return;
+  Device::Lock lock = device.lock();
+  launch_normalize(device.launch(lock), op, x.dtype, s, out[0].base, out[1].base, out[2].base, x.base, in[1].base,
+                   in[2].base);
+}
+
 // GATHER_ND: in = {data, index}; SCATTER_ND and SCATTER_ADD_ND: in = {index,
 // values}, the output updated in place. Nothing to do when the rows tensor
 // is empty.
@@ -160,6 +190,15 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
   const Attrs attrs = bp_plugin::read_attrs(attrs_in, name);
   const char *roles[3] = {"input 0", "input 1", "input 2"};
   View in[3] = {};
+  if (info.family == BP_OP_FAMILY_NORMALIZE) {  // three outputs; absent views keep a null base
+    const char *out_roles[3] = {"output", "output 1", "output 2"};
+    View out[3] = {};
+    for (int i = 0; i < 3; ++i) {
+      if (!bp_sdk_absent(&inputs[i])) in[i] = device_view(inputs[i], device, name, roles[i]);
+      if (!bp_sdk_absent(&output[i])) out[i] = device_view(output[i], device, name, out_roles[i]);
+    }
+    return run_normalize(device, op, attrs, in, out);
+  }
   for (int i = 0; i < n_inputs; ++i) in[i] = device_view(inputs[i], device, name, roles[i]);
   const View out = device_view(*output, device, name, "output");
   switch (info.family) {
@@ -168,7 +207,7 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_WHERE: return run_where(device, in, out);
     case BP_OP_FAMILY_UNARY:
     case BP_OP_FAMILY_COPY: return run_unary_or_copy(device, op, in[0], out);
-    case BP_OP_FAMILY_REDUCE: return run_reduce(device, op, in[0], out);
+    case BP_OP_FAMILY_REDUCE: return run_reduce(device, op, attrs, in[0], out);
     case BP_OP_FAMILY_MATMUL: return run_matmul(device, in[0], in[1], out);
     case BP_OP_FAMILY_CREATE: return run_create(device, op, attrs, out);
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);

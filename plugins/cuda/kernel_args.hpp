@@ -41,6 +41,7 @@ struct IterShape {
 struct ReducePlan {
   int64_t outputs;
   int64_t count;
+  int64_t divisor;  // what finish() gets: count, less VAR's correction
   int32_t kept_rank;
   int32_t reduced_rank;
   int64_t kept_shape[BP_MAX_RANK];
@@ -48,6 +49,19 @@ struct ReducePlan {
   int64_t kept_out_strides[BP_MAX_RANK];
   int64_t reduced_shape[BP_MAX_RANK];
   int64_t reduced_strides[BP_MAX_RANK];
+};
+
+// LAYER_NORM or RMS_NORM (layer): rows indexed by the leading axes of x,
+// with their strides in x, y, mean and rstd (0 where absent); n elements a
+// row, `*_step` apart along it (weight and bias: their one stride).
+struct NormalizeShape {
+  int32_t lead_rank;
+  bool layer;
+  int64_t rows, n;
+  int64_t lead_shape[BP_MAX_RANK - 1];
+  int64_t lead_strides[4][BP_MAX_RANK - 1];
+  int64_t x_step, y_step, w_step, b_step;
+  double eps;
 };
 
 // An integer matrix product over the output's full index (batch axes, M, N);

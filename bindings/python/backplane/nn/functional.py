@@ -2,6 +2,7 @@
 differentiable compositions of the recorded operators, so they run on the
 device of their inputs and backward() goes through them."""
 from .. import _composite, _tensor
+from ._normalization_functional import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 
 
 def linear(x, weight, bias=None):
