@@ -143,7 +143,9 @@ View batch_norm(const View &x, const View *running_mean, const View *running_var
   if (weight) y = ag::binary(BP_OP_MUL, y, channels(fn, *weight, "the weight", c, x.rank));
   if (bias) y = ag::binary(BP_OP_ADD, y, channels(fn, *bias, "the bias", c, x.rank));
   // y in x's dtype (running statistics of another float dtype promote it).
-  return y.dtype == x.dtype || !is_float(x.dtype) ? y : ag::cast(y, x.dtype);
+  // Returned by name, which moves it: a copy would drop its autograd link.
+  if (y.dtype != x.dtype && is_float(x.dtype)) y = ag::cast(y, x.dtype);
+  return y;
 }
 
 }  // namespace bp::core

@@ -15,6 +15,7 @@
 #include "case_runner.hpp"
 #include "groups.hpp"
 #include "judge.hpp"
+#include "paths.hpp"
 #include "rules.hpp"
 #include "selection.hpp"
 #include "text.hpp"

@@ -4,7 +4,7 @@
  * rows): its work-items share the row's elements in each pass, the mean,
  * then the squared deviations from it (or the squares), each summed with
  * compensation in ACC and combined in local memory; then y. No barrier sits
- * in a branch. */
+ * in a branch. The kernel is bp_normalize: normalize is an OpenCL C builtin. */
 #define BP_NORM_WEIGHT 1
 #define BP_NORM_BIAS 2
 #define BP_NORM_MEAN 4
@@ -40,7 +40,7 @@ inline ACC bp_norm_total(__local ACC *part, ACC s, ACC c) {
   return total;
 }
 
-__kernel void normalize(__global S *y, __global STAT *mean_out, __global STAT *rstd_out, __global const S *x,
+__kernel void bp_normalize(__global S *y, __global STAT *mean_out, __global STAT *rstd_out, __global const S *x,
                         __global const S *w, __global const S *b, bp_norm_layout L, ACC eps) {
   __local ACC part[{{GROUP_MAX}}];
   const int lid = (int)get_local_id(0);

@@ -65,7 +65,7 @@ void run_normalize(Device &device, const Device::Lock &lock, int32_t op, const b
   auto mem = [&](const View &v) { return v.mem ? v.mem : any; };
   const cl_mem y_mem = mem(y), mean_mem = mem(out[1]), rstd_mem = mem(out[2]), x_mem = mem(x), w_mem = mem(in[1]),
                b_mem = mem(in[2]);
-  const Kernel &k = device.kernel(lock, Family::Normalize, x.dtype, "normalize");
+  const Kernel &k = device.kernel(lock, Family::Normalize, x.dtype, "bp_normalize");
   size_t local = L.n >= 1024 ? kReduceGroupMax : L.n >= 64 ? 16 : 1;
   while (local > k.max_work_group) local /= 2;
   const size_t max_items = size_t{4096} * device.info().compute_units;
