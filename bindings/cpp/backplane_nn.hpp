@@ -9,6 +9,9 @@
 //   bp::nn::SGD opt(net.parameters(), 0.03);
 //   bp::Tensor loss = bp::nn::mse_loss(net(X), y);
 //   opt.zero_grad(); loss.backward(); opt.step();
+//
+// Since 1.6 the normalisation layers (LayerNorm, RMSNorm, GroupNorm,
+// BatchNorm1d/2d) and train()/eval() on every Module.
 #pragma once
 
 #include <atomic>
