@@ -5,6 +5,7 @@
 // recording layer (the raw operators are not visible here: see
 // dispatch/operators.hpp), so the differentiable ones record.
 #include "composites/composites.hpp"
+#include "composites/normalization.hpp"
 
 #ifndef BP_CORE_COMPOSITES
 #error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
@@ -108,11 +109,11 @@ View var(const View &a, int32_t axis, bool keepdims, double ddof) {
   // An integral ddof is the VAR operator's correction; NumPy's fractional
   // one scales the population variance by n / (n - ddof) (<= 0: division
   // by 0, as VAR's).
-  if (ddof >= 0 && std::floor(ddof) == ddof && ddof <= 9007199254740992.0) return ag::var_over(a, reduced, keepdims, ddof);
+  if (ddof >= 0 && std::floor(ddof) == ddof && ddof <= 9007199254740992.0) return variance(a, reduced, keepdims, ddof);
   if (!std::isfinite(ddof)) function_fail("var", BP_ERR_INVALID_ARGUMENT, "ddof must be finite");
   const double divisor = double(n) - ddof;
-  return ag::binary_scalar(BP_OP_MUL, ag::var_over(a, reduced, keepdims, 0.0),
-                           double(n) / (divisor > 0 ? divisor : 0.0), false);
+  return ag::binary_scalar(BP_OP_MUL, variance(a, reduced, keepdims, 0.0), double(n) / (divisor > 0 ? divisor : 0.0),
+                           false);
 }
 
 View softmax(const View &a, int32_t axis) {

@@ -17,6 +17,8 @@
 
 #include "autograd/functions.hpp"
 #include "autograd/meta.hpp"
+#include "devices/registry.hpp"
+#include "loader/backend.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/function_errors.hpp"
 #include "dispatch/op_support.hpp"
@@ -53,7 +55,35 @@ void check_channels_first(const char *fn, const View &x) {
                   "x has shape " + shape_string(x.rank, x.shape) + "; it needs [N, C, ...] (rank 2 or more)");
 }
 
+// Whether a's device runs VAR for a's compute dtype: a plugin built before
+// 1.6 never is asked about it (the vocabulary's version groups).
+bool runs_var(const View &a) {
+  const int32_t dtype = reduce_types(BP_OP_VAR, a.dtype).compute;
+  const Device &d = a.device();
+  return d.backend->supports(d.index, BP_OP_VAR, dtype, dtype);
+}
+
 }  // namespace
+
+View variance(const View &a, const bool *reduced, bool keepdims, double correction) {
+  if (runs_var(a)) return ag::var_over(a, reduced, keepdims, correction);
+  // An older plugin's device: the same two passes as operators of ABI 1.0,
+  // so bp_var and bp_std work there as they do elsewhere (MEAN, the squared
+  // deviations from it, their sum over the axes).
+  View mean = a.dtype == reduce_types(BP_OP_MEAN, a.dtype).compute ? a : ag::cast(a, reduce_types(BP_OP_MEAN, a.dtype).compute);
+  int64_t n = 1;
+  for (int32_t d = a.rank - 1; d >= 0; --d)
+    if (reduced[d]) {
+      mean = ag::reduce(BP_OP_MEAN, mean, d, true);
+      n *= a.shape[d];
+    }
+  const View deviation = ag::binary(BP_OP_SUB, a, mean);
+  View m2 = ag::binary(BP_OP_MUL, deviation, deviation);  // MUL is 1.0's, SQUARE 1.1's
+  for (int32_t d = a.rank - 1; d >= 0; --d)
+    if (reduced[d]) m2 = ag::reduce(BP_OP_SUM, m2, d, keepdims);
+  const double divisor = double(n) - correction;
+  return ag::binary_scalar(BP_OP_DIV, m2, divisor > 0 ? divisor : 0.0, false);
+}
 
 View var_axes(const View &a, const int32_t *axes, int32_t count, bool keepdims, double correction) {
   const char *fn = "var";
@@ -65,7 +95,9 @@ View var_axes(const View &a, const int32_t *axes, int32_t count, bool keepdims, 
     if (reduced[d]) function_fail(fn, BP_ERR_INVALID_ARGUMENT, "axis " + std::to_string(axes[i]) + " is given twice");
     reduced[d] = true;
   }
-  return ag::var_over(a, reduced, keepdims, correction);
+  if (!(correction >= 0 && correction <= 9007199254740992.0 && std::floor(correction) == correction))
+    function_fail(fn, BP_ERR_INVALID_ARGUMENT, "the correction must be a non-negative integer, not " + std::to_string(correction));
+  return variance(a, reduced, keepdims, correction);
 }
 
 View group_norm(const View &x, int64_t groups, const View *weight, const View *bias, double eps) {

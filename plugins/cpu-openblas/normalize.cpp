@@ -51,7 +51,8 @@ struct Rows {
 // float64) lanes within a block, blocks carried in float64.
 template <class C, bool squares>
 BP_INLINE double row_sum(const C *p, int64_t n, C centre) {
-  constexpr int L = std::is_same<C, float>::value ? 16 : 8;
+  // Four AVX2 registers of lanes: four chains of additions hide the adder's latency.
+  constexpr int L = std::is_same<C, float>::value ? 32 : 16;
   double total = 0;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = n - b < kBlock ? n - b : kBlock;

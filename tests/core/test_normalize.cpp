@@ -238,3 +238,21 @@ TEST_CASE("layer_norm's y records for x, weight and bias, its mean and rstd reco
   CHECK(x.grad().defined());
   CHECK(w.grad().defined());
 }
+
+TEST_CASE("bp_var and bp_std keep working on a plugin older than VAR, as the same two passes") {
+  // The Eigen-like plugin of the compatibility suite: ABI 1.0, the 1.0 operators only.
+  bp_test::start(bp_test::with_plugins_in(BP_TEST_EIGENLIKE_PLUGIN_DIR));
+  const bp::Device d("eigenlike:0");
+  const bp::Tensor x = bp::from_vector<double>({1, 2, 3, 4}, {2, 2}, d).requires_grad_();
+  CHECK(x.var().item<double>() == 1.25);
+  CHECK(x.var(0, false, 1).to_vector<double>() == std::vector<double>{2, 2});
+  CHECK(x.std(1).to_vector<double>() == std::vector<double>{0.5, 0.5});
+  CHECK(bp::var(x, {0, 1}, 1).item<double>() == Approx(5.0 / 3));
+  CHECK(x.var(0, false, 2).to_vector<double>() == std::vector<double>{INFINITY, INFINITY});
+  x.var().backward();  // d var / dx = 2 (x - mean) / n
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{-0.75, -0.25, 0.25, 0.75});
+  // The operator itself is one the plugin was never asked about.
+  bp_tensor out = BP_NO_TENSOR;
+  CHECK(bp_reduce(BP_OP_VAR, x.handle(), 0, 0, &out) == BP_ERR_UNSUPPORTED);
+  CHECK(last_error_mentions("eigenlike"));
+}
