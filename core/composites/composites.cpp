@@ -1,11 +1,10 @@
 // NumPy functions made of the routed operators: stack, eye, linspace, clip,
-// var and std (the VAR operator), softmax and allclose. Each runs operator by operator on its
-// inputs' device, so every backend has them and the results follow the
-// operators' semantics (plugin.h); the kit checks those. They call only the
+// var and std (the VAR operator), softmax and allclose. Each runs operator
+// by operator on its inputs' device, so every backend has them and the
+// results follow the operators' semantics (plugin.h); the kit checks those. They call only the
 // recording layer (the raw operators are not visible here: see
 // dispatch/operators.hpp), so the differentiable ones record.
 #include "composites/composites.hpp"
-#include "composites/normalization.hpp"
 
 #ifndef BP_CORE_COMPOSITES
 #error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "autograd/functions.hpp"
+#include "composites/normalization.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
