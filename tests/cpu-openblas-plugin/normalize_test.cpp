@@ -2,8 +2,9 @@
 // on every case the kit builds for them (tests/support/kit_cases.hpp): every
 // float dtype, weight, bias and statistics absent or present, strided and in
 // place, empty and constant rows, rows far from 0, long rows and many rows
-// (the thread pool's split), special values; and the same with two threads,
-// whose split of the rows must not change a bit.
+// (the thread pool's split), special values; the same with two threads,
+// whose split of the rows must not change a bit; and outputs large enough
+// for the streaming stores.
 #include "cpu_vs_reference.hpp"
 #include "kit_cases.hpp"
 
@@ -28,4 +29,25 @@ TEST_CASE("layer_norm and rms_norm give the same bits on one thread and on two",
       REQUIRE(b.ok);
       CHECK(a.storages == b.storages);
     }
+}
+
+TEST_CASE("layer_norm and rms_norm outputs of 8 MiB and more (streaming stores) match the reference", "[normalize]") {
+  Pair pair;
+  const auto cpu = bpcheck::Plugin::borrow(pair.cpu.api()), ref = bpcheck::Plugin::borrow(pair.ref.api());
+  struct Big {
+    bp_op op;
+    bp_dtype dtype;
+    std::vector<int64_t> shape;
+  };
+  // 8 MiB of output each; the last has rows that end in a tail of scalar stores.
+  for (const Big &b : {Big{BP_OP_LAYER_NORM, BP_FLOAT32, {2048, 1024}}, Big{BP_OP_RMS_NORM, BP_FLOAT64, {1024, 1024}},
+                       Big{BP_OP_LAYER_NORM, BP_FLOAT32, {1049, 2001}}}) {
+    const bpcheck::Case c = bpcheck::make_small_cases(b.op, b.dtype, b.dtype, 7, {b.shape}).front();
+    INFO(op_name(b.op) << " " << dtype_name(b.dtype) << " " << c.label);
+    const bpcheck::Outcome want = bpcheck::run_case(*ref, 0, c), got = bpcheck::run_case(*cpu, 0, c);
+    REQUIRE(want.ok);
+    const std::string verdict = bpcheck::judge(c, got, want);
+    INFO(verdict);
+    CHECK(verdict.empty());
+  }
 }
