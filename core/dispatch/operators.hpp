@@ -50,6 +50,13 @@ View nonzero(const View &a);
 // The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
+// Whether q's backend offers the fused ATTENTION operator for q's dtype.
+bool attention_offered(const View &q);
+// The fused ATTENTION operator (plugin.h) on q, k, v of one float dtype
+// whose shapes bp_attention has checked; mask: null, or an additive mask of
+// that dtype broadcasting to [B..., Lq, Lk]; scale resolved.
+View attention(const View &q, const View &k, const View &v, const View *mask, double scale, bool causal);
+
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);
 View cast(const View &a, int32_t dtype);

@@ -9,6 +9,7 @@ Gradients come from the core's autograd (Tensor.backward); optimisers are in
 backplane.optim."""
 from . import functional, init
 from .activation import Flatten, ReLU, Sigmoid, Tanh
+from .attention import MultiheadAttention
 from .container import Sequential
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
@@ -16,4 +17,5 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
-           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init"]
+           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
+           "MultiheadAttention"]
