@@ -314,6 +314,7 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_SCAN: scan_cases(b); break;
     case BP_OP_FAMILY_GATHER: gather_cases(b); break;
     case BP_OP_FAMILY_SCATTER: scatter_cases(b); break;
+    case BP_OP_FAMILY_ATTENTION: attention_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);

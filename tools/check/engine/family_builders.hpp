@@ -64,5 +64,6 @@ void add_scatter(Builder &b, Case &c, const Shape &out, int k, int64_t n, Layout
 void scan_cases(Builder &b);
 void gather_cases(Builder &b);
 void scatter_cases(Builder &b);
+void attention_cases(Builder &b);  // attention_cases.cpp (since 1.6)
 
 }  // namespace bpcheck
