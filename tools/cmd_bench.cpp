@@ -38,6 +38,8 @@ const Figure kFigures[] = {
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
      bench::figure_dtypes},
+    {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
+     bench::figure_attention},
 };
 
 std::string figure_list() {
