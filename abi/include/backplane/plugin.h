@@ -424,9 +424,9 @@ typedef char bp_plugin_device_info_size_check
  *   the mask: absent, or an additive mask [..., Lq, Lk]; the output is
  *   [..., Lq, Dv]. Every present view has one rank >= 2, the output's
  *   batch extents (broadcast axes, the mask's included, have stride 0) and
- *   the output's float dtype. With s = attrs.scalar (the scale, any finite
- *   number: the core has resolved bp_attention's default), for each batch
- *   element
+ *   the output's float dtype; the output overlaps no input. With s =
+ *   attrs.scalar (the scale, any finite number: the core has resolved
+ *   bp_attention's default), for each batch element
  *     S[i, j] = s * (q[i, :] . k[j, :]) + mask[i, j]   (mask 0 when absent)
  *   and, with BP_OPTION_CAUSAL in attrs.option, S[i, j] = -inf for j > i
  *   (PyTorch's is_causal: the top-left aligned lower triangle, also when
