@@ -10,9 +10,11 @@
 //
 // The compute type is float32 for float32, float16 and bfloat16 (widened
 // while packing, the output rounded once when stored) and float64 for
-// float64. The GEMM is a register block of kMR x kNR: AVX2 + FMA
-// intrinsics for float32 where the CPU has them (asked once at run time;
-// the plugin still runs on any x86-64), plain loops otherwise. Packed tiles
+// float64. The GEMM is a register block of kMR x kNR: AVX-512 (one block
+// of zmm registers) or AVX2 + FMA (two halves of ymm registers) intrinsics
+// for float32, whichever the CPU has (asked once at run time; the plugin
+// still runs on any x86-64), plain loops otherwise; the softmax's exp and
+// maximum likewise. Packed tiles
 // are padded to whole register blocks with zeros; padded keys are never
 // weighted (the products stop at the tile's real keys) and padded rows and
 // columns are never stored.
@@ -37,7 +39,7 @@ namespace cpu_backend {
 
 namespace {
 
-constexpr int64_t kMR = 6, kNR = 16;  // register block of the GEMM: rows x columns
+constexpr int64_t kMR = 6, kNR = 32;  // register block of the GEMM: rows x columns
 constexpr int64_t kRows = 48;         // query rows per task, a multiple of kMR
 constexpr int64_t kKeys = 64;         // keys per tile, a multiple of kNR
 
@@ -81,9 +83,10 @@ W max_row_loops(const W *s, int64_t n) {
 
 #define BP_AVX2_FMA __attribute__((target("avx2,fma")))
 
-BP_AVX2_FMA void block_avx2(int64_t depth, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
-                            int64_t ldc, bool accumulate) {
-  static_assert(kMR == 6 && kNR == 16, "the register block below is 6 x 16");
+// One half (16 columns) of the register block: 12 ymm accumulators.
+BP_AVX2_FMA void half_block_avx2(int64_t depth, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                                 int64_t ldc, bool accumulate) {
+  static_assert(kMR == 6 && kNR == 32, "the register block below is 6 x (2 x 16)");
   __m256 c0[kMR], c1[kMR];
   for (int i = 0; i < kMR; ++i) {
     c0[i] = accumulate ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
@@ -157,8 +160,85 @@ BP_AVX2_FMA float max_row_avx2(const float *s, int64_t n) {
   return r;
 }
 
+BP_AVX2_FMA void block_avx2(int64_t depth, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                            int64_t ldc, bool accumulate) {
+  half_block_avx2(depth, a, lda, b, ldb, c, ldc, accumulate);
+  half_block_avx2(depth, a, lda, b + kNR / 2, ldb, c + kNR / 2, ldc, accumulate);
+}
+
 bool has_avx2_fma() {
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return yes;
+}
+
+// ---- AVX-512: the same steps on 16 lanes --------------------------------------
+
+#define BP_AVX512 __attribute__((target("avx512f")))
+
+BP_AVX512 void block_avx512(int64_t depth, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                            int64_t ldc, bool accumulate) {
+  __m512 c0[kMR], c1[kMR];
+  for (int i = 0; i < kMR; ++i) {
+    c0[i] = accumulate ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+    c1[i] = accumulate ? _mm512_loadu_ps(c + i * ldc + 16) : _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < depth; ++p) {
+    const __m512 b0 = _mm512_loadu_ps(b + p * ldb), b1 = _mm512_loadu_ps(b + p * ldb + 16);
+    for (int i = 0; i < kMR; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i * lda + p]);
+      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+    }
+  }
+  for (int i = 0; i < kMR; ++i) {
+    _mm512_storeu_ps(c + i * ldc, c0[i]);
+    _mm512_storeu_ps(c + i * ldc + 16, c1[i]);
+  }
+}
+
+// exp_avx2 on 16 lanes: the same reduction and polynomial, so both paths
+// give the same values.
+BP_AVX512 inline __m512 exp_avx512(__m512 x) {
+  const __mmask16 underflow = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_LT_OQ);
+  x = _mm512_max_ps(_mm512_set1_ps(-87.33654f), x);  // NaN passes (second operand)
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
+  const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+  return _mm512_maskz_mul_ps(static_cast<__mmask16>(~underflow), y, _mm512_castsi512_ps(bits));
+}
+
+BP_AVX512 float exp_row_avx512(float *s, int64_t n, float shift) {
+  const __m512 m = _mm512_set1_ps(shift);
+  __m512 sum = _mm512_setzero_ps();
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 lanes = n - j >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - j)) - 1);
+    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, s + j), m));
+    _mm512_mask_storeu_ps(s + j, lanes, e);
+    sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(lanes, e));
+  }
+  return _mm512_reduce_add_ps(sum);
+}
+
+BP_AVX512 float max_row_avx512(const float *s, int64_t n) {
+  __m512 m = _mm512_set1_ps(-INFINITY);
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 lanes = n - j >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - j)) - 1);
+    m = _mm512_mask_max_ps(m, lanes, m, _mm512_maskz_loadu_ps(lanes, s + j));
+  }
+  return _mm512_reduce_max_ps(m);
+}
+
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
   return yes;
 }
 
@@ -170,22 +250,28 @@ struct Steps {
   static void block(int64_t depth, const W *a, int64_t lda, const W *b, int64_t ldb, W *c, int64_t ldc,
                     bool accumulate) {
 #ifdef BP_CPU_X86
-    if constexpr (std::is_same<W, float>::value)
+    if constexpr (std::is_same<W, float>::value) {
+      if (has_avx512()) return block_avx512(depth, a, lda, b, ldb, c, ldc, accumulate);
       if (has_avx2_fma()) return block_avx2(depth, a, lda, b, ldb, c, ldc, accumulate);
+    }
 #endif
     block_loops(depth, a, lda, b, ldb, c, ldc, accumulate);
   }
   static W exp_row(W *s, int64_t n, W shift) {
 #ifdef BP_CPU_X86
-    if constexpr (std::is_same<W, float>::value)
+    if constexpr (std::is_same<W, float>::value) {
+      if (has_avx512()) return exp_row_avx512(s, n, shift);
       if (has_avx2_fma()) return exp_row_avx2(s, n, shift);
+    }
 #endif
     return exp_row_loops(s, n, shift);
   }
   static W max_row(const W *s, int64_t n) {
 #ifdef BP_CPU_X86
-    if constexpr (std::is_same<W, float>::value)
+    if constexpr (std::is_same<W, float>::value) {
+      if (has_avx512()) return max_row_avx512(s, n);
       if (has_avx2_fma()) return max_row_avx2(s, n);
+    }
 #endif
     return max_row_loops(s, n);
   }
@@ -374,6 +460,7 @@ void attention_kernel(ThreadPool &pool, const View &q, const View &k, const View
 
 const char *attention_path() {
 #ifdef BP_CPU_X86
+  if (has_avx512()) return "flash-style tiles, AVX-512 float32 GEMM blocks and exp";
   if (has_avx2_fma()) return "flash-style tiles, AVX2+FMA float32 GEMM blocks and exp";
 #endif
   return "flash-style tiles, plain loops";
