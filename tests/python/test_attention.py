@@ -88,6 +88,26 @@ def test_scale_and_broadcast_batch(dev):
                                rtol=RTOL, atol=ATOL)
 
 
+def test_grouped_query_attention_shares_key_heads(dev):
+    r = rng(12)
+    q = r.standard_normal((2, 6, 5, 4)).astype(np.float32)
+    k = r.standard_normal((2, 2, 7, 4)).astype(np.float32)
+    v = r.standard_normal((2, 2, 7, 3)).astype(np.float32)
+    per_head = r.standard_normal((6, 5, 7)).astype(np.float32)
+    repeated_k, repeated_v = np.repeat(k, 3, axis=1), np.repeat(v, 3, axis=1)  # torch's repeat_interleave
+    for mask in (None, per_head, per_head[:1]):
+        got = F.scaled_dot_product_attention(on(dev, q), on(dev, k), on(dev, v), enable_gqa=True,
+                                             attn_mask=None if mask is None else on(dev, mask))
+        want = torch_attention(q, repeated_k, repeated_v, mask=mask)
+        np.testing.assert_allclose(got.numpy(), want, rtol=RTOL, atol=ATOL)
+    got = F.scaled_dot_product_attention(on(dev, q), on(dev, k), on(dev, v), enable_gqa=True, is_causal=True)
+    np.testing.assert_allclose(got.numpy(), torch_attention(q, repeated_k, repeated_v, causal=True),
+                               rtol=RTOL, atol=ATOL)
+    with pytest.raises(ValueError, match="divide the query heads"):
+        F.scaled_dot_product_attention(on(dev, q), on(dev, k[:, :1].repeat(4, axis=1)), on(dev, v[:, :1].repeat(4, axis=1)),
+                                       enable_gqa=True)
+
+
 def test_a_row_with_every_key_masked_is_nan(dev):
     q, k, v = problem(b=1, h=1, lq=3, lk=4)
     mask = np.ones((3, 4), dtype=bool)
