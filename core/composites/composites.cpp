@@ -1,5 +1,5 @@
 // NumPy functions made of the routed operators: stack, eye, linspace, clip,
-// var, std, softmax and allclose. Each runs operator by operator on its
+// var, std and allclose. Each runs operator by operator on its
 // inputs' device, so every backend has them and the results follow the
 // operators' semantics (plugin.h); the kit checks those. They call only the
 // recording layer (the raw operators are not visible here: see
@@ -108,15 +108,6 @@ View var(const View &a, int32_t axis, bool keepdims, double ddof) {
   if (ddof == 0) return squares;
   const double factor = double(n) > ddof ? double(n) / (double(n) - ddof) : NAN;
   return ag::binary_scalar(BP_OP_MUL, squares, factor, false);
-}
-
-View softmax(const View &a, int32_t axis) {
-  function_axis("softmax", axis, a.rank);
-  // exp(x - max) cannot overflow; the max cancels in the quotient.
-  // The max is a constant shift: detached, it adds nothing to the gradient.
-  View shifted = ag::binary(BP_OP_SUB, a, ag::reduce(BP_OP_MAX, ag::detach(a), axis, true));
-  View e = ag::unary(BP_OP_EXP, shifted);
-  return ag::binary(BP_OP_DIV, e, ag::reduce(BP_OP_SUM, e, axis, true));
 }
 
 View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, int64_t low,

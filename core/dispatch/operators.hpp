@@ -40,6 +40,8 @@ View where(const View &cond, const View &a, const View &b, const View *out);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *out);
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, const View *out);
 View scan(int32_t op, const View &a, int32_t axis, const View *out);
+// SOFTMAX or LOG_SOFTMAX along axis (bp_softmax, bp_log_softmax).
+View softmax(int32_t op, const View &a, int32_t axis, const View *out);
 // index: integers of shape [..., k]; see bp_gather_nd and bp_scatter_nd.
 View gather_nd(const View &a, const View &index);
 void scatter_nd(const View &dst, const View &index, const View &values);

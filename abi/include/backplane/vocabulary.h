@@ -87,7 +87,8 @@
   X(CREATE, 8, "create", 0)      \
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
-  X(SCAN, 11, "scan", 1)
+  X(SCAN, 11, "scan", 1)         \
+  X(SOFTMAX, 12, "softmax", 1)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -187,7 +188,11 @@
   X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
 
 /* Since 1.6. */
-#define BP_OP_LIST_1_6(X)
+#define BP_OP_LIST_1_6(X)                                                                          \
+  X(ISNAN, 140, "isnan", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
+  X(ISINF, 141, "isinf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
+  X(SOFTMAX, 110, "softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
+  X(LOG_SOFTMAX, 111, "log_softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

@@ -1,0 +1,32 @@
+// The row kernels of SOFTMAX and LOG_SOFTMAX (softmax.cpp's inner loop): one
+// dense row of float32 or float64 in, one out, in three passes over it (the
+// maximum; the sum of exp(x - m), keeping the exponentials in a scratch row
+// for SOFTMAX; the result), so a row that fits in cache is read from memory
+// once. Each instruction set has its own table (softmax_rows.cpp);
+// softmax_rows() is the best one this CPU runs, picked once at load.
+#pragma once
+
+#include <cstdint>
+
+namespace cpu_backend {
+
+// y[0..n) from x[0..n) (n >= 1; y may be x itself): exp(x - m) / s, or
+// (x - m) - log(s) with `log`. `scratch` holds n elements, 64-byte
+// aligned. With `stream`, y is written with non-temporal stores (past the
+// caches: the output of a large operator would only evict the input);
+// the caller fences them (stream_fence) before its work counts as done.
+template <class T>
+using SoftmaxRowFn = void (*)(const T *x, T *y, int64_t n, bool log, T *scratch, bool stream);
+
+struct SoftmaxRows {
+  SoftmaxRowFn<float> f32;
+  SoftmaxRowFn<double> f64;
+  const char *path;  // the device property softmax_path: "avx512f, exp from glibc's libmvec", ...
+};
+
+const SoftmaxRows &softmax_rows();
+
+// Orders a thread's non-temporal stores before whatever it does next (sfence).
+void stream_fence();
+
+}  // namespace cpu_backend
