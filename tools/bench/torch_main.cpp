@@ -2,8 +2,9 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul --threads N --trials N --target SECONDS
-//                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
+//   bp-bench-torch --measure add_out|train_step|matmul|softmax|log_softmax --threads N --trials N
+//                  --target SECONDS [--dtype float32|bfloat16|float16 --n N]   (matmul; softmax: --n)
+//                  [--rows R]                                        (softmax, log_softmax)
 //
 // and reads one JSON object from its standard output:
 //
@@ -19,11 +20,15 @@
 // CPU. train_step: one forward, backward and SGD step of the training
 // figure's MLP (bench/training_shape.hpp) with torch::nn and torch::optim.
 // matmul: at::mm_out of two n x n matrices of --dtype (uniform in [-1, 1))
-// into a preallocated output, for the dtypes figure. All timed as bp bench
-// times its own side (timing.hpp).
+// into a preallocated output, for the dtypes figure. softmax, log_softmax:
+// at::softmax_out / at::log_softmax_out of an R x n float32 matrix (uniform
+// in [-4, 4)) along its last dimension into a preallocated output, for the
+// softmax figure. All timed as bp bench times its own side (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
 #include <ATen/Parallel.h>
+#include <ATen/ops/log_softmax.h>
+#include <ATen/ops/softmax.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -49,8 +54,8 @@ namespace {
 
 int usage(const char *why) {
   std::fprintf(stderr,
-               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul --threads N "
-               "--trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N]\n",
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul|softmax|log_softmax "
+               "--threads N --trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R]\n",
                why);
   return 2;
 }
@@ -84,7 +89,7 @@ bool scalar_type(const std::string &name, at::ScalarType *type) {
 
 int main(int argc, char **argv) {
   int trials = 0, threads = 1;
-  int64_t n = 0;
+  int64_t n = 0, rows = 0;
   double target = 0;
   std::string what = "add_out", dtype_name = "float32";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -94,16 +99,19 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--target")) target = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dtype")) dtype_name = argv[i + 1];
     else if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--rows")) rows = std::atoll(argv[i + 1]);
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
-  if (what != "add_out" && what != "train_step" && what != "matmul")
+  const bool softmax = what == "softmax" || what == "log_softmax";
+  if (what != "add_out" && what != "train_step" && what != "matmul" && !softmax)
     return usage(("unknown measurement " + what).c_str());
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
   if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
+  if (softmax && (n < 1 || rows < 1)) return usage("softmax and log_softmax need --rows and --n >= 1");
 
   using namespace bptool::bench;
   try {
@@ -127,6 +135,19 @@ int main(int argc, char **argv) {
       };
       seconds = measure(mm, trials, target);
       baseline = "libtorch at::mm_out " + dtype_name;
+    } else if (softmax) {
+      torch::manual_seed(0);
+      const at::Tensor x = at::rand({rows, n}) * 8 - 4;
+      at::Tensor out = at::empty({rows, n}, x.options());
+      const bool log = what == "log_softmax";
+      const Work rows_of = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          if (log) at::log_softmax_out(out, x, 1);
+          else at::softmax_out(out, x, 1);
+        }
+      };
+      seconds = measure(rows_of, trials, target);
+      baseline = std::string("libtorch at::") + what + "_out float32";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),

@@ -14,6 +14,8 @@ from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 from .parameter import Parameter
+from .softmax import LogSoftmax, Softmax
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
-           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init"]
+           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
+           "Softmax", "LogSoftmax"]
