@@ -21,10 +21,16 @@ using SoftmaxRowFn = void (*)(const T *x, T *y, int64_t n, bool log, T *scratch,
 struct SoftmaxRows {
   SoftmaxRowFn<float> f32;
   SoftmaxRowFn<double> f64;
-  const char *path;  // the device property softmax_path: "avx512f, exp from glibc's libmvec", ...
+  const char *path;  // the device property softmax_path: "avx512f (float32 exp inline, ...)", ...
 };
 
+// The best table this CPU runs, picked once.
 const SoftmaxRows &softmax_rows();
+
+// Each instruction set's table, for its tests: nullptr when this CPU does
+// not run it (avx2 needs FMA as well).
+enum class SoftmaxIsa { scalar, avx2, avx512 };
+const SoftmaxRows *softmax_rows_for(SoftmaxIsa isa);
 
 // Orders a thread's non-temporal stores before whatever it does next (sfence).
 void stream_fence();

@@ -104,7 +104,8 @@ def test_rows_near_the_float_maximum_do_not_overflow(dev):
     np.testing.assert_array_equal(bp.softmax(x, 1).numpy(), [[0.5, 0.5, 0.0], [0.5, 0.0, 0.5]])
     log = bp.log_softmax(x, 1).numpy()
     np.testing.assert_allclose(log[0, :2], [-math.log(2)] * 2, rtol=1e-6)
-    assert log[0, 2] == -np.inf and log[1, 1] == -np.inf  # 0 - max and -max - max are below the lowest float
+    assert log[0, 2] == -big  # 0 - max - log(2) rounds to -max
+    assert log[1, 1] == -np.inf  # -max - max is below the lowest float
 
 
 def test_special_rows_give_pytorchs_values(dev):
@@ -113,7 +114,7 @@ def test_special_rows_give_pytorchs_values(dev):
     x = bp.tensor(rows, device=dev)
     s, log = bp.softmax(x, 1).numpy(), bp.log_softmax(x, 1).numpy()
     assert np.isnan(s[0]).all() and np.isnan(log[0]).all()
-    np.testing.assert_allclose(s[1], [0.0, *reference([0.0, 1.0], 0)], rtol=1e-15)
+    np.testing.assert_allclose(s[1], [0.0, *reference([0.0, 1.0], 0)], rtol=1e-6)  # float32
     assert log[1, 0] == -inf
     assert np.isnan(s[2]).all() and np.isnan(log[2]).all()
     assert np.isnan(s[3]).all() and np.isnan(log[3]).all()
@@ -144,7 +145,7 @@ def test_cross_entropy_runs_log_softmax(dev):
         lines = bp.trace_lines()
     finally:
         bp.trace(False)
-    np.testing.assert_allclose(loss, -reference(logits.numpy(), 1, log=True)[[0, 1], [1, 1]], rtol=1e-12)
+    np.testing.assert_allclose(loss, -reference(logits.numpy(), 1, log=True)[[0, 1], [1, 1]], rtol=1e-6)
     assert any(line.startswith("log_softmax") for line in lines), lines
 
 
