@@ -112,17 +112,17 @@ void softmax_lines(ThreadPool &pool, bool log, const View &in, const View &out) 
           softmax_row_strided(xr, si, yr, so, n, log);
         } else if constexpr (std::is_same<T, C>::value) {
           if (direct) {
-            kernel(xr, yr, n, log, scratch.get(), stream);
+            kernel(xr, yr, n, log, scratch.get(), stream, r + 1 < count ? xr + li : nullptr);
           } else {
             C *b = scratch.get() + n;
             for (int64_t i = 0; i < n; ++i) b[i] = xr[i * si];
-            kernel(b, b, n, log, scratch.get(), false);
+            kernel(b, b, n, log, scratch.get(), false, nullptr);
             for (int64_t i = 0; i < n; ++i) yr[i * so] = b[i];
           }
         } else {
           C *b = scratch.get() + n;
           widen_row(xr, si, b, n);
-          kernel(b, b, n, log, scratch.get(), false);
+          kernel(b, b, n, log, scratch.get(), false, nullptr);
           narrow_row(b, yr, so, n);
         }
       }

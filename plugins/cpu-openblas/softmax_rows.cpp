@@ -26,7 +26,7 @@ namespace cpu_backend {
 namespace {
 
 template <class T>
-void softmax_row_scalar(const T *x, T *y, int64_t n, bool log, T *e, bool) {
+void softmax_row_scalar(const T *x, T *y, int64_t n, bool log, T *e, bool, const T *) {
   T m = -std::numeric_limits<T>::infinity();
   for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
   T s = 0;

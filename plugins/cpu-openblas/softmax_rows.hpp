@@ -11,12 +11,15 @@
 namespace cpu_backend {
 
 // y[0..n) from x[0..n) (n >= 1; y may be x itself): exp(x - m) / s, or
-// (x - m) - log(s) with `log`. `scratch` holds n elements, 64-byte
-// aligned. With `stream`, y is written with non-temporal stores (past the
-// caches: the output of a large operator would only evict the input);
-// the caller fences them (stream_fence) before its work counts as done.
+// (x - m) - log(s) with `log`. `scratch` holds n elements. With `stream`, y
+// is written with non-temporal stores (past the caches: the output of a
+// large operator would only evict the input); the caller fences them
+// (stream_fence) before its work counts as done. `next`, when not null, is
+// the dense row of n elements the caller runs after this one: it is
+// prefetched while this row's exponentials are computed, so that reading it
+// from memory overlaps this row's arithmetic.
 template <class T>
-using SoftmaxRowFn = void (*)(const T *x, T *y, int64_t n, bool log, T *scratch, bool stream);
+using SoftmaxRowFn = void (*)(const T *x, T *y, int64_t n, bool log, T *scratch, bool stream, const T *next);
 
 struct SoftmaxRows {
   SoftmaxRowFn<float> f32;
