@@ -1,8 +1,12 @@
-// Gradients of SOFTMAX and LOG_SOFTMAX, from the output y alone:
+// SOFTMAX and LOG_SOFTMAX, recorded. Their gradients come from the output y
+// alone:
 //   softmax:     g_x = y * (g - sum(g * y))
 //   log_softmax: g_x = g - exp(y) * sum(g)
 // the sums along the operator's axis, kept with extent 1 so that they
-// broadcast back over it.
+// broadcast back over it. On a device whose backend does not run the
+// operator (a plugin built before 1.6), both are made of the operators of
+// 1.0, as bp_softmax was until 1.6, so that its clients keep it on every
+// backend; those record their own gradients.
 #include "autograd/functions.hpp"
 #include "autograd/record.hpp"
 #include "backplane/backplane.h"
@@ -30,9 +34,26 @@ struct SoftmaxNode : Node {
   }
 };
 
+// x - m (m the maximum, detached: a constant shift adds nothing to the
+// gradient), then exp(x - m) / sum or (x - m) - log(sum). plugin.h's
+// special rows come out the same: a NaN or a +inf makes x - m NaN
+// somewhere, and so does a row of -inf only.
+View composed(int32_t op, const View &a, int32_t axis) {
+  const int32_t ax = dispatch::softmax_axis(op, axis, a.rank);
+  if (a.rank == 0) {
+    const int64_t one = 1;
+    return reshape(composed(op, reshape(a, 1, &one), 0), 0, nullptr);
+  }
+  const View t = binary(BP_OP_SUB, a, reduce(BP_OP_MAX, detach(a), ax, true));
+  const View e = unary(BP_OP_EXP, t);
+  const View s = reduce(BP_OP_SUM, e, ax, true);
+  return op == BP_OP_SOFTMAX ? binary(BP_OP_DIV, e, s) : binary(BP_OP_SUB, t, unary(BP_OP_LOG, s));
+}
+
 }  // namespace
 
 View softmax(int32_t op, const View &a, int32_t axis) {
+  if (!dispatch::softmax_implemented(op, a)) return composed(op, a, axis);
   View out = dispatch::softmax(op, a, axis, nullptr);
   if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<SoftmaxNode>(op, axis, out), std::move(edges));

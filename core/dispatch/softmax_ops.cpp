@@ -1,18 +1,16 @@
 // SOFTMAX and LOG_SOFTMAX. A plugin normalises rows along the last axis of
 // its views: the core moves the caller's axis there in both the input and
 // the output view (as for scans), so every backend needs one kernel shape.
+#include "devices/registry.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
+#include "loader/backend.hpp"
 
 namespace bp::core::dispatch {
 
-namespace {
-
-// The caller's axis as 0..rank-1. A rank-0 tensor is one row of one element,
-// so -1 and 0 name its (only) axis, as in PyTorch.
 int32_t softmax_axis(int32_t op, int32_t axis, int32_t rank) {
   const int32_t extent = rank > 0 ? rank : 1;
   const int32_t ax = axis < 0 ? axis + extent : axis;
@@ -26,6 +24,14 @@ int32_t softmax_axis(int32_t op, int32_t axis, int32_t rank) {
   }
   return ax;
 }
+
+bool softmax_implemented(int32_t op, const View &a) {
+  const BinaryTypes types = unary_types(op, a.dtype);
+  Device &device = a.device();
+  return device.backend->supports(device.index, op, types.compute, types.result);
+}
+
+namespace {
 
 // v as the plugin sees it, axis last; a rank-0 view becomes one row of one
 // element.

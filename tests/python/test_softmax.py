@@ -4,8 +4,10 @@ Tensor.log_softmax, nn.functional.softmax / log_softmax (dim=None's legacy
 choice and its warning, dtype=), nn.Softmax and nn.LogSoftmax; against
 NumPy in float64, and against torch where python3-torch is installed, on
 ordinary values, rows near the float maximum and PyTorch's special rows;
-integer inputs; errors. Gradients: test_gradcheck.py."""
+integer inputs; errors; a backend older than the operators. Gradients:
+test_gradcheck.py."""
 import math
+import os
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ import pytest
 import backplane as bp
 from backplane import nn
 from backplane.nn import functional as F
+from conftest import run_python
 
 
 def reference(x, axis, log=False):
@@ -161,3 +164,44 @@ def test_agrees_with_torch(dev):
         for ours, theirs in ((F.softmax(x, dim=dim), torch.nn.functional.softmax(t, dim=dim)),
                              (F.log_softmax(x, dim=dim), torch.nn.functional.log_softmax(t, dim=dim))):
             np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=2e-5, atol=1e-6, equal_nan=True)
+
+
+def test_a_backend_older_than_the_operator_gets_the_composite():
+    """On a device whose plugin was built before 1.6 (the 1.0 eigen-like
+    plugin of tests/compat), softmax and log_softmax are made of 1.0's
+    operators, as bp_softmax was until 1.6: same values, gradients."""
+    plugins = os.environ.get("BACKPLANE_TEST_PLUGIN_DIR", "")
+    eigenlike = os.path.normpath(os.path.join(plugins, "..", "compat", "eigenlike"))
+    if not os.path.exists(os.path.join(eigenlike, "libbackplane-eigenlike.so")):
+        pytest.skip("the 1.0 eigen-like plugin (tests/compat) is not built in {}".format(eigenlike))
+    code = """
+import math
+import numpy as np
+import backplane as bp
+d = bp.device("eigenlike:0")
+values = np.array([[1.0, 2.0, 3.0], [0.0, -math.inf, 1.0]], dtype=np.float32)
+x = bp.tensor(values, device=d, requires_grad=True)
+bp.trace(True)
+s = bp.softmax(x, 1)
+lines = bp.trace_lines()
+bp.trace(False)
+e = np.exp(values - values.max(axis=1, keepdims=True))
+np.testing.assert_allclose(s.numpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+assert not any(l.startswith("softmax") for l in lines) and any(l.startswith("exp") for l in lines), lines
+assert all("eigenlike:0" in l for l in lines), lines
+log = bp.log_softmax(x, 0).numpy()
+np.testing.assert_allclose(log[0], [-math.log(1 + math.exp(-1)), 0.0, -math.log(1 + math.exp(-2))], rtol=1e-6)
+(s * bp.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], device=d)).sum().backward()
+p = s.detach().numpy()
+np.testing.assert_allclose(x.grad.numpy()[0], p[0, 0] * (np.eye(3)[0] - p[0]), rtol=1e-5, atol=1e-7)
+try:
+    bp._C.softmax(x, 5)
+except bp.ShapeError as err:
+    assert "softmax: axis 5 is out of range" in str(err), err
+else:
+    raise AssertionError("no ShapeError")
+print("composite ok")
+"""
+    r = run_python(code, env={"BACKPLANE_PLUGIN_PATH": eigenlike})
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "composite ok" in r.stdout

@@ -491,8 +491,11 @@ BP_API bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor ou
  * (in place) but must overlap it nowhere else. Records for autograd
  * (softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g)). bp_softmax
  * came in 1.1 as a composite of reductions; since 1.6 it runs the
- * operator, and a device whose plugin is older than 1.6 does not run it
- * (BP_ERR_UNSUPPORTED naming the backend, or the host when
+ * operator, and on a device whose backend does not (a plugin built before
+ * 1.6, or one that leaves it out) bp_softmax and bp_log_softmax are still
+ * made of MAX, SUB, EXP, SUM and DIV or LOG, with the same values and
+ * gradients, so that they run on every backend; the _out forms need the
+ * operator (else BP_ERR_UNSUPPORTED naming the backend, or the host when
  * dispatch.host_fallback is on). */
 BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
 BP_API bp_status bp_softmax_out(bp_tensor a, int32_t axis, bp_tensor out);        /* since 1.6 */

@@ -397,16 +397,18 @@ typedef char bp_plugin_device_info_size_check
  *     LOG_SOFTMAX: out[..., j] = (x[j] - m) - log(s)
  *   in one stable pass: every exp argument is <= 0, so no term overflows,
  *   however close the inputs are to the dtype's largest value, and 1 <= s
- *   <= the row's length. Where x[j] - m is below the dtype's lowest value
- *   it is -inf, giving 0 and -inf. A row that holds a NaN or a +inf, or
- *   nothing but -inf, gives NaN in every element (PyTorch's values: m - m is
- *   NaN there); any other -inf element gives 0 and -inf. An empty last axis
+ *   <= the row's length. A result past the dtype's range rounds as any
+ *   does: where x[j] - m is below the lowest finite value, LOG_SOFTMAX gives
+ *   -inf (and SOFTMAX 0). A row that holds a NaN or a +inf, or nothing but
+ *   -inf, gives NaN in every element (PyTorch's values: m - m is NaN
+ *   there); any other -inf element gives 0 and -inf. An empty last axis
  *   writes nothing. The output is either the very same view as the input
- *   (in place: a row is read before it is written) or overlaps it nowhere. The sum accumulates as the Accumulation rule below says
- *   (its terms are at most 1, so it never overflows); exp and log are the
- *   math library's, and SOFTMAX may divide by s or multiply by 1 / s. float16
- *   and bfloat16 compute every step in float32 (or wider) and round once, at
- *   the end.
+ *   (in place: a row is read before it is written) or overlaps it nowhere.
+ *   The sum accumulates as the Accumulation rule below says (its terms are
+ *   at most 1, so it never overflows); exp and log are the math library's
+ *   (a backend's own vector exp is its math library), and SOFTMAX may
+ *   divide by s or multiply by 1 / s. float16 and bfloat16 compute every
+ *   step in float32 (or wider) and round once, at the end.
  * - GATHER_ND (since 1.1, family GATHER): input 0 is the data, of rank k + m;
  *   input 1 the index, int64 of shape [N, k] with 1 <= k <= the data's rank;
  *   the output has shape [N, data.shape[k], ..., data.shape[k+m-1]] and the
