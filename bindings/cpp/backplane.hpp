@@ -417,6 +417,8 @@ class Tensor {
   Tensor round() const { return unary(BP_OP_ROUND); }    // (since 1.5): half to even
   Tensor sign() const { return unary(BP_OP_SIGN); }      // (since 1.5)
   Tensor bitwise_not() const { return unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
+  Tensor isnan() const { return unary(BP_OP_ISNAN); }    // (since 1.6): bool
+  Tensor isinf() const { return unary(BP_OP_ISINF); }    // (since 1.6): bool
 
   Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
     return wrap([&](bp_tensor *o) { return bp_reduce(op, h_, axis, keepdims, o); });
@@ -483,8 +485,12 @@ class Tensor {
   Tensor std(int32_t axis = BP_AXIS_ALL, bool keepdims = false, double ddof = 0) const {
     return wrap([&](bp_tensor *o) { return bp_std(h_, axis, keepdims, ddof, o); });
   }
+  // The SOFTMAX operators along axis (an operator each since 1.6).
   Tensor softmax(int32_t axis = -1) const {
     return wrap([&](bp_tensor *o) { return bp_softmax(h_, axis, o); });
+  }
+  Tensor log_softmax(int32_t axis = -1) const {
+    return wrap([&](bp_tensor *o) { return bp_log_softmax(h_, axis, o); });
   }
   // Whether every element (all) or some element (any) is nonzero, along one
   // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
@@ -758,6 +764,7 @@ inline Tensor linspace(double start, double stop, int64_t num = 50, bool endpoin
 }
 inline Tensor clip(const Tensor &a, double low, double high) { return a.clip(low, high); }
 inline Tensor softmax(const Tensor &a, int32_t axis = -1) { return a.softmax(axis); }
+inline Tensor log_softmax(const Tensor &a, int32_t axis = -1) { return a.log_softmax(axis); }
 
 // ---- normalisation (since 1.6; backplane.h) --------------------------------
 // An undefined Tensor for weight, bias or a running statistic is none.

@@ -39,6 +39,7 @@ Normalized normalize(int32_t op, const View &x, const View *weight, const View *
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b);
 View cast(const View &a, int32_t dtype);
 View scan(int32_t op, const View &a, int32_t axis);
+View softmax(int32_t op, const View &a, int32_t axis);
 View gather_nd(const View &a, const View &index);
 // A copy of a with values scattered (accumulate: added) at index's rows,
 // as bp_scatter_nd and bp_scatter_add_nd write them (bp_index_put).

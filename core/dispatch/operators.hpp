@@ -45,6 +45,14 @@ View reduce_over(int32_t op, const View &a, const bool *reduced, bool keepdims, 
                  const View *out);
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, const View *out);
 View scan(int32_t op, const View &a, int32_t axis, const View *out);
+// SOFTMAX or LOG_SOFTMAX along axis (bp_softmax, bp_log_softmax).
+View softmax(int32_t op, const View &a, int32_t axis, const View *out);
+// The caller's axis of a softmax as 0..rank-1 (a rank-0 tensor: -1 or 0),
+// else Error(BP_ERR_SHAPE) naming op.
+int32_t softmax_axis(int32_t op, int32_t axis, int32_t rank);
+// Whether a's device runs op for a's dtype itself (a plugin built before
+// 1.6, or one that leaves it out, does not).
+bool softmax_implemented(int32_t op, const View &a);
 // index: integers of shape [..., k]; see bp_gather_nd and bp_scatter_nd.
 View gather_nd(const View &a, const View &index);
 void scatter_nd(const View &dst, const View &index, const View &values);

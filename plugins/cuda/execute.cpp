@@ -130,6 +130,14 @@ void run_scan(Device &device, int32_t op, const View &in, const View &out) {
   launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
 }
 
+// SOFTMAX and LOG_SOFTMAX: rows along the last axis, laid out as a scan's.
+void run_softmax(Device &device, int32_t op, const View &in, const View &out) {
+  if (out.numel == 0) return;
+  const ScanShape shape = make_scan_shape(in, out);
+  Device::Lock lock = device.lock();
+  launch_softmax(device.launch(lock), op, in.dtype, shape, out.base, in.base);
+}
+
 // LAYER_NORM and RMS_NORM: in = {x, weight, bias}, out = {y, mean, rstd},
 // absent views with a null base.
 void run_normalize(Device &device, int32_t op, const Attrs &attrs, const View *in, const View *out) {
@@ -253,6 +261,7 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
     case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, op, in, out);
+    case BP_OP_FAMILY_SOFTMAX: return run_softmax(device, op, in[0], out);
     case BP_OP_FAMILY_ATTENTION: return run_attention(device, attrs, in, out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);

@@ -86,6 +86,9 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *given_attrs
       return ref_run_gather(&inputs[0], &inputs[1], output);
     case BP_OP_FAMILY_SCATTER:
       return ref_run_scatter(op, &inputs[0], &inputs[1], output);
+    case BP_OP_FAMILY_SOFTMAX:
+      ref_run_softmax(op, &inputs[0], output);
+      return BP_OK;
     case BP_OP_FAMILY_NORMALIZE:
       ref_run_normalize(op, &attrs, inputs, output);
       return BP_OK;

@@ -232,7 +232,7 @@ bp_status ref_execute_fused(int32_t device, const bp_fused_program *program);
 /* ADD..MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_* */
 ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b);
 int ref_compare(int32_t op, int32_t dtype, ref_value a, ref_value b);      /* EQ..GE: 0/1 */
-ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..BITWISE_NOT */
+ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..SIGN; ISNAN, ISINF: bool */
 
 /* ------------------------------------------------------------------------
  * accumulate.c — float sums with (almost) no rounding error.
@@ -289,6 +289,12 @@ bp_status ref_run_gather(const bp_plugin_tensor *data, const bp_plugin_tensor *i
                          const bp_plugin_tensor *output);
 bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_plugin_tensor *values,
                           const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * softmax.c — SOFTMAX and LOG_SOFTMAX along the last axis (since 1.6).
+ * ---------------------------------------------------------------------- */
+
+void ref_run_softmax(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 
 /* ------------------------------------------------------------------------
  * attention.c — ATTENTION (since 1.6): softmax(scale q k^T + mask) v per

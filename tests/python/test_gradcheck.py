@@ -50,6 +50,10 @@ CASES = {
     "cross_entropy": ([A], lambda a: nn.functional.cross_entropy(
         a, bp.tensor([2, 0], device=a.device), reduction="none")),
     "softmax": ([A], lambda a: bp.softmax(a, axis=-1)),
+    "softmax_dim0": ([A], lambda a: nn.functional.softmax(a, dim=0)),
+    "log_softmax_dim0": ([A], lambda a: a.log_softmax(0)),
+    "softmax_transposed": ([A], lambda a: nn.Softmax(dim=1)(a.T)),
+    "log_softmax_3d": ([M34.reshape(3, 2, 2)], lambda a: bp.log_softmax(a, dim=1)),
     "var": ([A], lambda a: a.var(axis=0)),
     "where": ([A, B], lambda a, b: bp.where(a > 0.6, a, b)),
     "clip": ([A], lambda a: a.clip(-1.0, 1.0)),

@@ -19,9 +19,11 @@ struct TorchBaseline {
 };
 
 // `what`: "add_out" (a 1-element float32 at::add_out into a preallocated
-// output), "train_step" (one step of the training figure's MLP) or
+// output), "train_step" (one step of the training figure's MLP),
 // "matmul" (an n x n at::mm_out, `extra` = {"--dtype", "bfloat16", "--n",
-// "512"}); `threads` intra-op and BLAS threads.
+// "512"}) or "softmax" / "log_softmax" (at::softmax_out of an R x n float32
+// matrix along its rows, `extra` = {"--rows", "8192", "--n", "1024"});
+// `threads` intra-op and BLAS threads.
 TorchBaseline run_torch_baseline(const std::string &what, int trials, double target_s, int threads = 1,
                                  const std::vector<std::string> &extra = {});
 

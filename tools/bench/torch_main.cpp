@@ -2,9 +2,10 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention --threads N --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax --threads N
+//                  --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
-//                  [--rows R --n N]                           (layer_norm only)
+//                  [--rows R --n N]                           (layer_norm, softmax, log_softmax)
 //                  [--batch N --n L]                         (attention only)
 //
 // and reads one JSON object from its standard output:
@@ -27,11 +28,15 @@
 // softmax(q k^T / sqrt(64) masked) v over [--batch, 12, --n, 64] float32
 // (attention_shape.hpp), written as a careful user writes it in libtorch
 // 1.13, which has no fused attention: at::matmul, mul_ and masked_fill_ in
-// place on the scores, at::softmax, at::matmul. All timed as bp bench times
-// its own side (timing.hpp).
+// place on the scores, at::softmax, at::matmul. softmax, log_softmax:
+// at::softmax_out / at::log_softmax_out of an R x n float32 matrix (uniform
+// in [-4, 4)) along its last dimension into a preallocated output, for the
+// softmax figure. All timed as bp bench times its own side (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
 #include <ATen/Parallel.h>
+#include <ATen/ops/log_softmax.h>
+#include <ATen/ops/softmax.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -59,7 +64,8 @@ namespace {
 
 int usage(const char *why) {
   std::fprintf(stderr,
-               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention "
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure "
+               "add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax "
                "--threads N --trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R --n N] "
                "[--batch N --n L]\n",
                why);
@@ -112,14 +118,16 @@ int main(int argc, char **argv) {
   if (argc % 2 == 0) return usage("every option takes a value");
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
+  const bool softmax = what == "softmax" || what == "log_softmax";
   if (what != "add_out" && what != "train_step" && what != "matmul" && what != "layer_norm" &&
-      what != "attention")
+      what != "attention" && !softmax)
     return usage(("unknown measurement " + what).c_str());
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
   if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
   if (what == "layer_norm" && (n < 1 || rows < 1)) return usage("layer_norm needs --rows and --n >= 1");
   if (what == "attention" && (n < 1 || batch < 1)) return usage("attention needs --batch >= 1 and --n >= 1");
+  if (softmax && (n < 1 || rows < 1)) return usage("softmax and log_softmax need --rows and --n >= 1");
 
   using namespace bptool::bench;
   try {
@@ -166,6 +174,19 @@ int main(int argc, char **argv) {
       };
       seconds = measure(attention, trials, target);
       baseline = "libtorch matmul, mul_, masked_fill_, softmax, matmul";
+    } else if (softmax) {
+      torch::manual_seed(0);
+      const at::Tensor x = at::rand({rows, n}) * 8 - 4;
+      at::Tensor out = at::empty({rows, n}, x.options());
+      const bool log = what == "log_softmax";
+      const Work rows_of = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          if (log) at::log_softmax_out(out, x, 1);
+          else at::softmax_out(out, x, 1);
+        }
+      };
+      seconds = measure(rows_of, trials, target);
+      baseline = std::string("libtorch at::") + what + "_out float32";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),

@@ -442,8 +442,10 @@ BP_API bp_status bp_binary_scalar_kind_out(int32_t op, bp_tensor a, double scala
  * SIGMOID, RELU, SQUARE, SIN, COS, BITWISE_NOT (integers: ~x; bool: logical
  * not; a float is BP_ERR_DTYPE), and since 1.5 ERF, EXPM1, LOG1P, RSQRT
  * (integers give float64 like EXP), FLOOR, CEIL, ROUND (half to even),
- * SIGN (integers keep their dtype). A device whose plugin was built for an
- * ABI before the operator's (these: 1.5) is never asked about it:
+ * SIGN (integers keep their dtype), and since 1.6 ISNAN and ISINF (a bool
+ * result; integers convert to float64 first, so theirs is all false). A
+ * device whose plugin was built for an ABI before the operator's is never
+ * asked about it:
  * BP_ERR_UNSUPPORTED naming the backend, or the host when
  * dispatch.host_fallback is on. */
 BP_API bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out);
@@ -478,6 +480,29 @@ BP_API bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a,
  * keep theirs (since 1.1). */
 BP_API bp_status bp_scan(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out);
 BP_API bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out);
+/* The SOFTMAX family along axis (negative counts from the end; a rank-0
+ * tensor is one row of one element, axis -1 or 0): bp_softmax gives
+ * exp(a - m) / sum(exp(a - m)), bp_log_softmax (a - m) - log(sum(exp(a - m))),
+ * m the maximum along the axis, each in one stable pass (plugin.h's SOFTMAX:
+ * no overflow however close a is to its dtype's largest value). PyTorch's
+ * values on special rows: a row holding a NaN or a +inf, or nothing but
+ * -inf, is NaN throughout; another -inf element gives 0 and -inf. The
+ * result has a's shape and dtype; integer and bool tensors give float64, as
+ * EXP does. An axis out of range is BP_ERR_SHAPE naming the operator. The
+ * _out forms write into out, of that shape and dtype, which may be a itself
+ * (in place) but must overlap it nowhere else. Records for autograd
+ * (softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g)). bp_softmax
+ * came in 1.1 as a composite of reductions; since 1.6 it runs the
+ * operator, and on a device whose backend does not (a plugin built before
+ * 1.6, or one that leaves it out) bp_softmax and bp_log_softmax are still
+ * made of MAX, SUB, EXP, SUM and DIV or LOG, with the same values and
+ * gradients, so that they run on every backend; the _out forms need the
+ * operator (else BP_ERR_UNSUPPORTED naming the backend, or the host when
+ * dispatch.host_fallback is on). */
+BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
+BP_API bp_status bp_softmax_out(bp_tensor a, int32_t axis, bp_tensor out);        /* since 1.6 */
+BP_API bp_status bp_log_softmax(bp_tensor a, int32_t axis, bp_tensor *out);       /* since 1.6 */
+BP_API bp_status bp_log_softmax_out(bp_tensor a, int32_t axis, bp_tensor out);    /* since 1.6 */
 /* Sub-tensors of a picked by index (TensorFlow's and JAX's gather_nd).
  * index is an integer tensor of shape [..., k] with 1 <= k <= rank of a:
  * each of its rows (index[..., 0..k-1]) names the sub-tensor
@@ -710,9 +735,6 @@ BP_API bp_status bp_group_norm(bp_tensor x, int64_t groups, bp_tensor weight, bp
  * scale and shift; y has x's shape and dtype. */
 BP_API bp_status bp_batch_norm(bp_tensor x, bp_tensor running_mean, bp_tensor running_var, bp_tensor weight,
                                bp_tensor bias, int32_t training, double momentum, double eps, bp_tensor *out);
-
-/* exp(a - max) / sum(exp(a - max)) along axis: no overflow for large a. */
-BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
 /* Integers drawn uniformly from [low, high) (NumPy's randint, PyTorch's
  * randint) in an integer dtype: the float64 stream of bp_random_uniform over
  * [0, high - low), truncated, plus low (exactly, in int64), so every backend

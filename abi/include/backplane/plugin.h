@@ -340,6 +340,11 @@ typedef char bp_plugin_device_info_size_check
  *   -1 for x < 0, +0 for +0 and -0 (as NumPy and PyTorch) and NaN for NaN.
  *   FLOOR, CEIL, ROUND and SIGN take integers as well: the first three are
  *   the identity on them, SIGN gives -1, 0 or 1.
+ *   ISNAN and ISINF (since 1.6) take float inputs and write bool (the
+ *   UNARY operators whose output dtype is not the input's): ISNAN(x) is 1
+ *   for a NaN (any payload, either sign), ISINF(x) for +inf and -inf,
+ *   else 0; a float16 or bfloat16 element is tested as the float32 it
+ *   widens to, so every backend gives the same bits.
  *   FLOOR_DIVIDE and REMAINDER (since 1.1) are Python's // and %: on
  *   floats, FLOOR_DIVIDE(a, b) = floor(a / b) with a / b IEEE-divided in the
  *   dtype (so b = 0 gives +-inf or NaN), and REMAINDER(a, b) = r = fmod(a, b),
@@ -399,6 +404,27 @@ typedef char bp_plugin_device_info_size_check
  *   (integer and bool inputs into int64, wrapping; floats keep their dtype);
  *   float terms accumulate as the Accumulation rule below says, each output
  *   element on its own.
+ * - SOFTMAX and LOG_SOFTMAX (since 1.6, family SOFTMAX; float dtypes, the
+ *   output of the input's dtype): input and output have one shape, of rank
+ *   >= 1, and each row along the LAST axis of the views (the core moves the
+ *   caller's axis there, as for scans) is normalised on its own. With m the
+ *   row's maximum and s = sum over the row of exp(x[k] - m):
+ *     SOFTMAX:     out[..., j] = exp(x[j] - m) / s
+ *     LOG_SOFTMAX: out[..., j] = (x[j] - m) - log(s)
+ *   in one stable pass: every exp argument is <= 0, so no term overflows,
+ *   however close the inputs are to the dtype's largest value, and 1 <= s
+ *   <= the row's length. A result past the dtype's range rounds as any
+ *   does: where x[j] - m is below the lowest finite value, LOG_SOFTMAX gives
+ *   -inf (and SOFTMAX 0). A row that holds a NaN or a +inf, or nothing but
+ *   -inf, gives NaN in every element (PyTorch's values: m - m is NaN
+ *   there); any other -inf element gives 0 and -inf. An empty last axis
+ *   writes nothing. The output is either the very same view as the input
+ *   (in place: a row is read before it is written) or overlaps it nowhere.
+ *   The sum accumulates as the Accumulation rule below says (its terms are
+ *   at most 1, so it never overflows); exp and log are the math library's
+ *   (a backend's own vector exp is its math library), and SOFTMAX may
+ *   divide by s or multiply by 1 / s. float16 and bfloat16 compute every
+ *   step in float32 (or wider) and round once, at the end.
  * - GATHER_ND (since 1.1, family GATHER): input 0 is the data, of rank k + m;
  *   input 1 the index, int64 of shape [N, k] with 1 <= k <= the data's rank;
  *   the output has shape [N, data.shape[k], ..., data.shape[k+m-1]] and the
@@ -481,8 +507,9 @@ typedef char bp_plugin_device_info_size_check
  *   rounding; bp check compares it with the reference's (float64
  *   throughout) within the accumulating tolerance of Lk + D terms.
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
- *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums; float PROD multiplies its
- *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ
+ *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums, SOFTMAX's and LOG_SOFTMAX's
+ *   sum; float PROD multiplies its terms the same way): terms are added in
+ *   any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
  *   largest finite value, a partial sum may overflow in one order and not in
@@ -490,12 +517,12 @@ typedef char bp_plugin_device_info_size_check
  * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
  *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
  *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER, and RSQRT, FLOOR,
- *   CEIL, ROUND and SIGN give the same bits on every backend; EXP, LOG, TANH,
- *   SIGMOID, SIN, COS, ERF, EXPM1, LOG1P, POW, RANDOM_NORMAL
- *   and LOGSUMEXP use the backend's math library and may differ in the last
- *   bits; NORMALIZE's 1 / sqrt may be a division by a correctly rounded
- *   square root or a reciprocal square root of the backend's math library
- *   (one ulp of the statistics' dtype).
+ *   CEIL, ROUND, SIGN, ISNAN and ISINF give the same bits on every backend;
+ *   EXP, LOG, TANH, SIGMOID, SIN, COS, ERF, EXPM1, LOG1P, POW, RANDOM_NORMAL,
+ *   LOGSUMEXP, SOFTMAX and LOG_SOFTMAX use the backend's math library and
+ *   may differ in the last bits; NORMALIZE's 1 / sqrt may be a division by a
+ *   correctly rounded square root or a reciprocal square root of the
+ *   backend's math library (one ulp of the statistics' dtype).
  * - 8- and 16-bit dtypes (since 1.4). INT8, UINT8 and INT16 follow the
  *   integer rules above in their own width (ADD, SUB, MUL, NEG, SQUARE,
  *   POW and MATMUL wrap around; SUM, PROD and CUMSUM write int64). FLOAT16

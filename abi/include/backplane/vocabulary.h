@@ -88,6 +88,7 @@
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
   X(SCAN, 11, "scan", 1)          \
+  X(SOFTMAX, 12, "softmax", 1)     \
   X(NORMALIZE, 13, "normalize", 3) \
   X(ATTENTION, 15, "attention", 4)
 
@@ -192,9 +193,13 @@
 /* Since 1.6. */
 #define BP_OP_LIST_1_6(X)                                                                          \
   X(VAR, 50, "var", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                          \
+  X(SOFTMAX, 110, "softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
+  X(LOG_SOFTMAX, 111, "log_softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
   X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
   X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
-  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
+  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)          \
+  X(ISNAN, 140, "isnan", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
+  X(ISINF, 141, "isinf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

@@ -38,7 +38,8 @@ from ._tensor import (  # noqa: E402
     sigmoid, sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros,
     zeros_like)
 from ._composite import (  # noqa: E402
-    allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
+    allclose, clip, concatenate, eye, linspace, stack, std, var)
+from ._softmax import log_softmax, softmax  # noqa: E402
 from ._collectives import all_gather, all_reduce, broadcast, reduce_scatter  # noqa: E402
 from ._equality import array_equal  # noqa: E402
 from . import random  # noqa: E402
@@ -81,11 +82,12 @@ __all__ = [
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:
     "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
-    "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
+    "clip", "var", "std", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
     "argwhere", "logsumexp", "array_equal",
     "Generator", "rand", "randn",
     *_torch_api.__all__, *_torch_index.__all__, *_torch_math.__all__,
+    "softmax", "log_softmax",
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)

@@ -659,14 +659,25 @@ static PyObject *m_moments(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-static PyObject *m_softmax(PyObject *mod, PyObject *args) {
-  (void)mod;
+/* softmax(x, axis) and log_softmax(x, axis): the SOFTMAX family. */
+static PyObject *softmax_family(PyObject *args, const char *format,
+                                bp_status (*fn)(bp_tensor, int32_t, bp_tensor *)) {
   bp_tensor a, out;
   PyObject *t;
   int axis;
-  if (!PyArg_ParseTuple(args, "Oi:softmax", &t, &axis) || !get_tensor(t, &a)) return NULL;
-  CHECK(p_bp_softmax(a, axis, &out));
+  if (!PyArg_ParseTuple(args, format, &t, &axis) || !get_tensor(t, &a)) return NULL;
+  CHECK(fn(a, axis, &out));
   return wrap(out);
+}
+
+static PyObject *m_softmax(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return softmax_family(args, "Oi:softmax", p_bp_softmax);
+}
+
+static PyObject *m_log_softmax(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return softmax_family(args, "Oi:log_softmax", p_bp_log_softmax);
 }
 
 static PyObject *m_allclose(PyObject *mod, PyObject *args) {
@@ -808,6 +819,7 @@ PyMethodDef ops_methods[] = {
     {"clip", m_clip, METH_VARARGS, NULL},
     {"moments", m_moments, METH_VARARGS, NULL},
     {"softmax", m_softmax, METH_VARARGS, NULL},
+    {"log_softmax", m_log_softmax, METH_VARARGS, NULL},
     {"allclose", m_allclose, METH_VARARGS, NULL},
     FAST(expand_dims),
     FAST(matmul),

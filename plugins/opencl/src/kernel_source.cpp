@@ -7,6 +7,8 @@
 // computes is one readable line in the tables below.
 #include "kernel_source.hpp"
 
+#include "softmax_source.hpp"
+
 #include <map>
 #include <sstream>
 
@@ -92,8 +94,8 @@ __kernel void {{NAME}}(__global S *o, __global const uchar *c, __global const S 
 }
 )CL";
 
-// One operand: a unary operator (the output in the program's dtype) or
-// COPY into any dtype.
+// One operand: a unary operator (the output in the program's dtype, or
+// bool for ISNAN and ISINF) or COPY into any dtype.
 const char *const kMap1 = R"CL(
 __kernel void {{NAME}}(__global {{OUT}} *o, __global const S *a, bp_layout L, long n) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
@@ -549,6 +551,7 @@ std::string op_macro(int32_t op, const char *operands) {
 #define BP_OCL_OP_MACRO_(id, ...) \
   case BP_OP_##id: return std::string("BP_EW_" #id "(BP_EW_KIND, ") + operands + ")";
     BP_KERNEL_UNARY_OPS(BP_OCL_OP_MACRO_)
+    BP_KERNEL_UNARY_BOOL_OPS(BP_OCL_OP_MACRO_)
     BP_KERNEL_BINARY_OPS(BP_OCL_OP_MACRO_)
     BP_KERNEL_COMPARE_OPS(BP_OCL_OP_MACRO_)
 #undef BP_OCL_OP_MACRO_
@@ -690,9 +693,10 @@ void elementwise_family(Source &src, int32_t dtype, const SourceOptions &options
   for (int32_t op : kAllOps) {
     const int32_t family = bp_vocab_op_family(op);
     if (family == BP_OP_FAMILY_UNARY) {
+      const int32_t out = bp_vocab_out_dtype(op, dtype);  // bool for ISNAN and ISINF
       const std::string body = unary_body(op);
-      if (!body.empty() && implements(op, dtype, dtype, options))
-        src.pair(kMap1, kernel_stem(op), "(x)", body);
+      if (!body.empty() && implements(op, dtype, out, options))
+        src.pair(kMap1, kernel_stem(op), "(x)", body, out);
     } else if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
       const int32_t out = bp_vocab_out_dtype(op, dtype);
       const std::string body = binary_body(op);
@@ -893,6 +897,7 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Softmax: return "softmax";
     case Family::Normalize: return "normalisation";
   }
   return "?";
@@ -920,6 +925,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src, dtype); break;
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
+    case Family::Softmax: src.raw(softmax_source()); break;
     case Family::Normalize:  // normalize.cl, its statistics stored as float32 (float64 for float64)
       src.raw(std::string("typedef ") + (dtype == BP_FLOAT64 ? "double" : "float") + " STAT;\n");
       src.raw(render(kNormalizeClText, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));

@@ -22,6 +22,7 @@ enum class Family {
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
   Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
+  Softmax,      // softmax and log_softmax of one dtype (softmax.cl)
   Normalize     // layer_norm and rms_norm of one dtype (normalize.cl)
 };
 

@@ -53,6 +53,10 @@ void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View
 void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,
                  const View &values, const View &out);
 
+// softmax.cpp: SOFTMAX, LOG_SOFTMAX.
+void run_softmax(Device &device, const Device::Lock &lock, int32_t op, const View &in,
+                 const View &out);
+
 // collective.cpp: the ABI's collective, among devices of this backend (group 0).
 void collective(const bp_collective_args *args);
 

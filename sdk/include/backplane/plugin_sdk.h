@@ -337,6 +337,11 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
         return bp_sdk_reject_shapes_(op, "input 0 (a scan keeps the shape, rank >= 1)", &in[0],
                                      out, c);
       return BP_OK;
+    case BP_OP_FAMILY_SOFTMAX:
+      if (out->rank < 1 || !bp_sdk_same_shape(&in[0], out))
+        return bp_sdk_reject_shapes_(op, "input 0 (softmax keeps the shape, rank >= 1)", &in[0],
+                                     out, c);
+      return BP_OK;
     case BP_OP_FAMILY_GATHER:
     case BP_OP_FAMILY_SCATTER: {
       /* GATHER: data (in[0]) -> out; SCATTER: values (in[1]) -> out. The

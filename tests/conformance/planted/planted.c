@@ -89,9 +89,14 @@ static void swap_axes(bp_plugin_tensor *t, int32_t a, int32_t b) {
 }
 #endif
 
+#include "planted_softmax.h"
+
 static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
                                  int32_t n_in, const bp_plugin_tensor *out) {
   bp_status s;
+#if defined(PLANT_SOFTMAX_UNSTABLE) || defined(PLANT_LOG_SOFTMAX_OF_SOFTMAX)
+  if (planted_softmax_applies(op, in, n_in, out)) return planted_softmax(device, op, attrs, in, out);
+#endif
 #ifdef PLANT_EXECUTE_UNKNOWN_INVALID
   if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;
 #endif

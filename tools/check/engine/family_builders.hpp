@@ -73,4 +73,9 @@ void gather_cases(Builder &b);
 void scatter_cases(Builder &b);
 void attention_cases(Builder &b);  // attention_cases.cpp (since 1.6)
 
+// A softmax of `shape` along its last axis, and the SOFTMAX family's cases
+// (softmax_cases.cpp; since 1.6).
+void add_softmax(Builder &b, Case &c, const Shape &shape, LayoutSpec in = dense(), LayoutSpec out = dense());
+void softmax_cases(Builder &b);
+
 }  // namespace bpcheck

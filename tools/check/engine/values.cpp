@@ -244,6 +244,7 @@ bool specials_apply(int32_t op, int32_t dtype) {
     case BP_OP_ABS: return !is_bool(dtype);  // INT_MIN is left out below
     case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH: case BP_OP_SIGMOID: return f;
     case BP_OP_SUM: case BP_OP_MEAN: case BP_OP_CUMSUM: case BP_OP_LOGSUMEXP: return f;
+    case BP_OP_ISNAN: case BP_OP_ISINF: return f;  // the values they tell apart
     case BP_OP_VAR: case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM: return f;
     case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_ARGMIN: return !is_bool(dtype);
     case BP_OP_SQUARE: return !is_bool(dtype);

@@ -17,8 +17,9 @@ from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
+from .softmax import LogSoftmax, Softmax
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
            "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
            "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
-           "MultiheadAttention", "ModuleList"]
+           "MultiheadAttention", "ModuleList", "Softmax", "LogSoftmax"]

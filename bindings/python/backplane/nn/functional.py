@@ -1,7 +1,9 @@
 """Functions of the layers and losses (torch.nn.functional's spellings):
 differentiable compositions of the recorded operators, so they run on the
 device of their inputs and backward() goes through them."""
-from .. import _composite, _tensor
+import warnings
+
+from .. import _softmax, _tensor
 from ._normalization_functional import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 from ._attention_fn import scaled_dot_product_attention  # noqa: F401  (torch.nn.functional's name)
 
@@ -24,14 +26,28 @@ def tanh(x):
     return x.tanh()
 
 
-def softmax(x, dim=-1):
-    return _composite.softmax(x, axis=dim)
+def _implicit_dim(name, ndim, stacklevel):
+    """PyTorch's choice for a softmax called without dim (deprecated there
+    too): dim 0 for 0-, 1- and 3-D inputs, else 1."""
+    warnings.warn("Implicit dimension choice for {} has been deprecated. Change the call to include "
+                  "dim=X as an argument.".format(name), stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(x, dim=-1):
-    """x - logsumexp(x) along dim: the LOGSUMEXP reduction subtracts the
-    maximum first, so there is no exp of a large x and no log of 0."""
-    return x - x.logsumexp(axis=dim, keepdims=True)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x - m) / sum(exp(x - m)) along dim (bp.softmax: the SOFTMAX
+    operator); dtype casts the input first."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
+    return _softmax.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """(x - m) - log(sum(exp(x - m))) along dim (bp.log_softmax: the
+    LOG_SOFTMAX operator); dtype casts the input first."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
+    return _softmax.log_softmax(input, dim, dtype)
 
 
 def _reduce(loss, reduction):
