@@ -87,7 +87,8 @@
   X(CREATE, 8, "create", 0)      \
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
-  X(SCAN, 11, "scan", 1)
+  X(SCAN, 11, "scan", 1)         \
+  X(TOPK, 14, "topk", 1)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -97,7 +98,8 @@
  * counts every input it may take: plugin.h says which of them may be absent
  * (a view of dtype BP_DTYPE_INVALID).
  */
-#define BP_OP_FAMILY_OUTPUTS_LIST(X)
+#define BP_OP_FAMILY_OUTPUTS_LIST(X) \
+  X(TOPK, 2)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -187,7 +189,8 @@
   X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
 
 /* Since 1.6. */
-#define BP_OP_LIST_1_6(X)
+#define BP_OP_LIST_1_6(X)                                                                          \
+  X(TOPK, 114, "topk", BP_OP_FAMILY_TOPK, BP_DTYPE_SET_ALL, BP_OUT_SAME)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

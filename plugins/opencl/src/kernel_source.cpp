@@ -15,6 +15,7 @@
 #include "elementwise_cl.hpp"
 #include "random_h.hpp"
 #include "supports.hpp"
+#include "topk.hpp"
 
 namespace bp_ocl {
 
@@ -891,6 +892,7 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Topk: return "topk";
   }
   return "?";
 }
@@ -917,6 +919,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src, dtype); break;
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
+    case Family::Topk: src.raw(topk_source(dtype)); break;
   }
   return src.str();
 }

@@ -21,7 +21,8 @@ enum class Family {
   Matmul,       // integer matmul (float matmul goes to CLBlast)
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
-  Collective    // the reductions of collective(): sum, mean, max, min of one dtype
+  Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
+  Topk          // topk's keys, merge passes and writes for one input dtype (topk.cpp)
 };
 
 const char *family_name(Family family);
