@@ -314,6 +314,7 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_SCAN: scan_cases(b); break;
     case BP_OP_FAMILY_GATHER: gather_cases(b); break;
     case BP_OP_FAMILY_SCATTER: scatter_cases(b); break;
+    case BP_OP_FAMILY_TOPK: topk_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);
@@ -370,6 +371,11 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
       // of them (SCATTER, distinct).
       case BP_OP_FAMILY_GATHER: add_gather(b, c, shape, 1, shape[0]); break;
       case BP_OP_FAMILY_SCATTER: add_scatter(b, c, shape, 1, (shape[0] + 1) / 2); break;
+      // The 3 largest of each row (all of a shorter one).
+      case BP_OP_FAMILY_TOPK:
+        add_topk(b, c, shape, std::min<int64_t>(3, shape.back()), true, dense(), dense(),
+                 domain_for(op, 0, dtype, out_dtype));
+        break;
       default: break;
     }
   }
