@@ -38,6 +38,8 @@ const Figure kFigures[] = {
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
      bench::figure_dtypes},
+    {"topk", "top-k (k=8) and stable sort of float32 rows vs libtorch's topk_out and sort_out",
+     bench::figure_topk},
 };
 
 std::string figure_list() {

@@ -2,8 +2,9 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul --threads N --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step|matmul|topk --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
+//                  [--rows R --n N --k K]                     (topk only)
 //
 // and reads one JSON object from its standard output:
 //
@@ -19,7 +20,10 @@
 // CPU. train_step: one forward, backward and SGD step of the training
 // figure's MLP (bench/training_shape.hpp) with torch::nn and torch::optim.
 // matmul: at::mm_out of two n x n matrices of --dtype (uniform in [-1, 1))
-// into a preallocated output, for the dtypes figure. All timed as bp bench
+// into a preallocated output, for the dtypes figure. topk: at::topk_out of
+// the k largest of each row of R x N float32 (uniform in [-1, 1)), or, for
+// k = N, at::sort_out(stable) descending, into preallocated outputs, for the
+// topk figure. All timed as bp bench
 // times its own side (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
@@ -49,8 +53,8 @@ namespace {
 
 int usage(const char *why) {
   std::fprintf(stderr,
-               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul --threads N "
-               "--trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N]\n",
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul|topk --threads N "
+               "--trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R --n N --k K]\n",
                why);
   return 2;
 }
@@ -84,7 +88,7 @@ bool scalar_type(const std::string &name, at::ScalarType *type) {
 
 int main(int argc, char **argv) {
   int trials = 0, threads = 1;
-  int64_t n = 0;
+  int64_t n = 0, rows = 0, k = 0;
   double target = 0;
   std::string what = "add_out", dtype_name = "float32";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -94,16 +98,19 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--target")) target = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dtype")) dtype_name = argv[i + 1];
     else if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--rows")) rows = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--k")) k = std::atoll(argv[i + 1]);
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
-  if (what != "add_out" && what != "train_step" && what != "matmul")
+  if (what != "add_out" && what != "train_step" && what != "matmul" && what != "topk")
     return usage(("unknown measurement " + what).c_str());
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
   if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
+  if (what == "topk" && (rows < 1 || n < 1 || k < 1 || k > n)) return usage("topk needs --rows, --n >= 1 and 1 <= --k <= --n");
 
   using namespace bptool::bench;
   try {
@@ -127,6 +134,20 @@ int main(int argc, char **argv) {
       };
       seconds = measure(mm, trials, target);
       baseline = "libtorch at::mm_out " + dtype_name;
+    } else if (what == "topk") {
+      torch::manual_seed(0);
+      const at::Tensor x = at::rand({rows, n}) * 2 - 1;
+      at::Tensor values = at::empty({rows, k}), indices = at::empty({rows, k}, at::kLong);
+      const Work select = [&](int64_t times) {
+        for (int64_t i = 0; i < times; ++i) {
+          if (k == n)
+            at::sort_out(values, indices, x, /*stable=*/true, /*dim=*/1, /*descending=*/true);
+          else
+            at::topk_out(values, indices, x, k, /*dim=*/1, /*largest=*/true, /*sorted=*/true);
+        }
+      };
+      seconds = measure(select, trials, target);
+      baseline = k == n ? "libtorch at::sort_out(stable)" : "libtorch at::topk_out";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),

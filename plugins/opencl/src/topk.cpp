@@ -1,8 +1,10 @@
 // topk.cpp — TOPK along the last axis of the views (the core has moved the
 // caller's axis there): every row sorted whole on the device by topk.cl's
 // stable merge sort of (key, position) pairs, correct for any row length,
-// then its first k written. Scratch memory: two (key, position) arrays of
-// the input's size, 32 bytes per element.
+// then its first k written (scratch: two (key, position) arrays of the
+// input's size, 32 bytes per element); or, for a few (k <= 32, at most an
+// eighth of the row), each row read once by one work-item that keeps its
+// k first in order (topk_few, no scratch).
 #include "topk.hpp"
 
 #include <utility>
@@ -16,6 +18,10 @@
 namespace bp_ocl {
 
 namespace {
+
+// topk.cl's TOPK_FEWEST, and the part of a row k may be for topk_few.
+constexpr cl_long kFewest = 32;
+constexpr cl_long kFewestFraction = 8;
 
 // plugin.h's order as a ulong key of a stored element v (backplane/kernels/topk.hpp's
 // keys, widened): floats by their bits, signed integers with the sign bit flipped
@@ -84,6 +90,9 @@ void run_topk(Device &device, const Device::Lock &lock, const bp_plugin::Attrs &
   const ClTopkLayout L = topk_layout(in, values, indices);
   const cl_long total = L.n_rows * L.n;
   const cl_int largest = (attrs.option & BP_OPTION_LARGEST) != 0;
+  if (L.k <= kFewest && L.k * kFewestFraction <= L.n)
+    return device.launch_elements(lock, device.kernel(lock, Family::Topk, in.dtype, "topk_few"), L.n_rows,
+                                  {values.mem, indices.mem, in.mem, L, largest});
   Scratch scratch;
   const uint64_t bytes = uint64_t(total) * sizeof(cl_long);
   cl_mem keys = scratch.get(device, bytes), positions = scratch.get(device, bytes);

@@ -17,6 +17,10 @@
  * other run's smaller keys for a left element and its smaller or equal
  * ones for a right element keeps ties in position order: the sort is
  * stable. topk_write then copies the first k of each row to the outputs.
+ * For k up to TOPK_FEWEST, topk_few instead reads each row once with one
+ * work-item, keeping the k first keys seen so far in order: an element
+ * goes in only when its key is below the k-th's, so a later element never
+ * passes an equal one (stable too).
  */
 
 /* The layout of a TOPK call: the row axes (every axis but the last, extent
@@ -92,6 +96,34 @@ __kernel void topk_merge(__global ulong *keys_out, __global long *positions_out,
     const long to = row + start + (j - (left ? start : mid)) + before;
     keys_out[to] = key;
     positions_out[to] = positions[i];
+  }
+}
+
+/* The k first of each row by one pass (k <= TOPK_FEWEST), straight into
+ * the outputs. */
+#define TOPK_FEWEST 32
+__kernel void topk_few(__global S *values, __global long *indices, __global const S *in, bp_topk_layout L,
+                       int largest) {
+  for (long r = get_global_id(0); r < L.n_rows; r += get_global_size(0)) {
+    ulong keys[TOPK_FEWEST];
+    long positions[TOPK_FEWEST];
+    const long from = bp_topk_row(&L, r, 0);
+    for (long j = 0; j < L.n; ++j) {
+      const ulong key = largest ? ~TOPK_KEY(in[from + j * L.step[0]]) : TOPK_KEY(in[from + j * L.step[0]]);
+      if (j >= L.k && !(key < keys[L.k - 1])) continue;
+      long i = j < L.k ? j : L.k - 1;
+      for (; i > 0 && key < keys[i - 1]; --i) {
+        keys[i] = keys[i - 1];
+        positions[i] = positions[i - 1];
+      }
+      keys[i] = key;
+      positions[i] = j;
+    }
+    const long v = bp_topk_row(&L, r, 1), x = bp_topk_row(&L, r, 2);
+    for (long j = 0; j < L.k; ++j) {
+      values[v + j * L.step[1]] = in[from + positions[j] * L.step[0]];
+      indices[x + j * L.step[2]] = positions[j];
+    }
   }
 }
 
