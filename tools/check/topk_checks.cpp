@@ -44,6 +44,12 @@ std::string judge_topk(const Case &c, const Outcome &got) {
 
 void group_topk(Context &ctx, Plugin &p) {
   Recorder &rec = ctx.rec;
+  // The core never asks a plugin of an older minor about TOPK (vocabulary.h).
+  if (p.api().abi_minor < bp_vocab_op_since(BP_OP_TOPK)) {
+    rec.skip(format("ABI 1.%u plugin: topk came in 1.%u, and the core never asks it about topk",
+                    unsigned(p.api().abi_minor), unsigned(bp_vocab_op_since(BP_OP_TOPK))));
+    return;
+  }
   const std::vector<int32_t> devices = ctx.devices(p, false);
   for (int32_t d : devices) {
     const std::string on = devices.size() > 1 || d != 0 ? " on " + p.device_name(d) : "";
