@@ -412,6 +412,13 @@ class Program {
              [&](int s, bp_tensor *o) { return log ? bp_log_softmax(r[s][a], axis, o) : bp_softmax(r[s][a], axis, o); });
         break;
       }
+      case 13: {  // top-k and sort: plugin.h fixes every bit of both results; k may exceed the axis
+        const int32_t axis = in.below(4) - 1, largest = in.below(2);
+        const int64_t k = in.below(int32_t(kMaxExtent) + 2);
+        both("topk", dst, {}, [&](int s, bp_tensor *o) { return bp_topk(r[s][a], k, axis, largest, o, nullptr); });
+        both("argsort", b, {}, [&](int s, bp_tensor *o) { return bp_argsort(r[s][a], axis, largest, o); });
+        break;
+      }
       default: {
         both("assign", -1, {}, [&](int s, bp_tensor *) { return bp_assign(r[s][dst], r[s][a]); });
         if (r[0][dst]) compare("assign", dst, {});

@@ -492,6 +492,16 @@ class Tensor {
   Tensor log_softmax(int32_t axis = -1) const {
     return wrap([&](bp_tensor *o) { return bp_log_softmax(h_, axis, o); });
   }
+  // Sorting and top-k along an axis (bp_topk, bp_sort, bp_argsort; since
+  // 1.6), as torch.topk, torch.sort and torch.argsort: the values and their
+  // int64 positions (auto [values, indices] = x.topk(3)), always stable, NaN
+  // ordered as NumPy's sort orders it (first with largest).
+  struct ValuesIndices;
+  ValuesIndices topk(int64_t k, int32_t axis = -1, bool largest = true) const;
+  ValuesIndices sort(int32_t axis = -1, bool descending = false) const;
+  Tensor argsort(int32_t axis = -1, bool descending = false) const {
+    return wrap([&](bp_tensor *o) { return bp_argsort(h_, axis, descending, o); });
+  }
   // Whether every element (all) or some element (any) is nonzero, along one
   // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
   Tensor all(int32_t axis = BP_AXIS_ALL, bool keepdims = false) const;
@@ -905,6 +915,24 @@ inline Tensor Tensor::index_put(const std::vector<Index> &key, const Tensor &val
 inline void Tensor::index_put_(const std::vector<Index> &key, const Tensor &values, bool accumulate) const {
   const std::vector<bp_index_key> keys = detail::keys_of(key);
   check(bp_index_put_into(h_, keys.data(), int32_t(keys.size()), values.h_, accumulate));
+}
+
+// ---- sorting and top-k (since 1.6) ----------------------------------------
+
+struct Tensor::ValuesIndices {
+  Tensor values, indices;
+};
+
+inline Tensor::ValuesIndices Tensor::topk(int64_t k, int32_t axis, bool largest) const {
+  bp_tensor v = BP_NO_TENSOR, i = BP_NO_TENSOR;
+  check(bp_topk(h_, k, axis, largest, &v, &i));
+  return ValuesIndices{adopt(v), adopt(i)};
+}
+
+inline Tensor::ValuesIndices Tensor::sort(int32_t axis, bool descending) const {
+  bp_tensor v = BP_NO_TENSOR, i = BP_NO_TENSOR;
+  check(bp_sort(h_, axis, descending, &v, &i));
+  return ValuesIndices{adopt(v), adopt(i)};
 }
 
 // ---- truth values --------------------------------------------------------

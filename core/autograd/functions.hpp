@@ -44,6 +44,13 @@ View gather_nd(const View &a, const View &index);
 // A copy of a with values scattered (accumulate: added) at index's rows,
 // as bp_scatter_nd and bp_scatter_add_nd write them (bp_index_put).
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
+// TOPK along axis (bp_topk; bp_sort is k = n): the values record their
+// gradient, a scatter back to the positions they came from; `fn` names the
+// caller's function in errors and in the graph.
+struct TopkResult {
+  View values, indices;
+};
+TopkResult topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest);
 View copy_to(const View &a, Device &device);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 

@@ -63,6 +63,17 @@ View nonzero(const View &a);
 // The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
+// TOPK (bp_topk, bp_sort): along `axis`, the first k elements of every row in
+// plugin.h's order (ascending, or descending when largest; stable; NaN as
+// NumPy's sort) and their int64 positions along the axis. `fn` names the
+// caller's function in errors (BP_ERR_SHAPE for a bad axis or k outside
+// 0..n). Either output may be given (then the result's view is empty).
+struct TopkViews {
+  View values, indices;
+};
+TopkViews topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest, const View *values_out,
+               const View *indices_out);
+
 // LAYER_NORM or RMS_NORM (plugin.h) of x over its last `axes` axes, each
 // index of the others a row; weight and bias (null: absent) have the
 // normalised shape and are cast to x's compute dtype. mean (LAYER_NORM only)

@@ -42,6 +42,9 @@ const char *softmax_path();
 // for an index outside its axis, raised before anything is written.
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out);
+// TOPK: along the last axis, the first k (values' last extent) of each row
+// in plugin.h's order into values and their positions into indices.
+void topk_kernel(ThreadPool &pool, const View &in, const View &values, const View &indices, bool largest);
 
 // ATTENTION: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask (dtype
 // BP_DTYPE_INVALID when absent) -> out [..., Lq, Dv] (attention.cpp).

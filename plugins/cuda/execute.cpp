@@ -19,6 +19,7 @@
 #include "matmul_cublas.hpp"
 #include "ops.hpp"
 #include "scratch.hpp"
+#include "topk.hpp"
 #include "view.hpp"
 
 namespace bp_cuda {
@@ -184,6 +185,16 @@ void run_scatter(Device &device, int32_t op, const View *in, const View &out) {
   launch_scatter_nd(device.launch(lock), op, out.dtype, shape, out.base, in[0].base, in[1].base);
 }
 
+void run_topk(Device &device, const Attrs &attrs, const View &in, const View &values, const View &indices) {
+  if (values.numel == 0) return;  // k = 0, an empty row or no rows
+  const TopkShape shape = make_topk_shape(in, values, indices);
+  Device::Lock lock = device.lock();
+  const Launch launch = device.launch(lock);
+  Scratch scratch(device, lock);
+  launch_topk(launch, in.dtype, shape, values.base, indices.base, in.base, (attrs.option & BP_OPTION_LARGEST) != 0,
+              scratch);
+}
+
 // ATTENTION: in = {q, k, v, mask (dtype 0 when absent)}. No keys: zeros
 // (empty sums), not 0 / 0.
 void run_attention(Device &device, const Attrs &attrs, const View *in, const View &out) {
@@ -262,6 +273,7 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, op, in, out);
     case BP_OP_FAMILY_SOFTMAX: return run_softmax(device, op, in[0], out);
+    case BP_OP_FAMILY_TOPK: return run_topk(device, attrs, in[0], out, device_view(output[1], device, name, "output 1"));
     case BP_OP_FAMILY_ATTENTION: return run_attention(device, attrs, in, out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);

@@ -89,6 +89,8 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *given_attrs
     case BP_OP_FAMILY_SOFTMAX:
       ref_run_softmax(op, &inputs[0], output);
       return BP_OK;
+    case BP_OP_FAMILY_TOPK:
+      return ref_run_topk(&attrs, &inputs[0], output);
     case BP_OP_FAMILY_NORMALIZE:
       ref_run_normalize(op, &attrs, inputs, output);
       return BP_OK;

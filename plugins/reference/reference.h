@@ -297,6 +297,15 @@ bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_pl
 void ref_run_softmax(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 
 /* ------------------------------------------------------------------------
+ * topk.c — TOPK (since 1.6): each row along the last axis sorted by a
+ * stable merge sort, its first k values and positions written (outputs[0]
+ * and outputs[1]). Fails (BP_ERR_OUT_OF_MEMORY) only when a row's positions
+ * cannot be allocated, before anything is written.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_topk(const bp_op_attrs *attrs, const bp_plugin_tensor *input, const bp_plugin_tensor *outputs);
+
+/* ------------------------------------------------------------------------
  * attention.c — ATTENTION (since 1.6): softmax(scale q k^T + mask) v per
  * query row, in float64. Fails (BP_ERR_OUT_OF_MEMORY) only when a row's
  * scores cannot be allocated.

@@ -64,6 +64,11 @@ CASES = {
                                      bp.tensor([2, 0], device=a.device)]),
     "slice": ([A], lambda a: a[:, ::2] * a[:, :2]),
     "concatenate": ([A, B], lambda a, b: bp.concatenate([a, b.reshape(1, 3)]) ** 2),
+    "topk": ([A], lambda a: bp.topk(a, 2).values * a[:, :2]),
+    "topk_smallest_dim0": ([A], lambda a: a.topk(1, dim=0, largest=False).values),
+    "sort": ([A], lambda a: bp.sort(a, dim=0, descending=True).values ** 2),
+    "sort_transposed": ([A], lambda a: a.T.sort().values * 3.0),
+    "msort": ([A], lambda a: bp.msort(a.T)),
     # The normalisations (LAYER_NORM, RMS_NORM, VAR and the composites on them).
     "var_axes": ([CUBE], lambda a: a.var(dim=(0, 2), correction=1)),
     "std_unbiased": ([A], lambda a: a.std(dim=1, unbiased=True)),

@@ -238,6 +238,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return floating(in) ? out == in : out == BP_INT64;
       case BP_OP_GATHER_ND: case BP_OP_SCATTER_ND:
         return out == in;
+      case BP_OP_TOPK:  // values of the input's dtype (the indices are int64, output 1)
+        return out == in;
       case BP_OP_SCATTER_ADD_ND:
         return numeric(in) && out == in;
       case BP_OP_COPY:
@@ -295,6 +297,10 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_EQ, BP_BFLOAT16, BP_BOOL, 1},
       {BP_OP_LOGSUMEXP, BP_INT16, BP_INT16, 0},
       {BP_OP_SCATTER_ADD_ND, BP_BFLOAT16, BP_BFLOAT16, 1},
+      // TOPK (since 1.6): every dtype, asked with output 0's (the values').
+      {BP_OP_TOPK, BP_BOOL, BP_BOOL, 1},
+      {BP_OP_TOPK, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_TOPK, BP_FLOAT32, BP_INT64, 0},
       // Since 1.6.
       {BP_OP_VAR, BP_FLOAT16, BP_FLOAT16, 1},
       {BP_OP_VAR, BP_INT32, BP_INT32, 0},

@@ -201,6 +201,7 @@ void figure_startup(Context &, Report &);
 void figure_allreduce(Context &, Report &);
 void figure_dtypes(Context &, Report &);
 void figure_softmax(Context &, Report &);
+void figure_topk(Context &, Report &);
 void figure_layer_norm(Context &, Report &);
 void figure_attention(Context &, Report &);
 

@@ -2,11 +2,12 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax --threads N
-//                  --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk
+//                  --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
 //                  [--rows R --n N]                           (layer_norm, softmax, log_softmax)
 //                  [--batch N --n L]                         (attention only)
+//                  [--rows R --n N --k K]                     (topk only)
 //
 // and reads one JSON object from its standard output:
 //
@@ -31,7 +32,10 @@
 // place on the scores, at::softmax, at::matmul. softmax, log_softmax:
 // at::softmax_out / at::log_softmax_out of an R x n float32 matrix (uniform
 // in [-4, 4)) along its last dimension into a preallocated output, for the
-// softmax figure. All timed as bp bench times its own side (timing.hpp).
+// softmax figure. topk: at::topk_out of the k largest of each row of R x N
+// float32 (uniform in [-1, 1)), or, for k = N, at::sort_out(stable)
+// descending, into preallocated outputs, for the topk figure. All timed as
+// bp bench times its own side (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
 #include <ATen/Parallel.h>
@@ -65,9 +69,9 @@ namespace {
 int usage(const char *why) {
   std::fprintf(stderr,
                "bp-bench-torch: %s\nusage: bp-bench-torch --measure "
-               "add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax "
+               "add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk "
                "--threads N --trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R --n N] "
-               "[--batch N --n L]\n",
+               "[--batch N --n L] [--rows R --n N --k K]\n",
                why);
   return 2;
 }
@@ -101,7 +105,7 @@ bool scalar_type(const std::string &name, at::ScalarType *type) {
 
 int main(int argc, char **argv) {
   int trials = 0, threads = 1;
-  int64_t n = 0, rows = 0, batch = 0;
+  int64_t n = 0, rows = 0, batch = 0, k_top = 0;
   double target = 0;
   std::string what = "add_out", dtype_name = "float32";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -113,6 +117,7 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--rows")) rows = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--batch")) batch = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--k")) k_top = std::atoll(argv[i + 1]);
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
@@ -120,7 +125,7 @@ int main(int argc, char **argv) {
     return usage("--trials and --threads must be >= 1 and --target > 0");
   const bool softmax = what == "softmax" || what == "log_softmax";
   if (what != "add_out" && what != "train_step" && what != "matmul" && what != "layer_norm" &&
-      what != "attention" && !softmax)
+      what != "attention" && !softmax && what != "topk")
     return usage(("unknown measurement " + what).c_str());
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
@@ -128,6 +133,8 @@ int main(int argc, char **argv) {
   if (what == "layer_norm" && (n < 1 || rows < 1)) return usage("layer_norm needs --rows and --n >= 1");
   if (what == "attention" && (n < 1 || batch < 1)) return usage("attention needs --batch >= 1 and --n >= 1");
   if (softmax && (n < 1 || rows < 1)) return usage("softmax and log_softmax need --rows and --n >= 1");
+  if (what == "topk" && (rows < 1 || n < 1 || k_top < 1 || k_top > n))
+    return usage("topk needs --rows, --n >= 1 and 1 <= --k <= --n");
 
   using namespace bptool::bench;
   try {
@@ -187,6 +194,20 @@ int main(int argc, char **argv) {
       };
       seconds = measure(rows_of, trials, target);
       baseline = std::string("libtorch at::") + what + "_out float32";
+    } else if (what == "topk") {
+      torch::manual_seed(0);
+      const at::Tensor x = at::rand({rows, n}) * 2 - 1;
+      at::Tensor values = at::empty({rows, k_top}), indices = at::empty({rows, k_top}, at::kLong);
+      const Work select = [&](int64_t times) {
+        for (int64_t i = 0; i < times; ++i) {
+          if (k_top == n)
+            at::sort_out(values, indices, x, /*stable=*/true, /*dim=*/1, /*descending=*/true);
+          else
+            at::topk_out(values, indices, x, k_top, /*dim=*/1, /*largest=*/true, /*sorted=*/true);
+        }
+      };
+      seconds = measure(select, trials, target);
+      baseline = k_top == n ? "libtorch at::sort_out(stable)" : "libtorch at::topk_out";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),

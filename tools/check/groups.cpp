@@ -172,6 +172,7 @@ const std::vector<GroupDef> &all_groups() {
       {"numerics", 2, "numerics", true, with_reference<group_numerics>},
       {"softmax", 2, "softmax", true, with_reference<group_softmax>},
       {"normalize", 2, "normalisation", true, with_reference<group_normalize>},
+      {"topk", 2, "top-k and sort", true, with_plugin<group_topk>},
       {"attention", 2, "attention", true, with_reference<group_attention>},
       {"capabilities", 3, "capabilities", true, with_plugin<group_capabilities>},
       {"core", 3, "through the core", true, group_core},

@@ -656,6 +656,46 @@ BP_API bp_status bp_where_scalar(bp_tensor cond, bp_tensor a, double scalar, int
 BP_API bp_status bp_full_kind(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                               double value, int32_t value_kind, bp_tensor *out);
 
+/* ---- sorting and top-k (since 1.6) -------------------------------------- */
+
+/* The k smallest (largest = 0) or largest (largest != 0) elements of every
+ * row along axis (negative from the end), and their positions: *values is
+ * a new tensor of a's dtype and *indices a new int64 one, both of a's shape
+ * with k elements along axis (torch.topk's values and indices). Each row's
+ * results are in order, ascending for the smallest and descending for the
+ * largest, and the order is stable: equal elements keep their positions'
+ * order, the lower position first, in both directions. NaN orders as in
+ * NumPy's sort, after every number (so it is taken first with largest, as
+ * torch.topk takes it), -0 and +0 are equal, and bool false comes before
+ * true (plugin.h's TOPK gives the order exactly; every backend writes the
+ * same bits). Every dtype is taken as it is. A rank-0 a is one element
+ * (axis 0 or -1; results of rank 0 for k = 1). k outside 0..n (n the
+ * extent of axis) and an axis out of range are BP_ERR_SHAPE, naming
+ * "topk". Either of values and indices may be NULL when the caller does
+ * not want that result (not both: BP_ERR_INVALID_ARGUMENT). Records for
+ * autograd: the values' gradient goes back to the elements they came from,
+ * 0 elsewhere (since 1.6). */
+BP_API bp_status bp_topk(bp_tensor a, int64_t k, int32_t axis, int32_t largest, bp_tensor *values,
+                         bp_tensor *indices);
+/* bp_topk into existing tensors: values of a's dtype and indices int64,
+ * both of the result's shape, on a's device, overlapping neither a nor each
+ * other (else BP_ERR_DTYPE, BP_ERR_SHAPE or BP_ERR_INVALID_ARGUMENT).
+ * Records nothing: with grad mode on, an a or output that needs a gradient
+ * is BP_ERR_STATE (since 1.6). */
+BP_API bp_status bp_topk_out(bp_tensor a, int64_t k, int32_t axis, int32_t largest, bp_tensor values,
+                             bp_tensor indices);
+/* The whole of every row along axis in order, ascending or descending
+ * (descending != 0), and the positions the elements came from: bp_topk
+ * with k the axis' extent, so always stable (torch.sort(stable=True),
+ * np.sort and np.argsort with kind='stable'). Errors name "sort" (since
+ * 1.6). */
+BP_API bp_status bp_sort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *values,
+                         bp_tensor *indices);
+/* bp_sort's positions alone (np.argsort(kind='stable'), torch.argsort):
+ * *indices is a new int64 tensor of a's shape. Errors name "argsort"
+ * (since 1.6). */
+BP_API bp_status bp_argsort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *indices);
+
 /* ---- composites (since 1.1) ---------------------------------------------
  * NumPy functions made of the operators above, run one operator at a time
  * on the inputs' device: every backend has them, and their results follow

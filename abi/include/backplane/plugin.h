@@ -130,6 +130,12 @@ typedef char bp_window_params_size_check
  * past pad_end (ceil mode) never count. (since 1.6) */
 #define BP_WINDOW_COUNT_INCLUDE_PAD 1u
 
+/* bp_op_attrs.option of TOPK (since 1.6): select the largest elements,
+ * written in descending order; without it the smallest, in ascending order
+ * (the semantics below). No other bit is defined: a plugin refuses one with
+ * BP_ERR_INVALID_ARGUMENT. */
+#define BP_OPTION_LARGEST 1
+
 /* bp_op_attrs.option of ATTENTION (since 1.6): the causal mask, key j
  * hidden from query i when j > i (see ATTENTION in the semantics below). */
 #define BP_OPTION_CAUSAL 1
@@ -425,6 +431,31 @@ typedef char bp_plugin_device_info_size_check
  *   (a backend's own vector exp is its math library), and SOFTMAX may
  *   divide by s or multiply by 1 / s. float16 and bfloat16 compute every
  *   step in float32 (or wider) and round once, at the end.
+ * - TOPK (since 1.6, family TOPK; every dtype): sorting and selection
+ *   along the LAST axis of the views (the core moves the caller's axis
+ *   there, as for scans). Input 0 is x [..., n] (rank >= 1); the outputs,
+ *   in this order, are the values [..., k] in x's dtype and their int64
+ *   positions along the axis [..., k], of x's rank and with x's extents on
+ *   every other axis: k is the outputs' last extent, 0 <= k <= n (the core
+ *   passes k = n to sort). For each row (every index of the axes before the
+ *   last) the n elements are put in order and the first k written:
+ *   indices[..., j] is the position p of the j-th element in that order and
+ *   values[..., j] = x[..., p], the element's own bits. The order is
+ *   ascending, or descending when attrs.option has BP_OPTION_LARGEST, and
+ *   always stable: equal elements keep their positions' order, the lower
+ *   position first, in both directions. So the result is unique: every
+ *   backend writes the same values and indices. Ascending, a < b as numbers
+ *   (integers exactly; bool false before true; float16 and bfloat16 as the
+ *   values they hold), -0 and +0 equal (a tie, kept in position order), and
+ *   every NaN (any sign or payload) after every number and equal to every
+ *   other NaN, as NumPy's sort puts them; descending is that order reversed
+ *   between unequal elements (NaN first, as torch.topk takes NaN for the
+ *   largest, then +inf, ...), ties still by position. An empty row (n = 0)
+ *   or k = 0 writes nothing. Neither output overlaps the input or the other
+ *   output. NumPy's np.sort and np.argsort with kind='stable' give the
+ *   ascending result. Shapes that break these rules are BP_ERR_SHAPE, an
+ *   indices output that is not int64 BP_ERR_DTYPE, and an attrs.option
+ *   holding a bit other than BP_OPTION_LARGEST BP_ERR_INVALID_ARGUMENT.
  * - GATHER_ND (since 1.1, family GATHER): input 0 is the data, of rank k + m;
  *   input 1 the index, int64 of shape [N, k] with 1 <= k <= the data's rank;
  *   the output has shape [N, data.shape[k], ..., data.shape[k+m-1]] and the

@@ -90,6 +90,7 @@
   X(SCAN, 11, "scan", 1)          \
   X(SOFTMAX, 12, "softmax", 1)     \
   X(NORMALIZE, 13, "normalize", 3) \
+  X(TOPK, 14, "topk", 1)           \
   X(ATTENTION, 15, "attention", 4)
 
 /*
@@ -101,7 +102,8 @@
  * (a view of dtype BP_DTYPE_INVALID).
  */
 #define BP_OP_FAMILY_OUTPUTS_LIST(X) \
-  X(NORMALIZE, 3)
+  X(NORMALIZE, 3)                    \
+  X(TOPK, 2)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -197,6 +199,7 @@
   X(LOG_SOFTMAX, 111, "log_softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
   X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
   X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
+  X(TOPK, 114, "topk", BP_OP_FAMILY_TOPK, BP_DTYPE_SET_ALL, BP_OUT_SAME)                           \
   X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)          \
   X(ISNAN, 140, "isnan", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
   X(ISINF, 141, "isinf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)

@@ -54,6 +54,7 @@ from ._torch_api import float, int, pow  # noqa: E402,F401
 from ._torch_index import *  # noqa: E402,F401,F403
 from ._torch_math import *  # noqa: E402,F401,F403
 from ._torch_math import round  # noqa: E402,F401
+from ._sorting import argsort, msort, sort, topk  # noqa: E402
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
@@ -88,6 +89,7 @@ __all__ = [
     "Generator", "rand", "randn",
     *_torch_api.__all__, *_torch_index.__all__, *_torch_math.__all__,
     "softmax", "log_softmax",
+    "topk", "sort", "argsort", "msort",
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)

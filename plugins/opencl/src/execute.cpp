@@ -53,6 +53,8 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
     case BP_OP_FAMILY_GATHER: return run_gather(device, lock, op, in[0], in[1], out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, lock, op, in[0], in[1], out);
     case BP_OP_FAMILY_SOFTMAX: return run_softmax(device, lock, op, in[0], out);
+    case BP_OP_FAMILY_TOPK:
+      return run_topk(device, lock, attrs, in[0], out, device_view(output[1], name, "output 1", device));
   }
   fail(BP_ERR_INTERNAL, "opencl plugin: no runner for operator family %d", info.family);
 }

@@ -18,6 +18,7 @@
 #include "normalize_cl.hpp"
 #include "random_h.hpp"
 #include "supports.hpp"
+#include "topk.hpp"
 
 namespace bp_ocl {
 
@@ -898,6 +899,7 @@ const char *family_name(Family family) {
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
     case Family::Softmax: return "softmax";
+    case Family::Topk: return "topk";
     case Family::Normalize: return "normalisation";
   }
   return "?";
@@ -926,6 +928,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
     case Family::Softmax: src.raw(softmax_source()); break;
+    case Family::Topk: src.raw(topk_source(dtype)); break;
     case Family::Normalize:  // normalize.cl, its statistics stored as float32 (float64 for float64)
       src.raw(std::string("typedef ") + (dtype == BP_FLOAT64 ? "double" : "float") + " STAT;\n");
       src.raw(render(kNormalizeClText, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));

@@ -23,7 +23,8 @@ enum class Family {
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
   Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
   Softmax,      // softmax and log_softmax of one dtype (softmax.cl)
-  Normalize     // layer_norm and rms_norm of one dtype (normalize.cl)
+  Normalize,    // layer_norm and rms_norm of one dtype (normalize.cl)
+  Topk          // topk's keys, merge passes and writes for one input dtype (topk.cpp)
 };
 
 const char *family_name(Family family);

@@ -57,6 +57,10 @@ void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const Vie
 void run_softmax(Device &device, const Device::Lock &lock, int32_t op, const View &in,
                  const View &out);
 
+// topk.cpp: TOPK (attrs.option's BP_OPTION_LARGEST) into values and indices.
+void run_topk(Device &device, const Device::Lock &lock, const bp_plugin::Attrs &attrs, const View &in,
+              const View &values, const View &indices);
+
 // collective.cpp: the ABI's collective, among devices of this backend (group 0).
 void collective(const bp_collective_args *args);
 

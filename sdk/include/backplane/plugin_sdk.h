@@ -367,6 +367,22 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_TOPK: { /* x [..., n] -> values and indices [..., k], 0 <= k <= n */
+      const int32_t r = in[0].rank;
+      int32_t ok = r >= 1 && out[0].rank == r && out[1].rank == r;
+      for (d = 0; ok && d < r - 1; ++d) ok = out[0].shape[d] == in[0].shape[d] && out[1].shape[d] == in[0].shape[d];
+      ok = ok && out[0].shape[r - 1] == out[1].shape[r - 1] && out[0].shape[r - 1] <= in[0].shape[r - 1];
+      if (!ok) {
+        char a[160], b[160], o[160];
+        return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                              "%s: input %s, values %s and indices %s do not fit x [..., n] -> values and "
+                              "indices [..., k] with k <= n",
+                              op, bp_sdk_shape_text(in[0].rank, in[0].shape, a, sizeof a),
+                              bp_sdk_shape_text(out[0].rank, out[0].shape, b, sizeof b),
+                              bp_sdk_shape_text(out[1].rank, out[1].shape, o, sizeof o));
+      }
+      return BP_OK;
+    }
     case BP_OP_FAMILY_NORMALIZE: {
       /* x [..., n] -> y of x's shape; weight and bias [n] or absent; mean
        * and rstd (out[1], out[2]) [..., 1] or absent (plugin.h). */
@@ -431,7 +447,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
 
 /* The dtype relations of plugin.h: inputs of one dtype (WHERE: a bool
  * condition and two values of one dtype; GATHER and SCATTER: an int64 index,
- * and SCATTER's values of the output's dtype; else BP_ERR_DTYPE), and an (input,
+ * and SCATTER's values of the output's dtype; TOPK: int64 indices, its output 1;
+ * else BP_ERR_DTYPE), and an (input,
  * output) dtype pair the ABI defines for the operator (else
  * BP_ERR_UNSUPPORTED). Sets info->dtype. */
 static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, int32_t family,
@@ -475,6 +492,9 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
   } else {
     info->dtype = n > first ? in[first].dtype : out->dtype;
   }
+  if (family == BP_OP_FAMILY_TOPK && out[1].dtype != BP_INT64)
+    return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: output 1 (the indices) must be int64, not %s", op_name,
+                          bp_vocab_dtype_name(out[1].dtype));
   if (family == BP_OP_FAMILY_ATTENTION && in[3].dtype == BP_DTYPE_INVALID) n = 3; /* an absent mask has no dtype */
   for (i = first + 1; i < n; ++i)
     if (in[i].dtype != info->dtype)
@@ -612,6 +632,10 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
     s = bp_sdk_check_role_(name, info->family, role, &inputs[i], 0, i, bytes_of, context, &numel, c);
     if (s != BP_OK) return s;
   }
+  if (info->family == BP_OP_FAMILY_TOPK && BP_SDK_FITS(attrs, option) && (attrs->option & ~BP_OPTION_LARGEST) != 0)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: attrs.option is %d; the only option bit is BP_OPTION_LARGEST (1)", name,
+                          (int)attrs->option);
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
   if (s != BP_OK) return s;
   s = bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
