@@ -3,7 +3,7 @@
  * library, errors, the runtime's calls, the module), tensor.c (the tensor
  * type and argument conversions), ops.c (operations), autograd.c, dist.c
  * (collectives), vocabulary.c (vocabulary.h as attributes), dlpack.c
- * (DLPack export and import). Internal: every symbol here is hidden in the
+ * (DLPack export and import), safetensors.c (saving and loading files). Internal: every symbol here is hidden in the
  * module (C_VISIBILITY_PRESET hidden).
  */
 #ifndef BP_PYTHON_EXTENSION_H
@@ -128,10 +128,12 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 /* An entry of a METH_FASTCALL function m_<name>. */
 #define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
 
-/* The functions of ops.c, autograd.c and dist.c, added by PyInit__C. */
+/* The functions of ops.c, autograd.c, dist.c and safetensors.c, added by
+ * PyInit__C. */
 extern PyMethodDef ops_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef dist_methods[];
+extern PyMethodDef safetensors_methods[];
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */
