@@ -14,6 +14,11 @@ from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 from .parameter import Parameter
+from .smooth_activation import GELU, SiLU
+from .sparse import Embedding
+from . import utils
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
-           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init"]
+           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
+           # the training kit of transformers (1.6)
+           "Embedding", "GELU", "SiLU", "utils"]

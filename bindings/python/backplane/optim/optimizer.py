@@ -1,5 +1,5 @@
-"""Optimizer: the base of SGD and Adam (PyTorch's shape: param_groups of
-dicts, zero_grad(), step())."""
+"""Optimizer: the base of SGD, Adam and AdamW (PyTorch's shape:
+param_groups of dicts, zero_grad(), step())."""
 from .. import _C
 from .._errors import ShapeError
 from .._grad_mode import no_grad
@@ -23,6 +23,9 @@ class Optimizer:
         self.defaults = dict(defaults)
         self.param_groups = []
         self.state = {}  # id(parameter) -> dict of tensors (tensors are not hashable)
+        # Steps taken, which a learning-rate scheduler compares with its own
+        # to warn of the wrong order (lr_scheduler.py).
+        self._step_count = 0
         params = list(params)
         if not params:
             raise ValueError("the optimizer got an empty parameter list (a lazy layer makes its "
@@ -125,6 +128,7 @@ class Optimizer:
         return state
 
     def step(self):
+        self._step_count += 1
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
