@@ -53,7 +53,7 @@ Opened read_all(bp_safetensors f, bp_device device) {
     check(bp_safetensors_metadata(f, i, &key, &value), "bp_safetensors_metadata");
     o.metadata.emplace_back(key, value);
   }
-  std::vector<bp_tensor> handles(size_t(n));
+  std::vector<bp_tensor> handles(static_cast<size_t>(n));
   check(bp_safetensors_load_all(f, device, handles.data(), n), "bp_safetensors_load_all");
   for (int32_t i = 0; i < n; ++i) {
     Tensor t;

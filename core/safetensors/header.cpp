@@ -86,6 +86,18 @@ class Checker {
       bad("at offset " + std::to_string(kLengthBytes + at) + " (header byte " + std::to_string(at) +
           "): the header is not valid JSON: " + reason(e.what()) +
           (at < text.size() ? " (the byte there is " + byte_at(text, at) + ")" : ""));
+    } catch (const json::out_of_range &e) {
+      // A number past a double's range (1e999): nlohmann gives no position,
+      // only the number, which is found again to give one.
+      const std::string what = e.what();
+      const size_t quote = what.find('\'');
+      const std::string number =
+          quote == std::string::npos ? std::string() : what.substr(quote + 1, what.find('\'', quote + 1) - quote - 1);
+      const size_t at = number.empty() ? std::string::npos : text.find(number);
+      bad((at == std::string::npos ? std::string("in the header")
+                                   : "at offset " + std::to_string(kLengthBytes + at) + " (header byte " +
+                                         std::to_string(at) + ")") +
+          ": the header is not valid JSON: the number " + shown(number) + " is out of a double's range");
     }
   }
 

@@ -244,6 +244,8 @@ TEST_CASE("a header that is not a JSON object of UTF-8 text is refused at the of
   refused(file_of("{\"a\xff\":1}"), {"at offset 11 (header byte 3)", "ill-formed UTF-8", "(the byte there is 0xFF)"});
   refused(file_of(R"({"a":{}} x)"), {"at offset 17 (header byte 9)", "expected end of input"});
   refused(file_of(R"({"a":{"shape":[[[1]]]}})"), {"nests JSON deeper than the format's entries do"});
+  refused(file_of(R"({"a":{"shape":[1e999]}})"),
+          {"at offset 23 (header byte 15): the header is not valid JSON: the number 1e999 is out of a double's range"});
   refused(file_of(R"({"a":{}} )" + std::string(1, '\0') + "x"), {"at offset 17 (header byte 9)", "a NUL byte"});
 }
 
