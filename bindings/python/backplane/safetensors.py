@@ -152,7 +152,10 @@ class safe_open:
 
     def __del__(self):
         if getattr(self, "_handle", None) is not None:
-            self.close()
+            try:
+                self.close()
+            except Exception:  # at interpreter exit the extension may be gone already
+                pass
 
 
 def load_file(filename, device="cpu"):

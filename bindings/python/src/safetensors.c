@@ -9,6 +9,12 @@
 
 #include "extension.h"
 
+/* A new reference to None (Py_NewRef is Python 3.10's; the package takes 3.8). */
+static PyObject *none(void) {
+  Py_INCREF(Py_None);
+  return Py_None;
+}
+
 /* ---- the arguments of a save --------------------------------------------- */
 
 /* The C arrays of a save, over the Python objects they point into. */
@@ -95,7 +101,7 @@ static PyObject *m_safetensors_save(PyObject *mod, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS st = p_bp_safetensors_save(PyBytes_AS_STRING(path), a.tensors, (int32_t)a.n, a.metadata,
                                                       (int32_t)a.m);
     Py_END_ALLOW_THREADS
-    result = st == BP_OK ? Py_NewRef(Py_None) : raise_status(st);
+    result = st == BP_OK ? none() : raise_status(st);
   }
   save_args_free(&a);
   Py_DECREF(path);
@@ -117,7 +123,7 @@ static int32_t write_through_python(void *context, const void *data, uint64_t n)
     PyErr_SetString(PyExc_OverflowError, "a write of more than PY_SSIZE_T_MAX bytes");
   } else {
     PyObject *chunk = PyBytes_FromStringAndSize(data, (Py_ssize_t)n);
-    PyObject *r = chunk ? PyObject_CallOneArg(w->write, chunk) : NULL;
+    PyObject *r = chunk ? PyObject_CallFunctionObjArgs(w->write, chunk, NULL) : NULL;
     Py_XDECREF(chunk);
     failed = r == NULL;
     Py_XDECREF(r);
@@ -145,7 +151,7 @@ static PyObject *m_safetensors_write(PyObject *mod, PyObject *args) {
     if (w.error_type)
       PyErr_Restore(w.error_type, w.error_value, w.error_tb);
     else
-      result = st == BP_OK ? Py_NewRef(Py_None) : raise_status(st);
+      result = st == BP_OK ? none() : raise_status(st);
   }
   save_args_free(&a);
   return result;
