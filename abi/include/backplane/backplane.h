@@ -772,9 +772,11 @@ typedef struct bp_metadata_entry {
  * data is laid out by element size, largest first, then by name, so every
  * tensor starts at a multiple of its element size from the file's start
  * (the header is padded with spaces to a multiple of 8 bytes, as the
- * `safetensors` package pads it). Tensors sharing storage are written once
- * each. Bad names (NULL, not UTF-8, repeated, "__metadata__") and bad
- * metadata are BP_ERR_INVALID_ARGUMENT naming the entry. */
+ * `safetensors` package pads it). Two names for one storage (tied weights)
+ * are written as two copies, and load as two tensors. Bad names (NULL, not
+ * UTF-8, repeated, "__metadata__") and bad metadata are
+ * BP_ERR_INVALID_ARGUMENT naming the entry; a handle that is no live tensor
+ * is BP_ERR_INVALID_HANDLE naming its entry. */
 BP_API bp_status bp_safetensors_save(const char *path, const bp_named_tensor *tensors, int32_t count,
                                      const bp_metadata_entry *metadata, int32_t metadata_count);
 
