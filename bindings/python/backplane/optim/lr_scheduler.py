@@ -8,9 +8,11 @@ jumps with the closed form, get_last_lr() gives the current rates, and
 state_dict() / load_state_dict() save and restore everything but the
 optimiser (a LambdaLR's functions only when they are callable objects, whose
 __dict__ is saved, as PyTorch does)."""
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 
@@ -24,6 +26,25 @@ _EPOCH_DEPRECATION = ("The epoch parameter in `scheduler.step()` was not necessa
                       "deprecation, if epoch is different from None, the closed form is used instead of the "
                       "new chainable form, where available.")
 _GET_LR_OUTSIDE_STEP = "To get the last learning rate computed by the scheduler, please use `get_last_lr()`."
+
+
+def _count_steps(optimizer):
+    """Makes optimizer.step() count its calls in optimizer._step_count, as
+    PyTorch does (the method is wrapped once, whatever the optimiser), so a
+    scheduler can warn when it steps first."""
+    step = optimizer.step
+    if getattr(step, "_with_counter", False):
+        return
+    instance, func = weakref.ref(step.__self__), step.__func__
+
+    @functools.wraps(func)
+    def counted(*args, **kwargs):
+        opt = instance()
+        opt._step_count += 1
+        return func(opt, *args, **kwargs)
+
+    counted._with_counter = True
+    optimizer.step = counted
 
 
 class LRScheduler:
@@ -48,6 +69,7 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self.verbose = verbose
+        _count_steps(optimizer)
         self._initial_step()
 
     def _initial_step(self):

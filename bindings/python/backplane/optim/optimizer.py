@@ -23,9 +23,6 @@ class Optimizer:
         self.defaults = dict(defaults)
         self.param_groups = []
         self.state = {}  # id(parameter) -> dict of tensors (tensors are not hashable)
-        # Steps taken, which a learning-rate scheduler compares with its own
-        # to warn of the wrong order (lr_scheduler.py).
-        self._step_count = 0
         params = list(params)
         if not params:
             raise ValueError("the optimizer got an empty parameter list (a lazy layer makes its "
@@ -128,7 +125,6 @@ class Optimizer:
         return state
 
     def step(self):
-        self._step_count += 1
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
