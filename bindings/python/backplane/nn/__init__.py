@@ -9,10 +9,13 @@ Gradients come from the core's autograd (Tensor.backward); optimisers are in
 backplane.optim."""
 from . import functional, init
 from .activation import Flatten, ReLU, Sigmoid, Tanh
+from .batchnorm import BatchNorm, BatchNorm1d, BatchNorm2d
+from .attention import MultiheadAttention
 from .container import Sequential
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .smooth_activation import GELU, SiLU
 from .sparse import Embedding
@@ -20,5 +23,7 @@ from . import utils
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
            "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
+           "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
+           "MultiheadAttention",
            # the training kit of transformers (1.6)
            "Embedding", "GELU", "SiLU", "utils"]
