@@ -19,3 +19,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   run apt-get update -qq
   DEBIAN_FRONTEND=noninteractive run apt-get install -y -qq "${missing[@]}"
 fi
+
+# The PyPI packages the Python tests compare with that Debian 12 does not
+# package (tests/python/requirements.txt: safetensors), into a directory of
+# their own, which tests/python/conftest.py puts on sys.path: pip's --target
+# leaves Debian's Python as apt installed it (no --break-system-packages,
+# no virtual environment the tests would have to run in).
+test_packages=${BACKPLANE_TEST_PACKAGES:-/opt/backplane/test-packages}
+run /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+  --upgrade --target "$test_packages" -r "$(dirname "$0")/../tests/python/requirements.txt"

@@ -83,6 +83,18 @@ CASES = {
         q, k, v, is_causal=True, scale=0.8)),
     "attention_float_mask": ([Q, K, V, MASK], lambda q, k, v, m: nn.functional.scaled_dot_product_attention(
         q, k, v, attn_mask=m)),
+    # the training kit of transformers (1.6)
+    "gelu": ([A], lambda a: nn.functional.gelu(a)),
+    "gelu_tanh": ([A], lambda a: nn.functional.gelu(a, approximate="tanh")),
+    "silu": ([A], lambda a: nn.functional.silu(a)),
+    # (padding_idx and scale_grad_by_freq change the gradient on purpose:
+    # test_embedding.py compares them with PyTorch's)
+    "embedding": ([M34], lambda w: nn.functional.embedding(bp.tensor([[2, 0], [2, 1]], device=w.device), w)),
+    "cross_entropy_smoothed_weighted": ([M34], lambda a: nn.functional.cross_entropy(
+        a, bp.tensor([3, -100, 1], device=a.device), weight=bp.tensor([1.0, 2.0, 0.5, 1.5], dtype=a.dtype,
+                                                                       device=a.device), label_smoothing=0.2)),
+    "cross_entropy_probabilities": ([A, POSITIVE], lambda a, p: nn.functional.cross_entropy(
+        a, p / p.sum(axis=1, keepdims=True), reduction="sum")),
 }
 
 

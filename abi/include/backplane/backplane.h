@@ -875,6 +875,134 @@ BP_API bp_status bp_fusion_enable(int32_t on);
 /* 1 when new elementwise operators are recorded, else 0. */
 BP_API int32_t bp_fusion_enabled(void);
 
+/* ---- saving and loading: safetensors files (since 1.6) -----------------
+ * Named tensors in the safetensors format (github.com/huggingface/safetensors),
+ * which the `safetensors` package, PyTorch through it, JAX and others read
+ * and write: 8 bytes of little-endian header length N, N bytes of a UTF-8
+ * JSON header mapping each name to {"dtype", "shape", "data_offsets"} (plus
+ * an optional "__metadata__" object of strings), then the tensors' bytes in
+ * C order, little-endian, packed one after another. The format's dtypes map
+ * onto Backplane's as F64 float64, F32 float32, F16 float16, BF16 bfloat16,
+ * I64 int64, I32 int32, I16 int16, I8 int8, U8 uint8, BOOL bool (one byte,
+ * 0 or 1).
+ *
+ * Nothing moves between devices behind the caller's back: saving reads each
+ * tensor through its own device's backend into host memory, as bp_to_host
+ * does (after the work that produces it), and writes those bytes to the
+ * file; loading reads the bytes from the file and writes them through the
+ * given device's backend into a new tensor there, as bp_from_host does. A
+ * tensor on opencl:0 is saved from opencl:0 and may be loaded onto cpu:0 or
+ * any other device: the file holds no device.
+ *
+ * A file is checked whole when it is opened, before anything is loaded from
+ * it, and anything the format does not allow is BP_ERR_FORMAT with a message
+ * naming the file, the byte offset and what is wrong there: a file shorter
+ * than its header length says, a header longer than 100,000,000 bytes (the
+ * `safetensors` package's limit), a header that is not a JSON object of
+ * UTF-8 text (trailing spaces allowed, as writers pad with them), a name
+ * given twice, a name or metadata string holding a NUL character (C strings
+ * cannot), an entry without a string dtype, a shape of unsigned integers
+ * or a data_offsets pair [begin, end] with begin <= end, a dtype the format
+ * does not define or Backplane has no dtype for (U16, F8_E4M3, ...), more
+ * than BP_MAX_RANK axes or 2^56 elements, a shape whose bytes differ from
+ * end - begin, and data that is not packed: a tensor past the end of the
+ * file, two tensors overlapping, bytes between tensors or after the last one
+ * that belong to none. So a file Backplane opens is one the `safetensors`
+ * package opens too; nothing ever reads past the file's end. Files that
+ * cannot be opened, read, written or replaced are BP_ERR_IO with the path
+ * and the system's reason. */
+
+/* One tensor to save under a name (since 1.6). The layout is fixed for the
+ * 1.x API. */
+typedef struct bp_named_tensor {
+  const char *name; /* UTF-8, unique in the list, not "__metadata__" (since 1.6) */
+  bp_tensor tensor; /* any live tensor on any device, borrowed for the call (since 1.6) */
+} bp_named_tensor;
+
+/* One entry of a file's "__metadata__": two UTF-8 strings (since 1.6). The
+ * layout is fixed for the 1.x API. */
+typedef struct bp_metadata_entry {
+  const char *key;   /* unique in the list (since 1.6) */
+  const char *value; /* (since 1.6) */
+} bp_metadata_entry;
+
+/* Writes tensors[0..count) (count >= 0) and metadata[0..metadata_count)
+ * (metadata may be NULL when metadata_count is 0) to the file at path in the
+ * safetensors format (since 1.6). Every argument is checked before the file
+ * is touched. The file is written under a temporary name in the same
+ * directory and renamed over path when complete, so path holds either its
+ * old contents or the whole new file, never part of one (nothing is
+ * fsync'ed: after a power loss the rename may not have reached the disk).
+ * Each tensor's bytes are read through its device's backend, one tensor at
+ * a time, so the host memory it takes is that of the largest tensor. The
+ * data is laid out by element size, largest first, then by name, so every
+ * tensor starts at a multiple of its element size from the file's start
+ * (the header is padded with spaces to a multiple of 8 bytes, as the
+ * `safetensors` package pads it). Two names for one storage (tied weights)
+ * are written as two copies, and load as two tensors. Bad names (NULL, not
+ * UTF-8, repeated, "__metadata__") and bad metadata are
+ * BP_ERR_INVALID_ARGUMENT naming the entry; a handle that is no live tensor
+ * is BP_ERR_INVALID_HANDLE naming its entry. */
+BP_API bp_status bp_safetensors_save(const char *path, const bp_named_tensor *tensors, int32_t count,
+                                     const bp_metadata_entry *metadata, int32_t metadata_count);
+
+/* What bp_safetensors_write hands its bytes to: write them all and return 0,
+ * or return non-zero to stop the write (since 1.6). */
+typedef int32_t (*bp_safetensors_write_fn)(void *context, const void *data, uint64_t bytes);
+
+/* bp_safetensors_save into write(context, ...) instead of a file, in order,
+ * from the first byte of the file to the last: for files the caller opens
+ * itself, sockets, memory (since 1.6). Everything is checked before the
+ * first call of write; a non-zero return from it stops the write with
+ * BP_ERR_IO, and whatever was written by then is the caller's to discard. */
+BP_API bp_status bp_safetensors_write(bp_safetensors_write_fn write, void *context,
+                                      const bp_named_tensor *tensors, int32_t count,
+                                      const bp_metadata_entry *metadata, int32_t metadata_count);
+
+/* An open safetensors file; 0 is never one (since 1.6). A handle is never
+ * reused: a closed one is BP_ERR_INVALID_HANDLE, like a number never
+ * issued. */
+typedef uint64_t bp_safetensors;
+
+/* Opens the file at path and checks its header and layout (the list above),
+ * reading the header only (since 1.6). The file stays open until
+ * bp_safetensors_close, and tensors are read from it as they are loaded; a
+ * file changed or truncated meanwhile makes those loads fail (BP_ERR_IO),
+ * never read past its end. A path that is not a regular file is BP_ERR_IO. */
+BP_API bp_status bp_safetensors_open(const char *path, bp_safetensors *out);
+/* The same over bytes bytes at data: a file held in memory (since 1.6).
+ * The bytes are copied; the caller's memory is not used after the call. */
+BP_API bp_status bp_safetensors_open_memory(const void *data, uint64_t bytes, bp_safetensors *out);
+/* Closes the file. Tensors loaded from it are the caller's and stay valid;
+ * strings the accessors below gave are freed (since 1.6). */
+BP_API bp_status bp_safetensors_close(bp_safetensors file);
+
+/* Number of tensors in the file (since 1.6). */
+BP_API bp_status bp_safetensors_count(bp_safetensors file, int32_t *count);
+/* Tensor i (0..count-1; the tensors in the byte order of their names, as
+ * the `safetensors` package's keys() lists them): its name (valid until
+ * bp_safetensors_close), dtype, rank and shape (rank extents written into
+ * shape, which has room for BP_MAX_RANK) (since 1.6). */
+BP_API bp_status bp_safetensors_entry(bp_safetensors file, int32_t i, const char **name,
+                                      int32_t *dtype, int32_t *rank, int64_t *shape);
+/* Number of "__metadata__" entries, and entry i (0..count-1, in the byte
+ * order of the keys); the strings live until bp_safetensors_close (since 1.6). */
+BP_API bp_status bp_safetensors_metadata_count(bp_safetensors file, int32_t *count);
+BP_API bp_status bp_safetensors_metadata(bp_safetensors file, int32_t i, const char **key,
+                                         const char **value);
+
+/* The tensor called name, read from the file into a new tensor on device
+ * (since 1.6). A name the file does not hold is BP_ERR_INVALID_ARGUMENT
+ * naming it. The new tensor is a leaf that requires no gradient. */
+BP_API bp_status bp_safetensors_load(bp_safetensors file, const char *name, bp_device device,
+                                     bp_tensor *out);
+/* Every tensor of the file onto device, out[i] being tensor i of
+ * bp_safetensors_entry; capacity must be at least the count (else
+ * BP_ERR_INVALID_ARGUMENT). On any failure no handle is written and none
+ * is left behind (since 1.6). */
+BP_API bp_status bp_safetensors_load_all(bp_safetensors file, bp_device device, bp_tensor *out,
+                                         int32_t capacity);
+
 /* ---- tracing and counters ---------------------------------------------- */
 
 /* Turns the routing trace on or off ([dispatch] trace, BACKPLANE_TRACE=1).

@@ -45,7 +45,9 @@
   X(ERR_STATE, 12, "call not valid now (e.g. bp_init twice)")                                \
   X(ERR_INTERNAL, 13, "a bug in Backplane; the message says where")                          \
   X(ERR_INDEX, 14, "an index outside the extent of its axis (since 1.1)")                   \
-  X(ERR_PEER, 15, "a peer process of a collective did not arrive in time (since 1.2)")
+  X(ERR_PEER, 15, "a peer process of a collective did not arrive in time (since 1.2)")    \
+  X(ERR_IO, 16, "a file could not be opened, read or written (since 1.6)")                   \
+  X(ERR_FORMAT, 17, "a file's contents are not in its format: truncated or malformed (since 1.6)")
 
 /*
  * Element types: X(id, value, name, size, kind). The enumerator is BP_<id>

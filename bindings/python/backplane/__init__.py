@@ -46,6 +46,9 @@ from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 from .random import Generator, rand, randn  # noqa: E402
+# Saving and loading state dicts: safetensors files (bp.safetensors too).
+from ._serialization import load, save  # noqa: E402
+from . import safetensors  # noqa: E402
 # PyTorch's spellings. bp.int, bp.float, bp.pow and bp.round shadow the
 # builtins in this module's namespace, which uses none of them.
 from . import _torch_api, _torch_index, _torch_math  # noqa: E402
@@ -95,6 +98,8 @@ __all__ = [
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "nn", "optim", "utils", "cuda",
+    # saving and loading (safetensors files)
+    "save", "load", "safetensors",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime

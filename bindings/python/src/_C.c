@@ -28,6 +28,8 @@
  *   - dlpack.c: DLPack export (capsule with a retained handle) and import
  *     (host memory shared through bp_wrap_host, else a copy, or the tensor
  *     itself for memory it lent).
+ *   - safetensors.c: saving and opening safetensors files (1.6) for
+ *     backplane/safetensors.py.
  * Every failure becomes the exception made by the error factory registered
  * from Python (backplane/_errors.py) out of the C API's structured error.
  */
@@ -493,7 +495,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   }
   if (PyModule_AddFunctions(m, ops_methods) < 0 || PyModule_AddFunctions(m, autograd_methods) < 0 ||
       PyModule_AddFunctions(m, dist_methods) < 0 || PyModule_AddFunctions(m, normalize_methods) < 0 ||
-      PyModule_AddFunctions(m, attention_methods) < 0) {
+      PyModule_AddFunctions(m, attention_methods) < 0 || PyModule_AddFunctions(m, safetensors_methods) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -18,8 +18,13 @@ from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .softmax import LogSoftmax, Softmax
+from .smooth_activation import GELU, SiLU
+from .sparse import Embedding
+from . import utils
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
            "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
            "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
-           "MultiheadAttention", "ModuleList", "Softmax", "LogSoftmax"]
+           "MultiheadAttention", "ModuleList", "Softmax", "LogSoftmax",
+           # the training kit of transformers (1.6)
+           "Embedding", "GELU", "SiLU", "utils"]

@@ -65,13 +65,8 @@ def mse_loss(input, target, reduction="mean"):
     return _reduce((input - target).square(), reduction)
 
 
-def cross_entropy(input, target, reduction="mean"):
-    """-log softmax(input)[i, target[i]] for logits input of shape (N, C) and
-    class indices target (int64, shape (N,)) on input's device, averaged
-    over the N rows (or summed, or as they are). The picked log-probabilities
-    are read with gather_nd, whose gradient scatters back into their rows."""
-    if input.ndim != 2 or target.ndim != 1 or target.shape[0] != input.shape[0]:
-        raise ValueError("cross_entropy: logits (N, C) and class indices (N,), not {} and {}"
-                         .format(input.shape, target.shape))
-    rows = _tensor.arange(input.shape[0], device=input.device)
-    return _reduce(-log_softmax(input, dim=1)[rows, target], reduction)
+# The training kit of transformers (1.6): embedding, the smooth
+# activations and cross_entropy, each in the module of its layer.
+from .sparse import embedding  # noqa: E402
+from .smooth_activation import gelu, silu  # noqa: E402
+from ._cross_entropy import cross_entropy  # noqa: E402
