@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "tensors/view.hpp"
 
@@ -34,6 +35,11 @@ View gather_nd(const View &a, const View &index);
 // as bp_scatter_nd and bp_scatter_add_nd write them (bp_index_put).
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
 View copy_to(const View &a, Device &device);
+// Convolution and ConvTranspose (dispatch::conv, dispatch::conv_transpose
+// with `extents` the result's spatial extents, output padding included);
+// bias may be null.
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p);
+View conv_transpose(const View &x, const View &w, const View *bias, const ConvParams &p, const int64_t *extents);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
 // Views: metadata of the input, and a node that routes the gradient back.

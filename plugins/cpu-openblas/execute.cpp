@@ -2,6 +2,7 @@
 
 #include "backend.hpp"
 #include "backplane/kernels/elementwise.hpp"
+#include "conv.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "kernels.hpp"
@@ -114,6 +115,7 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
     case BP_OP_FAMILY_SCATTER:
       return scatter_nd_kernel(*g_backend.pool, op, view_of(inputs[0], numel_of(inputs[0])),
                                view_of(inputs[1], numel_of(inputs[1])), out);
+    case BP_OP_FAMILY_CONV: return conv_kernel(*g_backend.pool, op, attrs_in, inputs, output);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);
 }

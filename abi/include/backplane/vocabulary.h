@@ -87,7 +87,8 @@
   X(CREATE, 8, "create", 0)      \
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
-  X(SCAN, 11, "scan", 1)
+  X(SCAN, 11, "scan", 1)          \
+  X(CONV, 16, "conv", 3)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -187,7 +188,10 @@
   X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
 
 /* Since 1.6. */
-#define BP_OP_LIST_1_6(X)
+#define BP_OP_LIST_1_6(X)                                                                          \
+  X(CONV, 120, "conv", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
+  X(CONV_TRANSPOSE, 121, "conv_transpose", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)     \
+  X(CONV_WEIGHT_GRAD, 122, "conv_weight_grad", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

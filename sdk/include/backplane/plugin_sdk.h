@@ -45,6 +45,7 @@
 
 #include "backplane/plugin.h"
 #include "backplane/sdk/coalesce.h"
+#include "backplane/sdk/conv.h"
 #include "backplane/sdk/dtypes.h"
 #include "backplane/sdk/fused.h"
 #include "backplane/sdk/saturate.h"
@@ -350,6 +351,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_CONV: /* bp_sdk_check_conv_, which needs the window */
+      return BP_OK;
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -389,7 +392,7 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
     info->dtype = n > first ? in[first].dtype : out->dtype;
   }
   for (i = first + 1; i < n; ++i)
-    if (in[i].dtype != info->dtype)
+    if (in[i].dtype != BP_DTYPE_INVALID && in[i].dtype != info->dtype) /* an absent input has none */
       return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
                             (int)first, bp_vocab_dtype_name(info->dtype), (int)i,
                             bp_vocab_dtype_name(in[i].dtype));
@@ -410,6 +413,7 @@ static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, i
   (void)is_output;
   (void)index;
   switch (family) {
+    case BP_OP_FAMILY_CONV: return !is_output && index == 2; /* the bias */
     default: return 0;
   }
 }
@@ -447,6 +451,14 @@ static inline const bp_window_params *bp_sdk_window_params(const bp_op_attrs *at
   if (attrs == NULL || !BP_SDK_FITS(attrs, params) || attrs->params == NULL) return NULL;
   w = (const bp_window_params *)attrs->params;
   return w->struct_size >= BP_WINDOW_PARAMS_SIZE_1_6 ? w : NULL;
+}
+
+/* The CONV family's window and geometry (backplane/sdk/conv.h; since 1.6). */
+static inline bp_status bp_sdk_check_conv_(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
+                                           const bp_plugin_tensor *out, bp_sdk_check *c) {
+  bp_sdk_conv g;
+  c->status = bp_sdk_conv_geometry(op, bp_sdk_window_params(attrs), in, out, &g, c->message, sizeof c->message);
+  return c->status;
 }
 
 /* Validates everything about an execute() call that plugin.h fixes: the
@@ -510,6 +522,10 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
   }
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
   if (s != BP_OK) return s;
+  if (info->family == BP_OP_FAMILY_CONV) {
+    s = bp_sdk_check_conv_(op, attrs, inputs, output, c);
+    if (s != BP_OK) return s;
+  }
   return bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
 }
 
