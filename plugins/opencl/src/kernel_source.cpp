@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "backplane/kernels/op_table.h"
+#include "conv_cl.hpp"
 #include "dtype.hpp"
 #include "elementwise_cl.hpp"
 #include "random_h.hpp"
@@ -891,6 +892,7 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Conv: return "convolution";
   }
   return "?";
 }
@@ -917,6 +919,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src, dtype); break;
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
+    case Family::Conv: src.raw(kConvClText); break;
   }
   return src.str();
 }

@@ -21,7 +21,8 @@ enum class Family {
   Matmul,       // integer matmul (float matmul goes to CLBlast)
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
-  Collective    // the reductions of collective(): sum, mean, max, min of one dtype
+  Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
+  Conv          // im2col, col2im and the stores of the convolutions (conv.cl; since 1.6)
 };
 
 const char *family_name(Family family);
