@@ -9,6 +9,9 @@
 #include <string>
 
 #include "buffer.hpp"
+#ifdef BP_CUDA_CUDNN
+#include "conv_cudnn.hpp"
+#endif
 #include "dense_copy.hpp"
 #include "device.hpp"
 #include "device_registry.hpp"
@@ -160,7 +163,8 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
   const Attrs attrs = bp_plugin::read_attrs(attrs_in, name);
   const char *roles[3] = {"input 0", "input 1", "input 2"};
   View in[3] = {};
-  for (int i = 0; i < n_inputs; ++i) in[i] = device_view(inputs[i], device, name, roles[i]);
+  for (int i = 0; i < n_inputs; ++i)
+    if (!bp_sdk_absent(&inputs[i])) in[i] = device_view(inputs[i], device, name, roles[i]);
   const View out = device_view(*output, device, name, "output");
   switch (info.family) {
     case BP_OP_FAMILY_BINARY:
@@ -174,6 +178,9 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
     case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, op, in, out);
+#ifdef BP_CUDA_CUDNN
+    case BP_OP_FAMILY_CONV: return run_conv_cudnn(device, op, attrs_in, inputs, output, in, out);
+#endif
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }
