@@ -452,9 +452,10 @@ typedef char bp_plugin_device_info_size_check
  *   included, and round once), in any order; a plugin may keep internal
  *   layouts of its own (blocked formats) as long as the views above are
  *   what it reads and writes. The window's fields outside their ranges
- *   (spatial_rank not the views' rank - 2, groups, stride or dilation
- *   below 1, negative padding) are BP_ERR_INVALID_ARGUMENT, as are
- *   attrs.params missing and a bias given to CONV_WEIGHT_GRAD; channel
+ *   (spatial_rank not 1..3, groups, kernel, stride or dilation below 1,
+ *   negative padding) are BP_ERR_INVALID_ARGUMENT, as are attrs.params
+ *   missing or shorter than 1.6's bp_window_params and a bias given to
+ *   CONV_WEIGHT_GRAD; views whose rank is not spatial_rank + 2, channel
  *   counts G does not divide, a bias or kernel of other extents and
  *   extents that break the relation above are BP_ERR_SHAPE.
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,

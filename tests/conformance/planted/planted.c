@@ -43,6 +43,10 @@ static void each_element(const bp_plugin_tensor *in, const bp_plugin_tensor *out
   } while (bp_test_next_index(idx, out->shape, out->rank));
 }
 
+#if defined(PLANT_CONV_PADDING_OFF_BY_ONE) || defined(PLANT_CONV_GROUPS_INTERLEAVED) || defined(PLANT_CONV_HALF_IN_HALF)
+#include "planted_conv.h"
+#endif
+
 #ifdef PLANT_F16_FLUSHES_SUBNORMALS
 /* A subnormal float16 keeps only its sign. */
 static void flush_subnormal(const unsigned char *from, unsigned char *to) {
@@ -90,6 +94,9 @@ static void swap_axes(bp_plugin_tensor *t, int32_t a, int32_t b) {
 static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
                                  int32_t n_in, const bp_plugin_tensor *out) {
   bp_status s;
+#ifdef PLANT_CONV
+  if (bp_vocab_op_family(op) == BP_OP_FAMILY_CONV) return planted_conv_execute(device, op, attrs, in, n_in, out);
+#endif
 #ifdef PLANT_EXECUTE_UNKNOWN_INVALID
   if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;
 #endif

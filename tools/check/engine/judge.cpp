@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "conv_cases.hpp"
 #include "rules.hpp"
 #include "text.hpp"
 #include "tolerances.hpp"
@@ -125,6 +126,8 @@ Scales accum_scale(const Case &c) {
       sc.sum[size_t(pos)] = sum;
       sc.terms[size_t(pos)] = K;
     });
+  } else if (op_family(c.op) == BP_OP_FAMILY_CONV) {
+    conv_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {

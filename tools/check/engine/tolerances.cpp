@@ -30,6 +30,7 @@ TolClass tol_class(int32_t op) {
     case BP_OP_FAMILY_BINARY: return TolClass::rounded;
     case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_CREATE: return TolClass::math;
     case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: case BP_OP_FAMILY_SCAN: return TolClass::accum;
+    case BP_OP_FAMILY_CONV: return TolClass::accum;
     default: return TolClass::exact;
   }
 }

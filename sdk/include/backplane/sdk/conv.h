@@ -107,32 +107,32 @@ static inline bp_status bp_sdk_conv_geometry(int32_t op, const bp_window_params 
   rank = window->spatial_rank;
   if (rank < 1 || rank > BP_WINDOW_MAX_RANK) {
     bp_sdk_conv_say_(message, capacity, "%s: the window's spatial_rank is %d (1..%d allowed)", name, (int)rank,
-             BP_WINDOW_MAX_RANK);
+                     BP_WINDOW_MAX_RANK);
     return BP_ERR_INVALID_ARGUMENT;
   }
   if (window->groups < 1) {
     bp_sdk_conv_say_(message, capacity, "%s: the window's groups is %d (>= 1 allowed)", name, (int)window->groups);
     return BP_ERR_INVALID_ARGUMENT;
   }
-  for (i = 0; i < rank; ++i)
-    if (window->stride[i] < 1 || window->dilation[i] < 1 || window->pad_begin[i] < 0 || window->pad_end[i] < 0 ||
-        window->kernel[i] < 1) {
-      bp_sdk_conv_say_(message, capacity,
-               "%s: spatial axis %d of the window has kernel %lld, stride %lld, dilation %lld, padding %lld "
-               "and %lld (kernel, stride and dilation >= 1, padding >= 0 allowed)",
-               name, (int)i, (long long)window->kernel[i], (long long)window->stride[i],
-               (long long)window->dilation[i], (long long)window->pad_begin[i], (long long)window->pad_end[i]);
-      return BP_ERR_INVALID_ARGUMENT;
-    }
   bp_sdk_conv_shape_text_(g->x, xs, sizeof xs);
   bp_sdk_conv_shape_text_(g->y, ys, sizeof ys);
   bp_sdk_conv_shape_text_(g->w, ws, sizeof ws);
   if (g->x->rank != rank + 2 || g->y->rank != rank + 2 || g->w->rank != rank + 2) {
     bp_sdk_conv_say_(message, capacity,
-             "%s: x %s, y %s and weight %s must all have rank %d (N, channels and the window's %d spatial axes)",
-             name, xs, ys, ws, (int)rank + 2, (int)rank);
+                     "%s: x %s, y %s and weight %s must all have rank %d (N, channels and the window's %d spatial axes)",
+                     name, xs, ys, ws, (int)rank + 2, (int)rank);
     return BP_ERR_SHAPE;
   }
+  for (i = 0; i < rank; ++i)
+    if (window->stride[i] < 1 || window->dilation[i] < 1 || window->pad_begin[i] < 0 || window->pad_end[i] < 0 ||
+        window->kernel[i] < 1) {
+      bp_sdk_conv_say_(message, capacity,
+                       "%s: spatial axis %d of the window has kernel %lld, stride %lld, dilation %lld, padding %lld "
+                       "and %lld (kernel, stride and dilation >= 1, padding >= 0 allowed)",
+                       name, (int)i, (long long)window->kernel[i], (long long)window->stride[i],
+                       (long long)window->dilation[i], (long long)window->pad_begin[i], (long long)window->pad_end[i]);
+      return BP_ERR_INVALID_ARGUMENT;
+    }
   g->rank = rank;
   g->groups = window->groups;
   g->n = g->x->shape[0];
@@ -142,9 +142,9 @@ static inline bp_status bp_sdk_conv_geometry(int32_t op, const bp_window_params 
   if (g->y->shape[0] != g->n || g->c_in % g->groups != 0 || g->c_out % g->groups != 0 ||
       g->w->shape[0] != g->c_out || g->w->shape[1] != per_group_in) {
     bp_sdk_conv_say_(message, capacity,
-             "%s: x %s, y %s and weight %s do not fit x [N, C_in, ...], y [N, C_out, ...] and weight "
-             "[C_out, C_in / groups, ...] with groups %d dividing C_in and C_out",
-             name, xs, ys, ws, (int)g->groups);
+                     "%s: x %s, y %s and weight %s do not fit x [N, C_in, ...], y [N, C_out, ...] and weight "
+                     "[C_out, C_in / groups, ...] with groups %d dividing C_in and C_out",
+                     name, xs, ys, ws, (int)g->groups);
     return BP_ERR_SHAPE;
   }
   for (i = 0; i < rank; ++i) {
@@ -160,16 +160,16 @@ static inline bp_status bp_sdk_conv_geometry(int32_t op, const bp_window_params 
     g->pad_end[i] = window->pad_end[i];
     if (g->w->shape[2 + i] != g->kernel[i]) {
       bp_sdk_conv_say_(message, capacity, "%s: the weight %s has extent %lld on spatial axis %d but the window's kernel %lld",
-               name, ws, (long long)g->w->shape[2 + i], (int)i, (long long)g->kernel[i]);
+                       name, ws, (long long)g->w->shape[2 + i], (int)i, (long long)g->kernel[i]);
       return BP_ERR_SHAPE;
     }
     if (g->in[i] < 1 || g->out[i] < 1 || reach < 0 || reach >= (s > d ? s : d)) {
       bp_sdk_conv_say_(message, capacity,
-               "%s: spatial axis %d: x extent %lld and y extent %lld do not fit kernel %lld, stride %lld, "
-               "dilation %lld and padding %lld + %lld (y = floor((x + padding - dilation (kernel - 1) - 1) / "
-               "stride) + 1, plus less than max(stride, dilation) of output padding on x)",
-               name, (int)i, (long long)g->in[i], (long long)g->out[i], (long long)g->kernel[i], (long long)s,
-               (long long)d, (long long)g->pad_begin[i], (long long)g->pad_end[i]);
+                       "%s: spatial axis %d: x extent %lld and y extent %lld do not fit kernel %lld, stride %lld, "
+                       "dilation %lld and padding %lld + %lld (y = floor((x + padding - dilation (kernel - 1) - 1) / "
+                       "stride) + 1, plus less than max(stride, dilation) of output padding on x)",
+                       name, (int)i, (long long)g->in[i], (long long)g->out[i], (long long)g->kernel[i], (long long)s,
+                       (long long)d, (long long)g->pad_begin[i], (long long)g->pad_end[i]);
       return BP_ERR_SHAPE;
     }
   }
@@ -181,7 +181,7 @@ static inline bp_status bp_sdk_conv_geometry(int32_t op, const bp_window_params 
       char bs[160];
       bp_sdk_conv_shape_text_(g->bias, bs, sizeof bs);
       bp_sdk_conv_say_(message, capacity, "%s: the bias %s must be [%lld], one value per %s channel", name, bs,
-               (long long)channels, op == BP_OP_CONV ? "output (y)" : "output (x)");
+                       (long long)channels, op == BP_OP_CONV ? "output (y)" : "output (x)");
       return BP_ERR_SHAPE;
     }
   }
