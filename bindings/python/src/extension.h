@@ -132,6 +132,7 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 extern PyMethodDef ops_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef dist_methods[];
+extern PyMethodDef conv_methods[]; /* conv.c (since 1.6) */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */

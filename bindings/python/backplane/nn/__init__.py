@@ -10,10 +10,15 @@ backplane.optim."""
 from . import functional, init
 from .activation import Flatten, ReLU, Sigmoid, Tanh
 from .container import Sequential
+from .conv import (Conv1D, Conv1d, Conv2D, Conv2d, Conv3D, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                   ConvTranspose3d)
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
-           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init"]
+           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
+           # convolution (since 1.6)
+           "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+           "Conv1D", "Conv2D", "Conv3D"]
