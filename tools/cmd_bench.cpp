@@ -38,6 +38,8 @@ const Figure kFigures[] = {
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
      bench::figure_dtypes},
+    {"conv", "ResNet-18 convolutions (forward, backward data, weight) vs libtorch, oneDNN, im2col+CLBlast",
+     bench::figure_conv},
 };
 
 std::string figure_list() {

@@ -173,6 +173,37 @@ struct Scratch {
   void *p;
 };
 
+// A thread's scratch, kept between calls: fresh blocks of a call's blocked
+// layouts and scratchpad would cost their pages' faults every time (a few
+// hundred microseconds for a 56x56 layer). Blocks above kKeep bytes are the
+// call's own, so a rare large problem does not stay resident.
+class ThreadScratch {
+ public:
+  static constexpr size_t kKeep = size_t(64) << 20;
+  ~ThreadScratch() { std::free(kept_); }
+  void *get(size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (bytes > kKeep) {
+      own_ = std::make_unique<Scratch>(bytes);
+      return own_->p;
+    }
+    if (bytes > size_) {
+      std::free(kept_);
+      kept_ = nullptr, size_ = 0;
+      kept_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+      if (!kept_) throw std::bad_alloc();
+      size_ = bytes;
+    }
+    return kept_;
+  }
+  void release_own() { own_.reset(); }
+
+ private:
+  void *kept_ = nullptr;
+  size_t size_ = 0;
+  std::unique_ptr<Scratch> own_;
+};
+
 void *at(const void *base, int64_t elements, size_t size) {
   return const_cast<char *>(static_cast<const char *>(base)) + size_t(elements) * size;
 }
@@ -242,26 +273,33 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
             void *out = c.op == BP_OP_CONV_WEIGHT_GRAD
                             ? (i == 0 ? c.out : (*c.partial)[size_t(i)]->p)
                             : at(c.out, c.op == BP_OP_CONV ? y_at : x_at, c.size);
-            Scratch a_own(plan.reorder_a ? plan.a_own.get_size() : 0);
-            Scratch b_own(c.op == BP_OP_CONV_WEIGHT_GRAD && plan.reorder_b ? plan.b_own.get_size() : 0);
-            Scratch out_own(plan.reorder_out ? plan.out_own.get_size() : 0);
-            Scratch scratchpad(plan.scratchpad);
+            thread_local ThreadScratch kept[4];
+            struct Release {
+              ThreadScratch *k;
+              ~Release() {
+                for (int j = 0; j < 4; ++j) k[j].release_own();
+              }
+            } release{kept};
+            void *const a_own = kept[0].get(plan.reorder_a ? plan.a_own.get_size() : 0);
+            void *const b_own = kept[1].get(c.op == BP_OP_CONV_WEIGHT_GRAD && plan.reorder_b ? plan.b_own.get_size() : 0);
+            void *const out_own = kept[2].get(plan.reorder_out ? plan.out_own.get_size() : 0);
+            void *const scratchpad = kept[3].get(plan.scratchpad);
             memory a_user(plan.a_user, engine(), const_cast<void *>(a));
             memory b_user(plan.b_user, engine(), const_cast<void *>(b));
             memory out_user(plan.out_user, engine(), out);
-            memory a_mem = plan.reorder_a ? memory(plan.a_own, engine(), a_own.p) : a_user;
+            memory a_mem = plan.reorder_a ? memory(plan.a_own, engine(), a_own) : a_user;
             memory b_mem = b_user;
             if (plan.reorder_b) {
               void *shared = c.own_weights[k] ? c.own_weights[k]->p : c.own_weights[0] ? c.own_weights[0]->p : nullptr;
-              b_mem = memory(plan.b_own, engine(), c.op == BP_OP_CONV_WEIGHT_GRAD ? b_own.p : shared);
+              b_mem = memory(plan.b_own, engine(), c.op == BP_OP_CONV_WEIGHT_GRAD ? b_own : shared);
             }
-            memory out_mem = plan.reorder_out ? memory(plan.out_own, engine(), out_own.p) : out_user;
+            memory out_mem = plan.reorder_out ? memory(plan.out_own, engine(), out_own) : out_user;
             if (plan.reorder_a) plan.a_in.execute(stream, a_user, a_mem);
             if (plan.reorder_b && c.op == BP_OP_CONV_WEIGHT_GRAD) plan.b_in.execute(stream, b_user, b_mem);
             std::unordered_map<int, memory> args;
             if (plan.scratchpad > 0)
               args.insert({DNNL_ARG_SCRATCHPAD,
-                           memory(memory::desc({int64_t(plan.scratchpad)}, Type::u8, Tag::x), engine(), scratchpad.p)});
+                           memory(memory::desc({int64_t(plan.scratchpad)}, Type::u8, Tag::x), engine(), scratchpad)});
             if (c.op == BP_OP_CONV) {
               args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}});
               if (c.bias)

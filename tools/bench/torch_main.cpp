@@ -2,8 +2,9 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul --threads N --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step|matmul|conv --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
+//                  [--layer I --pass forward|data|weight --batch N]   (conv only)
 //
 // and reads one JSON object from its standard output:
 //
@@ -19,11 +20,16 @@
 // CPU. train_step: one forward, backward and SGD step of the training
 // figure's MLP (bench/training_shape.hpp) with torch::nn and torch::optim.
 // matmul: at::mm_out of two n x n matrices of --dtype (uniform in [-1, 1))
-// into a preallocated output, for the dtypes figure. All timed as bp bench
-// times its own side (timing.hpp).
+// into a preallocated output, for the dtypes figure. conv: layer I of
+// ResNet-18's convolutions (bench/conv_shapes.hpp) at the batch, float32:
+// at::convolution (forward) or at::convolution_backward with only the
+// input's (data) or the weight's (weight) gradient asked for, for the conv
+// figure. All timed as bp bench times its own side (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
 #include <ATen/Parallel.h>
+#include <ATen/ops/convolution.h>
+#include <ATen/ops/convolution_backward.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -35,6 +41,7 @@
 
 #include <dlfcn.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +49,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conv_shapes.hpp"
 #include "timing.hpp"
 #include "training_shape.hpp"
 
@@ -49,8 +57,9 @@ namespace {
 
 int usage(const char *why) {
   std::fprintf(stderr,
-               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul --threads N "
-               "--trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N]\n",
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul|conv --threads N "
+               "--trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] "
+               "[--layer I --pass forward|data|weight --batch N]\n",
                why);
   return 2;
 }
@@ -84,9 +93,9 @@ bool scalar_type(const std::string &name, at::ScalarType *type) {
 
 int main(int argc, char **argv) {
   int trials = 0, threads = 1;
-  int64_t n = 0;
+  int64_t n = 0, layer = -1, batch = 0;
   double target = 0;
-  std::string what = "add_out", dtype_name = "float32";
+  std::string what = "add_out", dtype_name = "float32", pass = "forward";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
@@ -94,13 +103,19 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--target")) target = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dtype")) dtype_name = argv[i + 1];
     else if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--layer")) layer = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--pass")) pass = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--batch")) batch = std::atoll(argv[i + 1]);
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
-  if (what != "add_out" && what != "train_step" && what != "matmul")
+  if (what != "add_out" && what != "train_step" && what != "matmul" && what != "conv")
     return usage(("unknown measurement " + what).c_str());
+  if (what == "conv" && (layer < 0 || layer >= bptool::bench::kResNet18LayerCount || batch < 1 ||
+                         (pass != "forward" && pass != "data" && pass != "weight")))
+    return usage("conv needs --layer 0..7, --batch >= 1 and --pass forward, data or weight");
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
   if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
@@ -127,6 +142,24 @@ int main(int argc, char **argv) {
       };
       seconds = measure(mm, trials, target);
       baseline = "libtorch at::mm_out " + dtype_name;
+    } else if (what == "conv") {
+      const ConvLayer &l = kResNet18Layers[layer];
+      torch::manual_seed(0);
+      const at::Tensor x = at::randn({batch, l.c_in, l.size, l.size}), w = at::randn({l.c_out, l.c_in, l.kernel, l.kernel}) * 0.1;
+      const at::Tensor dy = at::randn({batch, l.c_out, l.out(), l.out()});
+      const std::vector<int64_t> stride{l.stride, l.stride}, padding{l.pad, l.pad}, dilation{1, 1}, none{0, 0};
+      const std::array<bool, 3> mask{pass == "data", pass == "weight", false};
+      const Work run = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          if (pass == "forward")
+            (void)at::convolution(x, w, c10::nullopt, stride, padding, dilation, false, none, 1);
+          else
+            (void)at::convolution_backward(dy, x, w, c10::nullopt, stride, padding, dilation, false, none, 1, mask);
+        }
+      };
+      seconds = measure(run, trials, target);
+      baseline = std::string("libtorch ") + (pass == "forward" ? "at::convolution" : "at::convolution_backward") +
+                 " (built with oneDNN: " + (at::hasMKLDNN() ? "yes" : "no") + ")";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),
