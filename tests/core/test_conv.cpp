@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backplane_nn.hpp"
 #include "runtime_fixture.hpp"
 
 namespace {
@@ -334,4 +335,44 @@ TEST_CASE("conv on tensors of two devices is a device mismatch, never a copy") {
   CHECK(bp_conv(x.handle(), w.handle(), 0, nullptr, &out) == BP_ERR_DEVICE_MISMATCH);
   CHECK(last_error_mentions("conv"));
   CHECK(last_error_mentions("reference:0"));
+}
+
+TEST_CASE("the C++ layers: Conv1d/2d/3d and ConvTranspose2d with PyTorch's shapes, initialisation and training") {
+  const bp::Device d = bp_test::each_host_device();
+  bp::ConvOptions o;
+  o.padding = {1};
+  bp::nn::Conv2d conv(3, 4, {3}, o, true, d, 7);
+  CHECK(conv.weight.shape() == bp::Shape{4, 3, 3, 3});
+  CHECK(conv.bias.shape() == bp::Shape{4});
+  // kaiming_uniform with a = sqrt(5): uniform in +-1/sqrt(fan_in), fan_in 27.
+  const double bound = 1 / std::sqrt(27.0);
+  for (double v : conv.weight.to_vector<float>()) CHECK(std::abs(v) <= bound);
+  CHECK(conv.parameters().size() == 2);
+  const bp::Tensor x = bp::from_vector<double>(random_values(2 * 3 * 6 * 5, 14), {2, 3, 6, 5}, d).astype(bp::f32);
+  CHECK(conv(x).shape() == bp::Shape{2, 4, 6, 5});
+  // A few SGD steps on a fixed target lower the loss.
+  const bp::Tensor target = bp::zeros({2, 4, 6, 5}, bp::f32, d);
+  bp::nn::SGD opt(conv.parameters(), 0.1);
+  double first = 0, last = 0;
+  for (int step = 0; step < 5; ++step) {
+    const bp::Tensor loss = bp::nn::mse_loss(conv(x), target);
+    if (step == 0) first = loss.item<float>();
+    last = loss.item<float>();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+  CHECK(last < first);
+  bp::nn::Conv1d c1(2, 3, {4}, {}, false, d, 8);
+  CHECK(!c1.bias.defined());
+  CHECK(c1(bp::zeros({1, 2, 9}, bp::f32, d)).shape() == bp::Shape{1, 3, 6});
+  bp::ConvOptions o3;
+  o3.stride = {2};
+  bp::nn::Conv3d c3(2, 2, {2, 3, 1}, o3, true, d, 9);
+  CHECK(c3(bp::zeros({1, 2, 4, 7, 3}, bp::f32, d)).shape() == bp::Shape{1, 2, 2, 3, 2});
+  bp::ConvOptions ot;
+  ot.stride = {2}, ot.padding = {1}, ot.output_padding = {1}, ot.groups = 2;
+  bp::nn::ConvTranspose2d t(4, 6, {3}, ot, true, d, 10);
+  CHECK(t.weight.shape() == bp::Shape{4, 3, 3, 3});
+  CHECK(t(bp::zeros({1, 4, 3, 4}, bp::f32, d)).shape() == bp::Shape{1, 6, 6, 8});
 }
