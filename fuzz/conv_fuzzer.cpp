@@ -55,11 +55,10 @@ void make(Tensors &out, Reader &in, int32_t dtype, const std::vector<int64_t> &s
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
   std::vector<double> v(size_t(std::max<int64_t>(n, 1)));  // a valid pointer even for no elements
-  for (double &x : v) x = in.element();
-  v.resize(size_t(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = in.element();
   for (int s = 0; s < kSides; ++s) {
     bp_tensor f64 = 0;
-    if (bp_from_host(g_devices[s], BP_FLOAT64, int32_t(shape.size()), shape.data(), v.data(), n * 8, &f64) !=
+    if (bp_from_host(g_devices[s], BP_FLOAT64, int32_t(shape.size()), shape.data(), v.data(), &f64) !=
             BP_OK ||
         bp_cast(f64, dtype, &out.t[s]) != BP_OK)
       bp_fuzz::fail("making an operand: %s", bp_last_error());

@@ -216,6 +216,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP: case BP_OP_ERF:
       case BP_OP_EXPM1: case BP_OP_LOG1P: case BP_OP_RSQRT:
         return floating(in) && out == in;
+      case BP_OP_CONV: case BP_OP_CONV_TRANSPOSE: case BP_OP_CONV_WEIGHT_GRAD:  // since 1.6
+        return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;
       case BP_OP_WHERE: case BP_OP_FILL:
