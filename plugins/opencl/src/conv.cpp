@@ -6,7 +6,9 @@
 // group's weights, and a store kernel adds the bias and writes the strided
 // result. CONV_TRANSPOSE runs the GEMM the other way (W^T dy) and gathers
 // the columns back into dx (col2im); CONV_WEIGHT_GRAD multiplies dy by the
-// columns' transpose, adding over the launches.
+// columns' transpose, adding over the launches. Those two read a dense dy
+// of the compute dtype in place, one batch item per launch; another dy is
+// copied channels first for each launch.
 #include <clblast.h>
 
 #include <algorithm>
@@ -184,15 +186,20 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
     // Dense [C_out, C_in / G, K...]: row co, column (c, tap) of the GEMM.
     const View dw = temps.dense(device, compute, std::vector<int64_t>(out.shape, out.shape + out.rank));
     if (g.n == 0) gemm(device, lock, compute, false, true, g.c_out, p.depth, 0, dw, 0, dw, 0, 0, dw, 0);
-    for (int64_t first = 0; first < g.n; first += chunk) {
-      const int64_t count = std::min(chunk, g.n - first);
+    // A dense dy of the compute dtype is a GEMM operand as it is, one batch
+    // item at a time; other views are copied channels first per launch.
+    const bool direct = dy.dtype == compute && is_dense(dy);
+    const int64_t step = direct ? 1 : chunk;
+    for (int64_t first = 0; first < g.n; first += step) {
+      const int64_t count = std::min(step, g.n - first);
       const View col = temps.dense(device, compute, {p.depth, count * p.out_size});
       for (int64_t group = 0; group < g.groups; ++group) {
         ClConvLayout L = p.layout(x, first, count, group, p.in_group);
         L.n = p.depth * count * p.out_size;
         launch("conv_im2col", L.n, {col.mem, x.mem, L});
-        const View dyg = channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute);
-        gemm(device, lock, compute, false, true, p.out_group, p.depth, count * p.out_size, dyg, 0, col, 0,
+        const View dyg = direct ? dy : channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute);
+        const int64_t dy_at = direct ? (first * g.c_out + group * p.out_group) * p.out_size : 0;
+        gemm(device, lock, compute, false, true, p.out_group, p.depth, count * p.out_size, dyg, dy_at, col, 0,
              first == 0 ? 0.0 : 1.0, dw, group * p.out_group * p.depth);
       }
     }
@@ -203,6 +210,20 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
   const View &w = dense_operand(device, lock, temps, in[1], compute);
   if (op == BP_OP_CONV) {
     const View &x = in[0];
+    // A dense y of the compute dtype without a bias takes the GEMM's result
+    // in place, one batch item per launch: no store pass.
+    if (!has_bias && out.dtype == compute && is_dense(out)) {
+      const View col = temps.dense(device, compute, {p.depth, p.out_size});
+      for (int64_t item = 0; item < g.n; ++item)
+        for (int64_t group = 0; group < g.groups; ++group) {
+          ClConvLayout L = p.layout(x, item, 1, group, p.in_group);
+          L.n = p.depth * p.out_size;
+          launch("conv_im2col", L.n, {col.mem, x.mem, L});
+          gemm(device, lock, compute, false, false, p.out_group, p.out_size, p.depth, w, group * p.out_group * p.depth,
+               col, 0, 0.0, out, (item * g.c_out + group * p.out_group) * p.out_size);
+        }
+      return;
+    }
     for (int64_t first = 0; first < g.n; first += chunk) {
       const int64_t count = std::min(chunk, g.n - first);
       const View col = temps.dense(device, compute, {p.depth, count * p.out_size});
@@ -225,13 +246,16 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
   }
 
   const View &dy = in[0];  // CONV_TRANSPOSE: dx = W^T dy, gathered back
-  for (int64_t first = 0; first < g.n; first += chunk) {
-    const int64_t count = std::min(chunk, g.n - first);
+  const bool direct = dy.dtype == compute && is_dense(dy);  // as for CONV_WEIGHT_GRAD
+  const int64_t step = direct ? 1 : chunk;
+  for (int64_t first = 0; first < g.n; first += step) {
+    const int64_t count = std::min(step, g.n - first);
     const View col = temps.dense(device, compute, {p.depth, count * p.out_size});
     for (int64_t group = 0; group < g.groups; ++group) {
-      const View dyg = channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute);
+      const View dyg = direct ? dy : channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute);
+      const int64_t dy_at = direct ? (first * g.c_out + group * p.out_group) * p.out_size : 0;
       gemm(device, lock, compute, true, false, p.depth, count * p.out_size, p.out_group, w,
-           group * p.out_group * p.depth, dyg, 0, 0.0, col, 0);
+           group * p.out_group * p.depth, dyg, dy_at, 0.0, col, 0);
       ClConvLayout L = p.layout(out, first, count, group, p.in_group);
       L.n = p.in_group * count * p.in_size;
       L.has_bias = has_bias;
