@@ -114,6 +114,7 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("gemm_float16_path", f16.c_str());
   put("gemm_bfloat16_path", bf16.c_str());
   put("gemm_half_path", (f16 == bf16 ? f16 : "float16 " + f16 + ", bfloat16 " + bf16).c_str());
+  put("attention_path", attention_path());
   // How the convolutions run (since 1.6).
   put("conv_float32_path", conv_path(BP_FLOAT32).c_str());
   put("conv_float64_path", conv_path(BP_FLOAT64).c_str());

@@ -88,6 +88,8 @@
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
   X(SCAN, 11, "scan", 1)          \
+  X(NORMALIZE, 13, "normalize", 3) \
+  X(ATTENTION, 15, "attention", 4) \
   X(CONV, 16, "conv", 3)
 
 /*
@@ -98,7 +100,8 @@
  * counts every input it may take: plugin.h says which of them may be absent
  * (a view of dtype BP_DTYPE_INVALID).
  */
-#define BP_OP_FAMILY_OUTPUTS_LIST(X)
+#define BP_OP_FAMILY_OUTPUTS_LIST(X) \
+  X(NORMALIZE, 3)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -189,6 +192,10 @@
 
 /* Since 1.6. */
 #define BP_OP_LIST_1_6(X)                                                                          \
+  X(VAR, 50, "var", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                          \
+  X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
+  X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
+  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)          \
   X(CONV, 120, "conv", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
   X(CONV_TRANSPOSE, 121, "conv_transpose", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)     \
   X(CONV_WEIGHT_GRAD, 122, "conv_weight_grad", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
