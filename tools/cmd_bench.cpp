@@ -46,6 +46,8 @@ const Figure kFigures[] = {
      bench::figure_layer_norm},
     {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
      bench::figure_attention},
+    {"conv", "ResNet-18 convolutions (forward, backward data, weight) vs libtorch, oneDNN, im2col+CLBlast",
+     bench::figure_conv},
 };
 
 std::string figure_list() {

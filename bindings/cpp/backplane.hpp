@@ -692,6 +692,53 @@ inline Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false,
 }
 inline Tensor norm(const Tensor &a) { return a.norm(); }
 
+// ---- convolution (since 1.6) ----------------------------------------------
+
+// The window of conv and conv_transpose (bp_conv_options), per spatial
+// axis; a list of one value stands for every axis (PyTorch's int form).
+// padding pads both sides; padding_end, when given, replaces it after the
+// input's end (asymmetric padding, PyTorch's padding='same' with an even
+// dilated kernel).
+struct ConvOptions {
+  std::vector<int64_t> stride{1}, padding{0}, padding_end, dilation{1}, output_padding{0};
+  int32_t groups = 1;
+};
+
+namespace detail {
+inline int64_t conv_axis(const std::vector<int64_t> &v, size_t i, int64_t otherwise) {
+  if (v.empty()) return otherwise;
+  return v.size() == 1 ? v[0] : i < v.size() ? v[i] : otherwise;
+}
+inline bp_conv_options conv_options(const ConvOptions &o) {
+  bp_conv_options c = BP_CONV_OPTIONS_INIT;
+  c.groups = o.groups;
+  for (size_t i = 0; i < BP_CONV_MAX_RANK; ++i) {
+    c.stride[i] = conv_axis(o.stride, i, 1);
+    c.padding_begin[i] = conv_axis(o.padding, i, 0);
+    c.padding_end[i] = conv_axis(o.padding_end, i, c.padding_begin[i]);
+    c.dilation[i] = conv_axis(o.dilation, i, 1);
+    c.output_padding[i] = conv_axis(o.output_padding, i, 0);
+  }
+  return c;
+}
+}  // namespace detail
+
+// PyTorch's conv1d/2d/3d: x [N, C_in, S...], weight [C_out, C_in / groups,
+// K...], bias [C_out] or undefined (backplane.h, bp_conv).
+inline Tensor conv(const Tensor &x, const Tensor &weight, const Tensor &bias = Tensor(),
+                   const ConvOptions &options = {}) {
+  const bp_conv_options o = detail::conv_options(options);
+  return Tensor::wrap([&](bp_tensor *out) { return bp_conv(x.handle(), weight.handle(), bias.handle(), &o, out); });
+}
+// PyTorch's conv_transpose1d/2d/3d (bp_conv_transpose): weight [C_out,
+// C_in / groups, K...] with x's channels C_out, bias [C_in] or undefined.
+inline Tensor conv_transpose(const Tensor &x, const Tensor &weight, const Tensor &bias = Tensor(),
+                             const ConvOptions &options = {}) {
+  const bp_conv_options o = detail::conv_options(options);
+  return Tensor::wrap(
+      [&](bp_tensor *out) { return bp_conv_transpose(x.handle(), weight.handle(), bias.handle(), &o, out); });
+}
+
 // ---- composites (since 1.1) ------------------------------------------------
 
 namespace detail {

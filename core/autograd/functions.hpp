@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
@@ -52,6 +53,11 @@ struct TopkResult {
 };
 TopkResult topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest);
 View copy_to(const View &a, Device &device);
+// Convolution and ConvTranspose (dispatch::conv, dispatch::conv_transpose
+// with `extents` the result's spatial extents, output padding included);
+// bias may be null.
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p);
+View conv_transpose(const View &x, const View &w, const View *bias, const ConvParams &p, const int64_t *extents);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
 // The fused ATTENTION operator of q's backend (plugin.h), when the backend

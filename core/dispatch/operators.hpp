@@ -18,6 +18,7 @@
 
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
@@ -88,6 +89,20 @@ bool attention_offered(const View &q);
 // whose shapes bp_attention has checked; mask: null, or an additive mask of
 // that dtype broadcasting to [B..., Lq, Lk]; scale resolved.
 View attention(const View &q, const View &k, const View &v, const View *mask, double scale, bool causal);
+
+// Convolution (plugin.h's CONV family, channels first: x [N, C_in, S...],
+// weight [C_out, C_in / groups, K...], y [N, C_out, O...]); bias may be
+// null. conv's output extents are the floor formula's unless out_extents
+// (the spatial O) says otherwise (a ConvTranspose's input gradient);
+// conv_transpose writes x-shaped results of the spatial extents `extents`
+// (output padding included); conv_weight_grad a weight of spatial extents
+// `kernel`. Shapes, groups and windows are checked here (BP_ERR_SHAPE and
+// BP_ERR_INVALID_ARGUMENT naming the operator and the shapes).
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p, const View *out,
+          const int64_t *out_extents = nullptr);
+View conv_transpose(const View &dy, const View &w, const View *bias, const ConvParams &p, const int64_t *extents,
+                    const View *out);
+View conv_weight_grad(const View &x, const View &dy, const ConvParams &p, const int64_t *kernel);
 
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);

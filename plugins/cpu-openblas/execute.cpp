@@ -2,6 +2,7 @@
 
 #include "backend.hpp"
 #include "backplane/kernels/elementwise.hpp"
+#include "conv.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "kernels.hpp"
@@ -124,6 +125,7 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
                               view_of(inputs[1], numel_of(inputs[1])), view_of(inputs[2], numel_of(inputs[2])),
                               view_of(inputs[3], numel_of(inputs[3])), attrs.scalar,
                               (attrs.option & BP_OPTION_CAUSAL) != 0, out);
+    case BP_OP_FAMILY_CONV: return conv_kernel(*g_backend.pool, op, attrs_in, inputs, output);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);
 }

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "buffer.hpp"
+#ifdef BP_CUDA_CUDNN
+#include "conv_cudnn.hpp"
+#endif
 #include "dense_copy.hpp"
 #include "device.hpp"
 #include "device_registry.hpp"
@@ -275,6 +278,9 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_SOFTMAX: return run_softmax(device, op, in[0], out);
     case BP_OP_FAMILY_TOPK: return run_topk(device, attrs, in[0], out, device_view(output[1], device, name, "output 1"));
     case BP_OP_FAMILY_ATTENTION: return run_attention(device, attrs, in, out);
+#ifdef BP_CUDA_CUDNN
+    case BP_OP_FAMILY_CONV: return run_conv_cudnn(device, op, attrs_in, inputs, output, in, out);
+#endif
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

@@ -314,4 +314,12 @@ bp_status ref_run_topk(const bp_op_attrs *attrs, const bp_plugin_tensor *input, 
 bp_status ref_run_attention(const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
                             const bp_plugin_tensor *output);
 
+/* ------------------------------------------------------------------------
+ * conv.c — CONV, CONV_TRANSPOSE and CONV_WEIGHT_GRAD (since 1.6): the
+ * window is attrs->params (backplane/sdk/conv.h reads it).
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_conv(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                       const bp_plugin_tensor *output);
+
 #endif /* BP_REFERENCE_H */

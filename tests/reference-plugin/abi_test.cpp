@@ -221,6 +221,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       // Since 1.6: the variance and the normalisations (output 0, y).
       case BP_OP_VAR: case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM:
         return floating(in) && out == in;
+      case BP_OP_CONV: case BP_OP_CONV_TRANSPOSE: case BP_OP_CONV_WEIGHT_GRAD:  // since 1.6
+        return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;
       case BP_OP_WHERE: case BP_OP_FILL:

@@ -204,5 +204,6 @@ void figure_softmax(Context &, Report &);
 void figure_topk(Context &, Report &);
 void figure_layer_norm(Context &, Report &);
 void figure_attention(Context &, Report &);
+void figure_conv(Context &, Report &);  // partly measured by bp-bench-direct (direct.hpp)
 
 }  // namespace bptool::bench

@@ -102,6 +102,8 @@ void group_topk(Context &, Plugin &p);
 void group_normalize(Context &, Plugin &p, Plugin &ref);
 // The optional fused ATTENTION entry on random problems (attention_checks.cpp).
 void group_attention(Context &, Plugin &p, Plugin &ref);
+// Random convolutions against the reference, and their refusals (conv_checks.cpp).
+void group_conv(Context &, Plugin &p, Plugin &ref);
 void group_capabilities(Context &, Plugin &p);
 void group_core(Context &);
 void group_copies(Context &, Plugin &p);

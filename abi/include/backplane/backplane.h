@@ -696,6 +696,75 @@ BP_API bp_status bp_sort(bp_tensor a, int32_t axis, int32_t descending, bp_tenso
  * (since 1.6). */
 BP_API bp_status bp_argsort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *indices);
 
+/* ---- convolution (since 1.6) -------------------------------------------
+ * PyTorch's conv1d/2d/3d and conv_transpose1d/2d/3d, ONNX's Conv and
+ * ConvTranspose, over channels-first tensors: x [N, C_in, S_1..S_r] with
+ * r = 1, 2 or 3 spatial axes, weight [C_out, C_in / groups, K_1..K_r]
+ * (ConvTranspose's weight has the same layout: its input channels first),
+ * optional bias. Semantics as plugin.h's CONV family: zeros outside x,
+ * groups (C_in for depthwise), float16 and bfloat16 accumulated in float32.
+ * Inputs of different dtypes are promoted; integer inputs compute in
+ * float64. Records for autograd: x, weight and bias all get gradients (the
+ * input's through CONV_TRANSPOSE, the weight's through CONV_WEIGHT_GRAD,
+ * the bias's a sum). Errors: BP_ERR_SHAPE, naming the operator and the
+ * shapes, for ranks that are not 3 to 5 or differ, channels that do not
+ * match (C_in != weight[1] * groups), a groups that does not divide the
+ * channels, a bias of other extents and an output size below 1 (the
+ * dilated kernel larger than the padded input; a ConvTranspose whose
+ * padding removes everything); BP_ERR_INVALID_ARGUMENT for options out of
+ * range; BP_ERR_DEVICE_MISMATCH for operands on different devices. */
+
+/* Spatial axes bp_conv takes at most (since 1.6). */
+#define BP_CONV_MAX_RANK 3
+
+/* The window of bp_conv and bp_conv_transpose (since 1.6). The caller sets
+ * struct_size; entry i of each array is spatial axis i (axis 2 + i of x),
+ * entries past the operands' spatial rank are ignored. Start from
+ * BP_CONV_OPTIONS_INIT (stride 1, no padding, dilation 1, one group) and
+ * set what differs; a NULL options pointer means those defaults. The
+ * struct is the caller's, read during the call. */
+typedef struct bp_conv_options {
+  uint32_t struct_size;                      /* sizeof(bp_conv_options) as the caller knows it (since 1.6) */
+  int32_t groups;                            /* channel groups, >= 1 (since 1.6) */
+  int64_t stride[BP_CONV_MAX_RANK];          /* >= 1 (since 1.6) */
+  int64_t padding_begin[BP_CONV_MAX_RANK];   /* zeros before each spatial axis of x, >= 0 (since 1.6) */
+  int64_t padding_end[BP_CONV_MAX_RANK];     /* zeros after it, >= 0; PyTorch's padding p is p and p
+                                                (since 1.6) */
+  int64_t dilation[BP_CONV_MAX_RANK];        /* spacing of the kernel's taps, >= 1 (since 1.6) */
+  int64_t output_padding[BP_CONV_MAX_RANK];  /* bp_conv_transpose: extent added at the end of each
+                                                spatial axis of its result, 0 <= it < max(stride,
+                                                dilation); bp_conv: 0 (since 1.6) */
+} bp_conv_options;
+#define BP_CONV_OPTIONS_SIZE_1_6 (offsetof(bp_conv_options, output_padding) + BP_CONV_MAX_RANK * sizeof(int64_t))
+typedef char bp_conv_options_size_check[sizeof(bp_conv_options) == BP_CONV_OPTIONS_SIZE_1_6 ? 1 : -1];
+/* bp_conv_options o = BP_CONV_OPTIONS_INIT; (since 1.6) */
+#define BP_CONV_OPTIONS_INIT {sizeof(bp_conv_options), 1, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}}
+
+/* Convolution (since 1.6): *out = y [N, C_out, O_1..O_r] with
+ * O_i = floor((S_i + padding_begin_i + padding_end_i - dilation_i (K_i - 1)
+ * - 1) / stride_i) + 1 and y[n, co, o] = bias[co] + sum over the input
+ * channels of co's group and the kernel taps k of x[n, c, o stride -
+ * padding_begin + k dilation] * weight[co, c', k]. bias is [C_out] or 0 for
+ * none. */
+BP_API bp_status bp_conv(bp_tensor x, bp_tensor weight, bp_tensor bias, const bp_conv_options *options,
+                         bp_tensor *out);
+/* bp_conv into an existing tensor of exactly the result's dtype and shape,
+ * not overlapping the inputs (since 1.6). Records nothing (see _out). */
+BP_API bp_status bp_conv_out(bp_tensor x, bp_tensor weight, bp_tensor bias, const bp_conv_options *options,
+                             bp_tensor out);
+/* Transposed convolution, the gradient of bp_conv with respect to its input
+ * (since 1.6): x [N, C_out, O_1..O_r] (the channels of weight's axis 0),
+ * weight [C_out, C_in / groups, K...], bias [C_in] or 0 -> *out [N, C_in,
+ * S_1..S_r] with S_i = (O_i - 1) stride_i - padding_begin_i - padding_end_i
+ * + dilation_i (K_i - 1) + 1 + output_padding_i: every x element spreads
+ * x[n, co, o] * weight[co, c', k] onto position o stride - padding_begin +
+ * k dilation of channel c, positions inside the result only. */
+BP_API bp_status bp_conv_transpose(bp_tensor x, bp_tensor weight, bp_tensor bias,
+                                   const bp_conv_options *options, bp_tensor *out);
+/* bp_conv_transpose into an existing tensor (since 1.6), as bp_conv_out. */
+BP_API bp_status bp_conv_transpose_out(bp_tensor x, bp_tensor weight, bp_tensor bias,
+                                       const bp_conv_options *options, bp_tensor out);
+
 /* ---- composites (since 1.1) ---------------------------------------------
  * NumPy functions made of the operators above, run one operator at a time
  * on the inputs' device: every backend has them, and their results follow

@@ -537,6 +537,52 @@ typedef char bp_plugin_device_info_size_check
  *   output rounded once. So the result equals the core's composite within
  *   rounding; bp check compares it with the reference's (float64
  *   throughout) within the accumulating tolerance of Lk + D terms.
+ * - Convolution (since 1.6, family CONV: CONV, CONV_TRANSPOSE,
+ *   CONV_WEIGHT_GRAD; float dtypes, every input and the output of one
+ *   dtype). Channels-first views as PyTorch and ONNX lay them out, with r =
+ *   1, 2 or 3 spatial axes: an activation x is [N, C_in, S_1..S_r], a
+ *   gradient or result y [N, C_out, O_1..O_r], a weight w [C_out, C_in / G,
+ *   K_1..K_r] (PyTorch's Conv weight; ConvTranspose's weight has this same
+ *   layout, its in_channels first). attrs.params is a bp_window_params
+ *   (spatial_rank r, groups G, stride s, dilation d, pad_begin pb, pad_end
+ *   pe; kernel K equal to the weight's spatial extents; flags ignored).
+ *   G divides C_in and C_out; group g = 0..G-1 joins input channels
+ *   [g C_in/G, (g+1) C_in/G) with output channels [g C_out/G, (g+1)
+ *   C_out/G) (G = C_in is depthwise). Input channel c of group g is
+ *   c' = c - g C_in/G in the weight. Along every spatial axis i, y
+ *   position o reads x position p = o s_i - pb_i + k d_i for k = 0..K_i-1;
+ *   a p outside 0..S_i-1 reads zero (padding). The extents relate as
+ *   O_i >= 1, S_i >= 1 and 0 <= S_i + pb_i + pe_i - d_i (K_i - 1) - 1 -
+ *   (O_i - 1) s_i < max(s_i, d_i): the core's CONV output is O_i =
+ *   floor((S_i + pb_i + pe_i - d_i (K_i - 1) - 1) / s_i) + 1 (PyTorch's and
+ *   ONNX's), and the remainder is what ConvTranspose calls output padding
+ *   (PyTorch lets it reach max(s_i, d_i) - 1). N may be 0.
+ *     CONV: inputs x, w and an optional bias [C_out] (input 2, absent
+ *       when there is none); output y:
+ *       y[n, co, o] = bias[co] + sum over c' < C_in/G and every k of
+ *       x[n, g C_in/G + c', o s - pb + k d] * w[co, c', k], g = co / (C_out/G).
+ *     CONV_TRANSPOSE: the gradient of CONV with respect to x, and
+ *       ConvTranspose: inputs dy (shaped as y), w and an optional bias
+ *       [C_in] (absent when there is none); output dx (shaped as x, its
+ *       extents S_i passed by the core: they carry the output padding):
+ *       dx[n, c, p] = bias[c] + sum over every (co of c's group, o, k) with
+ *       o s - pb + k d = p of dy[n, co, o] * w[co, c', k].
+ *     CONV_WEIGHT_GRAD: the gradient of CONV with respect to w: inputs x
+ *       and dy, input 2 absent; output dw shaped as w (its spatial extents
+ *       are the window's kernel): dw[co, c', k] = sum over n and every o of
+ *       dy[n, co, o] * x[n, g C_in/G + c', o s - pb + k d] (padding reads 0).
+ *   Every output element is written, also those no term reaches (the bias,
+ *   or 0). The products are summed as the Accumulation rule below says
+ *   (float16 and bfloat16 multiply and add in float32 or wider, the bias
+ *   included, and round once), in any order; a plugin may keep internal
+ *   layouts of its own (blocked formats) as long as the views above are
+ *   what it reads and writes. The window's fields outside their ranges
+ *   (spatial_rank not 1..3, groups, kernel, stride or dilation below 1,
+ *   negative padding) are BP_ERR_INVALID_ARGUMENT, as are attrs.params
+ *   missing or shorter than 1.6's bp_window_params and a bias given to
+ *   CONV_WEIGHT_GRAD; views whose rank is not spatial_rank + 2, channel
+ *   counts G does not divide, a bias or kernel of other extents and
+ *   extents that break the relation above are BP_ERR_SHAPE.
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
  *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums, SOFTMAX's and LOG_SOFTMAX's
  *   sum; float PROD multiplies its terms the same way): terms are added in

@@ -93,7 +93,8 @@
   X(SOFTMAX, 12, "softmax", 1)     \
   X(NORMALIZE, 13, "normalize", 3) \
   X(TOPK, 14, "topk", 1)           \
-  X(ATTENTION, 15, "attention", 4)
+  X(ATTENTION, 15, "attention", 4) \
+  X(CONV, 16, "conv", 3)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -203,6 +204,9 @@
   X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
   X(TOPK, 114, "topk", BP_OP_FAMILY_TOPK, BP_DTYPE_SET_ALL, BP_OUT_SAME)                           \
   X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)          \
+  X(CONV, 120, "conv", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
+  X(CONV_TRANSPOSE, 121, "conv_transpose", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)     \
+  X(CONV_WEIGHT_GRAD, 122, "conv_weight_grad", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
   X(ISNAN, 140, "isnan", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
   X(ISINF, 141, "isinf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)
 

@@ -137,6 +137,7 @@ extern PyMethodDef dist_methods[];
 extern PyMethodDef normalize_methods[];
 extern PyMethodDef attention_methods[]; /* attention.c */
 extern PyMethodDef safetensors_methods[];
+extern PyMethodDef conv_methods[]; /* conv.c (since 1.6) */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */

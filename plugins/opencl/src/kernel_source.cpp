@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "backplane/kernels/op_table.h"
+#include "conv_cl.hpp"
 #include "dtype.hpp"
 #include "elementwise_cl.hpp"
 #include "normalize_cl.hpp"
@@ -901,6 +902,7 @@ const char *family_name(Family family) {
     case Family::Softmax: return "softmax";
     case Family::Topk: return "topk";
     case Family::Normalize: return "normalisation";
+    case Family::Conv: return "convolution";
   }
   return "?";
 }
@@ -933,6 +935,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
       src.raw(std::string("typedef ") + (dtype == BP_FLOAT64 ? "double" : "float") + " STAT;\n");
       src.raw(render(kNormalizeClText, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
       break;
+    case Family::Conv: src.raw(kConvClText); break;
   }
   return src.str();
 }

@@ -24,7 +24,8 @@ enum class Family {
   Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
   Softmax,      // softmax and log_softmax of one dtype (softmax.cl)
   Normalize,    // layer_norm and rms_norm of one dtype (normalize.cl)
-  Topk          // topk's keys, merge passes and writes for one input dtype (topk.cpp)
+  Topk,         // topk's keys, merge passes and writes for one input dtype (topk.cpp)
+  Conv          // im2col, col2im and the stores of the convolutions (conv.cl; since 1.6)
 };
 
 const char *family_name(Family family);

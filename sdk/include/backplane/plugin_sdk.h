@@ -45,6 +45,7 @@
 
 #include "backplane/plugin.h"
 #include "backplane/sdk/coalesce.h"
+#include "backplane/sdk/conv.h"
 #include "backplane/sdk/dtypes.h"
 #include "backplane/sdk/fused.h"
 #include "backplane/sdk/saturate.h"
@@ -437,6 +438,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_CONV: /* bp_sdk_check_conv_, which needs the window */
+      return BP_OK;
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -497,7 +500,7 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
                           bp_vocab_dtype_name(out[1].dtype));
   if (family == BP_OP_FAMILY_ATTENTION && in[3].dtype == BP_DTYPE_INVALID) n = 3; /* an absent mask has no dtype */
   for (i = first + 1; i < n; ++i)
-    if (in[i].dtype != info->dtype)
+    if (in[i].dtype != BP_DTYPE_INVALID && in[i].dtype != info->dtype) /* an absent input has none */
       return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
                             (int)first, bp_vocab_dtype_name(info->dtype), (int)i,
                             bp_vocab_dtype_name(in[i].dtype));
@@ -521,6 +524,7 @@ static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, i
     /* NORMALIZE: weight and bias (inputs 1, 2), mean and rstd (outputs 1, 2). */
     case BP_OP_FAMILY_NORMALIZE: return index >= 1;
     case BP_OP_FAMILY_ATTENTION: return !is_output && index == 3; /* the mask */
+    case BP_OP_FAMILY_CONV: return !is_output && index == 2; /* the bias */
     default: return 0;
   }
 }
@@ -571,6 +575,14 @@ static inline bp_status bp_sdk_check_attrs_(const char *name, int32_t op, const 
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: output 1 (mean) is given; rms_norm writes no mean, it must be absent",
                           name);
   return BP_OK;
+}
+
+/* The CONV family's window and geometry (backplane/sdk/conv.h; since 1.6). */
+static inline bp_status bp_sdk_check_conv_(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
+                                           const bp_plugin_tensor *out, bp_sdk_check *c) {
+  bp_sdk_conv g;
+  c->status = bp_sdk_conv_geometry(op, bp_sdk_window_params(attrs), in, out, &g, c->message, sizeof c->message);
+  return c->status;
 }
 
 /* Validates everything about an execute() call that plugin.h fixes: the
@@ -638,6 +650,10 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
                           (int)attrs->option);
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
   if (s != BP_OK) return s;
+  if (info->family == BP_OP_FAMILY_CONV) {
+    s = bp_sdk_check_conv_(op, attrs, inputs, output, c);
+    if (s != BP_OK) return s;
+  }
   s = bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
   if (s != BP_OK) return s;
   return bp_sdk_check_attrs_(name, op, attrs, output, c);

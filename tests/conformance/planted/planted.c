@@ -45,6 +45,10 @@ static void each_element(const bp_plugin_tensor *in, const bp_plugin_tensor *out
   } while (bp_test_next_index(idx, out->shape, out->rank));
 }
 
+#if defined(PLANT_CONV_PADDING_OFF_BY_ONE) || defined(PLANT_CONV_GROUPS_INTERLEAVED) || defined(PLANT_CONV_HALF_IN_HALF)
+#include "planted_conv.h"
+#endif
+
 #ifdef PLANT_F16_FLUSHES_SUBNORMALS
 /* A subnormal float16 keeps only its sign. */
 static void flush_subnormal(const unsigned char *from, unsigned char *to) {
@@ -192,6 +196,9 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
   bp_status s;
 #if defined(PLANT_SOFTMAX_UNSTABLE) || defined(PLANT_LOG_SOFTMAX_OF_SOFTMAX)
   if (planted_softmax_applies(op, in, n_in, out)) return planted_softmax(device, op, attrs, in, out);
+#endif
+#ifdef PLANT_CONV
+  if (bp_vocab_op_family(op) == BP_OP_FAMILY_CONV) return planted_conv_execute(device, op, attrs, in, n_in, out);
 #endif
 #ifdef PLANT_EXECUTE_UNKNOWN_INVALID
   if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "attention_cases.hpp"
+#include "conv_cases.hpp"
 #include "family_builders.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
@@ -337,6 +338,7 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_TOPK: topk_cases(b); break;
     case BP_OP_FAMILY_NORMALIZE: normalize_cases(b); break;
     case BP_OP_FAMILY_ATTENTION: attention_cases(b); break;
+    case BP_OP_FAMILY_CONV: conv_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);
@@ -348,6 +350,10 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
   const int32_t family = op_family(op);
   if (family == 0) return {};
   for (const Shape &shape : shapes) {
+    if (family == BP_OP_FAMILY_CONV) {  // a case of its own making
+      add_conv(b, conv_spec_for(shape), label("", shape));
+      continue;
+    }
     Case &c = b.start(label("", shape));
     switch (family) {
       case BP_OP_FAMILY_BINARY: case BP_OP_FAMILY_COMPARE:

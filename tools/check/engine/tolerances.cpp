@@ -39,6 +39,7 @@ TolClass tol_class(int32_t op) {
     // Sums of products in the scores and the output, judged on the scale
     // attention_scale gives (judge.cpp).
     case BP_OP_FAMILY_ATTENTION: return TolClass::accum;
+    case BP_OP_FAMILY_CONV: return TolClass::accum;
     default: return TolClass::exact;
   }
 }
