@@ -132,7 +132,8 @@ def default_opset(model):
 def normalise(model):
     """The model as the plan reads it: local functions inlined, an opset
     older than 13 converted to 13 (onnx.version_converter), shapes and
-    types inferred. Raises ValueError for an opset newer than the pinned
+    types inferred, operators without a converter that the standard defines
+    by a function body replaced by it (_expand.py). Raises ValueError for an opset newer than the pinned
     onnx knows."""
     newest = onnx.defs.onnx_opset_version()
     opset = default_opset(model)
@@ -146,12 +147,17 @@ def normalise(model):
     if opset is not None and opset < MIN_OPSET:
         from onnx import version_converter
         model = version_converter.convert_version(model, MIN_OPSET)
+    model = _infer(model)
+    from ._expand import expand_functions
+    return expand_functions(model, CONVERTERS, default_opset(model) or MIN_OPSET, _infer)
+
+
+def _infer(model):
     try:
-        model = shape_inference.infer_shapes(model, check_type=False, strict_mode=False,
-                                             data_prop=True)
+        return shape_inference.infer_shapes(model, check_type=False, strict_mode=False,
+                                            data_prop=True)
     except Exception:  # a model onnx cannot infer still runs; dtypes come from what is known
-        pass
-    return model
+        return model
 
 
 def _value_types(graph, out):
