@@ -40,6 +40,8 @@ const Figure kFigures[] = {
      bench::figure_dtypes},
     {"layer_norm", "layer norm over (8192, 1024) float32 on cpu:0 vs memcpy of its bytes and libtorch",
      bench::figure_layer_norm},
+    {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
+     bench::figure_attention},
 };
 
 std::string figure_list() {

@@ -805,6 +805,31 @@ inline bool allclose(const Tensor &a, const Tensor &b, double rtol = 1e-5, doubl
   return result != 0;
 }
 
+// ---- attention (since 1.6) ------------------------------------------------
+
+// bp_attention's options: an undefined mask is none; a bool mask's true
+// takes part, a float one is added to the scores.
+struct AttentionOptions {
+  Tensor mask;
+  bool causal = false;
+  double scale = 0;  // 0: 1 / sqrt(D)
+  double dropout = 0;
+  uint64_t seed = 0;
+};
+
+// softmax(q k^T * scale + mask) v over q [B..., Lq, D], k [B..., Lk, D],
+// v [B..., Lk, Dv] (backplane.h: bp_attention).
+inline Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v, const AttentionOptions &options = {}) {
+  bp_attention_options o{};
+  o.struct_size = sizeof o;
+  o.causal = options.causal;
+  o.mask = options.mask.defined() ? options.mask.handle() : BP_NO_TENSOR;
+  o.scale = options.scale;
+  o.dropout = options.dropout;
+  o.seed = options.seed;
+  return Tensor::wrap([&](bp_tensor *out) { return bp_attention(q.handle(), k.handle(), v.handle(), &o, out); });
+}
+
 // _out forms: write into an existing tensor, allocate nothing.
 inline void binary_out(bp_op op, const Tensor &a, const Tensor &b, const Tensor &out) {
   check(bp_binary_out(op, a.handle(), b.handle(), out.handle()));

@@ -240,6 +240,68 @@ class BatchNorm : public AffineNorm {
 using BatchNorm1d = BatchNorm;
 using BatchNorm2d = BatchNorm;
 
+// Multi-head attention over [N, L, E] inputs (PyTorch's MultiheadAttention
+// with batch_first = true and kdim = vdim = embed_dim), with its parameters
+// in its order and layout: in_proj_weight [3E, E] and in_proj_bias [3E]
+// (the query, key and value projections stacked), out_proj [E, E] and its
+// bias; initialised as PyTorch does (Xavier-uniform in_proj_weight, zero
+// biases, out_proj's weight as Linear's). forward(x) is self-attention;
+// forward(q, k, v, options) attends q to k and v head by head through
+// bp::attention (options.mask in its convention, broadcasting to
+// [N, num_heads, L, S]; options.dropout applied only while `training`).
+class MultiheadAttention : public Module {
+ public:
+  MultiheadAttention(int64_t embed_dim, int64_t num_heads, Device d = default_device(), uint64_t seed = next_seed(),
+                     bool with_bias = true)
+      : embed_dim(embed_dim), num_heads(num_heads), out_proj(embed_dim, embed_dim, d, seed + 1, with_bias) {
+    if (embed_dim <= 0 || num_heads <= 0 || embed_dim % num_heads != 0)
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "MultiheadAttention: embed_dim must be a positive multiple of num_heads",
+                                 "", -1, {});
+    const double bound = std::sqrt(6.0 / double(4 * embed_dim));  // xavier_uniform_ of [3E, E]
+    in_proj_weight = parameter_on(random_uniform({3 * embed_dim, embed_dim}, -bound, bound, seed, f32, d), d);
+    if (with_bias) {
+      in_proj_bias = parameter_on(zeros({3 * embed_dim}, f32, d), d);
+      out_proj.bias = parameter_on(zeros({embed_dim}, f32, d), d);
+    }
+  }
+  Tensor forward(const Tensor &x) override { return forward(x, x, x); }
+  Tensor forward(const Tensor &query, const Tensor &key, const Tensor &value, AttentionOptions options = {}) {
+    const int64_t e = embed_dim;
+    if (!training) options.dropout = 0;
+    const Tensor q = project(query, 0), k = project(key, e), v = project(value, 2 * e);
+    const Tensor heads = attention(q, k, v, options);  // [N, H, L, E / H]
+    const Shape s = query.shape();
+    return out_proj(heads.permute({0, 2, 1, 3}).reshape({s.at(0), s.at(1), e}));
+  }
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> all{in_proj_weight};
+    if (in_proj_bias.defined()) all.push_back(in_proj_bias);
+    for (Tensor &p : out_proj.parameters()) all.push_back(std::move(p));
+    return all;
+  }
+  void to(Device d) override {
+    in_proj_weight = parameter_on(in_proj_weight, d);
+    if (in_proj_bias.defined()) in_proj_bias = parameter_on(in_proj_bias, d);
+    out_proj.to(d);
+  }
+
+  int64_t embed_dim, num_heads;
+  bool training = true;
+  Tensor in_proj_weight, in_proj_bias;
+  Linear out_proj;
+
+ private:
+  // x [N, L, E] through rows [first, first + E) of the projection, split
+  // into heads: [N, H, L, E / H].
+  Tensor project(const Tensor &x, int64_t first) const {
+    Tensor y = matmul(x, in_proj_weight.slice(0, first, first + embed_dim), false, true);
+    if (in_proj_bias.defined()) y = y + in_proj_bias.slice(0, first, first + embed_dim);
+    const Shape s = x.shape();
+    return y.reshape({s.at(0), s.at(1), num_heads, embed_dim / num_heads}).permute({0, 2, 1, 3});
+  }
+};
+
 // mean((prediction - target)^2)
 inline Tensor mse_loss(const Tensor &prediction, const Tensor &target) {
   return (prediction - target).square().mean();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 #include "dispatch/dtype_rules.hpp"
@@ -44,6 +45,14 @@ View gather_nd(const View &a, const View &index);
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
 View copy_to(const View &a, Device &device);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// The fused ATTENTION operator of q's backend (plugin.h), when the backend
+// offers it for q's dtype and none of the inputs needs a gradient; else
+// nothing, and bp_attention runs its composite. q, k, v share one float
+// dtype and shapes bp_attention has checked; mask is null or an additive
+// mask of that dtype broadcasting to [B..., Lq, Lk]; scale is resolved.
+std::optional<View> fused_attention(const View &q, const View &k, const View &v, const View *mask,
+                                    double scale, bool causal);
 
 // Views: metadata of the input, and a node that routes the gradient back.
 View reshape(const View &a, int32_t rank, const int64_t *shape);

@@ -63,6 +63,13 @@ View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 Normalized normalize(int32_t op, const View &x, const View *weight, const View *bias, int32_t axes, double eps,
                      bool want_mean, bool want_rstd);
 
+// Whether q's backend offers the fused ATTENTION operator for q's dtype.
+bool attention_offered(const View &q);
+// The fused ATTENTION operator (plugin.h) on q, k, v of one float dtype
+// whose shapes bp_attention has checked; mask: null, or an additive mask of
+// that dtype broadcasting to [B..., Lq, Lk]; scale resolved.
+View attention(const View &q, const View &k, const View &v, const View *mask, double scale, bool causal);
+
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);
 View cast(const View &a, int32_t dtype);

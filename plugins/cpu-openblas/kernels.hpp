@@ -39,4 +39,11 @@ void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out);
 
+// ATTENTION: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask (dtype
+// BP_DTYPE_INVALID when absent) -> out [..., Lq, Dv] (attention.cpp).
+void attention_kernel(ThreadPool &pool, const View &q, const View &k, const View &v, const View &mask, double scale,
+                      bool causal, const View &out);
+// How it computes (the device property attention_path).
+const char *attention_path();
+
 }  // namespace cpu_backend

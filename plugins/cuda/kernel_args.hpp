@@ -104,6 +104,23 @@ struct IndexShape {
   IterShape slice;
 };
 
+// ATTENTION (since 1.6): `batches` batch elements over batch_shape (C
+// order), each view's offset per batch axis in batch_strides (0: output, 1:
+// q, 2: k, 3: v, 4: the mask; 0 where broadcast or absent); the problem's
+// extents and each view's strides along its last two axes (rows, columns).
+// The launch covers batches x row_tiles x column_chunks blocks.
+struct AttentionShape {
+  int32_t batch_rank;
+  int32_t causal;
+  int64_t batches;
+  int64_t batch_shape[BP_MAX_RANK];
+  int64_t batch_strides[5][BP_MAX_RANK];
+  int64_t lq, lk, d, dv;
+  int64_t q_rs, q_cs, k_rs, k_cs, v_rs, v_cs, m_rs, m_cs, o_rs, o_cs;
+  double scale;
+  int64_t row_tiles, column_chunks;
+};
+
 // Where and how wide to launch: the device's stream, the grid size that
 // fills the device once (grid-stride loops cover the rest), and the device
 // name for messages.

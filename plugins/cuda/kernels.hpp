@@ -63,6 +63,14 @@ void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &sha
 void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const IndexShape &shape, void *out,
                        const void *index, const void *values);
 
+// attention.cu: ATTENTION of inputs of `dtype` (mask nullptr when absent;
+// lq, lk and dv > 0). Its blocks take attention_row_tile() query rows and
+// attention_column_chunk(dtype) output columns each.
+void launch_attention(const Launch &launch, int32_t dtype, const AttentionShape &shape, void *out, const void *q,
+                      const void *k, const void *v, const void *mask);
+int64_t attention_row_tile();
+int64_t attention_column_chunk(int32_t dtype);
+
 // collective_mean.cu (built with NCCL): data[i] /= divisor for int32, int64,
 // int8 or uint8 elements, truncating toward zero; divisor >= 1.
 void launch_divide(const Launch &launch, int32_t dtype, void *data, int64_t numel, int64_t divisor);

@@ -290,4 +290,13 @@ bp_status ref_run_gather(const bp_plugin_tensor *data, const bp_plugin_tensor *i
 bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_plugin_tensor *values,
                           const bp_plugin_tensor *output);
 
+/* ------------------------------------------------------------------------
+ * attention.c — ATTENTION (since 1.6): softmax(scale q k^T + mask) v per
+ * query row, in float64. Fails (BP_ERR_OUT_OF_MEMORY) only when a row's
+ * scores cannot be allocated.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_attention(const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                            const bp_plugin_tensor *output);
+
 #endif /* BP_REFERENCE_H */

@@ -15,6 +15,11 @@ M34 = np.linspace(-1.0, 1.2, 12).reshape(3, 4)
 CUBE = np.array([0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4]).reshape(2, 3, 2)
 NCL = np.sin(np.arange(16.0)).reshape(2, 4, 2) * 2  # (N, C, L) for group and batch norm
 C4 = np.array([1.5, -0.5, 0.8, 1.1])
+# Attention: q [2, 3, 2], k [2, 4, 2], v [2, 4, 3] and a float mask [3, 4].
+Q = np.linspace(-1.0, 1.1, 12).reshape(2, 3, 2)
+K = np.cos(np.arange(16.0)).reshape(2, 4, 2)
+V = np.sin(np.arange(24.0)).reshape(2, 4, 3)
+MASK = np.linspace(-0.8, 0.6, 12).reshape(3, 4)
 
 # name -> (inputs, function of the input tensors)
 CASES = {
@@ -64,6 +69,11 @@ CASES = {
     "group_norm": ([NCL, C4, C4[::-1].copy()], lambda x, w, b: nn.functional.group_norm(x, 2, w, b)),
     "batch_norm": ([NCL, C4, C4[::-1].copy()], lambda x, w, b: nn.functional.batch_norm(
         x, None, None, w, b, training=True)),
+    "attention": ([Q, K, V], lambda q, k, v: nn.functional.scaled_dot_product_attention(q, k, v)),
+    "attention_causal_scaled": ([Q, K, V], lambda q, k, v: nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.8)),
+    "attention_float_mask": ([Q, K, V, MASK], lambda q, k, v, m: nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=m)),
 }
 
 

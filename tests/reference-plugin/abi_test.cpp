@@ -240,6 +240,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return numeric(in) && out == in;
       case BP_OP_COPY:
         return true;
+      case BP_OP_ATTENTION:  // since 1.6
+        return floating(in) && out == in;
       default:
         return false;
     }
@@ -296,6 +298,10 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_VAR, BP_INT32, BP_INT32, 0},
       {BP_OP_LAYER_NORM, BP_BFLOAT16, BP_BFLOAT16, 1},
       {BP_OP_RMS_NORM, BP_FLOAT32, BP_FLOAT64, 0},
+      // ATTENTION (since 1.6).
+      {BP_OP_ATTENTION, BP_FLOAT16, BP_FLOAT16, 1},
+      {BP_OP_ATTENTION, BP_FLOAT32, BP_FLOAT64, 0},
+      {BP_OP_ATTENTION, BP_INT32, BP_INT32, 0},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;

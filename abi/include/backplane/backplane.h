@@ -748,6 +748,56 @@ BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
  * to dst's shape; dst may be a view (t[i] = ...). */
 BP_API bp_status bp_assign(bp_tensor dst, bp_tensor src);
 
+/* ---- attention (since 1.6) ---------------------------------------------- */
+
+/* How bp_attention attends (since 1.6). Set struct_size to sizeof the
+ * struct; fields past it read as 0, and 0 is each field's default. */
+typedef struct bp_attention_options {
+  uint32_t struct_size; /* sizeof(bp_attention_options) as the caller knows it (since 1.6) */
+  int32_t causal;       /* non-zero: query i sees keys j <= i only (since 1.6) */
+  bp_tensor mask;       /* 0, or a bool tensor (true = the key takes part) or a float one (added
+                           to the scores), broadcasting to [B..., Lq, Lk]; borrowed for the call
+                           (since 1.6) */
+  double scale;         /* the scores' factor; 0 means 1 / sqrt(D) (1 when D is 0) (since 1.6) */
+  double dropout;       /* probability p, 0 <= p <= 1, of zeroing each attention weight (since 1.6) */
+  uint64_t seed;        /* the dropout mask's seed (since 1.6) */
+} bp_attention_options;
+#define BP_ATTENTION_OPTIONS_SIZE_1_6 (offsetof(bp_attention_options, seed) + sizeof(uint64_t))
+typedef char bp_attention_options_size_check
+    [sizeof(bp_attention_options) == BP_ATTENTION_OPTIONS_SIZE_1_6 ? 1 : -1];
+
+/* Scaled dot-product attention (since 1.6), PyTorch's
+ * scaled_dot_product_attention: with q [B..., Lq, D], k [B..., Lk, D] and
+ * v [B..., Lk, Dv] on one device (their batch axes B... broadcast), *out
+ * is the new [B..., Lq, Dv] tensor
+ *     softmax(q k^T * scale + mask, along the keys) v,
+ * computed in the three inputs' promoted dtype (integers in float64).
+ * options may be NULL (no mask, not causal, the default scale, no
+ * dropout). A bool mask hides the keys where it is false (-inf added); a
+ * float mask is added as it is, converted to that dtype (any other dtype is
+ * BP_ERR_DTYPE); it must broadcast to [B..., Lq, Lk] without widening it.
+ * causal hides key j from query i when j > i, the top-left aligned lower
+ * triangle even when Lq != Lk (PyTorch's is_causal); it combines with a
+ * mask. A query row whose keys are all hidden is NaN (as in PyTorch's math
+ * path: the softmax of -inf only); Lk = 0 gives zeros. Dropout zeroes
+ * weight i of the [B..., Lq, Lk] weights (C order) when u(i) < p, u being
+ * the float32 stream of bp_random_uniform over [0, 1) for `seed` (compared
+ * with p rounded to float32), and scales the others by 1 / (1 - p): so the
+ * mask is the same on every backend, and p = 1 drops every weight. Shapes
+ * that do not fit (ranks below 2, q's and k's D or k's and v's Lk
+ * differing, batch axes that do not broadcast, a mask that does not) are
+ * BP_ERR_SHAPE, a non-finite scale or p outside [0, 1]
+ * BP_ERR_INVALID_ARGUMENT, inputs on several devices
+ * BP_ERR_DEVICE_MISMATCH, each naming the operator "attention".
+ * How it runs: when no input needs a gradient (or grad mode is off), the
+ * dropout is 0 and the device's backend offers the fused ATTENTION operator
+ * for the dtype (plugin.h: cpu and cuda do), one call of it; otherwise
+ * the composite matmul, add, softmax and matmul, operator by operator,
+ * which records for autograd (gradients reach q, k, v and a float mask).
+ * The two agree within rounding. */
+BP_API bp_status bp_attention(bp_tensor q, bp_tensor k, bp_tensor v, const bp_attention_options *options,
+                              bp_tensor *out);
+
 /* ---- lazy fusion (since 1.3) ------------------------------------------- */
 
 /* Elementwise operators (arithmetic, comparisons, bp_where, casts) that

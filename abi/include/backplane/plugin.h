@@ -130,6 +130,10 @@ typedef char bp_window_params_size_check
  * past pad_end (ceil mode) never count. (since 1.6) */
 #define BP_WINDOW_COUNT_INCLUDE_PAD 1u
 
+/* bp_op_attrs.option of ATTENTION (since 1.6): the causal mask, key j
+ * hidden from query i when j > i (see ATTENTION in the semantics below). */
+#define BP_OPTION_CAUSAL 1
+
 /* bp_op_attrs.flags (since 1.3).
  * BP_ATTRS_VALIDATED: the caller promises that the call breaks none of the
  * rules below (the Errors paragraph): the device index is one of the
@@ -447,6 +451,35 @@ typedef char bp_plugin_device_info_size_check
  * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
  *   three of the same rank >= 2 and the same batch extents (broadcast batch
  *   axes have stride 0). Transposes arrive as swapped strides.
+ * - ATTENTION (since 1.6, family ATTENTION): scaled dot-product attention,
+ *   the optional fused form of the core's bp_attention (backplane.h). A
+ *   plugin may leave it out of supports(): the core then runs its
+ *   composite of MATMUL, softmax and WHERE instead, so no backend needs it.
+ *   Inputs: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], and input 3,
+ *   the mask: absent, or an additive mask [..., Lq, Lk]; the output is
+ *   [..., Lq, Dv]. Every present view has one rank >= 2, the output's
+ *   batch extents (broadcast axes, the mask's included, have stride 0) and
+ *   the output's float dtype; the output overlaps no input. With s =
+ *   attrs.scalar (the scale, any finite number: the core has resolved
+ *   bp_attention's default), for each batch element
+ *     S[i, j] = s * (q[i, :] . k[j, :]) + mask[i, j]   (mask 0 when absent)
+ *   and, with BP_OPTION_CAUSAL in attrs.option, S[i, j] = -inf for j > i
+ *   (PyTorch's is_causal: the top-left aligned lower triangle, also when
+ *   Lq != Lk). Then, with m_i = max_j S[i, j],
+ *     P[i, j] = exp(S[i, j] - m_i) / sum_j' exp(S[i, j'] - m_i)
+ *     out[i, c] = sum_j P[i, j] * v[j, c].
+ *   A row whose scores are all -inf (every key masked) is NaN in every
+ *   element, as 0 / 0 (PyTorch's math path gives the same); a NaN score
+ *   makes its row NaN; Lk = 0 gives zeros (empty sums). Precision: the
+ *   scores, m_i, the sums and the products with v are computed in float32
+ *   or wider, in any order and association (s may scale q before the dot
+ *   product; a flash-style kernel rescales partial sums as its running
+ *   maximum grows), the sums accumulating as the Accumulation rule below
+ *   says; exp may be an approximation within a few float32 units in the
+ *   last place. FLOAT16 and BFLOAT16 inputs are widened exactly and the
+ *   output rounded once. So the result equals the core's composite within
+ *   rounding; bp check compares it with the reference's (float64
+ *   throughout) within the accumulating tolerance of Lk + D terms.
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
  *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums; float PROD multiplies its
  *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ

@@ -88,7 +88,8 @@
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
   X(SCAN, 11, "scan", 1)          \
-  X(NORMALIZE, 13, "normalize", 3)
+  X(NORMALIZE, 13, "normalize", 3) \
+  X(ATTENTION, 15, "attention", 4)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -192,7 +193,8 @@
 #define BP_OP_LIST_1_6(X)                                                                          \
   X(VAR, 50, "var", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                          \
   X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
-  X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
+  X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
+  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

@@ -134,6 +134,7 @@ extern PyMethodDef ops_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef dist_methods[];
 extern PyMethodDef normalize_methods[];
+extern PyMethodDef attention_methods[]; /* attention.c */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */

@@ -390,6 +390,32 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_ATTENTION: {
+      /* q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask absent or
+       * [..., Lq, Lk] -> [..., Lq, Dv] (since 1.6). */
+      const int32_t r = out->rank;
+      const int32_t masked = in[3].dtype != BP_DTYPE_INVALID; /* absent: see bp_sdk_absent */
+      int32_t ok = r >= 2 && in[0].rank == r && in[1].rank == r && in[2].rank == r &&
+                   (!masked || in[3].rank == r);
+      for (d = 0; ok && d < r - 2; ++d)
+        ok = in[0].shape[d] == out->shape[d] && in[1].shape[d] == out->shape[d] &&
+             in[2].shape[d] == out->shape[d] && (!masked || in[3].shape[d] == out->shape[d]);
+      ok = ok && in[0].shape[r - 2] == out->shape[r - 2] && in[2].shape[r - 1] == out->shape[r - 1] &&
+           in[1].shape[r - 1] == in[0].shape[r - 1] && in[2].shape[r - 2] == in[1].shape[r - 2] &&
+           (!masked || (in[3].shape[r - 2] == out->shape[r - 2] && in[3].shape[r - 1] == in[1].shape[r - 2]));
+      if (!ok) {
+        char a[160], b[160], v[160], m[160], o[160];
+        return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                              "%s: q %s, k %s, v %s, mask %s -> %s do not fit q [..., Lq, D], k [..., "
+                              "Lk, D], v [..., Lk, Dv], mask absent or [..., Lq, Lk] -> [..., Lq, Dv]",
+                              op, bp_sdk_shape_text(in[0].rank, in[0].shape, a, sizeof a),
+                              bp_sdk_shape_text(in[1].rank, in[1].shape, b, sizeof b),
+                              bp_sdk_shape_text(in[2].rank, in[2].shape, v, sizeof v),
+                              masked ? bp_sdk_shape_text(in[3].rank, in[3].shape, m, sizeof m) : "absent",
+                              bp_sdk_shape_text(out->rank, out->shape, o, sizeof o));
+      }
+      return BP_OK;
+    }
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -444,6 +470,7 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
   } else {
     info->dtype = n > first ? in[first].dtype : out->dtype;
   }
+  if (family == BP_OP_FAMILY_ATTENTION && in[3].dtype == BP_DTYPE_INVALID) n = 3; /* an absent mask has no dtype */
   for (i = first + 1; i < n; ++i)
     if (in[i].dtype != info->dtype)
       return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
@@ -468,6 +495,7 @@ static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, i
   switch (family) {
     /* NORMALIZE: weight and bias (inputs 1, 2), mean and rstd (outputs 1, 2). */
     case BP_OP_FAMILY_NORMALIZE: return index >= 1;
+    case BP_OP_FAMILY_ATTENTION: return !is_output && index == 3; /* the mask */
     default: return 0;
   }
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention_cases.hpp"
 #include "family_builders.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
@@ -333,6 +334,7 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_GATHER: gather_cases(b); break;
     case BP_OP_FAMILY_SCATTER: scatter_cases(b); break;
     case BP_OP_FAMILY_NORMALIZE: normalize_cases(b); break;
+    case BP_OP_FAMILY_ATTENTION: attention_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);
@@ -390,6 +392,14 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
       case BP_OP_FAMILY_GATHER: add_gather(b, c, shape, 1, shape[0]); break;
       case BP_OP_FAMILY_SCATTER: add_scatter(b, c, shape, 1, (shape[0] + 1) / 2); break;
       case BP_OP_FAMILY_NORMALIZE: add_normalize(b, c, shape, 1e-5, true, true, true, true); break;
+      // shape[0] queries of 4 features attending to one key more, masked, causal.
+      case BP_OP_FAMILY_ATTENTION: {
+        AttentionSpec spec;
+        spec.lq = shape[0], spec.lk = shape[0] + 1, spec.d = 4, spec.dv = shape.size() > 1 ? shape[1] : 3;
+        spec.mask = AttentionMask::full, spec.hidden = 0, spec.causal = true;
+        add_attention(b, c, spec);
+        break;
+      }
       default: break;
     }
   }

@@ -71,5 +71,6 @@ void normalize_cases(Builder &b);
 void scan_cases(Builder &b);
 void gather_cases(Builder &b);
 void scatter_cases(Builder &b);
+void attention_cases(Builder &b);  // attention_cases.cpp (since 1.6)
 
 }  // namespace bpcheck

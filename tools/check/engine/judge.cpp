@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "attention_cases.hpp"
 #include "rules.hpp"
 #include "scales.hpp"
 #include "text.hpp"
@@ -154,6 +155,8 @@ Scales accum_scale(const Case &c) {
     });
   } else if (c.op == BP_OP_VAR) {
     var_scale(c, sc.sum, sc.terms);
+  } else if (op_family(c.op) == BP_OP_FAMILY_ATTENTION) {
+    attention_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {

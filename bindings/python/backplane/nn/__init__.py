@@ -10,6 +10,7 @@ backplane.optim."""
 from . import functional, init
 from .activation import Flatten, ReLU, Sigmoid, Tanh
 from .batchnorm import BatchNorm, BatchNorm1d, BatchNorm2d
+from .attention import MultiheadAttention
 from .container import Sequential
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
@@ -19,4 +20,5 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
            "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
-           "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm"]
+           "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
+           "MultiheadAttention"]
