@@ -37,7 +37,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 from onnx.backend.base import Backend
 
 from .._device import device as _device
-from . import _ops_elementwise, _ops_nn, _ops_reduce, _ops_shape  # noqa: F401  (register)
+from . import _ops_elementwise, _ops_nn, _ops_reduce, _ops_shape, _ops_window  # noqa: F401  (register)
 from ._errors import UnsupportedModelError
 from ._plan import MIN_OPSET, Plan, load
 from ._prepared import PreparedModel

@@ -313,6 +313,15 @@ def nonzero(n, x):
         T.zeros((0, int(bool(x.item()))), dtype="int64", device=x.device), (0, int(bool(x.item()))))
 
 
+def pad_constant(x, before, after, fill):
+    """x with before[a] and after[a] (not negative) elements of fill around
+    each axis a: a filled tensor with x copied into its middle."""
+    shape = tuple(x.shape[a] + before[a] + after[a] for a in range(x.ndim))
+    out = T.full(shape, fill, dtype=x.dtype, device=x.device)
+    _C.assign(out[tuple(slice(b, b + m) for b, m in zip(before, x.shape))], x)
+    return out
+
+
 def _pad_needs(n):
     mode = n.attr("mode", "constant")
     require(mode in ("constant", "reflect", "edge", "wrap"), "Pad mode " + mode)
@@ -332,13 +341,8 @@ def pad(n, x, pads, value=None, axes=None):
     mode = n.attr("mode", "constant")
     fill = 0 if value is None or np.asarray(value).size == 0 else np.asarray(value).reshape(-1)[0].item()
     if mode == "constant":
-        shape = tuple(x.shape[a] + max(before.get(a, 0), 0) + max(after.get(a, 0), 0)
-                      for a in range(x.ndim))
-        out = T.full(shape, fill, dtype=x.dtype, device=x.device)
-        inner = tuple(slice(max(before.get(a, 0), 0), max(before.get(a, 0), 0) + x.shape[a])
-                      for a in range(x.ndim))
-        _C.assign(out[inner], x)
-        return out
+        return pad_constant(x, [max(before.get(a, 0), 0) for a in range(x.ndim)],
+                            [max(after.get(a, 0), 0) for a in range(x.ndim)], fill)
     for a in range(x.ndim):
         p, q = max(before.get(a, 0), 0), max(after.get(a, 0), 0)
         if not p and not q:
