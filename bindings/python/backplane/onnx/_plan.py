@@ -50,7 +50,7 @@ class Node:
         self.device = None
         self.converter = None
         self.needs = []
-        self.problem = None
+        self.needs_known = True  # False: what it runs depends on dtypes inference left unknown
 
     # ---- what converters read --------------------------------------------
 
@@ -327,6 +327,7 @@ class Plan:
             op, dtype = need[0], need[1]
             out = need[2] if len(need) > 2 else None
             if dtype is None:
+                node.needs_known = False
                 return ["the dtypes of its inputs are unknown after shape inference"]
             if not device.supports(op, dtype, out):
                 missing.append("{} {}{}".format(op, dtype, " -> " + out if out else ""))
@@ -346,7 +347,8 @@ class Plan:
                 node.device = self.fallback
                 continue
             if problems:
-                if node.converter is not None and not problems[0].startswith("'"):
+                if node.converter is not None and node.needs_known and \
+                        not problems[0].startswith("'"):
                     others = [d.name for d in all_devices()
                               if d != self.device and not self._problems(node, d)]
                     # _problems set needs for the last device asked: ask ours again.
