@@ -51,7 +51,15 @@ def case_name(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    if RECORD or not any(item.fspath.basename == "test_backend.py" for item in items):
+    if not any(item.fspath.basename == "test_backend.py" for item in items):
+        return
+    # onnx's "CUDA" copy of each test is never asked (BackendTest's "CPU" is
+    # the device): deselected rather than reported as skipped.
+    cuda = [item for item in items if item.name.endswith("_cuda")]
+    if cuda:
+        config.hook.pytest_deselected(items=cuda)
+        items[:] = [item for item in items if not item.name.endswith("_cuda")]
+    if RECORD:
         return
     from backplane.onnx import UnsupportedModelError
     expected = read_expected()

@@ -49,11 +49,11 @@ def test_refusal_names_every_node_it_cannot_run():
         helper.make_node("Frobnicate", ["r"], ["f"], name="custom", domain="com.example"),
         helper.make_node("If", ["c"], ["i"], name="branch", then_branch=branch,
                          else_branch=branch),
-        helper.make_node("StringNormalizer", ["s"], ["t"], name="strings"),
+        helper.make_node("Abs", ["s"], ["t"], name="unsigned"),
         helper.make_node("Add", ["f", "i"], ["y"], name="also_fine"),
     ]
-    m = model(nodes, [vi("x", [3]), cond, vi("s", [2], TensorProto.STRING)],
-              [vi("y", [3]), vi("t", [2], TensorProto.STRING)], domains=["com.example"])
+    m = model(nodes, [vi("x", [3]), cond, vi("s", [2], TensorProto.UINT32)],
+              [vi("y", [3]), vi("t", [2], TensorProto.UINT32)], domains=["com.example"])
     m.graph.value_info.append(vi("f", [3]))  # what the custom operator would make
     with pytest.raises(bponnx.UnsupportedModelError) as info:
         bponnx.prepare(m, device="cpu:0")
@@ -64,8 +64,8 @@ def test_refusal_names_every_node_it_cannot_run():
     assert "node 'custom' (com.example.Frobnicate, opset 1; float32 -> float32)" in text
     assert "node 'branch' (If, opset 17; bool -> float32)" in text
     assert "no converter for If" in text
-    assert "node 'strings' (StringNormalizer, opset 17; string -> string)" in text
-    assert "'s' is string, which Backplane has no dtype for" in text
+    assert "node 'unsigned' (Abs, opset 17; uint32 -> uint32)" in text
+    assert "'s' is uint32, which Backplane has no dtype for" in text
     assert "'fine'" not in text and "also_fine" not in text
     assert isinstance(e, bp.UnsupportedError)
 
@@ -170,6 +170,30 @@ def test_intermediates_are_dropped_after_their_last_reader_so_the_chain_fuses():
         "fused group float32 [64, 128] on cpu:0: mul, sub, exp, add; 3 input(s), 1 of 4 result(s) "
         "written, 3 never materialised, ran on backend cpu-openblas as one program "
         "(execute_fused)"], groups
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_a_float32_model_converted_to_a_half_dtype(dtype):
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"]),
+             helper.make_node("Add", ["xw", "b"], ["z"]),
+             helper.make_node("Cast", ["z"], ["y"], to=TensorProto.FLOAT)]
+    m = model(nodes, [vi("x", [4, 16])], [vi("y", [4, 8])],
+              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    half = bponnx.convert_float_model(m, dtype)
+    assert m.graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT  # a copy
+    x = rng.standard_normal((4, 16)).astype(np.float32)
+    hx = x.astype(_dtypes.numpy_dtype(dtype))
+    (y,) = bponnx.prepare(half, device="cpu:0").run([hx])
+    assert y.dtype == dtype
+    # The same rounded operands in float64, rounded once more.
+    hw, hb = (a.astype(_dtypes.numpy_dtype(dtype)).astype(np.float64) for a in (w, b))
+    expected = hx.astype(np.float64) @ hw + hb
+    got = _dtypes.to_host(y).astype(np.float64)
+    eps = 2.0 ** -8 if dtype == "bfloat16" else 2.0 ** -11
+    assert np.max(np.abs(got - expected)) <= 2 * eps * np.max(np.abs(expected))
 
 
 def test_opsets():

@@ -38,13 +38,15 @@ from onnx.backend.base import Backend
 
 from .._device import device as _device
 from . import _ops_elementwise, _ops_nn, _ops_reduce, _ops_shape, _ops_window  # noqa: F401  (register)
+from ._convert import convert_float_model
 from ._errors import UnsupportedModelError
 from ._plan import MIN_OPSET, Plan, load
 from ._prepared import PreparedModel
 from ._registry import CONVERTERS
 
 __all__ = ["load", "prepare", "run_model", "supported_operators", "backend_for",
-           "BackplaneBackend", "PreparedModel", "UnsupportedModelError", "MIN_OPSET"]
+           "convert_float_model", "BackplaneBackend", "PreparedModel", "UnsupportedModelError",
+           "MIN_OPSET"]
 
 
 def _resolve(device):
