@@ -212,14 +212,14 @@ def test_command_prints_shapes_report_and_latency(tmp_path):
     np.save(tmp_path / "x.npy", np.ones((64, 128), np.float32))
     r = subprocess.run([sys.executable, "-m", "backplane.onnx", str(path), "--device",
                         "reference:0", "--input", str(tmp_path / "x.npy"), "--bench", "--runs",
-                        "2", "--warmup", "1", "--onnxruntime"],
+                        "2", "--warmup", "1", "--onnxruntime", "--threads", "1"],
                        capture_output=True, text=True, env=os.environ.copy(), timeout=120)
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "output y: [64, 128] float32" in out
     assert "exp" in out and "reference:0: exp float32" in out
     assert "copies between devices on every run: none" in out
-    assert "latency on reference:0: median" in out
+    assert "latency on reference:0: median" in out and "1 thread(s)" in out
     assert "latency of onnxruntime CPU EP: median" in out
     assert "largest difference of the outputs" in out
 

@@ -50,12 +50,21 @@ def _start(threads):
     if path and os.path.exists(path):
         with open(path) as f:
             base = f.read()
-    if "[backend.cpu-openblas]" in base:
-        base = base.replace("[backend.cpu-openblas]",
+    lines, section = [], None
+    for line in base.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped
+        elif section == "[backend.cpu-openblas]" and stripped.split("=")[0].strip() == "threads":
+            continue  # replaced by the cap below
+        lines.append(line)
+    text = "\n".join(lines)
+    if "[backend.cpu-openblas]" in text:
+        text = text.replace("[backend.cpu-openblas]",
                             "[backend.cpu-openblas]\nthreads = {}".format(threads), 1)
     else:
-        base += "\n[backend.cpu-openblas]\nthreads = {}\n".format(threads)
-    bp.init(text=base, source_name="python -m backplane.onnx --threads")
+        text += "\n[backend.cpu-openblas]\nthreads = {}\n".format(threads)
+    bp.init(text=text, source_name="python -m backplane.onnx --threads")
 
 
 def _inputs(model, specs, seed):
