@@ -1,6 +1,7 @@
 """Runs pytest on the ONNX tests, or exits 77 (ctest: skipped) with the
 reason when the onnx package is missing (scripts/install-deps.sh installs
-the pinned one into the tests' virtual environment)."""
+the pinned one into the tests' virtual environment), or when every test it
+selected was skipped (their reasons are printed with -rs)."""
 import sys
 
 try:
@@ -12,4 +13,19 @@ except ImportError as e:
 
 import pytest  # noqa: E402
 
-sys.exit(pytest.main(sys.argv[1:]))
+
+class _Outcomes:
+    def __init__(self):
+        self.ran = 0
+        self.skipped = 0
+
+    def pytest_runtest_logreport(self, report):
+        if report.skipped:
+            self.skipped += 1
+        elif report.when == "call":
+            self.ran += 1
+
+
+outcomes = _Outcomes()
+status = pytest.main(sys.argv[1:], plugins=[outcomes])
+sys.exit(77 if status == 0 and outcomes.skipped and not outcomes.ran else status)
