@@ -238,6 +238,21 @@ BP_API bp_status bp_default_device(bp_device *out);
 /* Blocks until every operation queued on the device has finished. */
 BP_API bp_status bp_synchronize(bp_device device);
 
+/* Whether the device's own backend runs operator `op` (a BP_OP_*) with
+ * input dtype `dtype` writing `out_dtype`: *supported gets 1 or 0 (since
+ * 1.6). out_dtype BP_DTYPE_INVALID (0) means the dtype the operator's
+ * output rule gives (vocabulary.h); COPY needs it given. The answer is the
+ * plugin's `supports`, the one every operator's call consults (plugin.h:
+ * fixed while the plugin is loaded), asked once and cached; a pair the
+ * ABI does not define (bp_vocab_allows) or an operator newer than the
+ * plugin is 0. The host fallback ([dispatch] host_fallback) is not
+ * counted: this says what runs on the device itself, so a model compiler
+ * (backplane.onnx) can refuse before running anything. A bad device id is
+ * BP_ERR_INVALID_HANDLE; an op or dtype that is no number of the
+ * vocabulary gives 0, not an error. */
+BP_API bp_status bp_device_supports(bp_device device, int32_t op, int32_t dtype, int32_t out_dtype,
+                                    int32_t *supported);
+
 /* ---- tensors: creation and data ----------------------------------------- */
 
 /* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0,
