@@ -87,7 +87,9 @@
   X(CREATE, 8, "create", 0)      \
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
-  X(SCAN, 11, "scan", 1)
+  X(SCAN, 11, "scan", 1)         \
+  X(POOL, 17, "pool", 1)         \
+  X(POOL_GRAD, 18, "pool_grad", 2)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -97,7 +99,8 @@
  * counts every input it may take: plugin.h says which of them may be absent
  * (a view of dtype BP_DTYPE_INVALID).
  */
-#define BP_OP_FAMILY_OUTPUTS_LIST(X)
+#define BP_OP_FAMILY_OUTPUTS_LIST(X) \
+  X(POOL, 2)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -187,7 +190,11 @@
   X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
 
 /* Since 1.6. */
-#define BP_OP_LIST_1_6(X)
+#define BP_OP_LIST_1_6(X)                                                                          \
+  X(MAX_POOL, 125, "max_pool", BP_OP_FAMILY_POOL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)               \
+  X(AVG_POOL, 126, "avg_pool", BP_OP_FAMILY_POOL, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
+  X(MAX_POOL_GRAD, 127, "max_pool_grad", BP_OP_FAMILY_POOL_GRAD, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)  \
+  X(AVG_POOL_GRAD, 128, "avg_pool_grad", BP_OP_FAMILY_POOL_GRAD, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is
