@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/pool_window.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -35,6 +36,11 @@ View gather_nd(const View &a, const View &index);
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
 View copy_to(const View &a, Device &device);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// Pooling of x [N, C, S...] (bp_max_pool, bp_avg_pool); max_pool writes the
+// int64 indices of the maxima into *indices when it is given.
+View max_pool(const View &x, const PoolWindow &window, View *indices);
+View avg_pool(const View &x, const PoolWindow &window);
 
 // Views: metadata of the input, and a node that routes the gradient back.
 View reshape(const View &a, int32_t rank, const int64_t *shape);

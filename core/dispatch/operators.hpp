@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/pool_window.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -49,6 +50,18 @@ void scatter_add_nd(const View &dst, const View &index, const View &values);
 View nonzero(const View &a);
 // The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// Pooling (pool_ops.cpp): x [N, C, S...] pooled by MAX_POOL or AVG_POOL
+// into values [N, C, O...] and, for MAX_POOL when asked, the int64 indices
+// of the maxima in their planes (else an empty view); and the gradients:
+// MAX_POOL_GRAD routes dy through those indices, AVG_POOL_GRAD (indices
+// null) spreads it over the windows, into dx of rank/shape, x's shape.
+struct Pooled {
+  View values, indices;
+};
+Pooled pool(int32_t op, const View &x, const PoolWindow &window, bool with_indices);
+View pool_grad(int32_t op, const View &dy, const View *indices, const PoolWindow &window, int32_t rank,
+               const int64_t *shape);
 
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);

@@ -492,7 +492,7 @@ PyMODINIT_FUNC PyInit__C(void) {
     return NULL;
   }
   if (PyModule_AddFunctions(m, ops_methods) < 0 || PyModule_AddFunctions(m, autograd_methods) < 0 ||
-      PyModule_AddFunctions(m, dist_methods) < 0) {
+      PyModule_AddFunctions(m, dist_methods) < 0 || PyModule_AddFunctions(m, spatial_methods) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -3,7 +3,8 @@
  * library, errors, the runtime's calls, the module), tensor.c (the tensor
  * type and argument conversions), ops.c (operations), autograd.c, dist.c
  * (collectives), vocabulary.c (vocabulary.h as attributes), dlpack.c
- * (DLPack export and import). Internal: every symbol here is hidden in the
+ * (DLPack export and import), spatial.c (pooling, dropout, padding and
+ * resizing). Internal: every symbol here is hidden in the
  * module (C_VISIBILITY_PRESET hidden).
  */
 #ifndef BP_PYTHON_EXTENSION_H
@@ -132,6 +133,7 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 extern PyMethodDef ops_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef dist_methods[];
+extern PyMethodDef spatial_methods[]; /* spatial.c: pooling, dropout, padding, resizing (since 1.6) */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */
