@@ -891,6 +891,7 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Pool: return "pooling";
   }
   return "?";
 }
@@ -917,6 +918,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src, dtype); break;
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
+    case Family::Pool: src.raw(pool_source(dtype)); break;
   }
   return src.str();
 }

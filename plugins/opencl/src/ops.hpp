@@ -48,6 +48,13 @@ void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View
 void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,
                  const View &values, const View &out);
 
+// pool.cpp: MAX_POOL and AVG_POOL (indices: MAX_POOL's output 1, null when
+// absent) and their gradients (indices null for AVG_POOL_GRAD).
+void run_pool(Device &device, const Device::Lock &lock, int32_t op, const bp_window_params &window,
+              const View &x, const View &y, const View *indices);
+void run_pool_grad(Device &device, const Device::Lock &lock, int32_t op, const bp_window_params &window,
+                   const View &dy, const View *indices, const View &dx);
+
 // collective.cpp: the ABI's collective, among devices of this backend (group 0).
 void collective(const bp_collective_args *args);
 
