@@ -105,13 +105,16 @@ View interpolate(const View &x, int32_t spatial_rank, const int64_t *size, const
                     "spatial axis " + std::to_string(d) + ": input extent " + std::to_string(in) + " and output extent " +
                         std::to_string(out[d]) + " must both be at least 1");
   }
-  View cur = x;
+  // The result so far: a copied View would lose x's autograd identity.
+  View result;
+  const View *cur = &x;
   for (int32_t d = spatial_rank - 1; d >= 0; --d) {
     const int32_t axis = 2 + d;
     const int64_t in = x.shape[axis];
     const double *sd = scale ? scale + d : nullptr;
     if (mode == BP_INTERP_NEAREST) {
-      cur = take_along(cur, axis, nearest_index(in, out[d], sd));
+      result = take_along(*cur, axis, nearest_index(in, out[d], sd));
+      cur = &result;
       continue;
     }
     std::vector<int64_t> i0, i1;
@@ -120,11 +123,12 @@ View interpolate(const View &x, int32_t spatial_rank, const int64_t *size, const
       linear_taps<double>(in, out[d], sd, align_corners, i0, i1, w0, w1);
     else
       linear_taps<float>(in, out[d], sd, align_corners, i0, i1, w0, w1);
-    const View low = ag::binary(BP_OP_MUL, weights_along(cur, axis, w0), take_along(cur, axis, i0));
-    const View high = ag::binary(BP_OP_MUL, weights_along(cur, axis, w1), take_along(cur, axis, i1));
-    cur = ag::binary(BP_OP_ADD, low, high);
+    const View low = ag::binary(BP_OP_MUL, weights_along(*cur, axis, w0), take_along(*cur, axis, i0));
+    const View high = ag::binary(BP_OP_MUL, weights_along(*cur, axis, w1), take_along(*cur, axis, i1));
+    result = ag::binary(BP_OP_ADD, low, high);
+    cur = &result;
   }
-  return cur;
+  return result;
 }
 
 }  // namespace bp::core

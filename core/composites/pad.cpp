@@ -40,7 +40,9 @@ View pad(const View &x, const int64_t *before, const int64_t *after, int32_t mod
     function_fail(fn, BP_ERR_INVALID_ARGUMENT,
                   "mode " + std::to_string(mode) + " is not BP_PAD_CONSTANT, BP_PAD_REFLECT or BP_PAD_EDGE");
   if (x.rank > 0 && (!before || !after)) function_fail(fn, BP_ERR_INVALID_ARGUMENT, "before or after is NULL");
-  View cur = x;
+  // The result so far: a copied View would lose x's autograd identity.
+  View result;
+  const View *cur = &x;
   for (int32_t d = 0; d < x.rank; ++d) {
     const int64_t s = x.shape[d], b = before[d], a = after[d];
     if (b == 0 && a == 0) continue;
@@ -54,14 +56,15 @@ View pad(const View &x, const int64_t *before, const int64_t *after, int32_t mod
     if (mode == BP_PAD_EDGE && s == 0 && (b > 0 || a > 0))
       function_fail(fn, BP_ERR_SHAPE, "edge padding has no edge to repeat on empty " + where);
     if (mode == BP_PAD_CONSTANT) {
-      View kept = ag::slice(cur, d, std::max<int64_t>(-b, 0), s - std::max<int64_t>(-a, 0), 1);
+      View kept = ag::slice(*cur, d, std::max<int64_t>(-b, 0), s - std::max<int64_t>(-a, 0), 1);
       std::vector<View> parts;
-      if (b > 0) parts.push_back(filled(cur, d, b, value));
+      if (b > 0) parts.push_back(filled(*cur, d, b, value));
       parts.push_back(std::move(kept));
-      if (a > 0) parts.push_back(filled(cur, d, a, value));
+      if (a > 0) parts.push_back(filled(*cur, d, a, value));
       std::vector<const View *> ptrs;
       for (const View &p : parts) ptrs.push_back(&p);
-      cur = ptrs.size() == 1 ? parts[0] : ag::concatenate(ptrs, d);
+      result = ptrs.size() == 1 ? std::move(parts[0]) : ag::concatenate(ptrs, d);
+      cur = &result;
       continue;
     }
     std::vector<int64_t> index;
@@ -72,9 +75,11 @@ View pad(const View &x, const int64_t *before, const int64_t *after, int32_t mod
       else
         index.push_back(t < 0 ? -t : t >= s ? 2 * (s - 1) - t : t);
     }
-    cur = take_along(cur, d, index);
+    result = take_along(*cur, d, index);
+    cur = &result;
   }
-  return cur;
+  // Nothing padded: a recorded view of x, not a copy that lost its gradient.
+  return cur == &x ? ag::reshape(x, x.rank, x.shape) : std::move(result);
 }
 
 }  // namespace bp::core

@@ -94,18 +94,22 @@ View adaptive_avg_pool(const View &x, int32_t spatial_rank, const int64_t *outpu
   check_sizes(fn, spatial_rank, output_size);
   int64_t kernel[BP_WINDOW_MAX_RANK];
   if (divides(x, spatial_rank, output_size, kernel)) return ag::avg_pool(x, tiling(spatial_rank, kernel));
-  View cur = x;
+  // The result so far: a copied View would lose x's autograd identity. Not
+  // every axis divides, so at least one is pooled here.
+  View result;
+  const View *cur = &x;
   for (int32_t d = spatial_rank - 1; d >= 0; --d) {
     const int32_t axis = 2 + d;
     const int64_t s = x.shape[axis], n = output_size[d];
     if (s == n) continue;
     std::vector<View> parts;
     for (int64_t o = 0; o < n; ++o)
-      parts.push_back(ag::reduce(BP_OP_MEAN, ag::slice(cur, axis, window_start(o, s, n), window_stop(o, s, n), 1),
+      parts.push_back(ag::reduce(BP_OP_MEAN, ag::slice(*cur, axis, window_start(o, s, n), window_stop(o, s, n), 1),
                                  axis, true));
-    cur = concatenated(parts, axis);
+    result = concatenated(parts, axis);
+    cur = &result;
   }
-  return cur;
+  return result;
 }
 
 View adaptive_max_pool(const View &x, int32_t spatial_rank, const int64_t *output_size, View *indices) {
