@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "family_builders.hpp"
+#include "pool_cases.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
 
@@ -370,6 +371,8 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
       // of them (SCATTER, distinct).
       case BP_OP_FAMILY_GATHER: add_gather(b, c, shape, 1, shape[0]); break;
       case BP_OP_FAMILY_SCATTER: add_scatter(b, c, shape, 1, (shape[0] + 1) / 2); break;
+      case BP_OP_FAMILY_POOL:
+      case BP_OP_FAMILY_POOL_GRAD: add_pool(b, c, shape); break;
       default: break;
     }
   }

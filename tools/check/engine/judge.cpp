@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "pool_cases.hpp"
 #include "rules.hpp"
 #include "text.hpp"
 #include "tolerances.hpp"
@@ -125,6 +126,8 @@ Scales accum_scale(const Case &c) {
       sc.sum[size_t(pos)] = sum;
       sc.terms[size_t(pos)] = K;
     });
+  } else if (c.op == BP_OP_AVG_POOL || op_family(c.op) == BP_OP_FAMILY_POOL_GRAD) {
+    pool_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {
