@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backplane.hpp"
+#include "backplane_spatial.hpp"
 
 namespace bp::nn {
 
@@ -36,6 +37,14 @@ class Module {
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
   }
+  // Training mode (the default) or evaluation mode, for layers that differ
+  // (Dropout); a container passes it on to its layers (since 1.6).
+  virtual void train(bool on = true) { training_ = on; }
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+ private:
+  bool training_ = true;
 };
 
 // Seeds for initialisers not given one: distinct and reproducible in a
@@ -112,9 +121,62 @@ class Sequential : public Module {
   void to(Device d) override {
     for (const auto &m : layers_) m->to(d);
   }
+  void train(bool on = true) override {
+    Module::train(on);
+    for (const auto &m : layers_) m->train(on);
+  }
 
  private:
   std::vector<std::shared_ptr<Module>> layers_;
+};
+
+// 2-d pooling layers over [N, C, H, W] (since 1.6), PyTorch's defaults:
+// stride = kernel, no padding; AvgPool2d counts the padding in its divisor
+// (count_include_pad) as PyTorch's does.
+class MaxPool2d : public Module {
+ public:
+  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding}, {dilation, dilation})
+                     .ceil_mode(ceil_mode)) {}
+  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
+
+ private:
+  PoolOptions options_;
+};
+
+class AvgPool2d : public Module {
+ public:
+  AvgPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, bool ceil_mode = false,
+            bool count_include_pad = true)
+      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding})
+                     .ceil_mode(ceil_mode)
+                     .include_pad(count_include_pad)) {}
+  Tensor forward(const Tensor &x) override { return avg_pool(x, options_); }
+
+ private:
+  PoolOptions options_;
+};
+
+// Average pooling to a fixed [oh, ow] whatever the input's extents.
+class AdaptiveAvgPool2d : public Module {
+ public:
+  AdaptiveAvgPool2d(int64_t oh, int64_t ow) : size_{oh, ow} {}
+  Tensor forward(const Tensor &x) override { return adaptive_avg_pool(x, size_); }
+
+ private:
+  std::vector<int64_t> size_;
+};
+
+// In training mode x * keep / (1 - p), a fresh mask per call (seeds from
+// `seed` on); the identity in evaluation mode.
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5, uint64_t seed = next_seed()) : p_(p), seed_(seed) {}
+  Tensor forward(const Tensor &x) override { return is_training() ? dropout(x, p_, seed_ + calls_++) : x; }
+
+ private:
+  double p_;
+  uint64_t seed_, calls_ = 0;
 };
 
 // mean((prediction - target)^2)
