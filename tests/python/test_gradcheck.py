@@ -12,6 +12,8 @@ A = np.array([[0.5, -1.25, 2.0], [0.75, -0.3, 1.5]])
 B = np.array([1.5, 0.4, -0.9])
 POSITIVE = np.abs(A) + 0.1
 M34 = np.linspace(-1.0, 1.2, 12).reshape(3, 4)
+# [1, 2, 4, 5] of distinct values, apart by more than a finite difference's step.
+X4 = (np.arange(40) * 17 % 40 / 13.0 - 1.5).reshape(1, 2, 4, 5)
 
 # name -> (inputs, function of the input tensors)
 CASES = {
@@ -52,6 +54,16 @@ CASES = {
                                      bp.tensor([2, 0], device=a.device)]),
     "slice": ([A], lambda a: a[:, ::2] * a[:, :2]),
     "concatenate": ([A, B], lambda a, b: bp.concatenate([a, b.reshape(1, 3)]) ** 2),
+    # Pooling, dropout (one seed for every evaluation), padding and resizing.
+    "max_pool2d": ([X4], lambda x: nn.functional.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
+    "avg_pool2d": ([X4], lambda x: nn.functional.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
+    "avg_pool2d_exclude_pad": ([X4], lambda x: nn.functional.avg_pool2d(x, 2, padding=1, count_include_pad=False)),
+    "adaptive_avg_pool2d": ([X4], lambda x: nn.functional.adaptive_avg_pool2d(x, (3, 2))),
+    "adaptive_max_pool2d": ([X4], lambda x: nn.functional.adaptive_max_pool2d(x, (3, 2))),
+    "dropout": ([X4], lambda x: nn.functional.dropout(x, 0.4, generator=bp.Generator().manual_seed(7))),
+    "pad_reflect": ([X4], lambda x: nn.functional.pad(x, (2, -1, 1, 2), mode="reflect")),
+    "interpolate_bilinear": ([X4], lambda x: nn.functional.interpolate(x, size=(6, 3), mode="bilinear",
+                                                                       align_corners=False)),
 }
 
 

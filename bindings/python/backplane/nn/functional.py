@@ -2,6 +2,9 @@
 differentiable compositions of the recorded operators, so they run on the
 device of their inputs and backward() goes through them."""
 from .. import _composite, _tensor
+from ._spatial import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,  # noqa: F401
+                       adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d,
+                       avg_pool3d, dropout, interpolate, max_pool1d, max_pool2d, max_pool3d, pad)
 
 
 def linear(x, weight, bias=None):
