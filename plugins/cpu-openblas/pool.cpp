@@ -1,12 +1,13 @@
-// MAX_POOL, AVG_POOL and their gradients (families POOL and POOL_GRAD).
-// The forward runs each output element's window with the shared math of
-// backplane/kernels/pool.hpp, rows of outputs split over the thread pool.
+// MAX_POOL, AVG_POOL and their gradients (families POOL and POOL_GRAD),
+// with the window math of backplane/kernels/pool.hpp. The forward splits
+// rows of outputs over the thread pool.
 // The gradients scatter: each (n, c) plane on its own thread adds its dy
 // terms into a float64 plane of sums (MAX_POOL_GRAD one term per dy
 // element, at its index; AVG_POOL_GRAD dy / n over its window), then
 // stores the plane once, so the result does not depend on the thread count.
 #include "backplane/kernels/pool.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <vector>
 
@@ -58,6 +59,33 @@ void for_rows(ThreadPool &pool, const View &pooled, const bk::PoolGeometry &g, i
   });
 }
 
+// AVG_POOL walks one row of outputs (fixed o0, o1) per tap: for every tap
+// (k0, k1) of the row's windows and every k2, the outputs whose tap k2
+// lands inside the input add their element, in a loop over o2 that the
+// compiler vectorises for stride 1.
+template <class T, class Step>
+void each_row_tap(const bk::PoolGeometry &g, const T *xp, int64_t o0, int64_t o1, Step &&step) {
+  int64_t b0, e0, b1, e1;
+  bk::pool_taps_inside(g, 0, o0, &b0, &e0);
+  bk::pool_taps_inside(g, 1, o1, &b1, &e1);
+  for (int64_t k0 = b0; k0 < e0; ++k0) {
+    const int64_t p0 = o0 * g.stride[0] - g.pad_begin[0] + k0 * g.dilation[0];
+    for (int64_t k1 = b1; k1 < e1; ++k1) {
+      const int64_t p1 = o1 * g.stride[1] - g.pad_begin[1] + k1 * g.dilation[1];
+      const T *row = xp + p0 * g.full_stride[0] + p1 * g.full_stride[1];
+      for (int64_t k2 = 0; k2 < g.kernel[2]; ++k2) {
+        int64_t lo, hi;
+        bk::pool_outputs_reading(g, 2, k2, &lo, &hi);
+        // Output o2 reads position o2 * stride + off of the row.
+        step(row, (p0 * g.size[1] + p1) * g.size[2], k2 * g.dilation[2] - g.pad_begin[2], lo, hi);
+      }
+    }
+  }
+}
+
+// MAX_POOL keeps one window's best value and position in registers, output
+// by output (faster here than a row of them per tap, whose compares and
+// index updates do not vectorise).
 template <class T>
 void max_pool(ThreadPool &pool, const bp_window_params &w, const View &x, const View &y, const View *indices) {
   const bk::PoolGeometry g = bk::pool_geometry(w, x.shape, x.strides, y.shape, y.strides);
@@ -82,17 +110,33 @@ void max_pool(ThreadPool &pool, const bp_window_params &w, const View &x, const 
 template <class T>
 void avg_pool(ThreadPool &pool, const bp_window_params &w, const View &x, const View &y) {
   const bk::PoolGeometry g = bk::pool_geometry(w, x.shape, x.strides, y.shape, y.strides);
+  const int64_t s2 = g.stride[2], fs2 = g.full_stride[2];
+  // The divisor's factor of axis 2, per output position (plugin.h: a product over axes).
+  std::vector<double> count2(static_cast<size_t>(g.out[2]));
+  for (int64_t o2 = 0; o2 < g.out[2]; ++o2)
+    count2[size_t(o2)] = double(bp_sdk_window_count(o2, g.size[2], g.kernel[2], g.stride[2], g.dilation[2],
+                                                    g.pad_begin[2], g.pad_end[2], g.include_pad));
+  auto count = [&](int d, int64_t o) {
+    return double(bp_sdk_window_count(o, g.size[d], g.kernel[d], g.stride[d], g.dilation[d], g.pad_begin[d],
+                                      g.pad_end[d], g.include_pad));
+  };
   for_rows(pool, y, g, window_taps(w), [&](int64_t n, int64_t c, int64_t o0) {
     const T *xp = x.data<T>() + plane_offset(x, n, c);
     T *yp = y.data<T>() + plane_offset(y, n, c);
-    for (int64_t o1 = 0; o1 < g.out[1]; ++o1)
+    std::vector<double> sum(static_cast<size_t>(g.out[2]));
+    for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+      std::fill(sum.begin(), sum.end(), 0.0);
+      double *acc = sum.data();
+      each_row_tap(g, xp, o0, o1, [&](const T *row, int64_t, int64_t off, int64_t lo, int64_t hi) {
+        for (int64_t o2 = lo; o2 < hi; ++o2) acc[o2] += double(widen(row[(o2 * s2 + off) * fs2]));
+      });
+      const double c01 = count(0, o0) * count(1, o1);
+      T *yr = yp + o0 * g.pooled_stride[0] + o1 * g.pooled_stride[1];
       for (int64_t o2 = 0; o2 < g.out[2]; ++o2) {
-        const int64_t o[3] = {o0, o1, o2};
-        const int64_t count = bk::pool_divisor(g, o);
-        const double sum = bk::pool_window_sum<double>(g, xp, o, Widen());
-        yp[o0 * g.pooled_stride[0] + o1 * g.pooled_stride[1] + o2 * g.pooled_stride[2]] =
-            narrow<T>(count == 0 ? 0.0 : sum / double(count));
+        const double n_taps = c01 * count2[size_t(o2)];
+        yr[o2 * g.pooled_stride[2]] = narrow<T>(n_taps == 0 ? 0.0 : acc[o2] / n_taps);
       }
+    }
   });
 }
 
@@ -122,6 +166,12 @@ void pool_grad(ThreadPool &pool, const bp_window_params &w, const View &dy, cons
   int64_t is[3] = {0, 0, 0};
   if (indices) spatial_strides(w, *indices, is);
   const int64_t cost = g.out[0] * g.out[1] * g.out[2] * (indices ? 1 : window_taps(w)) + plane;
+  // AVG_POOL_GRAD's divisors, a product of one factor per axis (plugin.h).
+  std::vector<double> counts[3];
+  for (int d = 0; d < 3 && !indices; ++d)
+    for (int64_t o = 0; o < g.out[d]; ++o)
+      counts[d].push_back(double(bp_sdk_window_count(o, g.size[d], g.kernel[d], g.stride[d], g.dilation[d],
+                                                     g.pad_begin[d], g.pad_end[d], g.include_pad)));
   parallel_for(pool, dx.shape[0] * channels, cost, [&](int64_t begin, int64_t end) {
     std::vector<double> sums(static_cast<size_t>(plane));
     for (int64_t p = begin; p < end; ++p) {
@@ -138,7 +188,7 @@ void pool_grad(ThreadPool &pool, const bp_window_params &w, const View &dy, cons
               continue;
             }
             const int64_t o[3] = {o0, o1, o2};
-            const double share = v / double(bk::pool_divisor(g, o));
+            const double share = v / (counts[0][size_t(o0)] * counts[1][size_t(o1)] * counts[2][size_t(o2)]);
             int64_t b[3], e[3], start[3];
             for (int d = 0; d < 3; ++d) {
               bk::pool_taps_inside(g, d, o[d], &b[d], &e[d]);

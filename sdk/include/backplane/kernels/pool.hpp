@@ -66,6 +66,18 @@ BP_HD inline void pool_taps_inside(const PoolGeometry &g, int d, int64_t o, int6
   *end = e > b ? e : b;
 }
 
+/* The output positions [*lo, *hi) along axis d whose tap k lies inside the
+ * input: for a backend that walks a row of outputs per tap. */
+BP_HD inline void pool_outputs_reading(const PoolGeometry &g, int d, int64_t k, int64_t *lo, int64_t *hi) {
+  const int64_t off = k * g.dilation[d] - g.pad_begin[d], s = g.stride[d]; /* the tap at o * s + off */
+  int64_t l = off >= 0 ? 0 : (-off + s - 1) / s;
+  int64_t h = g.size[d] - 1 - off < 0 ? 0 : (g.size[d] - 1 - off) / s + 1;
+  if (h > g.out[d]) h = g.out[d];
+  if (l > h) l = h;
+  *lo = l;
+  *hi = h;
+}
+
 /* AVG_POOL's divisor n(o) for the output position o[3]. */
 BP_HD inline int64_t pool_divisor(const PoolGeometry &g, const int64_t *o) {
   int64_t n = 1;
