@@ -38,6 +38,8 @@ const Figure kFigures[] = {
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
      bench::figure_dtypes},
+    {"pool", "pooling at ResNet-18's shapes on cpu:0, forward and with backward, vs libtorch",
+     bench::figure_pool},
 };
 
 std::string figure_list() {
