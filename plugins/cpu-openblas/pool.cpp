@@ -15,6 +15,9 @@
 #include "kernels.hpp"
 #include "parallel.hpp"
 #include "small_types.hpp"
+#if BP_CPU_HAVE_ONEDNN
+#include "pool_onednn.hpp"
+#endif
 
 namespace cpu_backend {
 
@@ -215,6 +218,9 @@ void pool_grad(ThreadPool &pool, const bp_window_params &w, const View &dy, cons
 void pool_kernel(ThreadPool &pool, int32_t op, const bp_window_params &w, const View &x, const View &y,
                  const View *indices) {
   if (y.numel == 0) return;
+#if BP_CPU_HAVE_ONEDNN
+  if (!indices && onednn_pool(pool, op, w, x, y)) return;
+#endif
   if (op == BP_OP_MAX_POOL)
     return dispatch_set<BP_DTYPE_SET_NUMERIC>(x.dtype, [&](auto tag) {
       max_pool<typename decltype(tag)::type>(pool, w, x, y, indices);
@@ -234,6 +240,11 @@ void pool_grad_kernel(ThreadPool &pool, int32_t op, const bp_window_params &w, c
   } else if (op != BP_OP_AVG_POOL_GRAD) {
     fail(BP_ERR_INTERNAL, "cpu-openblas: pool_grad_kernel got op %d", op);
   }
+#if BP_CPU_HAVE_ONEDNN
+  else if (onednn_avg_pool_grad(pool, w, dy, dx)) {
+    return;
+  }
+#endif
   dispatch_set<BP_DTYPE_SET_FLOAT>(dy.dtype, [&](auto tag) {
     pool_grad<typename decltype(tag)::type>(pool, w, dy, op == BP_OP_MAX_POOL_GRAD ? indices : nullptr, dx);
   });

@@ -442,7 +442,9 @@ typedef char bp_plugin_device_info_size_check
  *   all fall in the padding has no maximum and is refused (BP_ERR_SHAPE;
  *   PyTorch, whose rule pad <= kernel / 2 the core applies, gives -inf and
  *   a position outside the plane there). Values are exact: every backend
- *   gives the same bits and indices.
+ *   gives the same bits and indices, except that a zero maximum of a window
+ *   holding both +0 and -0 may be either zero (as MAX's: which one is left
+ *   open; the index is still the first tap holding a zero).
  *   AVG_POOL: y = s / n with s the sum of x over the window's taps inside
  *   the input and n their number, or, with BP_WINDOW_COUNT_INCLUDE_PAD in
  *   w.flags, the number of taps in [-pad_begin, S + pad_end) (padding

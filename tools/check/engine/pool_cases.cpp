@@ -245,6 +245,13 @@ std::vector<Case> pool_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
         sprinkle(b, all, {-inf}, 1);
         Case &nans = add_spec(b, "several NaNs", fixed_spec(op, {1, 1, 6, 6}, {3, 3}, {1, 1}, {0, 0}, false), values);
         sprinkle(b, nans, {nan}, 3);
+        // The forward of inference, which a backend may run otherwise.
+        Case &plain = add_spec(b, "NaN without indices", fixed_spec(op, {2, 3, 8, 8}, {2, 2}, {2, 2}, {0, 0}, false),
+                               values, dense(), dense(), false);
+        sprinkle(b, plain, {nan}, 9);
+        Case &zeros = add_spec(b, "signed zeros", fixed_spec(op, {1, 2, 6, 6}, {2, 2}, {1, 1}, {0, 0}, false),
+                               values, dense(), dense(), false);
+        sprinkle(b, zeros, {0.0, -0.0, -1.0}, 1);
       }
     } else {
       Case &c = add_spec(b, "infinities in dy", random_spec(b.rng, op, 2, 6), values);
@@ -257,6 +264,42 @@ std::vector<Case> pool_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
   // Large enough for every thread of a backend.
   add_spec(b, "large", fixed_spec(op, {2, 8, 96, 80}, {3, 3}, {2, 2}, {1, 1}, false), values);
   return std::move(b.cases);
+}
+
+std::vector<Leeway> pool_zero_leeway(const Case &c) {
+  const bp_window_params &w = *c.window;
+  const ViewDesc &x = c.inputs[0];
+  const std::vector<uint8_t> &bytes = c.storages[size_t(x.storage)];
+  std::vector<Leeway> leeway(size_t(numel(c.output)), Leeway::none);
+  bool any = false;
+  for_each_index(c.output, [&](const int64_t *o, int64_t pos) {
+    int64_t k[3] = {0, 0, 0}, p[BP_MAX_RANK] = {o[0], o[1]};
+    bool positive_zero = false, negative_zero = false, above = false;
+    for (;;) {
+      bool inside = true;
+      for (int32_t d = 0; d < w.spatial_rank; ++d) {
+        p[2 + d] = o[2 + d] * w.stride[d] - w.pad_begin[d] + k[d] * w.dilation[d];
+        inside = inside && p[2 + d] >= 0 && p[2 + d] < x.shape[2 + d];
+      }
+      if (inside) {
+        const double v = load_double(x.dtype, bytes.data() + byte_at(x, p));
+        above = above || std::isnan(v) || v > 0;
+        if (v == 0) (std::signbit(v) ? negative_zero : positive_zero) = true;
+      }
+      int32_t d = w.spatial_rank - 1;
+      for (; d >= 0; --d) {
+        if (++k[d] < w.kernel[d]) break;
+        k[d] = 0;
+      }
+      if (d < 0) break;
+    }
+    if (positive_zero && negative_zero && !above) {
+      leeway[size_t(pos)] = Leeway::either_zero;
+      any = true;
+    }
+  });
+  if (!any) leeway.clear();
+  return leeway;
 }
 
 void pool_scale(const Case &c, std::vector<double> &sum, std::vector<int64_t> &terms) {

@@ -10,6 +10,7 @@
 
 #include "case.hpp"
 #include "family_builders.hpp"
+#include "rules.hpp"
 
 namespace bpcheck {
 
@@ -22,6 +23,11 @@ void add_pool(Builder &b, Case &c, const Shape &spatial);
 
 // Whether op is of the POOL or POOL_GRAD family.
 bool is_pool_op(int32_t op);
+
+// MAX_POOL's output 0 where plugin.h leaves it open (rules.cpp's
+// output_leeway): either zero where a window's maximum is a zero and it
+// holds both +0 and -0; empty when there is no such window.
+std::vector<Leeway> pool_zero_leeway(const Case &c);
 
 // For judging the sums of AVG_POOL and the gradients (judge.cpp), by
 // C-order position of output 0: the sum of the magnitudes of the terms
