@@ -74,10 +74,12 @@ dnnl::algorithm algorithm_of(const Problem &p, bool include_pad) {
 }
 
 // Compiled primitives by block problem: a repeated shape skips building the
-// primitive descriptor. A oneDNN 2.x primitive may run on several threads
-// at once with different memory objects.
+// primitive descriptor. Several threads run one primitive at once, each
+// with its own scratchpad (the user mode: oneDNN's own would be shared, and
+// its kernels for plain layouts transpose through it).
 struct Primitives {
   dnnl::primitive forward, backward;
+  memory::desc scratchpad;
 };
 
 Primitives primitives_for(const Key &key, bool include_pad) {
@@ -93,7 +95,8 @@ Primitives primitives_for(const Key &key, bool include_pad) {
   const memory::desc src(p.src, memory::data_type::f32, plain(p.rank)), dst(p.dst, memory::data_type::f32, plain(p.rank));
   const dnnl::pooling_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm_of(p, include_pad), src, dst,
                                        p.stride, p.kernel, p.pad_l, p.pad_r);
-  const dnnl::pooling_forward::primitive_desc fpd(fd, engine());
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   Primitives made;
   if (p.backward) {
     const dnnl::pooling_forward::primitive_desc hint(
@@ -102,9 +105,13 @@ Primitives primitives_for(const Key &key, bool include_pad) {
         engine());
     const dnnl::pooling_backward::desc bd(algorithm_of(p, include_pad), src, dst, p.stride, p.kernel, p.pad_l,
                                           p.pad_r);
-    made.backward = dnnl::pooling_backward(dnnl::pooling_backward::primitive_desc(bd, engine(), hint));
+    const dnnl::pooling_backward::primitive_desc bpd(bd, attr, engine(), hint);
+    made.backward = dnnl::pooling_backward(bpd);
+    made.scratchpad = bpd.scratchpad_desc();
   } else {
+    const dnnl::pooling_forward::primitive_desc fpd(fd, attr, engine());
     made.forward = dnnl::pooling_forward(fpd);
+    made.scratchpad = fpd.scratchpad_desc();
   }
   std::lock_guard<std::mutex> lock(mutex);
   if (cache.size() >= kCapacity) cache.clear();
@@ -187,15 +194,17 @@ bool run_blocks(ThreadPool &pool, Key key, bool include_pad, const float *in, fl
         const memory::desc src(shape.src, memory::data_type::f32, plain(shape.rank)),
             dst(shape.dst, memory::data_type::f32, plain(shape.rank));
         dnnl::stream stream(engine());
+        const memory scratch(p.scratchpad, engine());
         if (!backward) {
           const memory sm(src, engine(), const_cast<float *>(in) + b * step * in_plane),
               dm(dst, engine(), out + b * step * out_plane);
-          p.forward.execute(stream, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});
+          p.forward.execute(stream, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}, {DNNL_ARG_SCRATCHPAD, scratch}});
         } else {
           // in: dy (the pooled view), out: dx (the full one).
           const memory gm(dst, engine(), const_cast<float *>(in) + b * step * in_plane),
               xm(src, engine(), out + b * step * out_plane);
-          p.backward.execute(stream, {{DNNL_ARG_DIFF_DST, gm}, {DNNL_ARG_DIFF_SRC, xm}});
+          p.backward.execute(stream,
+                             {{DNNL_ARG_DIFF_DST, gm}, {DNNL_ARG_DIFF_SRC, xm}, {DNNL_ARG_SCRATCHPAD, scratch}});
         }
         stream.wait();
       } catch (const std::exception &) {
