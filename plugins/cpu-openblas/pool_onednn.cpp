@@ -35,8 +35,10 @@ const dnnl::engine &engine() {
   return e;
 }
 
-// One block's problem: the operator, planes, the input's and output's
-// spatial extents, the window (kernel, stride, padding on both sides).
+// One block's problem: [0] max (bit 0), backward (bit 1) and the spatial
+// rank (bits 2..), [1] the planes, then 3 entries each (unused ones 0) of
+// the input's extents [2..4], the output's [5..7], the kernel [8..10], the
+// stride [11..13], the padding before [14..16] and after [17..19].
 using Key = std::array<int64_t, 1 + 1 + 3 + 3 + 3 * 4>;
 
 struct Problem {
