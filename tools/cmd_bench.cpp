@@ -38,6 +38,10 @@ const Figure kFigures[] = {
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
      bench::figure_dtypes},
+    {"layer_norm", "layer norm over (8192, 1024) float32 on cpu:0 vs memcpy of its bytes and libtorch",
+     bench::figure_layer_norm},
+    {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
+     bench::figure_attention},
     {"pool", "pooling at ResNet-18's shapes on cpu:0, forward and with backward, vs libtorch",
      bench::figure_pool},
 };

@@ -4,13 +4,17 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <string>
 
 #include "autograd/functions.hpp"
 #include "backplane/backplane.h"
 #include "capi/guard.hpp"
 #include "capi/sized_struct.hpp"
 #include "capi/tensor_arg.hpp"
+#include "composites/dropout_mask.hpp"
 #include "composites/spatial.hpp"
+#include "dispatch/dtype_rules.hpp"
+#include "dispatch/function_errors.hpp"
 #include "errors/names.hpp"
 #include "tensors/handle_table.hpp"
 
@@ -113,9 +117,17 @@ bp_status bp_global_max_pool(bp_tensor x, int32_t spatial_rank, bp_tensor *out) 
   });
 }
 
+// Dropout's rule is the one bp_attention's weights follow (dropout_mask);
+// what bp_dropout adds is the check of its arguments.
 bp_status bp_dropout(bp_tensor x, double p, uint64_t seed, bp_tensor *out) {
-  return emit("bp_dropout", "dropout", out, nullptr,
-              [&](View *) { return dropout(tensor_arg("bp_dropout", x, "the input"), p, seed); });
+  return emit("bp_dropout", "dropout", out, nullptr, [&](View *) {
+    const View v = tensor_arg("bp_dropout", x, "the input");
+    if (!is_float(v.dtype))
+      function_fail("dropout", BP_ERR_DTYPE, std::string("defined for float tensors, not ") + dtype_name(v.dtype));
+    if (!(p >= 0 && p <= 1))
+      function_fail("dropout", BP_ERR_INVALID_ARGUMENT, "the probability " + std::to_string(p) + " is not in [0, 1]");
+    return dropout(v, p, seed);
+  });
 }
 
 bp_status bp_pad(bp_tensor x, const int64_t *before, const int64_t *after, int32_t mode, double value,

@@ -1,6 +1,6 @@
 // The channels-first functions made of operators (backplane.h, since 1.6):
-// adaptive and global pooling (pooling_composites.cpp), dropout
-// (dropout.cpp), padding (pad.cpp) and resizing (interpolate.cpp). Like
+// adaptive and global pooling (pooling_composites.cpp), padding (pad.cpp)
+// and resizing (interpolate.cpp); dropout is dropout_mask.hpp's. Like
 // every composite they call only the recording layer and creation, so each
 // records its gradient operator by operator. x is [N, C, S...] with
 // spatial_rank S axes wherever a function takes spatial_rank.
@@ -21,10 +21,6 @@ View adaptive_max_pool(const View &x, int32_t spatial_rank, const int64_t *outpu
 // Pooling over every spatial axis: [N, C, 1...].
 View global_avg_pool(const View &x, int32_t spatial_rank);
 View global_max_pool(const View &x, int32_t spatial_rank);
-
-// x * keep / (1 - p), keep(i) = u(i) >= (float)p for the float32
-// RANDOM_UNIFORM stream u of `seed` (plugin.h), i the C-order position.
-View dropout(const View &x, double p, uint64_t seed);
 
 // torch.nn.functional.pad's modes, per axis: before[d] and after[d]
 // elements added before and after axis d (negative: that many removed).

@@ -76,19 +76,21 @@
  * execute() receives (a BINARY operator with a scalar operand receives one).
  * How each family uses its inputs is written in plugin.h.
  */
-#define BP_OP_FAMILY_LIST(X)     \
-  X(BINARY, 1, "binary", 2)      \
-  X(COMPARE, 2, "compare", 2)    \
-  X(WHERE, 3, "where", 3)        \
-  X(UNARY, 4, "unary", 1)        \
-  X(REDUCE, 5, "reduce", 1)      \
-  X(MATMUL, 6, "matmul", 2)      \
-  X(COPY, 7, "copy", 1)          \
-  X(CREATE, 8, "create", 0)      \
-  X(GATHER, 9, "gather", 2)      \
-  X(SCATTER, 10, "scatter", 2)   \
-  X(SCAN, 11, "scan", 1)         \
-  X(POOL, 17, "pool", 1)         \
+#define BP_OP_FAMILY_LIST(X)       \
+  X(BINARY, 1, "binary", 2)        \
+  X(COMPARE, 2, "compare", 2)      \
+  X(WHERE, 3, "where", 3)          \
+  X(UNARY, 4, "unary", 1)          \
+  X(REDUCE, 5, "reduce", 1)        \
+  X(MATMUL, 6, "matmul", 2)        \
+  X(COPY, 7, "copy", 1)            \
+  X(CREATE, 8, "create", 0)        \
+  X(GATHER, 9, "gather", 2)        \
+  X(SCATTER, 10, "scatter", 2)     \
+  X(SCAN, 11, "scan", 1)           \
+  X(NORMALIZE, 13, "normalize", 3) \
+  X(ATTENTION, 15, "attention", 4) \
+  X(POOL, 17, "pool", 1)           \
   X(POOL_GRAD, 18, "pool_grad", 2)
 
 /*
@@ -100,6 +102,7 @@
  * (a view of dtype BP_DTYPE_INVALID).
  */
 #define BP_OP_FAMILY_OUTPUTS_LIST(X) \
+  X(NORMALIZE, 3)                    \
   X(POOL, 2)
 
 /*
@@ -191,6 +194,10 @@
 
 /* Since 1.6. */
 #define BP_OP_LIST_1_6(X)                                                                          \
+  X(VAR, 50, "var", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                          \
+  X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
+  X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
+  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)          \
   X(MAX_POOL, 125, "max_pool", BP_OP_FAMILY_POOL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)               \
   X(AVG_POOL, 126, "avg_pool", BP_OP_FAMILY_POOL, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
   X(MAX_POOL_GRAD, 127, "max_pool_grad", BP_OP_FAMILY_POOL_GRAD, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)  \

@@ -13,6 +13,7 @@
 #include "backplane/kernels/op_table.h"
 #include "dtype.hpp"
 #include "elementwise_cl.hpp"
+#include "normalize_cl.hpp"
 #include "random_h.hpp"
 #include "supports.hpp"
 
@@ -681,14 +682,6 @@ const int32_t kAllOps[] = {BP_OP_LIST(BP_OCL_OP_)};
 const int32_t kAllReduceOps[] = {BP_REDUCE_OP_LIST(BP_OCL_REDUCE_OP_)};
 #undef BP_OCL_REDUCE_OP_
 
-// float16 and bfloat16 sum in float (plugin.h: float32 or wider, rounded
-// once): a double sum would need rounding to odd before the final store.
-std::string accumulator_type(int32_t dtype, bool fp64) {
-  if (dtype_is_half(dtype)) return "float";
-  if (dtype_is_float(dtype)) return fp64 ? "double" : "float";
-  return "long";  // integer and bool sums are int64 (plugin.h)
-}
-
 // Every binary, comparison and unary operator the capability table declares
 // for `dtype`; one without an expression above gets no kernel (so execute
 // reports the missing kernel by name, and the rest of the program builds).
@@ -797,6 +790,7 @@ void reduce_family(Source &src, int32_t dtype, const SourceOptions &options) {
   }
   if (implements(BP_OP_LOGSUMEXP, dtype, dtype, options))
     src.kernel(kReduceLogSumExp, kernel_stem(BP_OP_LOGSUMEXP), "", "");
+  if (implements(BP_OP_VAR, dtype, dtype, options)) src.raw(kReduceVarClText);  // reduce_var.cl
   if (implements(BP_OP_PROD, dtype, sum_out, options)) {
     // In the sum's accumulator and output dtype; integer products wrap.
     src.raw("#undef INIT\n#define INIT 1\n#undef TERM\n#define TERM(x) ((ACC)(x))\n"
@@ -865,6 +859,14 @@ void index_family(Source &src, int32_t dtype, const SourceOptions &options) {
 
 }  // namespace
 
+// float16 and bfloat16 sum in float (plugin.h: float32 or wider, rounded
+// once): a double sum would need rounding to odd before the final store.
+std::string accumulator_type(int32_t dtype, bool fp64) {
+  if (dtype_is_half(dtype)) return "float";
+  if (dtype_is_float(dtype)) return fp64 ? "double" : "float";
+  return "long";  // integer and bool sums are int64 (plugin.h)
+}
+
 std::string kernel_stem(int32_t op) {
   const char *name = bp_plugin::op_name(op);
   return bp_vocab_op_family(op) == BP_OP_FAMILY_REDUCE ? std::string("reduce_") + name : name;
@@ -891,6 +893,7 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Normalize: return "normalisation";
     case Family::Pool: return "pooling";
   }
   return "?";
@@ -918,6 +921,10 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src, dtype); break;
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
+    case Family::Normalize:  // normalize.cl, its statistics stored as float32 (float64 for float64)
+      src.raw(std::string("typedef ") + (dtype == BP_FLOAT64 ? "double" : "float") + " STAT;\n");
+      src.raw(render(kNormalizeClText, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
+      break;
     case Family::Pool: src.raw(pool_source(dtype)); break;
   }
   return src.str();

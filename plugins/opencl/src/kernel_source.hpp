@@ -22,6 +22,7 @@ enum class Family {
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
   Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
+  Normalize,    // layer_norm and rms_norm of one dtype (normalize.cl)
   Pool          // max_pool, avg_pool and their gradients of one dtype (pool.cpp)
 };
 
@@ -97,6 +98,11 @@ static_assert(sizeof(ClReduceLayout) == 46 * sizeof(cl_long), "ClReduceLayout ha
 std::string collective_stem(int32_t reduce_op);
 // Whether the Collective family has a kernel for the reduction.
 bool collective_implements(int32_t reduce_op);
+
+// The OpenCL C type reductions and normalisations of `dtype` accumulate in
+// (the programs' ACC): float for the halves, double for float32 and
+// float64 on a device with fp64, long for integers.
+std::string accumulator_type(int32_t dtype, bool fp64);
 
 // Largest work-group a reduction kernel uses (its __local arrays' length).
 constexpr size_t kReduceGroupMax = 128;
