@@ -121,7 +121,7 @@ bp_status bp_global_max_pool(bp_tensor x, int32_t spatial_rank, bp_tensor *out) 
 // what bp_dropout adds is the check of its arguments.
 bp_status bp_dropout(bp_tensor x, double p, uint64_t seed, bp_tensor *out) {
   return emit("bp_dropout", "dropout", out, nullptr, [&](View *) {
-    const View v = tensor_arg("bp_dropout", x, "the input");
+    const View &v = tensor_arg("bp_dropout", x, "the input");  // a copy would be a new tensor to autograd
     if (!is_float(v.dtype))
       function_fail("dropout", BP_ERR_DTYPE, std::string("defined for float tensors, not ") + dtype_name(v.dtype));
     if (!(p >= 0 && p <= 1))
