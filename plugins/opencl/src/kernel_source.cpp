@@ -903,6 +903,7 @@ const char *family_name(Family family) {
     case Family::Topk: return "topk";
     case Family::Normalize: return "normalisation";
     case Family::Conv: return "convolution";
+    case Family::Pool: return "pooling";
   }
   return "?";
 }
@@ -936,6 +937,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
       src.raw(render(kNormalizeClText, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
       break;
     case Family::Conv: src.raw(kConvClText); break;
+    case Family::Pool: src.raw(pool_source(dtype)); break;
   }
   return src.str();
 }
