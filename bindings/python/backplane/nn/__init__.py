@@ -26,6 +26,7 @@ from .parameter import Parameter
 from .softmax import LogSoftmax, Softmax
 from .smooth_activation import GELU, SiLU
 from .sparse import Embedding
+from .transformer import TransformerEncoder, TransformerEncoderLayer
 from . import utils
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
@@ -39,4 +40,5 @@ __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential",
            "Conv1D", "Conv2D", "Conv3D",
            "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "MaxPool2D", "AvgPool2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "Dropout"]
+           "MaxPool2D", "AvgPool2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "Dropout",
+           "TransformerEncoderLayer", "TransformerEncoder"]
