@@ -25,8 +25,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import digits_data  # noqa: E402
 
 
+def init_cnn(module):
+    """The book's initialisation of LeNet: Xavier-uniform weights, which a
+    network of sigmoids needs to start learning at once."""
+    if isinstance(module, (nn.Linear, nn.Conv2d)):
+        nn.init.xavier_uniform_(module.weight)
+
+
 def make_model():
-    return nn.Sequential(
+    net = nn.Sequential(
         nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.Sigmoid(),
         nn.AvgPool2d(kernel_size=2, stride=2),
         nn.Conv2d(6, 16, kernel_size=3, padding=1), nn.Sigmoid(),
@@ -35,6 +42,8 @@ def make_model():
         nn.Linear(16 * 2 * 2, 120), nn.Sigmoid(),
         nn.Linear(120, 84), nn.Sigmoid(),
         nn.Linear(84, digits_data.CLASSES))
+    net.apply(init_cnn)
+    return net
 
 
 def train(device="cpu", epochs=40, batch_size=64, lr=0.01, seed=0, log=print):
