@@ -40,10 +40,16 @@ const Figure kFigures[] = {
      bench::figure_dtypes},
     {"softmax", "softmax and log_softmax (8192, 1024) on cpu:0 vs memcpy of the same bytes and libtorch",
      bench::figure_softmax},
+    {"topk", "top-k (k=8) and stable sort of float32 rows vs libtorch's topk_out and sort_out",
+     bench::figure_topk},
     {"layer_norm", "layer norm over (8192, 1024) float32 on cpu:0 vs memcpy of its bytes and libtorch",
      bench::figure_layer_norm},
     {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
      bench::figure_attention},
+    {"conv", "ResNet-18 convolutions (forward, backward data, weight) vs libtorch, oneDNN, im2col+CLBlast",
+     bench::figure_conv},
+    {"pool", "pooling at ResNet-18's shapes on cpu:0, forward and with backward, vs libtorch",
+     bench::figure_pool},
 };
 
 std::string figure_list() {

@@ -14,6 +14,7 @@
 // BatchNorm1d/2d) and train()/eval() on every Module.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "backplane.hpp"
+#include "backplane_spatial.hpp"
 
 namespace bp::nn {
 
@@ -39,8 +41,10 @@ class Module {
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
   }
-  // Training or evaluation mode (PyTorch's module->train(), eval()): the
-  // layers that behave differently (batch norm) read is_training(). (since 1.6)
+  // Training (the default) or evaluation mode, PyTorch's module->train()
+  // and eval(): the layers that behave differently (Dropout, batch norm,
+  // MultiheadAttention's dropout) read is_training(); a container passes it
+  // on to its layers (since 1.6).
   virtual void train(bool on = true) { training_ = on; }
   void eval() { train(false); }
   bool is_training() const { return training_; }
@@ -88,6 +92,68 @@ class Linear : public Module {
   }
 
   Tensor weight, bias;
+};
+
+// PyTorch's Conv1d/2d/3d (R = 1, 2, 3; since 1.6): weight [out, in / groups,
+// K...] and bias [out], drawn as PyTorch draws them by default
+// (kaiming_uniform with a = sqrt(5): uniform in +-1/sqrt(fan_in), fan_in =
+// in / groups * prod(K), the bias likewise). A kernel_size of one value
+// stands for every spatial axis.
+template <int R>
+class ConvNd : public Module {
+ public:
+  ConvNd(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, ConvOptions options = {},
+         bool with_bias = true, Device d = default_device(), uint64_t seed = next_seed())
+      : options_(std::move(options)) {
+    Shape shape{out_channels, in_channels / std::max<int32_t>(options_.groups, 1)};
+    init(shape, kernel_size, d, seed, with_bias, out_channels);
+  }
+  Tensor forward(const Tensor &x) override { return conv(x, weight, bias, options_); }
+  std::vector<Tensor> parameters() const override {
+    if (bias.defined()) return {weight, bias};
+    return {weight};
+  }
+  void to(Device d) override {
+    weight = parameter_on(weight, d);
+    if (bias.defined()) bias = parameter_on(bias, d);
+  }
+
+  Tensor weight, bias;
+
+ protected:
+  ConvNd() = default;
+  // weight of `shape` + the kernel's extents; fan_in = shape[1] * prod(K).
+  void init(Shape shape, const std::vector<int64_t> &kernel_size, Device d, uint64_t seed, bool with_bias,
+            int64_t bias_size) {
+    int64_t fan_in = shape[1];
+    for (int i = 0; i < R; ++i) {
+      const int64_t k = kernel_size.size() == 1 ? kernel_size[0] : kernel_size.at(size_t(i));
+      shape.push_back(k);
+      fan_in *= k;
+    }
+    const double bound = 1.0 / std::sqrt(double(fan_in > 0 ? fan_in : 1));
+    weight = parameter_on(random_uniform(shape, -bound, bound, seed, f32, d), d);
+    if (with_bias) bias = parameter_on(random_uniform({bias_size}, -bound, bound, seed + 1, f32, d), d);
+  }
+  ConvOptions options_;
+};
+using Conv1d = ConvNd<1>;
+using Conv2d = ConvNd<2>;
+using Conv3d = ConvNd<3>;
+
+// PyTorch's ConvTranspose2d (since 1.6): weight [in, out / groups, K...],
+// bias [out], PyTorch's default initialisation (fan_in = out / groups *
+// prod(K)); options.output_padding adds to the result's extents.
+class ConvTranspose2d : public ConvNd<2> {
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size,
+                  ConvOptions options = {}, bool with_bias = true, Device d = default_device(),
+                  uint64_t seed = next_seed()) {
+    options_ = std::move(options);
+    init({in_channels, out_channels / std::max<int32_t>(options_.groups, 1)}, kernel_size, d, seed, with_bias,
+         out_channels);
+  }
+  Tensor forward(const Tensor &x) override { return conv_transpose(x, weight, bias, options_); }
 };
 
 class ReLU : public Module {
@@ -248,7 +314,7 @@ using BatchNorm2d = BatchNorm;
 // biases, out_proj's weight as Linear's). forward(x) is self-attention;
 // forward(q, k, v, options) attends q to k and v head by head through
 // bp::attention (options.mask in its convention, broadcasting to
-// [N, num_heads, L, S]; options.dropout applied only while `training`).
+// [N, num_heads, L, S]; options.dropout applied only in training mode).
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention(int64_t embed_dim, int64_t num_heads, Device d = default_device(), uint64_t seed = next_seed(),
@@ -268,7 +334,7 @@ class MultiheadAttention : public Module {
   Tensor forward(const Tensor &x) override { return forward(x, x, x); }
   Tensor forward(const Tensor &query, const Tensor &key, const Tensor &value, AttentionOptions options = {}) {
     const int64_t e = embed_dim;
-    if (!training) options.dropout = 0;
+    if (!is_training()) options.dropout = 0;
     const Tensor q = project(query, 0), k = project(key, e), v = project(value, 2 * e);
     const Tensor heads = attention(q, k, v, options);  // [N, H, L, E / H]
     const Shape s = query.shape();
@@ -287,7 +353,6 @@ class MultiheadAttention : public Module {
   }
 
   int64_t embed_dim, num_heads;
-  bool training = true;
   Tensor in_proj_weight, in_proj_bias;
   Linear out_proj;
 
@@ -300,6 +365,55 @@ class MultiheadAttention : public Module {
     const Shape s = x.shape();
     return y.reshape({s.at(0), s.at(1), num_heads, embed_dim / num_heads}).permute({0, 2, 1, 3});
   }
+};
+
+// 2-d pooling layers over [N, C, H, W] (since 1.6), PyTorch's defaults:
+// stride = kernel, no padding; AvgPool2d counts the padding in its divisor
+// (count_include_pad) as PyTorch's does.
+class MaxPool2d : public Module {
+ public:
+  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding}, {dilation, dilation})
+                     .ceil_mode(ceil_mode)) {}
+  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
+
+ private:
+  PoolOptions options_;
+};
+
+class AvgPool2d : public Module {
+ public:
+  AvgPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, bool ceil_mode = false,
+            bool count_include_pad = true)
+      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding})
+                     .ceil_mode(ceil_mode)
+                     .include_pad(count_include_pad)) {}
+  Tensor forward(const Tensor &x) override { return avg_pool(x, options_); }
+
+ private:
+  PoolOptions options_;
+};
+
+// Average pooling to a fixed [oh, ow] whatever the input's extents.
+class AdaptiveAvgPool2d : public Module {
+ public:
+  AdaptiveAvgPool2d(int64_t oh, int64_t ow) : size_{oh, ow} {}
+  Tensor forward(const Tensor &x) override { return adaptive_avg_pool(x, size_); }
+
+ private:
+  std::vector<int64_t> size_;
+};
+
+// In training mode x * keep / (1 - p), a fresh mask per call (seeds from
+// `seed` on); the identity in evaluation mode.
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5, uint64_t seed = next_seed()) : p_(p), seed_(seed) {}
+  Tensor forward(const Tensor &x) override { return is_training() ? dropout(x, p_, seed_ + calls_++) : x; }
+
+ private:
+  double p_;
+  uint64_t seed_, calls_ = 0;
 };
 
 // mean((prediction - target)^2)

@@ -12,8 +12,10 @@
 #include <optional>
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
+#include "dispatch/pool_window.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -44,7 +46,19 @@ View gather_nd(const View &a, const View &index);
 // A copy of a with values scattered (accumulate: added) at index's rows,
 // as bp_scatter_nd and bp_scatter_add_nd write them (bp_index_put).
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
+// TOPK along axis (bp_topk; bp_sort is k = n): the values record their
+// gradient, a scatter back to the positions they came from; `fn` names the
+// caller's function in errors and in the graph.
+struct TopkResult {
+  View values, indices;
+};
+TopkResult topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest);
 View copy_to(const View &a, Device &device);
+// Convolution and ConvTranspose (dispatch::conv, dispatch::conv_transpose
+// with `extents` the result's spatial extents, output padding included);
+// bias may be null.
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p);
+View conv_transpose(const View &x, const View &w, const View *bias, const ConvParams &p, const int64_t *extents);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
 // The fused ATTENTION operator of q's backend (plugin.h), when the backend
@@ -54,6 +68,11 @@ View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 // mask of that dtype broadcasting to [B..., Lq, Lk]; scale is resolved.
 std::optional<View> fused_attention(const View &q, const View &k, const View &v, const View *mask,
                                     double scale, bool causal);
+
+// Pooling of x [N, C, S...] (bp_max_pool, bp_avg_pool); max_pool writes the
+// int64 indices of the maxima into *indices when it is given.
+View max_pool(const View &x, const PoolWindow &window, View *indices);
+View avg_pool(const View &x, const PoolWindow &window);
 
 // Views: metadata of the input, and a node that routes the gradient back.
 View reshape(const View &a, int32_t rank, const int64_t *shape);

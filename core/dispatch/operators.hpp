@@ -18,8 +18,10 @@
 
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
+#include "dispatch/pool_window.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -63,6 +65,17 @@ View nonzero(const View &a);
 // The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
+// TOPK (bp_topk, bp_sort): along `axis`, the first k elements of every row in
+// plugin.h's order (ascending, or descending when largest; stable; NaN as
+// NumPy's sort) and their int64 positions along the axis. `fn` names the
+// caller's function in errors (BP_ERR_SHAPE for a bad axis or k outside
+// 0..n). Either output may be given (then the result's view is empty).
+struct TopkViews {
+  View values, indices;
+};
+TopkViews topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest, const View *values_out,
+               const View *indices_out);
+
 // LAYER_NORM or RMS_NORM (plugin.h) of x over its last `axes` axes, each
 // index of the others a row; weight and bias (null: absent) have the
 // normalised shape and are cast to x's compute dtype. mean (LAYER_NORM only)
@@ -77,6 +90,32 @@ bool attention_offered(const View &q);
 // whose shapes bp_attention has checked; mask: null, or an additive mask of
 // that dtype broadcasting to [B..., Lq, Lk]; scale resolved.
 View attention(const View &q, const View &k, const View &v, const View *mask, double scale, bool causal);
+
+// Convolution (plugin.h's CONV family, channels first: x [N, C_in, S...],
+// weight [C_out, C_in / groups, K...], y [N, C_out, O...]); bias may be
+// null. conv's output extents are the floor formula's unless out_extents
+// (the spatial O) says otherwise (a ConvTranspose's input gradient);
+// conv_transpose writes x-shaped results of the spatial extents `extents`
+// (output padding included); conv_weight_grad a weight of spatial extents
+// `kernel`. Shapes, groups and windows are checked here (BP_ERR_SHAPE and
+// BP_ERR_INVALID_ARGUMENT naming the operator and the shapes).
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p, const View *out,
+          const int64_t *out_extents = nullptr);
+View conv_transpose(const View &dy, const View &w, const View *bias, const ConvParams &p, const int64_t *extents,
+                    const View *out);
+View conv_weight_grad(const View &x, const View &dy, const ConvParams &p, const int64_t *kernel);
+
+// Pooling (pool_ops.cpp): x [N, C, S...] pooled by MAX_POOL or AVG_POOL
+// into values [N, C, O...] and, for MAX_POOL when asked, the int64 indices
+// of the maxima in their planes (else an empty view); and the gradients:
+// MAX_POOL_GRAD routes dy through those indices, AVG_POOL_GRAD (indices
+// null) spreads it over the windows, into dx of rank/shape, x's shape.
+struct Pooled {
+  View values, indices;
+};
+Pooled pool(int32_t op, const View &x, const PoolWindow &window, bool with_indices);
+View pool_grad(int32_t op, const View &dy, const View *indices, const PoolWindow &window, int32_t rank,
+               const int64_t *shape);
 
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);

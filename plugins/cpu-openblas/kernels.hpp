@@ -42,6 +42,9 @@ const char *softmax_path();
 // for an index outside its axis, raised before anything is written.
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out);
+// TOPK: along the last axis, the first k (values' last extent) of each row
+// in plugin.h's order into values and their positions into indices.
+void topk_kernel(ThreadPool &pool, const View &in, const View &values, const View &indices, bool largest);
 
 // ATTENTION: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask (dtype
 // BP_DTYPE_INVALID when absent) -> out [..., Lq, Dv] (attention.cpp).
@@ -49,5 +52,14 @@ void attention_kernel(ThreadPool &pool, const View &q, const View &k, const View
                       bool causal, const View &out);
 // How it computes (the device property attention_path).
 const char *attention_path();
+
+// MAX_POOL and AVG_POOL (x [N, C, S...] -> y [N, C, O...]; indices, for
+// MAX_POOL, null when absent) and MAX_POOL_GRAD and AVG_POOL_GRAD (dy and,
+// for MAX, the indices -> dx): BP_ERR_INDEX for an index outside its plane,
+// raised before anything is written (since 1.6).
+void pool_kernel(ThreadPool &pool, int32_t op, const bp_window_params &window, const View &x, const View &y,
+                 const View *indices);
+void pool_grad_kernel(ThreadPool &pool, int32_t op, const bp_window_params &window, const View &dy,
+                      const View *indices, const View &dx);
 
 }  // namespace cpu_backend

@@ -297,6 +297,15 @@ bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_pl
 void ref_run_softmax(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 
 /* ------------------------------------------------------------------------
+ * topk.c — TOPK (since 1.6): each row along the last axis sorted by a
+ * stable merge sort, its first k values and positions written (outputs[0]
+ * and outputs[1]). Fails (BP_ERR_OUT_OF_MEMORY) only when a row's positions
+ * cannot be allocated, before anything is written.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_topk(const bp_op_attrs *attrs, const bp_plugin_tensor *input, const bp_plugin_tensor *outputs);
+
+/* ------------------------------------------------------------------------
  * attention.c — ATTENTION (since 1.6): softmax(scale q k^T + mask) v per
  * query row, in float64. Fails (BP_ERR_OUT_OF_MEMORY) only when a row's
  * scores cannot be allocated.
@@ -304,5 +313,26 @@ void ref_run_softmax(int32_t op, const bp_plugin_tensor *input, const bp_plugin_
 
 bp_status ref_run_attention(const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
                             const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * conv.c — CONV, CONV_TRANSPOSE and CONV_WEIGHT_GRAD (since 1.6): the
+ * window is attrs->params (backplane/sdk/conv.h reads it).
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_conv(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                       const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * pool.c — MAX_POOL and AVG_POOL (outputs[0] the pooled values, outputs[1]
+ * MAX_POOL's indices or absent) and their gradients over [N, C, spatial...]
+ * views, windows as bp_window_params says (since 1.6). The gradients fail
+ * with BP_ERR_INDEX for an index outside its plane (before writing) and
+ * BP_ERR_OUT_OF_MEMORY when their per-element sums cannot be allocated.
+ * ---------------------------------------------------------------------- */
+
+void ref_run_pool(int32_t op, const bp_window_params *window, const bp_plugin_tensor *x,
+                  const bp_plugin_tensor *outputs);
+bp_status ref_run_pool_grad(int32_t op, const bp_window_params *window, const bp_plugin_tensor *dy,
+                            const bp_plugin_tensor *indices, const bp_plugin_tensor *dx);
 
 #endif /* BP_REFERENCE_H */

@@ -9,60 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "gradcheck.hpp"
 #include "runtime_fixture.hpp"
 
 namespace {
 
-using Fn = std::function<bp::Tensor(const std::vector<bp::Tensor> &)>;
-
-struct Input {
-  std::vector<double> values;
-  bp::Shape shape;
-};
-
+using bp_test::Fn;
+using bp_test::gradcheck;
+using bp_test::Input;
 using bp_test::last_error_mentions;
-
-// sum(f(inputs) * w) for fixed weights w of f's shape: a scalar whose
-// gradient exercises every output element with a different weight.
-double weighted(const Fn &f, const std::vector<bp::Tensor> &xs) {
-  const bp::Tensor out = f(xs).astype(BP_FLOAT64);
-  std::vector<double> w(size_t(out.numel()));
-  for (size_t k = 0; k < w.size(); ++k) w[k] = 0.5 + 0.25 * double(k % 7) - 0.125 * double(k % 3);
-  return (out * bp::from_vector<double>(w, out.shape(), out.device())).sum().item<double>();
-}
-
-// The gradient backward() gives each input against (L(x + h) - L(x - h)) / 2h.
-void gradcheck(const bp::Device &d, const std::vector<Input> &inputs, const Fn &f, double tolerance = 1e-6,
-               double h = 1e-6) {
-  std::vector<bp::Tensor> xs;
-  for (const Input &in : inputs) xs.push_back(bp::from_vector<double>(in.values, in.shape, d).requires_grad_());
-  const bp::Tensor out = f(xs);
-  REQUIRE(out.requires_grad());
-  std::vector<double> w(size_t(out.numel()));
-  for (size_t k = 0; k < w.size(); ++k) w[k] = 0.5 + 0.25 * double(k % 7) - 0.125 * double(k % 3);
-  (out.astype(BP_FLOAT64) * bp::from_vector<double>(w, out.shape(), out.device())).sum().backward();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const bp::Tensor g = xs[i].grad();
-    REQUIRE(g.defined());
-    CHECK(g.shape() == inputs[i].shape);
-    const std::vector<double> analytic = g.to_vector<double>();
-    for (size_t j = 0; j < inputs[i].values.size(); ++j) {
-      bp::NoGradGuard no_grad;
-      auto at = [&](double delta) {
-        std::vector<bp::Tensor> ys;
-        for (size_t k = 0; k < inputs.size(); ++k) {
-          std::vector<double> v = inputs[k].values;
-          if (k == i) v[j] += delta;
-          ys.push_back(bp::from_vector<double>(v, inputs[k].shape, d));
-        }
-        return weighted(f, ys);
-      };
-      const double numeric = (at(h) - at(-h)) / (2 * h);
-      INFO("input " << i << " element " << j << ": backward " << analytic[j] << ", finite difference " << numeric);
-      CHECK(std::abs(analytic[j] - numeric) <= tolerance * (1 + std::abs(numeric)));
-    }
-  }
-}
 
 const Input kA{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5}, {2, 3}};
 const Input kB{{1.5, 0.4, -0.9}, {3}};
@@ -131,6 +86,24 @@ TEST_CASE("softmax and log_softmax match finite differences along every axis") {
   gradcheck(d, {scalar}, [](const std::vector<bp::Tensor> &x) { return x[0].log_softmax(-1) + x[0]; });
   // Of a transposed view: the core moves axis 1 of it, strided, last.
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].T().log_softmax(1); });
+}
+
+TEST_CASE("topk and sort values match finite differences along every axis, both directions") {
+  const bp::Device d = bp_test::each_host_device();
+  // Distinct values (a tie's choice is not differentiable), a row along each axis.
+  const Input cube{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.1, 1.1, -2.2, 0.9, -0.6, 3.3,
+                    1.7, -0.8, 0.2, 2.6, -1.9, 0.4, 1.3, -0.1, 2.9, -2.7, 0.6, -1.4},
+                   {2, 3, 4}};
+  for (bool largest : {true, false})
+    for (int32_t axis : {0, 1, 2, -1}) {
+      INFO("axis " << axis << (largest ? ", largest" : ", smallest"));
+      gradcheck(d, {cube}, [&](const std::vector<bp::Tensor> &x) { return x[0].topk(2, axis, largest).values; });
+      gradcheck(d, {cube}, [&](const std::vector<bp::Tensor> &x) { return x[0].sort(axis, largest).values; });
+    }
+  // A strided input (a transposed view), k = 0 and a rank-0 input.
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].T().topk(1, 1).values * 3.0; });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].topk(0, 1).values + x[0].sum(); });
+  gradcheck(d, {{{1.5}, {}}}, [](const std::vector<bp::Tensor> &x) { return x[0].sort().values * x[0]; });
 }
 
 TEST_CASE("index and index_put (basic, advanced, masks, negative steps, duplicates) match finite differences") {

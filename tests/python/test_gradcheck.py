@@ -20,6 +20,8 @@ Q = np.linspace(-1.0, 1.1, 12).reshape(2, 3, 2)
 K = np.cos(np.arange(16.0)).reshape(2, 4, 2)
 V = np.sin(np.arange(24.0)).reshape(2, 4, 3)
 MASK = np.linspace(-0.8, 0.6, 12).reshape(3, 4)
+# [1, 2, 4, 5] of distinct values, apart by more than a finite difference's step.
+X4 = (np.arange(40) * 17 % 40 / 13.0 - 1.5).reshape(1, 2, 4, 5)
 
 # name -> (inputs, function of the input tensors)
 CASES = {
@@ -64,6 +66,11 @@ CASES = {
                                      bp.tensor([2, 0], device=a.device)]),
     "slice": ([A], lambda a: a[:, ::2] * a[:, :2]),
     "concatenate": ([A, B], lambda a, b: bp.concatenate([a, b.reshape(1, 3)]) ** 2),
+    "topk": ([A], lambda a: bp.topk(a, 2).values * a[:, :2]),
+    "topk_smallest_dim0": ([A], lambda a: a.topk(1, dim=0, largest=False).values),
+    "sort": ([A], lambda a: bp.sort(a, dim=0, descending=True).values ** 2),
+    "sort_transposed": ([A], lambda a: a.T.sort().values * 3.0),
+    "msort": ([A], lambda a: bp.msort(a.T)),
     # The normalisations (LAYER_NORM, RMS_NORM, VAR and the composites on them).
     "var_axes": ([CUBE], lambda a: a.var(dim=(0, 2), correction=1)),
     "std_unbiased": ([A], lambda a: a.std(dim=1, unbiased=True)),
@@ -78,6 +85,28 @@ CASES = {
         q, k, v, is_causal=True, scale=0.8)),
     "attention_float_mask": ([Q, K, V, MASK], lambda q, k, v, m: nn.functional.scaled_dot_product_attention(
         q, k, v, attn_mask=m)),
+    # the training kit of transformers (1.6)
+    "gelu": ([A], lambda a: nn.functional.gelu(a)),
+    "gelu_tanh": ([A], lambda a: nn.functional.gelu(a, approximate="tanh")),
+    "silu": ([A], lambda a: nn.functional.silu(a)),
+    # (padding_idx and scale_grad_by_freq change the gradient on purpose:
+    # test_embedding.py compares them with PyTorch's)
+    "embedding": ([M34], lambda w: nn.functional.embedding(bp.tensor([[2, 0], [2, 1]], device=w.device), w)),
+    "cross_entropy_smoothed_weighted": ([M34], lambda a: nn.functional.cross_entropy(
+        a, bp.tensor([3, -100, 1], device=a.device), weight=bp.tensor([1.0, 2.0, 0.5, 1.5], dtype=a.dtype,
+                                                                       device=a.device), label_smoothing=0.2)),
+    "cross_entropy_probabilities": ([A, POSITIVE], lambda a, p: nn.functional.cross_entropy(
+        a, p / p.sum(axis=1, keepdims=True), reduction="sum")),
+    # Pooling, dropout (one seed for every evaluation), padding and resizing.
+    "max_pool2d": ([X4], lambda x: nn.functional.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
+    "avg_pool2d": ([X4], lambda x: nn.functional.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
+    "avg_pool2d_exclude_pad": ([X4], lambda x: nn.functional.avg_pool2d(x, 2, padding=1, count_include_pad=False)),
+    "adaptive_avg_pool2d": ([X4], lambda x: nn.functional.adaptive_avg_pool2d(x, (3, 2))),
+    "adaptive_max_pool2d": ([X4], lambda x: nn.functional.adaptive_max_pool2d(x, (3, 2))),
+    "dropout": ([X4], lambda x: nn.functional.dropout(x, 0.4, generator=bp.Generator().manual_seed(7))),
+    "pad_reflect": ([X4], lambda x: nn.functional.pad(x, (2, -1, 1, 2), mode="reflect")),
+    "interpolate_bilinear": ([X4], lambda x: nn.functional.interpolate(x, size=(6, 3), mode="bilinear",
+                                                                       align_corners=False)),
 }
 
 

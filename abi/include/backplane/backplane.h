@@ -238,6 +238,21 @@ BP_API bp_status bp_default_device(bp_device *out);
 /* Blocks until every operation queued on the device has finished. */
 BP_API bp_status bp_synchronize(bp_device device);
 
+/* Whether the device's own backend runs operator `op` (a BP_OP_*) with
+ * input dtype `dtype` writing `out_dtype`: *supported gets 1 or 0 (since
+ * 1.6). out_dtype BP_DTYPE_INVALID (0) means the dtype the operator's
+ * output rule gives (vocabulary.h); COPY needs it given. The answer is the
+ * plugin's `supports`, the one every operator's call consults (plugin.h:
+ * fixed while the plugin is loaded), asked once and cached; a pair the
+ * ABI does not define (bp_vocab_allows) or an operator newer than the
+ * plugin is 0. The host fallback ([dispatch] host_fallback) is not
+ * counted: this says what runs on the device itself, so a model compiler
+ * (backplane.onnx) can refuse before running anything. A bad device id is
+ * BP_ERR_INVALID_HANDLE; an op or dtype that is no number of the
+ * vocabulary gives 0, not an error. */
+BP_API bp_status bp_device_supports(bp_device device, int32_t op, int32_t dtype, int32_t out_dtype,
+                                    int32_t *supported);
+
 /* ---- tensors: creation and data ----------------------------------------- */
 
 /* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0,
@@ -656,6 +671,115 @@ BP_API bp_status bp_where_scalar(bp_tensor cond, bp_tensor a, double scalar, int
 BP_API bp_status bp_full_kind(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                               double value, int32_t value_kind, bp_tensor *out);
 
+/* ---- sorting and top-k (since 1.6) -------------------------------------- */
+
+/* The k smallest (largest = 0) or largest (largest != 0) elements of every
+ * row along axis (negative from the end), and their positions: *values is
+ * a new tensor of a's dtype and *indices a new int64 one, both of a's shape
+ * with k elements along axis (torch.topk's values and indices). Each row's
+ * results are in order, ascending for the smallest and descending for the
+ * largest, and the order is stable: equal elements keep their positions'
+ * order, the lower position first, in both directions. NaN orders as in
+ * NumPy's sort, after every number (so it is taken first with largest, as
+ * torch.topk takes it), -0 and +0 are equal, and bool false comes before
+ * true (plugin.h's TOPK gives the order exactly; every backend writes the
+ * same bits). Every dtype is taken as it is. A rank-0 a is one element
+ * (axis 0 or -1; results of rank 0 for k = 1). k outside 0..n (n the
+ * extent of axis) and an axis out of range are BP_ERR_SHAPE, naming
+ * "topk". Either of values and indices may be NULL when the caller does
+ * not want that result (not both: BP_ERR_INVALID_ARGUMENT). Records for
+ * autograd: the values' gradient goes back to the elements they came from,
+ * 0 elsewhere (since 1.6). */
+BP_API bp_status bp_topk(bp_tensor a, int64_t k, int32_t axis, int32_t largest, bp_tensor *values,
+                         bp_tensor *indices);
+/* bp_topk into existing tensors: values of a's dtype and indices int64,
+ * both of the result's shape, on a's device, overlapping neither a nor each
+ * other (else BP_ERR_DTYPE, BP_ERR_SHAPE or BP_ERR_INVALID_ARGUMENT).
+ * Records nothing: with grad mode on, an a or output that needs a gradient
+ * is BP_ERR_STATE (since 1.6). */
+BP_API bp_status bp_topk_out(bp_tensor a, int64_t k, int32_t axis, int32_t largest, bp_tensor values,
+                             bp_tensor indices);
+/* The whole of every row along axis in order, ascending or descending
+ * (descending != 0), and the positions the elements came from: bp_topk
+ * with k the axis' extent, so always stable (torch.sort(stable=True),
+ * np.sort and np.argsort with kind='stable'). Errors name "sort" (since
+ * 1.6). */
+BP_API bp_status bp_sort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *values,
+                         bp_tensor *indices);
+/* bp_sort's positions alone (np.argsort(kind='stable'), torch.argsort):
+ * *indices is a new int64 tensor of a's shape. Errors name "argsort"
+ * (since 1.6). */
+BP_API bp_status bp_argsort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *indices);
+
+/* ---- convolution (since 1.6) -------------------------------------------
+ * PyTorch's conv1d/2d/3d and conv_transpose1d/2d/3d, ONNX's Conv and
+ * ConvTranspose, over channels-first tensors: x [N, C_in, S_1..S_r] with
+ * r = 1, 2 or 3 spatial axes, weight [C_out, C_in / groups, K_1..K_r]
+ * (ConvTranspose's weight has the same layout: its input channels first),
+ * optional bias. Semantics as plugin.h's CONV family: zeros outside x,
+ * groups (C_in for depthwise), float16 and bfloat16 accumulated in float32.
+ * Inputs of different dtypes are promoted; integer inputs compute in
+ * float64. Records for autograd: x, weight and bias all get gradients (the
+ * input's through CONV_TRANSPOSE, the weight's through CONV_WEIGHT_GRAD,
+ * the bias's a sum). Errors: BP_ERR_SHAPE, naming the operator and the
+ * shapes, for ranks that are not 3 to 5 or differ, channels that do not
+ * match (C_in != weight[1] * groups), a groups that does not divide the
+ * channels, a bias of other extents and an output size below 1 (the
+ * dilated kernel larger than the padded input; a ConvTranspose whose
+ * padding removes everything); BP_ERR_INVALID_ARGUMENT for options out of
+ * range; BP_ERR_DEVICE_MISMATCH for operands on different devices. */
+
+/* Spatial axes bp_conv takes at most (since 1.6). */
+#define BP_CONV_MAX_RANK 3
+
+/* The window of bp_conv and bp_conv_transpose (since 1.6). The caller sets
+ * struct_size; entry i of each array is spatial axis i (axis 2 + i of x),
+ * entries past the operands' spatial rank are ignored. Start from
+ * BP_CONV_OPTIONS_INIT (stride 1, no padding, dilation 1, one group) and
+ * set what differs; a NULL options pointer means those defaults. The
+ * struct is the caller's, read during the call. */
+typedef struct bp_conv_options {
+  uint32_t struct_size;                      /* sizeof(bp_conv_options) as the caller knows it (since 1.6) */
+  int32_t groups;                            /* channel groups, >= 1 (since 1.6) */
+  int64_t stride[BP_CONV_MAX_RANK];          /* >= 1 (since 1.6) */
+  int64_t padding_begin[BP_CONV_MAX_RANK];   /* zeros before each spatial axis of x, >= 0 (since 1.6) */
+  int64_t padding_end[BP_CONV_MAX_RANK];     /* zeros after it, >= 0; PyTorch's padding p is p and p
+                                                (since 1.6) */
+  int64_t dilation[BP_CONV_MAX_RANK];        /* spacing of the kernel's taps, >= 1 (since 1.6) */
+  int64_t output_padding[BP_CONV_MAX_RANK];  /* bp_conv_transpose: extent added at the end of each
+                                                spatial axis of its result, 0 <= it < max(stride,
+                                                dilation); bp_conv: 0 (since 1.6) */
+} bp_conv_options;
+#define BP_CONV_OPTIONS_SIZE_1_6 (offsetof(bp_conv_options, output_padding) + BP_CONV_MAX_RANK * sizeof(int64_t))
+typedef char bp_conv_options_size_check[sizeof(bp_conv_options) == BP_CONV_OPTIONS_SIZE_1_6 ? 1 : -1];
+/* bp_conv_options o = BP_CONV_OPTIONS_INIT; (since 1.6) */
+#define BP_CONV_OPTIONS_INIT {sizeof(bp_conv_options), 1, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}}
+
+/* Convolution (since 1.6): *out = y [N, C_out, O_1..O_r] with
+ * O_i = floor((S_i + padding_begin_i + padding_end_i - dilation_i (K_i - 1)
+ * - 1) / stride_i) + 1 and y[n, co, o] = bias[co] + sum over the input
+ * channels of co's group and the kernel taps k of x[n, c, o stride -
+ * padding_begin + k dilation] * weight[co, c', k]. bias is [C_out] or 0 for
+ * none. */
+BP_API bp_status bp_conv(bp_tensor x, bp_tensor weight, bp_tensor bias, const bp_conv_options *options,
+                         bp_tensor *out);
+/* bp_conv into an existing tensor of exactly the result's dtype and shape,
+ * not overlapping the inputs (since 1.6). Records nothing (see _out). */
+BP_API bp_status bp_conv_out(bp_tensor x, bp_tensor weight, bp_tensor bias, const bp_conv_options *options,
+                             bp_tensor out);
+/* Transposed convolution, the gradient of bp_conv with respect to its input
+ * (since 1.6): x [N, C_out, O_1..O_r] (the channels of weight's axis 0),
+ * weight [C_out, C_in / groups, K...], bias [C_in] or 0 -> *out [N, C_in,
+ * S_1..S_r] with S_i = (O_i - 1) stride_i - padding_begin_i - padding_end_i
+ * + dilation_i (K_i - 1) + 1 + output_padding_i: every x element spreads
+ * x[n, co, o] * weight[co, c', k] onto position o stride - padding_begin +
+ * k dilation of channel c, positions inside the result only. */
+BP_API bp_status bp_conv_transpose(bp_tensor x, bp_tensor weight, bp_tensor bias,
+                                   const bp_conv_options *options, bp_tensor *out);
+/* bp_conv_transpose into an existing tensor (since 1.6), as bp_conv_out. */
+BP_API bp_status bp_conv_transpose_out(bp_tensor x, bp_tensor weight, bp_tensor bias,
+                                       const bp_conv_options *options, bp_tensor out);
+
 /* ---- composites (since 1.1) ---------------------------------------------
  * NumPy functions made of the operators above, run one operator at a time
  * on the inputs' device: every backend has them, and their results follow
@@ -805,6 +929,101 @@ typedef char bp_attention_options_size_check
 BP_API bp_status bp_attention(bp_tensor q, bp_tensor k, bp_tensor v, const bp_attention_options *options,
                               bp_tensor *out);
 
+/* ---- pooling, dropout, padding and resizing (since 1.6) -----------------
+ * Channels-first tensors as PyTorch lays them out: x is [N, C, S...] with
+ * spatial_rank (1 to 3) spatial axes S, or [C, S...], one sample without its
+ * batch axis (the result then has none either). Every result records its
+ * gradient (float inputs). Each *out is a new tensor. */
+
+/* How bp_max_pool and bp_avg_pool slide their window (since 1.6). Zero it,
+ * set struct_size, spatial_rank and kernel: the rest then defaults as
+ * PyTorch's do (stride = kernel, no padding, dilation 1, floor mode,
+ * count_include_pad off; Python's nn.AvgPool2d turns it on). Entries past
+ * spatial_rank are ignored. A field past the caller's struct_size reads as 0. */
+typedef struct bp_pool_options {
+  uint32_t struct_size;      /* sizeof(bp_pool_options) as the caller built it (since 1.6) */
+  int32_t spatial_rank;      /* 1..3 (since 1.6) */
+  int64_t kernel[3];         /* window extent per spatial axis, >= 1 (since 1.6) */
+  int64_t stride[3];         /* >= 1; 0 takes the kernel's extent (since 1.6) */
+  int64_t pad_begin[3];      /* implicit padding before each spatial axis, 0..kernel/2 (since 1.6) */
+  int64_t pad_end[3];        /* and after it, 0..kernel/2 (since 1.6) */
+  int64_t dilation[3];       /* spacing of the window's taps, >= 1; 0 means 1 (since 1.6) */
+  int32_t ceil_mode;         /* nonzero: output extents round up (plugin.h, POOL) (since 1.6) */
+  int32_t count_include_pad; /* bp_avg_pool: nonzero: the divisor counts the padding (since 1.6) */
+} bp_pool_options;
+#define BP_POOL_OPTIONS_SIZE_1_6 (offsetof(bp_pool_options, count_include_pad) + sizeof(int32_t))
+typedef char bp_pool_options_size_check[sizeof(bp_pool_options) == BP_POOL_OPTIONS_SIZE_1_6 ? 1 : -1];
+
+/* Max pooling (MAX_POOL, plugin.h: its output extents, ties to the first
+ * element in C order, NaN propagating, padding never chosen) of a tensor
+ * of any dtype (bool pools as int32, as the other numeric operators take
+ * it). indices, when not NULL,
+ * receives a new int64 tensor of the result's shape: each maximum's flat
+ * position in its input plane (PyTorch's return_indices). PyTorch's checks
+ * give BP_ERR_SHAPE naming the operator: a padding over half the kernel, a
+ * window larger than the padded input, a window that covers only padding
+ * (PyTorch answers -inf there); bad option values BP_ERR_INVALID_ARGUMENT
+ * (since 1.6). */
+BP_API bp_status bp_max_pool(bp_tensor x, const bp_pool_options *options, bp_tensor *out,
+                             bp_tensor *indices);
+/* Average pooling (AVG_POOL: the divisor counts the window's elements inside
+ * the input, or with count_include_pad its padding too, never the positions
+ * a ceil-mode window reaches past the padding); integers give float64 as
+ * MEAN does; errors as bp_max_pool's (since 1.6). */
+BP_API bp_status bp_avg_pool(bp_tensor x, const bp_pool_options *options, bp_tensor *out);
+/* PyTorch's adaptive pooling to output_size[spatial_rank] (each >= 1):
+ * output position o of an axis of extent S pools [floor(o S / O),
+ * ceil((o + 1) S / O)). The max form writes the maxima's flat positions
+ * into *indices when it is not NULL, as bp_max_pool does (since 1.6). */
+BP_API bp_status bp_adaptive_avg_pool(bp_tensor x, int32_t spatial_rank, const int64_t *output_size,
+                                      bp_tensor *out);
+BP_API bp_status bp_adaptive_max_pool(bp_tensor x, int32_t spatial_rank, const int64_t *output_size,
+                                      bp_tensor *out, bp_tensor *indices);
+/* Pooling over all the spatial axes at once: [N, C, 1...] (Gluon's
+ * GlobalAvgPool2D, adaptive pooling to 1) (since 1.6). */
+BP_API bp_status bp_global_avg_pool(bp_tensor x, int32_t spatial_rank, bp_tensor *out);
+BP_API bp_status bp_global_max_pool(bp_tensor x, int32_t spatial_rank, bp_tensor *out);
+
+/* Dropout of a float tensor of any shape: x * keep / (1 - p), keep(i) =
+ * u(i) >= p with u(i) the float32 RANDOM_UNIFORM stream of plugin.h for
+ * `seed` (p compared as a float32) and i the C-order position, so one seed
+ * drops the same elements on every device and for every dtype; p = 1 gives
+ * x * 0 (PyTorch's). It is the rule of bp_attention's dropout. p outside
+ * [0, 1] is BP_ERR_INVALID_ARGUMENT, a tensor of another dtype
+ * BP_ERR_DTYPE. The gradient is dy * keep / (1 - p) (since 1.6). */
+BP_API bp_status bp_dropout(bp_tensor x, double p, uint64_t seed, bp_tensor *out);
+
+/* How bp_pad fills (since 1.6): torch.nn.functional.pad's modes. */
+typedef enum bp_pad_mode {
+  BP_PAD_CONSTANT = 0, /* the value */
+  BP_PAD_REFLECT = 1,  /* the mirror image about the edge element, which is not repeated */
+  BP_PAD_EDGE = 2      /* the edge element repeated (torch's "replicate") */
+} bp_pad_mode;
+/* x with before[d] elements added before axis d and after[d] after it, for
+ * every axis d of x (arrays of x's rank; NULL for rank 0); a negative amount
+ * removes that many elements from that end instead (torch's order: the
+ * other end still reflects about the original edge). Reflect amounts must
+ * be less than the axis' extent (BP_ERR_SHAPE), as must what is removed;
+ * the value converts to x's dtype as a fill does (since 1.6). */
+BP_API bp_status bp_pad(bp_tensor x, const int64_t *before, const int64_t *after, int32_t mode,
+                        double value, bp_tensor *out);
+
+/* How bp_interpolate resizes (since 1.6). */
+typedef enum bp_interp_mode {
+  BP_INTERP_NEAREST = 0, /* torch's 'nearest': output j reads floor(j * scale), at most S - 1 */
+  BP_INTERP_LINEAR = 1   /* linear, bilinear or trilinear by spatial_rank (float tensors) */
+} bp_interp_mode;
+/* torch.nn.functional.interpolate of x [N, C, S...] to size[spatial_rank]
+ * or by scale[spatial_rank] (exactly one of them not NULL): with a scale the
+ * size is floor(S * scale) and the coordinates are scaled by 1 / scale, as
+ * torch does with a scale_factor and recompute_scale_factor off. align_corners
+ * (linear only; nonzero with nearest is BP_ERR_INVALID_ARGUMENT) maps the
+ * corner elements onto each other. Indices and weights follow torch 1.13's
+ * arithmetic (float, double for float64); the gradient adds every output's
+ * share back (since 1.6). */
+BP_API bp_status bp_interpolate(bp_tensor x, int32_t spatial_rank, const int64_t *size, const double *scale,
+                                int32_t mode, int32_t align_corners, bp_tensor *out);
+
 /* ---- lazy fusion (since 1.3) ------------------------------------------- */
 
 /* Elementwise operators (arithmetic, comparisons, bp_where, casts) that
@@ -834,6 +1053,134 @@ BP_API bp_status bp_attention(bp_tensor q, bp_tensor k, bp_tensor v, const bp_at
 BP_API bp_status bp_fusion_enable(int32_t on);
 /* 1 when new elementwise operators are recorded, else 0. */
 BP_API int32_t bp_fusion_enabled(void);
+
+/* ---- saving and loading: safetensors files (since 1.6) -----------------
+ * Named tensors in the safetensors format (github.com/huggingface/safetensors),
+ * which the `safetensors` package, PyTorch through it, JAX and others read
+ * and write: 8 bytes of little-endian header length N, N bytes of a UTF-8
+ * JSON header mapping each name to {"dtype", "shape", "data_offsets"} (plus
+ * an optional "__metadata__" object of strings), then the tensors' bytes in
+ * C order, little-endian, packed one after another. The format's dtypes map
+ * onto Backplane's as F64 float64, F32 float32, F16 float16, BF16 bfloat16,
+ * I64 int64, I32 int32, I16 int16, I8 int8, U8 uint8, BOOL bool (one byte,
+ * 0 or 1).
+ *
+ * Nothing moves between devices behind the caller's back: saving reads each
+ * tensor through its own device's backend into host memory, as bp_to_host
+ * does (after the work that produces it), and writes those bytes to the
+ * file; loading reads the bytes from the file and writes them through the
+ * given device's backend into a new tensor there, as bp_from_host does. A
+ * tensor on opencl:0 is saved from opencl:0 and may be loaded onto cpu:0 or
+ * any other device: the file holds no device.
+ *
+ * A file is checked whole when it is opened, before anything is loaded from
+ * it, and anything the format does not allow is BP_ERR_FORMAT with a message
+ * naming the file, the byte offset and what is wrong there: a file shorter
+ * than its header length says, a header longer than 100,000,000 bytes (the
+ * `safetensors` package's limit), a header that is not a JSON object of
+ * UTF-8 text (trailing spaces allowed, as writers pad with them), a name
+ * given twice, a name or metadata string holding a NUL character (C strings
+ * cannot), an entry without a string dtype, a shape of unsigned integers
+ * or a data_offsets pair [begin, end] with begin <= end, a dtype the format
+ * does not define or Backplane has no dtype for (U16, F8_E4M3, ...), more
+ * than BP_MAX_RANK axes or 2^56 elements, a shape whose bytes differ from
+ * end - begin, and data that is not packed: a tensor past the end of the
+ * file, two tensors overlapping, bytes between tensors or after the last one
+ * that belong to none. So a file Backplane opens is one the `safetensors`
+ * package opens too; nothing ever reads past the file's end. Files that
+ * cannot be opened, read, written or replaced are BP_ERR_IO with the path
+ * and the system's reason. */
+
+/* One tensor to save under a name (since 1.6). The layout is fixed for the
+ * 1.x API. */
+typedef struct bp_named_tensor {
+  const char *name; /* UTF-8, unique in the list, not "__metadata__" (since 1.6) */
+  bp_tensor tensor; /* any live tensor on any device, borrowed for the call (since 1.6) */
+} bp_named_tensor;
+
+/* One entry of a file's "__metadata__": two UTF-8 strings (since 1.6). The
+ * layout is fixed for the 1.x API. */
+typedef struct bp_metadata_entry {
+  const char *key;   /* unique in the list (since 1.6) */
+  const char *value; /* (since 1.6) */
+} bp_metadata_entry;
+
+/* Writes tensors[0..count) (count >= 0) and metadata[0..metadata_count)
+ * (metadata may be NULL when metadata_count is 0) to the file at path in the
+ * safetensors format (since 1.6). Every argument is checked before the file
+ * is touched. The file is written under a temporary name in the same
+ * directory and renamed over path when complete, so path holds either its
+ * old contents or the whole new file, never part of one (nothing is
+ * fsync'ed: after a power loss the rename may not have reached the disk).
+ * Each tensor's bytes are read through its device's backend, one tensor at
+ * a time, so the host memory it takes is that of the largest tensor. The
+ * data is laid out by element size, largest first, then by name, so every
+ * tensor starts at a multiple of its element size from the file's start
+ * (the header is padded with spaces to a multiple of 8 bytes, as the
+ * `safetensors` package pads it). Two names for one storage (tied weights)
+ * are written as two copies, and load as two tensors. Bad names (NULL, not
+ * UTF-8, repeated, "__metadata__") and bad metadata are
+ * BP_ERR_INVALID_ARGUMENT naming the entry; a handle that is no live tensor
+ * is BP_ERR_INVALID_HANDLE naming its entry. */
+BP_API bp_status bp_safetensors_save(const char *path, const bp_named_tensor *tensors, int32_t count,
+                                     const bp_metadata_entry *metadata, int32_t metadata_count);
+
+/* What bp_safetensors_write hands its bytes to: write them all and return 0,
+ * or return non-zero to stop the write (since 1.6). */
+typedef int32_t (*bp_safetensors_write_fn)(void *context, const void *data, uint64_t bytes);
+
+/* bp_safetensors_save into write(context, ...) instead of a file, in order,
+ * from the first byte of the file to the last: for files the caller opens
+ * itself, sockets, memory (since 1.6). Everything is checked before the
+ * first call of write; a non-zero return from it stops the write with
+ * BP_ERR_IO, and whatever was written by then is the caller's to discard. */
+BP_API bp_status bp_safetensors_write(bp_safetensors_write_fn write, void *context,
+                                      const bp_named_tensor *tensors, int32_t count,
+                                      const bp_metadata_entry *metadata, int32_t metadata_count);
+
+/* An open safetensors file; 0 is never one (since 1.6). A handle is never
+ * reused: a closed one is BP_ERR_INVALID_HANDLE, like a number never
+ * issued. */
+typedef uint64_t bp_safetensors;
+
+/* Opens the file at path and checks its header and layout (the list above),
+ * reading the header only (since 1.6). The file stays open until
+ * bp_safetensors_close, and tensors are read from it as they are loaded; a
+ * file changed or truncated meanwhile makes those loads fail (BP_ERR_IO),
+ * never read past its end. A path that is not a regular file is BP_ERR_IO. */
+BP_API bp_status bp_safetensors_open(const char *path, bp_safetensors *out);
+/* The same over bytes bytes at data: a file held in memory (since 1.6).
+ * The bytes are copied; the caller's memory is not used after the call. */
+BP_API bp_status bp_safetensors_open_memory(const void *data, uint64_t bytes, bp_safetensors *out);
+/* Closes the file. Tensors loaded from it are the caller's and stay valid;
+ * strings the accessors below gave are freed (since 1.6). */
+BP_API bp_status bp_safetensors_close(bp_safetensors file);
+
+/* Number of tensors in the file (since 1.6). */
+BP_API bp_status bp_safetensors_count(bp_safetensors file, int32_t *count);
+/* Tensor i (0..count-1; the tensors in the byte order of their names, as
+ * the `safetensors` package's keys() lists them): its name (valid until
+ * bp_safetensors_close), dtype, rank and shape (rank extents written into
+ * shape, which has room for BP_MAX_RANK) (since 1.6). */
+BP_API bp_status bp_safetensors_entry(bp_safetensors file, int32_t i, const char **name,
+                                      int32_t *dtype, int32_t *rank, int64_t *shape);
+/* Number of "__metadata__" entries, and entry i (0..count-1, in the byte
+ * order of the keys); the strings live until bp_safetensors_close (since 1.6). */
+BP_API bp_status bp_safetensors_metadata_count(bp_safetensors file, int32_t *count);
+BP_API bp_status bp_safetensors_metadata(bp_safetensors file, int32_t i, const char **key,
+                                         const char **value);
+
+/* The tensor called name, read from the file into a new tensor on device
+ * (since 1.6). A name the file does not hold is BP_ERR_INVALID_ARGUMENT
+ * naming it. The new tensor is a leaf that requires no gradient. */
+BP_API bp_status bp_safetensors_load(bp_safetensors file, const char *name, bp_device device,
+                                     bp_tensor *out);
+/* Every tensor of the file onto device, out[i] being tensor i of
+ * bp_safetensors_entry; capacity must be at least the count (else
+ * BP_ERR_INVALID_ARGUMENT). On any failure no handle is written and none
+ * is left behind (since 1.6). */
+BP_API bp_status bp_safetensors_load_all(bp_safetensors file, bp_device device, bp_tensor *out,
+                                         int32_t capacity);
 
 /* ---- tracing and counters ---------------------------------------------- */
 

@@ -130,6 +130,12 @@ typedef char bp_window_params_size_check
  * past pad_end (ceil mode) never count. (since 1.6) */
 #define BP_WINDOW_COUNT_INCLUDE_PAD 1u
 
+/* bp_op_attrs.option of TOPK (since 1.6): select the largest elements,
+ * written in descending order; without it the smallest, in ascending order
+ * (the semantics below). No other bit is defined: a plugin refuses one with
+ * BP_ERR_INVALID_ARGUMENT. */
+#define BP_OPTION_LARGEST 1
+
 /* bp_op_attrs.option of ATTENTION (since 1.6): the causal mask, key j
  * hidden from query i when j > i (see ATTENTION in the semantics below). */
 #define BP_OPTION_CAUSAL 1
@@ -425,6 +431,31 @@ typedef char bp_plugin_device_info_size_check
  *   (a backend's own vector exp is its math library), and SOFTMAX may
  *   divide by s or multiply by 1 / s. float16 and bfloat16 compute every
  *   step in float32 (or wider) and round once, at the end.
+ * - TOPK (since 1.6, family TOPK; every dtype): sorting and selection
+ *   along the LAST axis of the views (the core moves the caller's axis
+ *   there, as for scans). Input 0 is x [..., n] (rank >= 1); the outputs,
+ *   in this order, are the values [..., k] in x's dtype and their int64
+ *   positions along the axis [..., k], of x's rank and with x's extents on
+ *   every other axis: k is the outputs' last extent, 0 <= k <= n (the core
+ *   passes k = n to sort). For each row (every index of the axes before the
+ *   last) the n elements are put in order and the first k written:
+ *   indices[..., j] is the position p of the j-th element in that order and
+ *   values[..., j] = x[..., p], the element's own bits. The order is
+ *   ascending, or descending when attrs.option has BP_OPTION_LARGEST, and
+ *   always stable: equal elements keep their positions' order, the lower
+ *   position first, in both directions. So the result is unique: every
+ *   backend writes the same values and indices. Ascending, a < b as numbers
+ *   (integers exactly; bool false before true; float16 and bfloat16 as the
+ *   values they hold), -0 and +0 equal (a tie, kept in position order), and
+ *   every NaN (any sign or payload) after every number and equal to every
+ *   other NaN, as NumPy's sort puts them; descending is that order reversed
+ *   between unequal elements (NaN first, as torch.topk takes NaN for the
+ *   largest, then +inf, ...), ties still by position. An empty row (n = 0)
+ *   or k = 0 writes nothing. Neither output overlaps the input or the other
+ *   output. NumPy's np.sort and np.argsort with kind='stable' give the
+ *   ascending result. Shapes that break these rules are BP_ERR_SHAPE, an
+ *   indices output that is not int64 BP_ERR_DTYPE, and an attrs.option
+ *   holding a bit other than BP_OPTION_LARGEST BP_ERR_INVALID_ARGUMENT.
  * - GATHER_ND (since 1.1, family GATHER): input 0 is the data, of rank k + m;
  *   input 1 the index, int64 of shape [N, k] with 1 <= k <= the data's rank;
  *   the output has shape [N, data.shape[k], ..., data.shape[k+m-1]] and the
@@ -506,9 +537,113 @@ typedef char bp_plugin_device_info_size_check
  *   output rounded once. So the result equals the core's composite within
  *   rounding; bp check compares it with the reference's (float64
  *   throughout) within the accumulating tolerance of Lk + D terms.
+ * - Convolution (since 1.6, family CONV: CONV, CONV_TRANSPOSE,
+ *   CONV_WEIGHT_GRAD; float dtypes, every input and the output of one
+ *   dtype). Channels-first views as PyTorch and ONNX lay them out, with r =
+ *   1, 2 or 3 spatial axes: an activation x is [N, C_in, S_1..S_r], a
+ *   gradient or result y [N, C_out, O_1..O_r], a weight w [C_out, C_in / G,
+ *   K_1..K_r] (PyTorch's Conv weight; ConvTranspose's weight has this same
+ *   layout, its in_channels first). attrs.params is a bp_window_params
+ *   (spatial_rank r, groups G, stride s, dilation d, pad_begin pb, pad_end
+ *   pe; kernel K equal to the weight's spatial extents; flags ignored).
+ *   G divides C_in and C_out; group g = 0..G-1 joins input channels
+ *   [g C_in/G, (g+1) C_in/G) with output channels [g C_out/G, (g+1)
+ *   C_out/G) (G = C_in is depthwise). Input channel c of group g is
+ *   c' = c - g C_in/G in the weight. Along every spatial axis i, y
+ *   position o reads x position p = o s_i - pb_i + k d_i for k = 0..K_i-1;
+ *   a p outside 0..S_i-1 reads zero (padding). The extents relate as
+ *   O_i >= 1, S_i >= 1 and 0 <= S_i + pb_i + pe_i - d_i (K_i - 1) - 1 -
+ *   (O_i - 1) s_i < max(s_i, d_i): the core's CONV output is O_i =
+ *   floor((S_i + pb_i + pe_i - d_i (K_i - 1) - 1) / s_i) + 1 (PyTorch's and
+ *   ONNX's), and the remainder is what ConvTranspose calls output padding
+ *   (PyTorch lets it reach max(s_i, d_i) - 1). N may be 0.
+ *     CONV: inputs x, w and an optional bias [C_out] (input 2, absent
+ *       when there is none); output y:
+ *       y[n, co, o] = bias[co] + sum over c' < C_in/G and every k of
+ *       x[n, g C_in/G + c', o s - pb + k d] * w[co, c', k], g = co / (C_out/G).
+ *     CONV_TRANSPOSE: the gradient of CONV with respect to x, and
+ *       ConvTranspose: inputs dy (shaped as y), w and an optional bias
+ *       [C_in] (absent when there is none); output dx (shaped as x, its
+ *       extents S_i passed by the core: they carry the output padding):
+ *       dx[n, c, p] = bias[c] + sum over every (co of c's group, o, k) with
+ *       o s - pb + k d = p of dy[n, co, o] * w[co, c', k].
+ *     CONV_WEIGHT_GRAD: the gradient of CONV with respect to w: inputs x
+ *       and dy, input 2 absent; output dw shaped as w (its spatial extents
+ *       are the window's kernel): dw[co, c', k] = sum over n and every o of
+ *       dy[n, co, o] * x[n, g C_in/G + c', o s - pb + k d] (padding reads 0).
+ *   Every output element is written, also those no term reaches (the bias,
+ *   or 0). The products are summed as the Accumulation rule below says
+ *   (float16 and bfloat16 multiply and add in float32 or wider, the bias
+ *   included, and round once), in any order; a plugin may keep internal
+ *   layouts of its own (blocked formats) as long as the views above are
+ *   what it reads and writes. The window's fields outside their ranges
+ *   (spatial_rank not 1..3, groups, kernel, stride or dilation below 1,
+ *   negative padding) are BP_ERR_INVALID_ARGUMENT, as are attrs.params
+ *   missing or shorter than 1.6's bp_window_params and a bias given to
+ *   CONV_WEIGHT_GRAD; views whose rank is not spatial_rank + 2, channel
+ *   counts G does not divide, a bias or kernel of other extents and
+ *   extents that break the relation above are BP_ERR_SHAPE.
+ * - Pooling (since 1.6), family POOL: MAX_POOL (numeric dtypes) and AVG_POOL
+ *   (float dtypes) over channels-first views. attrs.params is a
+ *   bp_window_params w with spatial_rank r (1..3), groups 1, kernel,
+ *   stride and dilation >= 1 and pads >= 0 on axes 0..r-1 (else
+ *   BP_ERR_INVALID_ARGUMENT). Input 0 is x, [N, C, S0..Sr-1]; output 0 is
+ *   y, [N, C, O0..Or-1] of x's dtype; output 1 is MAX_POOL's indices, int64
+ *   of y's shape, or absent when the caller needs no gradient (it writes
+ *   nothing then); AVG_POOL's output 1 is always absent. Along spatial axis
+ *   i, output position o reads the taps p = o * stride - pad_begin + k *
+ *   dilation, k = 0..kernel-1; a tap outside [0, S) is padding. An output
+ *   element's window is the product of its axes' taps, walked in C order
+ *   (the last axis fastest). Output extents: with q = S + pad_begin +
+ *   pad_end - dilation * (kernel - 1) - 1, which must be >= 0, O is
+ *   floor(q / stride) + 1 (floor mode) or ceil(q / stride) + 1 (ceil mode),
+ *   the ceil-mode extent less one when (O - 1) * stride >= S + pad_begin
+ *   (its last window would start in the end padding: PyTorch's rule). The
+ *   core passes one of these two per axis (a plugin refuses any other
+ *   extent with BP_ERR_SHAPE); a ceil-mode window may reach past pad_end.
+ *   MAX_POOL: y is the largest x among the window's taps inside the input;
+ *   padding never wins (it counts as -inf, below every value, so an
+ *   all -inf window gives -inf at its first tap inside the input). Ties go
+ *   to the first tap in the window's C-order walk; a NaN is larger than
+ *   everything (NaN propagates: the first NaN of the walk is the result).
+ *   indices holds the winner's flat position in its (n, c) input plane,
+ *   p0 * S1 * S2 + p1 * S2 + p2 for r = 3 (PyTorch's convention; its CPU
+ *   kernel reports the last NaN of a window where this says the first).
+ *   Every window must reach the input: a window whose taps on some axis
+ *   all fall in the padding has no maximum and is refused (BP_ERR_SHAPE;
+ *   PyTorch, whose rule pad <= kernel / 2 the core applies, gives -inf and
+ *   a position outside the plane there). Values are exact: every backend
+ *   gives the same bits and indices, except that a zero maximum of a window
+ *   holding both +0 and -0 may be either zero (as MAX's: which one is left
+ *   open; the index is still the first tap holding a zero).
+ *   AVG_POOL: y = s / n with s the sum of x over the window's taps inside
+ *   the input and n their number, or, with BP_WINDOW_COUNT_INCLUDE_PAD in
+ *   w.flags, the number of taps in [-pad_begin, S + pad_end) (padding
+ *   within pad_begin and pad_end counts; the taps past pad_end that a
+ *   ceil-mode window reaches never do), n being the product of the axes'
+ *   counts. A window with n = 0 (only possible without the flag) gives 0,
+ *   PyTorch's value. s accumulates as the Accumulation rule below says
+ *   (float16 and bfloat16 in float32 or wider), s / n is divided in the
+ *   accumulator's type and rounded once.
+ *   Family POOL_GRAD (since 1.6): the gradients, with the same attrs.params
+ *   as the forward. Input 0 is dy, [N, C, O...] (float dtypes), the output
+ *   dx, [N, C, S...] of dy's dtype, whose extents S give O by the rule
+ *   above; every element of dx is written. MAX_POOL_GRAD: input 1 is the
+ *   int64 indices of MAX_POOL, of dy's shape; dx[n, c, s] is the sum of
+ *   dy[n, c, o] over the o whose index is s (flat, as above), 0 where there
+ *   is none. AVG_POOL_GRAD: input 1 is absent; dx[n, c, s] is the sum of
+ *   dy[n, c, o] / n(o) over every window tap at s (n(o) as in AVG_POOL with
+ *   w.flags), 0 where no window reaches. The terms accumulate as the
+ *   Accumulation rule says, float16 and bfloat16 in float32 rounded once.
+ *   The core passes only indices MAX_POOL wrote (taps of o's window inside
+ *   the input); a plugin called with an index outside [0, S0 * .. * Sr-1)
+ *   must still never read or write outside its views: host-memory backends
+ *   return BP_ERR_INDEX before writing anything, a device backend may drop
+ *   the term. An index inside the plane but outside o's window adds its
+ *   term there or nowhere (which is unspecified).
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
  *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums, SOFTMAX's and LOG_SOFTMAX's
- *   sum; float PROD multiplies its terms the same way): terms are added in
+ *   sum, AVG_POOL and the POOL_GRAD family; float PROD multiplies its terms the same way): terms are added in
  *   any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's

@@ -13,11 +13,13 @@
 #include <sstream>
 
 #include "backplane/kernels/op_table.h"
+#include "conv_cl.hpp"
 #include "dtype.hpp"
 #include "elementwise_cl.hpp"
 #include "normalize_cl.hpp"
 #include "random_h.hpp"
 #include "supports.hpp"
+#include "topk.hpp"
 
 namespace bp_ocl {
 
@@ -898,7 +900,10 @@ const char *family_name(Family family) {
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
     case Family::Softmax: return "softmax";
+    case Family::Topk: return "topk";
     case Family::Normalize: return "normalisation";
+    case Family::Conv: return "convolution";
+    case Family::Pool: return "pooling";
   }
   return "?";
 }
@@ -926,10 +931,13 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Index: index_family(src, dtype, options); break;
     case Family::Collective: collective_family(src, dtype); break;
     case Family::Softmax: src.raw(softmax_source()); break;
+    case Family::Topk: src.raw(topk_source(dtype)); break;
     case Family::Normalize:  // normalize.cl, its statistics stored as float32 (float64 for float64)
       src.raw(std::string("typedef ") + (dtype == BP_FLOAT64 ? "double" : "float") + " STAT;\n");
       src.raw(render(kNormalizeClText, {{"GROUP_MAX", std::to_string(kReduceGroupMax)}}));
       break;
+    case Family::Conv: src.raw(kConvClText); break;
+    case Family::Pool: src.raw(pool_source(dtype)); break;
   }
   return src.str();
 }

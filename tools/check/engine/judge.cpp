@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "attention_cases.hpp"
+#include "conv_cases.hpp"
+#include "pool_cases.hpp"
 #include "rules.hpp"
 #include "scales.hpp"
 #include "text.hpp"
@@ -181,6 +183,10 @@ Scales accum_scale(const Case &c) {
     var_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_ATTENTION) {
     attention_scale(c, sc.sum, sc.terms);
+  } else if (op_family(c.op) == BP_OP_FAMILY_CONV) {
+    conv_scale(c, sc.sum, sc.terms);
+  } else if (c.op == BP_OP_AVG_POOL || op_family(c.op) == BP_OP_FAMILY_POOL_GRAD) {
+    pool_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {

@@ -28,6 +28,8 @@ TolClass tol_class(int32_t op) {
     case BP_OP_SOFTMAX: return TolClass::softmax;
     // A sum of the rows naming an element, in any order (plugin.h).
     case BP_OP_SCATTER_ADD_ND: return TolClass::accum_each;
+    // Sums over windows, divided (AVG_POOL); dy terms added up (the gradients).
+    case BP_OP_AVG_POOL: case BP_OP_MAX_POOL_GRAD: case BP_OP_AVG_POOL_GRAD: return TolClass::accum;
     default: break;
   }
   switch (op_family(op)) {
@@ -39,6 +41,7 @@ TolClass tol_class(int32_t op) {
     // Sums of products in the scores and the output, judged on the scale
     // attention_scale gives (judge.cpp).
     case BP_OP_FAMILY_ATTENTION: return TolClass::accum;
+    case BP_OP_FAMILY_CONV: return TolClass::accum;
     default: return TolClass::exact;
   }
 }

@@ -135,6 +135,7 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype) {
       // underflows in any order (plugin.h leaves that unspecified).
       case BP_OP_PROD: return {Domain::uniform, 0.7, 1.4};
       case BP_OP_MATMUL: return {Domain::uniform, -1, 1};
+      case BP_OP_CONV: case BP_OP_CONV_TRANSPOSE: case BP_OP_CONV_WEIGHT_GRAD: return {Domain::uniform, -1, 1};
       case BP_OP_COPY: return {Domain::uniform, -1000, 1000};
       // A normalisation's weight and bias (inputs 1 and 2): scales near 1, small shifts.
       case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM:

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Trains a small ResNet (the book's residual blocks with batch
+normalisation) on scikit-learn's handwritten digits on one device, and prints
+the loss going down and the test accuracy.
+
+The blocks are the book's Residual: two 3x3 convolutions, each followed by
+batch normalisation, a ReLU between them, the input added back (through a 1x1
+convolution where the block changes the channels or the stride) before the
+last ReLU. On 8x8 images the network is a 3x3 stem, two stages of two blocks
+(32 and 64 channels, the second stage halving the size), global average
+pooling and a dense layer. Batch normalisation uses batch statistics while
+training and its running statistics in evaluation (net.eval()).
+
+    PYTHONPATH=<build>/python python3 examples/resnet_digits.py [--device opencl:0]
+"""
+import argparse
+import os
+import sys
+import time
+
+import backplane as bp
+from backplane import nn
+from backplane.nn import functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import digits_data  # noqa: E402
+
+
+class Residual(nn.Module):
+    """The book's residual block."""
+
+    def __init__(self, in_channels, channels, use_1x1conv=False, strides=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, channels, kernel_size=3, padding=1, stride=strides)
+        self.conv2 = nn.Conv2d(channels, channels, kernel_size=3, padding=1)
+        self.conv3 = nn.Conv2d(in_channels, channels, kernel_size=1, stride=strides) if use_1x1conv else None
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, X):
+        Y = F.relu(self.bn1(self.conv1(X)))
+        Y = self.bn2(self.conv2(Y))
+        if self.conv3 is not None:
+            X = self.conv3(X)
+        return F.relu(Y + X)
+
+
+def make_model():
+    return nn.Sequential(
+        nn.Conv2d(1, 32, kernel_size=3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+        Residual(32, 32), Residual(32, 32),
+        Residual(32, 64, use_1x1conv=True, strides=2), Residual(64, 64),
+        nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(),
+        nn.Linear(64, digits_data.CLASSES))
+
+
+def train(device="cpu", epochs=8, batch_size=64, lr=0.01, seed=0, log=print):
+    """Trains from bp.manual_seed(seed) with Adam on device; returns (net,
+    mean loss of each epoch, test accuracy)."""
+    return digits_data.train(make_model, device, epochs, batch_size, lr, seed, images=True, log=log)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="cpu", help="cpu (default), opencl:0, cuda:0, ...")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=0.01)
+    args = parser.parse_args()
+    device = bp.device(args.device)
+    print("training a small ResNet on the digits on {}".format(device))
+    t0 = time.perf_counter()
+    net, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
+    print("test accuracy {:.1%} ({:.1f} s)".format(test_accuracy, time.perf_counter() - t0))
+
+
+if __name__ == "__main__":
+    main()
