@@ -13,6 +13,11 @@ import backplane as bp
 from conftest import REPO, require
 
 
+# Minutes of training in the sanitizer build (Debug, ASan): its run covers
+# the same operators in the unit tests; the Release run trains the networks.
+pytestmark = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                                reason="networks are trained in the Release run, not under ASan")
+
 def _example():
     path = os.path.join(REPO, "examples", "char_gpt.py")
     spec = importlib.util.spec_from_file_location("char_gpt", path)

@@ -12,6 +12,11 @@ import backplane as bp
 from backplane import nn, optim
 from conftest import REPO, require
 
+# Minutes of training in the sanitizer build (Debug, ASan): its run covers
+# the same operators in the unit tests; the Release run trains the networks.
+pytestmark = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                                reason="networks are trained in the Release run, not under ASan")
+
 pytest.importorskip("sklearn", reason="scikit-learn (python3-sklearn) holds the digits data set")
 
 sys.path.insert(0, os.path.join(REPO, "examples"))
