@@ -54,7 +54,7 @@ def make_model():
         nn.Linear(64, digits_data.CLASSES))
 
 
-def train(device="cpu", epochs=8, batch_size=64, lr=0.01, seed=0, log=print):
+def train(device="cpu", epochs=20, batch_size=64, lr=0.01, seed=0, log=print):
     """Trains from bp.manual_seed(seed) with Adam on device; returns (net,
     mean loss of each epoch, test accuracy)."""
     return digits_data.train(make_model, device, epochs, batch_size, lr, seed, images=True, log=log)
@@ -63,7 +63,7 @@ def train(device="cpu", epochs=8, batch_size=64, lr=0.01, seed=0, log=print):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cpu", help="cpu (default), opencl:0, cuda:0, ...")
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=0.01)
     args = parser.parse_args()
