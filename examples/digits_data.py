@@ -70,3 +70,22 @@ def train(make_model, device, epochs, batch_size, lr=0.01, seed=0, images=False,
         epoch_losses.append(total.item() / len(batches))
         log("epoch {:2d}  loss {:.4f}".format(epoch + 1, epoch_losses[-1]))
     return net, epoch_losses, accuracy(net, X_test, y_test)
+
+
+def main(doc, what, train, epochs, batch_size, lr=0.01):
+    """The command line of a digits example: --device, --epochs,
+    --batch-size, --lr (defaults as given), then train(device, epochs,
+    batch_size, lr) and the test accuracy printed."""
+    import argparse
+    import time
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--device", default="cpu", help="cpu (default), opencl:0, cuda:0, ...")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--batch-size", type=int, default=batch_size)
+    parser.add_argument("--lr", type=float, default=lr)
+    args = parser.parse_args()
+    device = bp.device(args.device)
+    print("training {} on the digits on {}".format(what, device))
+    t0 = time.perf_counter()
+    _, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
+    print("test accuracy {:.1%} ({:.1f} s)".format(test_accuracy, time.perf_counter() - t0))

@@ -13,12 +13,9 @@ training and its running statistics in evaluation (net.eval()).
 
     PYTHONPATH=<build>/python python3 examples/resnet_digits.py [--device opencl:0]
 """
-import argparse
 import os
 import sys
-import time
 
-import backplane as bp
 from backplane import nn
 from backplane.nn import functional as F
 
@@ -60,19 +57,5 @@ def train(device="cpu", epochs=20, batch_size=64, lr=0.01, seed=0, log=print):
     return digits_data.train(make_model, device, epochs, batch_size, lr, seed, images=True, log=log)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", default="cpu", help="cpu (default), opencl:0, cuda:0, ...")
-    parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=0.01)
-    args = parser.parse_args()
-    device = bp.device(args.device)
-    print("training a small ResNet on the digits on {}".format(device))
-    t0 = time.perf_counter()
-    net, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
-    print("test accuracy {:.1%} ({:.1f} s)".format(test_accuracy, time.perf_counter() - t0))
-
-
 if __name__ == "__main__":
-    main()
+    digits_data.main(__doc__, "a small ResNet", train, epochs=20, batch_size=64)
