@@ -12,8 +12,7 @@
 
 #include "backplane/kernels/op_table.h"
 #include "dtype.hpp"
-#include "elementwise_cl.hpp"
-#include "random_h.hpp"
+#include "embedded_texts.hpp"
 #include "supports.hpp"
 
 namespace bp_ocl {
