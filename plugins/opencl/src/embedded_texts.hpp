@@ -17,4 +17,16 @@ extern const char *const kRandomHText;
 // (half_conversions_source() in dtype.hpp).
 extern const char *const kHalfHText;
 
+// This plugin's kernels, a file per family in plugins/opencl/kernels/
+// (README.md there: their sections and how kernel_source.cpp instantiates
+// them): common.cl starts every program; the rest hold the templates.
+extern const char *const kCommonCl;
+extern const char *const kMapCl;         // Elementwise and Copy
+extern const char *const kCreationCl;    // Create
+extern const char *const kReductionCl;   // Reduce
+extern const char *const kMatmulCl;      // Matmul (integers)
+extern const char *const kScanCl;        // Scan
+extern const char *const kIndexingCl;    // Index
+extern const char *const kCollectiveCl;  // Collective
+
 }  // namespace bp_ocl

@@ -1,6 +1,7 @@
 // kernel_source.hpp — the interface between host code and generated kernels:
-// program families, kernel names, and the argument structs (whose host and
-// OpenCL C definitions must match field for field).
+// program families, kernel names, and the argument structs (whose host
+// definitions here and OpenCL C ones in the family files of kernels/ must
+// match field for field).
 #pragma once
 
 #include <CL/cl.h>
@@ -33,7 +34,8 @@ struct SourceOptions {
 };
 
 // The OpenCL C of one program: every kernel of `family` for input dtype
-// `dtype` that supports.cpp declares for a device with these options.
+// `dtype` that supports.cpp declares for a device with these options, from
+// the family's file in kernels/ (plugins/opencl/README.md).
 std::string kernel_source(Family family, int32_t dtype, const SourceOptions &options);
 
 // Kernels are named after the operator: kernel_stem(op) is its vocabulary
