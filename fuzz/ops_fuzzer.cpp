@@ -352,8 +352,10 @@ class Program {
         int32_t keep = in.below(2);
         bool ordered = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM;
         double m = scale({a});
-        Tolerance tol = ordered ? accumulation(numel(a), op == BP_OP_NORM ? m * m : m)
-                        : op == BP_OP_PROD      ? product(a)
+        // VAR sums squared deviations, each at most (2m)^2, around a mean summed as SUM's.
+        Tolerance tol = ordered            ? accumulation(numel(a), op == BP_OP_NORM ? m * m : m)
+                        : op == BP_OP_VAR  ? accumulation(numel(a), 4 * m * m)
+                        : op == BP_OP_PROD ? product(a)
                         : op == BP_OP_LOGSUMEXP ? log_sum_exp()
                                                 : Tolerance{};
         if (op == BP_OP_NORM) tol.absolute = std::sqrt(tol.absolute);  // |sqrt(x + d) - sqrt(x)| <= sqrt(|d|)

@@ -39,6 +39,10 @@ const Figure kFigures[] = {
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy; "
                "opencl:0: conversions vs clEnqueueCopyBuffer, add vs float32",
      bench::figure_dtypes},
+    {"layer_norm", "layer norm over (8192, 1024) float32 on cpu:0 vs memcpy of its bytes and libtorch",
+     bench::figure_layer_norm},
+    {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
+     bench::figure_attention},
 };
 
 std::string figure_list() {

@@ -758,11 +758,76 @@ inline Tensor linspace(double start, double stop, int64_t num = 50, bool endpoin
 }
 inline Tensor clip(const Tensor &a, double low, double high) { return a.clip(low, high); }
 inline Tensor softmax(const Tensor &a, int32_t axis = -1) { return a.softmax(axis); }
+
+// ---- normalisation (since 1.6; backplane.h) --------------------------------
+// An undefined Tensor for weight, bias or a running statistic is none.
+
+// The variance over a set of axes at once, divided by their count less
+// `correction` (PyTorch's; 1 is the sample variance).
+inline Tensor var(const Tensor &a, const std::vector<int32_t> &axes, int64_t correction = 1, bool keepdims = false) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_var_axes(a.handle(), axes.data(), int32_t(axes.size()), keepdims, double(correction), o);
+  });
+}
+// torch::layer_norm over the last `axes` axes (its normalized_shape's length).
+inline Tensor layer_norm(const Tensor &x, int32_t axes, const Tensor &weight = {}, const Tensor &bias = {},
+                         double eps = 1e-5) {
+  return Tensor::wrap(
+      [&](bp_tensor *o) { return bp_layer_norm(x.handle(), weight.handle(), bias.handle(), axes, eps, o, nullptr, nullptr); });
+}
+// RMS normalisation over the last `axes` axes: x / sqrt(mean(x^2) + eps) * weight + bias.
+inline Tensor rms_norm(const Tensor &x, int32_t axes, const Tensor &weight = {}, double eps = 1.1920928955078125e-07,
+                       const Tensor &bias = {}) {
+  return Tensor::wrap(
+      [&](bp_tensor *o) { return bp_rms_norm(x.handle(), weight.handle(), bias.handle(), axes, eps, o, nullptr); });
+}
+// torch::group_norm of x [N, C, ...] in `groups` groups of channels.
+inline Tensor group_norm(const Tensor &x, int64_t groups, const Tensor &weight = {}, const Tensor &bias = {},
+                         double eps = 1e-5) {
+  return Tensor::wrap(
+      [&](bp_tensor *o) { return bp_group_norm(x.handle(), groups, weight.handle(), bias.handle(), eps, o); });
+}
+// torch::batch_norm of x [N, C, ...]: in training the batch's statistics
+// (the running ones, when defined, updated in place with momentum), else
+// the running statistics.
+inline Tensor batch_norm(const Tensor &x, const Tensor &running_mean, const Tensor &running_var,
+                         const Tensor &weight = {}, const Tensor &bias = {}, bool training = false,
+                         double momentum = 0.1, double eps = 1e-5) {
+  return Tensor::wrap([&](bp_tensor *o) {
+    return bp_batch_norm(x.handle(), running_mean.handle(), running_var.handle(), weight.handle(), bias.handle(),
+                         training, momentum, eps, o);
+  });
+}
 inline bool allclose(const Tensor &a, const Tensor &b, double rtol = 1e-5, double atol = 1e-8,
                      bool equal_nan = false) {
   int32_t result = 0;
   check(bp_allclose(a.handle(), b.handle(), rtol, atol, equal_nan, &result));
   return result != 0;
+}
+
+// ---- attention (since 1.6) ------------------------------------------------
+
+// bp_attention's options: an undefined mask is none; a bool mask's true
+// takes part, a float one is added to the scores.
+struct AttentionOptions {
+  Tensor mask;
+  bool causal = false;
+  double scale = 0;  // 0: 1 / sqrt(D)
+  double dropout = 0;
+  uint64_t seed = 0;
+};
+
+// softmax(q k^T * scale + mask) v over q [B..., Lq, D], k [B..., Lk, D],
+// v [B..., Lk, Dv] (backplane.h: bp_attention).
+inline Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v, const AttentionOptions &options = {}) {
+  bp_attention_options o{};
+  o.struct_size = sizeof o;
+  o.causal = options.causal;
+  o.mask = options.mask.defined() ? options.mask.handle() : BP_NO_TENSOR;
+  o.scale = options.scale;
+  o.dropout = options.dropout;
+  o.seed = options.seed;
+  return Tensor::wrap([&](bp_tensor *out) { return bp_attention(q.handle(), k.handle(), v.handle(), &o, out); });
 }
 
 // _out forms: write into an existing tensor, allocate nothing.

@@ -9,6 +9,9 @@
 //   bp::nn::SGD opt(net.parameters(), 0.03);
 //   bp::Tensor loss = bp::nn::mse_loss(net(X), y);
 //   opt.zero_grad(); loss.backward(); opt.step();
+//
+// Since 1.6 the normalisation layers (LayerNorm, RMSNorm, GroupNorm,
+// BatchNorm1d/2d) and train()/eval() on every Module.
 #pragma once
 
 #include <atomic>
@@ -36,6 +39,14 @@ class Module {
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
   }
+  // Training or evaluation mode (PyTorch's module->train(), eval()): the
+  // layers that behave differently (batch norm) read is_training(). (since 1.6)
+  virtual void train(bool on = true) { training_ = on; }
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+ private:
+  bool training_ = true;
 };
 
 // Seeds for initialisers not given one: distinct and reproducible in a
@@ -112,9 +123,183 @@ class Sequential : public Module {
   void to(Device d) override {
     for (const auto &m : layers_) m->to(d);
   }
+  void train(bool on = true) override {
+    Module::train(on);
+    for (const auto &m : layers_) m->train(on);
+  }
 
  private:
   std::vector<std::shared_ptr<Module>> layers_;
+};
+
+// ---- normalisation (since 1.6) ----------------------------------------------
+
+// What the normalisation layers share: an optional scale `weight` (ones)
+// and shift `bias` (zeros) of one shape, learnable.
+class AffineNorm : public Module {
+ public:
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> out;
+    for (const Tensor *t : {&weight, &bias})
+      if (t->defined()) out.push_back(*t);
+    return out;
+  }
+  void to(Device d) override {
+    if (weight.defined()) weight = parameter_on(weight, d);
+    if (bias.defined()) bias = parameter_on(bias, d);
+  }
+
+  Tensor weight, bias;
+
+ protected:
+  AffineNorm(const Shape &shape, bool with_weight, bool with_bias, Device d) {
+    if (with_weight) weight = full(shape, 1.0, f32, d).requires_grad_();
+    if (with_bias) bias = full(shape, 0.0, f32, d).requires_grad_();
+  }
+};
+
+// PyTorch's LayerNorm: the last normalized_shape.size() axes, weight and
+// bias of that shape when elementwise_affine (with_bias false: no bias).
+class LayerNorm : public AffineNorm {
+ public:
+  explicit LayerNorm(const Shape &normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
+                     bool with_bias = true, Device d = default_device())
+      : AffineNorm(normalized_shape, elementwise_affine, elementwise_affine && with_bias, d),
+        axes_(int32_t(normalized_shape.size())),
+        eps_(eps) {}
+  Tensor forward(const Tensor &x) override { return layer_norm(x, axes_, weight, bias, eps_); }
+
+ private:
+  int32_t axes_;
+  double eps_;
+};
+
+// PyTorch 2.4's RMSNorm: x / sqrt(mean(x^2) + eps) * weight over the last
+// normalized_shape.size() axes; eps by default float32's machine epsilon
+// (PyTorch's eps=None for float32 inputs).
+class RMSNorm : public AffineNorm {
+ public:
+  explicit RMSNorm(const Shape &normalized_shape, double eps = 1.1920928955078125e-07,
+                   bool elementwise_affine = true, Device d = default_device())
+      : AffineNorm(normalized_shape, elementwise_affine, false, d), axes_(int32_t(normalized_shape.size())), eps_(eps) {}
+  Tensor forward(const Tensor &x) override { return rms_norm(x, axes_, weight, eps_); }
+
+ private:
+  int32_t axes_;
+  double eps_;
+};
+
+// PyTorch's GroupNorm: x [N, C, ...] in `groups` groups of channels, weight
+// and bias per channel when affine.
+class GroupNorm : public AffineNorm {
+ public:
+  GroupNorm(int64_t groups, int64_t channels, double eps = 1e-5, bool affine = true, Device d = default_device())
+      : AffineNorm({channels}, affine, affine, d), groups_(groups), eps_(eps) {}
+  Tensor forward(const Tensor &x) override { return group_norm(x, groups_, weight, bias, eps_); }
+
+ private:
+  int64_t groups_;
+  double eps_;
+};
+
+// PyTorch's BatchNorm1d and BatchNorm2d: in training the batch's statistics
+// per channel, moving running_mean and running_var (zeros and ones) by
+// momentum (PyTorch's rule: running = (1 - momentum) running + momentum
+// batch, the unbiased batch variance) and counting num_batches_tracked; in
+// evaluation (eval()) the running statistics. The running statistics are
+// no parameters: to() moves them.
+class BatchNorm : public AffineNorm {
+ public:
+  explicit BatchNorm(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                     bool track_running_stats = true, Device d = default_device())
+      : AffineNorm({num_features}, affine, affine, d), eps_(eps), momentum_(momentum) {
+    if (track_running_stats) {
+      running_mean = zeros({num_features}, f32, d);
+      running_var = ones({num_features}, f32, d);
+    }
+  }
+  Tensor forward(const Tensor &x) override {
+    if (is_training() && running_mean.defined()) ++num_batches_tracked;
+    const bool batch_statistics = is_training() || !running_mean.defined();
+    return batch_norm(x, running_mean, running_var, weight, bias, batch_statistics, momentum_, eps_);
+  }
+  void to(Device d) override {
+    AffineNorm::to(d);
+    if (running_mean.defined()) {
+      running_mean = running_mean.to(d);
+      running_var = running_var.to(d);
+    }
+  }
+
+  Tensor running_mean, running_var;
+  int64_t num_batches_tracked = 0;
+
+ private:
+  double eps_, momentum_;
+};
+using BatchNorm1d = BatchNorm;
+using BatchNorm2d = BatchNorm;
+
+// Multi-head attention over [N, L, E] inputs (PyTorch's MultiheadAttention
+// with batch_first = true and kdim = vdim = embed_dim), with its parameters
+// in its order and layout: in_proj_weight [3E, E] and in_proj_bias [3E]
+// (the query, key and value projections stacked), out_proj [E, E] and its
+// bias; initialised as PyTorch does (Xavier-uniform in_proj_weight, zero
+// biases, out_proj's weight as Linear's). forward(x) is self-attention;
+// forward(q, k, v, options) attends q to k and v head by head through
+// bp::attention (options.mask in its convention, broadcasting to
+// [N, num_heads, L, S]; options.dropout applied only while `training`).
+class MultiheadAttention : public Module {
+ public:
+  MultiheadAttention(int64_t embed_dim, int64_t num_heads, Device d = default_device(), uint64_t seed = next_seed(),
+                     bool with_bias = true)
+      : embed_dim(embed_dim), num_heads(num_heads), out_proj(embed_dim, embed_dim, d, seed + 1, with_bias) {
+    if (embed_dim <= 0 || num_heads <= 0 || embed_dim % num_heads != 0)
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "MultiheadAttention: embed_dim must be a positive multiple of num_heads",
+                                 "", -1, {});
+    const double bound = std::sqrt(6.0 / double(4 * embed_dim));  // xavier_uniform_ of [3E, E]
+    in_proj_weight = parameter_on(random_uniform({3 * embed_dim, embed_dim}, -bound, bound, seed, f32, d), d);
+    if (with_bias) {
+      in_proj_bias = parameter_on(zeros({3 * embed_dim}, f32, d), d);
+      out_proj.bias = parameter_on(zeros({embed_dim}, f32, d), d);
+    }
+  }
+  Tensor forward(const Tensor &x) override { return forward(x, x, x); }
+  Tensor forward(const Tensor &query, const Tensor &key, const Tensor &value, AttentionOptions options = {}) {
+    const int64_t e = embed_dim;
+    if (!training) options.dropout = 0;
+    const Tensor q = project(query, 0), k = project(key, e), v = project(value, 2 * e);
+    const Tensor heads = attention(q, k, v, options);  // [N, H, L, E / H]
+    const Shape s = query.shape();
+    return out_proj(heads.permute({0, 2, 1, 3}).reshape({s.at(0), s.at(1), e}));
+  }
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> all{in_proj_weight};
+    if (in_proj_bias.defined()) all.push_back(in_proj_bias);
+    for (Tensor &p : out_proj.parameters()) all.push_back(std::move(p));
+    return all;
+  }
+  void to(Device d) override {
+    in_proj_weight = parameter_on(in_proj_weight, d);
+    if (in_proj_bias.defined()) in_proj_bias = parameter_on(in_proj_bias, d);
+    out_proj.to(d);
+  }
+
+  int64_t embed_dim, num_heads;
+  bool training = true;
+  Tensor in_proj_weight, in_proj_bias;
+  Linear out_proj;
+
+ private:
+  // x [N, L, E] through rows [first, first + E) of the projection, split
+  // into heads: [N, H, L, E / H].
+  Tensor project(const Tensor &x, int64_t first) const {
+    Tensor y = matmul(x, in_proj_weight.slice(0, first, first + embed_dim), false, true);
+    if (in_proj_bias.defined()) y = y + in_proj_bias.slice(0, first, first + embed_dim);
+    const Shape s = x.shape();
+    return y.reshape({s.at(0), s.at(1), num_heads, embed_dim / num_heads}).permute({0, 2, 1, 3});
+  }
 };
 
 // mean((prediction - target)^2)

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -26,6 +28,14 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
 View unary(int32_t op, const View &a);
 View where(const View &cond, const View &a, const View &b);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims);
+// VAR over every axis d with reduced[d], dividing by their count less
+// correction (dispatch::reduce_over).
+View var_over(const View &a, const bool *reduced, bool keepdims, double correction);
+// dispatch::normalize, y recording its gradient for x, weight and bias
+// (from the statistics, which it computes even when not wanted); the mean
+// and rstd returned record nothing.
+Normalized normalize(int32_t op, const View &x, const View *weight, const View *bias, int32_t axes,
+                               double eps, bool want_mean, bool want_rstd);
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b);
 View cast(const View &a, int32_t dtype);
 View scan(int32_t op, const View &a, int32_t axis);
@@ -35,6 +45,14 @@ View gather_nd(const View &a, const View &index);
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
 View copy_to(const View &a, Device &device);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// The fused ATTENTION operator of q's backend (plugin.h), when the backend
+// offers it for q's dtype and none of the inputs needs a gradient; else
+// nothing, and bp_attention runs its composite. q, k, v share one float
+// dtype and shapes bp_attention has checked; mask is null or an additive
+// mask of that dtype broadcasting to [B..., Lq, Lk]; scale is resolved.
+std::optional<View> fused_attention(const View &q, const View &k, const View &v, const View *mask,
+                                    double scale, bool causal);
 
 // Views: metadata of the input, and a node that routes the gradient back.
 View reshape(const View &a, int32_t rank, const int64_t *shape);

@@ -15,6 +15,10 @@ namespace bp::core::autograd {
 // (from recording()).
 void attach(View &result, std::shared_ptr<Node> node, Edges edges);
 
+// Records VAR's gradient on `out`, the variance of a over the axes with
+// reduced[d] and that correction, when a needs one (normalize.cpp).
+void record_var(View &out, const View &a, const bool *reduced, double correction);
+
 // ---- gradient arithmetic: plain operators on gradients --------------------
 
 View add(const View &a, const View &b);

@@ -87,6 +87,12 @@ struct ScanNode : Node {
 
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims) {
   View out = dispatch::reduce(op, a, axis, keepdims, nullptr);
+  if (op == BP_OP_VAR) {  // VAR's node takes a set of axes (normalize.cpp)
+    bool reduced[BP_MAX_RANK] = {};
+    for (int32_t d = 0; d < a.rank; ++d) reduced[d] = axis == BP_AXIS_ALL || d == (axis < 0 ? axis + a.rank : axis);
+    record_var(out, a, reduced, 0.0);
+    return out;
+  }
   if (!differentiable_reduction(op) || !is_float(out.dtype)) return out;
   if (Edges edges = recording({&a}); !edges.empty())
     attach(out, std::make_shared<ReduceNode>(op, a, axis, keepdims, out), std::move(edges));

@@ -1,7 +1,7 @@
 // NumPy functions made of the routed operators: stack, eye, linspace, clip,
-// var, std, softmax and allclose. Each runs operator by operator on its
-// inputs' device, so every backend has them and the results follow the
-// operators' semantics (plugin.h); the kit checks those. They call only the
+// var and std (the VAR operator), softmax and allclose. Each runs operator
+// by operator on its inputs' device, so every backend has them and the
+// results follow the operators' semantics (plugin.h); the kit checks those. They call only the
 // recording layer (the raw operators are not visible here: see
 // dispatch/operators.hpp), so the differentiable ones record.
 #include "composites/composites.hpp"
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "autograd/functions.hpp"
+#include "composites/normalization.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
@@ -102,12 +103,17 @@ View clip(const View &a, double low, double high) {
 
 View var(const View &a, int32_t axis, bool keepdims, double ddof) {
   const int64_t n = reduced_count("var", a, axis);
-  View mean = ag::reduce(BP_OP_MEAN, a, axis, true);
-  View deviation = ag::binary(BP_OP_SUB, a, mean);
-  View squares = ag::reduce(BP_OP_MEAN, ag::unary(BP_OP_SQUARE, deviation), axis, keepdims);
-  if (ddof == 0) return squares;
-  const double factor = double(n) > ddof ? double(n) / (double(n) - ddof) : NAN;
-  return ag::binary_scalar(BP_OP_MUL, squares, factor, false);
+  const int32_t one = axis == BP_AXIS_ALL ? -1 : function_axis("var", axis, a.rank);
+  bool reduced[BP_MAX_RANK] = {};
+  for (int32_t d = 0; d < a.rank; ++d) reduced[d] = one < 0 || d == one;
+  // An integral ddof is the VAR operator's correction; NumPy's fractional
+  // one scales the population variance by n / (n - ddof) (<= 0: division
+  // by 0, as VAR's).
+  if (ddof >= 0 && std::floor(ddof) == ddof && ddof <= 9007199254740992.0) return variance(a, reduced, keepdims, ddof);
+  if (!std::isfinite(ddof)) function_fail("var", BP_ERR_INVALID_ARGUMENT, "ddof must be finite");
+  const double divisor = double(n) - ddof;
+  return ag::binary_scalar(BP_OP_MUL, variance(a, reduced, keepdims, 0.0), double(n) / (divisor > 0 ? divisor : 0.0),
+                           false);
 }
 
 View softmax(const View &a, int32_t axis) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "dispatch/dtype_rules.hpp"
+#include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -38,6 +39,10 @@ View binary_scalar(int32_t op, const View &a, double scalar, bool scalar_is_lhs,
 View unary(int32_t op, const View &a, const View *out);
 View where(const View &cond, const View &a, const View &b, const View *out);
 View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *out);
+// op over every axis d with reduced[d] (a.rank entries) in one call; VAR
+// divides by their count less `correction`, a non-negative integer.
+View reduce_over(int32_t op, const View &a, const bool *reduced, bool keepdims, double correction,
+                 const View *out);
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, const View *out);
 View scan(int32_t op, const View &a, int32_t axis, const View *out);
 // index: integers of shape [..., k]; see bp_gather_nd and bp_scatter_nd.
@@ -49,6 +54,21 @@ void scatter_add_nd(const View &dst, const View &index, const View &values);
 View nonzero(const View &a);
 // The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// LAYER_NORM or RMS_NORM (plugin.h) of x over its last `axes` axes, each
+// index of the others a row; weight and bias (null: absent) have the
+// normalised shape and are cast to x's compute dtype. mean (LAYER_NORM only)
+// and rstd are made only when wanted (else empty views), with x's rank and
+// extent 1 on the normalised axes, in float32 (float64 for float64 x).
+Normalized normalize(int32_t op, const View &x, const View *weight, const View *bias, int32_t axes, double eps,
+                     bool want_mean, bool want_rstd);
+
+// Whether q's backend offers the fused ATTENTION operator for q's dtype.
+bool attention_offered(const View &q);
+// The fused ATTENTION operator (plugin.h) on q, k, v of one float dtype
+// whose shapes bp_attention has checked; mask: null, or an additive mask of
+// that dtype broadcasting to [B..., Lq, Lk]; scale resolved.
+View attention(const View &q, const View &k, const View &v, const View *mask, double scale, bool causal);
 
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);

@@ -1,6 +1,10 @@
-// Reductions. The plugin always sees the output with the input's rank and
+// Reductions (over one axis, all of them, or a set: VAR's variance of a set
+// is no variance of variances). The plugin always sees the output with the input's rank and
 // extent 1 on reduced axes (stride 0 there), whatever keepdims says: keepdims
 // only changes the user's shape, never the problem a backend solves.
+#include <cmath>
+#include <cstdio>
+
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
@@ -13,7 +17,6 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *
   if (!is_family(op, BP_OP_FAMILY_REDUCE))
     fail(BP_ERR_INVALID_ARGUMENT, "operator " + std::to_string(op) + " (" + op_name(op) +
                                       ") is not a reduction");
-  check_devices(op, {&a}, out);
   bool reduced[BP_MAX_RANK] = {};
   if (axis == BP_AXIS_ALL) {
     for (int32_t d = 0; d < a.rank; ++d) reduced[d] = true;
@@ -26,6 +29,23 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *
       throw e;
     }
     reduced[ax] = true;
+  }
+  return reduce_over(op, a, reduced, keepdims, 0.0, out);
+}
+
+View reduce_over(int32_t op, const View &a, const bool *reduced, bool keepdims, double correction,
+                 const View *out) {
+  if (!is_family(op, BP_OP_FAMILY_REDUCE))
+    fail(BP_ERR_INVALID_ARGUMENT, "operator " + std::to_string(op) + " (" + op_name(op) +
+                                      ") is not a reduction");
+  check_devices(op, {&a}, out);
+  if (op == BP_OP_VAR && !(correction >= 0 && correction <= 9007199254740992.0 && std::floor(correction) == correction)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", correction);
+    Error e(BP_ERR_INVALID_ARGUMENT,
+            std::string(op_name(op)) + ": the correction must be a non-negative integer, not " + text);
+    e.op = op_name(op);
+    throw e;
   }
   int64_t count = 1;
   for (int32_t d = 0; d < a.rank; ++d)
@@ -75,7 +95,9 @@ View reduce(int32_t op, const View &a, int32_t axis, bool keepdims, const View *
   }
   for (int32_t d = A.rank; d < BP_MAX_RANK; ++d) o.shape[d] = o.strides[d] = 0;
   if (out) check_overlap(op, target, o, {{&A, &in}}, false);
-  run(A.device(), op, types.compute, types.result, make_attrs(), &in, 1, o);
+  bp_op_attrs attrs = make_attrs();
+  if (op == BP_OP_VAR) attrs.scalar = correction;
+  run(A.device(), op, types.compute, types.result, attrs, &in, 1, o);
   return result;
 }
 

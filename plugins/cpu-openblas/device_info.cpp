@@ -113,6 +113,7 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("gemm_float16_path", f16.c_str());
   put("gemm_bfloat16_path", bf16.c_str());
   put("gemm_half_path", (f16 == bf16 ? f16 : "float16 " + f16 + ", bfloat16 " + bf16).c_str());
+  put("attention_path", attention_path());
   return count;
 }
 

@@ -47,13 +47,13 @@ int64_t numel_of(const bp_plugin_tensor &t) {
   return n;
 }
 
-void run_reduce(int32_t op, const bp_plugin_tensor &input, const View &out) {
+void run_reduce(int32_t op, const Attrs &attrs, const bp_plugin_tensor &input, const View &out) {
   const View in = view_of(input, numel_of(input));
   // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
   if (in.numel == 0 && out.numel > 0 && op != BP_OP_SUM && op != BP_OP_MEAN && op != BP_OP_NORM &&
-      op != BP_OP_PROD && op != BP_OP_LOGSUMEXP)
+      op != BP_OP_PROD && op != BP_OP_LOGSUMEXP && op != BP_OP_VAR)
     fail(BP_ERR_SHAPE, "%s: cannot reduce an empty set", bp_plugin::op_name(op));
-  reduce_kernel(*g_backend.pool, op, in, out);
+  reduce_kernel(*g_backend.pool, op, in, out, op == BP_OP_VAR ? static_cast<int64_t>(attrs.scalar) : 0);
 }
 
 }  // namespace
@@ -101,7 +101,7 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
                           view_of(inputs[2], out.numel), out);
     case BP_OP_FAMILY_UNARY: return unary_kernel(*g_backend.pool, op, view_of(inputs[0], out.numel), out);
     case BP_OP_FAMILY_COPY: return copy_kernel(*g_backend.pool, view_of(inputs[0], out.numel), out);
-    case BP_OP_FAMILY_REDUCE: return run_reduce(op, inputs[0], out);
+    case BP_OP_FAMILY_REDUCE: return run_reduce(op, attrs, inputs[0], out);
     case BP_OP_FAMILY_MATMUL:
       return matmul_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
                            view_of(inputs[1], numel_of(inputs[1])), out);
@@ -114,6 +114,12 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
     case BP_OP_FAMILY_SCATTER:
       return scatter_nd_kernel(*g_backend.pool, op, view_of(inputs[0], numel_of(inputs[0])),
                                view_of(inputs[1], numel_of(inputs[1])), out);
+    case BP_OP_FAMILY_NORMALIZE: return normalize_kernel(*g_backend.pool, op, attrs.scalar, inputs, output);
+    case BP_OP_FAMILY_ATTENTION:
+      return attention_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
+                              view_of(inputs[1], numel_of(inputs[1])), view_of(inputs[2], numel_of(inputs[2])),
+                              view_of(inputs[3], numel_of(inputs[3])), attrs.scalar,
+                              (attrs.option & BP_OPTION_CAUSAL) != 0, out);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);
 }

@@ -18,8 +18,13 @@ void where_kernel(ThreadPool &pool, const View &cond, const View &a, const View 
 void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // COPY with conversion.
 void copy_kernel(ThreadPool &pool, const View &in, const View &out);
-// SUM..ARGMIN, LOGSUMEXP: out's extent-1 axes are reduced.
-void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
+// SUM..ARGMIN, LOGSUMEXP, VAR: out's extent-1 axes are reduced; VAR
+// divides by their count less `correction` (attrs.scalar).
+void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out, int64_t correction);
+// LAYER_NORM, RMS_NORM along the last axis (plugin.h): inputs x, weight,
+// bias and outputs y, mean, rstd as execute() got them (absent ones too).
+void normalize_kernel(ThreadPool &pool, int32_t op, double eps, const bp_plugin_tensor *inputs,
+                      const bp_plugin_tensor *outputs);
 // MATMUL: [..., M, K] x [..., K, N] -> [..., M, N].
 void matmul_kernel(ThreadPool &pool, const View &a, const View &b, const View &out);
 // How MATMUL multiplies a FLOAT16 or BFLOAT16 product (the device
@@ -33,5 +38,12 @@ void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // for an index outside its axis, raised before anything is written.
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out);
+
+// ATTENTION: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask (dtype
+// BP_DTYPE_INVALID when absent) -> out [..., Lq, Dv] (attention.cpp).
+void attention_kernel(ThreadPool &pool, const View &q, const View &k, const View &v, const View &mask, double scale,
+                      bool causal, const View &out);
+// How it computes (the device property attention_path).
+const char *attention_path();
 
 }  // namespace cpu_backend

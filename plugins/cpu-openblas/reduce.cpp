@@ -1,4 +1,5 @@
-// Reductions: the reducers of backplane/kernels/reduce.hpp driven over the
+// Reductions (VAR's correction is the count finish() divides by less the
+// correction): the reducers of backplane/kernels/reduce.hpp driven over the
 // kept and reduced axes. Three schedules, chosen from the shape alone (never
 // from the thread count, so results do not depend on it):
 //  - each output reduces its own elements; a contiguous stretch uses
@@ -37,10 +38,11 @@ struct Plan {
   Layout<1> reduced;  // reduced axes of the input, in C order
   int64_t outputs;    // elements of the output
   int64_t count;      // elements reduced into each output
+  int64_t divisor;    // what finish() gets: count, less VAR's correction
 };
 
 // An axis is reduced where the output's extent is 1 (plugin.h).
-Plan make_plan(const View &in, const View &out) {
+Plan make_plan(const View &in, const View &out, int64_t correction) {
   int64_t kept_shape[BP_MAX_RANK], kept_out[BP_MAX_RANK], kept_in[BP_MAX_RANK];
   int64_t red_shape[BP_MAX_RANK], red_in[BP_MAX_RANK];
   int nk = 0, nr = 0;
@@ -59,6 +61,7 @@ Plan make_plan(const View &in, const View &out) {
   plan.reduced = make_layout<1>(nr, red_shape, {red_in});
   plan.outputs = out.numel;
   plan.count = plan.reduced.numel();
+  plan.divisor = plan.count - correction;
   return plan;
 }
 
@@ -150,7 +153,7 @@ void each_output(ThreadPool &pool, const Plan &plan, const typename R::in_t *x, 
   parallel_for(pool, plan.outputs, std::max<int64_t>(plan.count, 1), [&](int64_t begin, int64_t end) {
     walk(plan.kept, begin, end, [&](const int64_t *off, int64_t n, int64_t) {
       for (int64_t i = 0; i < n; ++i)
-        y[off[0] + i * so] = R::finish(reduce_range<R>(plan, x + off[1] + i * si, 0, plan.count), plan.count);
+        y[off[0] + i * so] = R::finish(reduce_range<R>(plan, x + off[1] + i * si, 0, plan.count), plan.divisor);
     });
   });
 }
@@ -176,7 +179,7 @@ void chunked(ThreadPool &pool, const Plan &plan, const typename R::in_t *x, type
   for (int64_t o = 0; o < plan.outputs; ++o) {
     typename R::acc_t acc = partial[o * chunks];
     for (int64_t c = 1; c < chunks; ++c) acc = R::merge(acc, partial[o * chunks + c]);
-    y[out_offset[o]] = R::finish(acc, plan.count);
+    y[out_offset[o]] = R::finish(acc, plan.divisor);
   }
 }
 
@@ -200,7 +203,7 @@ void blocked(ThreadPool &pool, const Plan &plan, const typename R::in_t *x, type
           }
         });
         typename R::out_t *po = y + off[0] + j0 * so;
-        for (int64_t j = 0; j < m; ++j) po[j * so] = R::finish(acc[j], plan.count);
+        for (int64_t j = 0; j < m; ++j) po[j * so] = R::finish(acc[j], plan.divisor);
       }
     });
   });
@@ -267,15 +270,16 @@ void reduce_small_kernel(ThreadPool &pool, int32_t op, const Plan &plan, const V
     case BP_OP_PROD: return reduce_small<bk::ProdReducer, false, BP_HALF_TYPES, BP_SMALL_INT_TYPES>(pool, plan, in, out);
     case BP_OP_NORM: return reduce_small<bk::NormReducer, false, BP_HALF_TYPES>(pool, plan, in, out);
     case BP_OP_LOGSUMEXP: return reduce_small<bk::LogSumExpReducer, false, BP_HALF_TYPES>(pool, plan, in, out);
+    case BP_OP_VAR: return reduce_small<bk::VarReducer, false, BP_HALF_TYPES>(pool, plan, in, out);
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: reduce_kernel got op %d", op);
   }
 }
 
 }  // namespace
 
-void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out) {
+void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out, int64_t correction) {
   if (out.numel == 0) return;
-  const Plan plan = make_plan(in, out);
+  const Plan plan = make_plan(in, out, correction);
   if (is_small_dtype(in.dtype)) return reduce_small_kernel(pool, op, plan, in, out);
   switch (op) {
     case BP_OP_SUM: return reduce_as<bk::SumReducer, BP_ALL_TYPES>(pool, plan, in, out);
@@ -287,6 +291,7 @@ void reduce_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out
     case BP_OP_PROD: return reduce_as<bk::ProdReducer, BP_NUMERIC_TYPES>(pool, plan, in, out);
     case BP_OP_NORM: return reduce_as<bk::NormReducer, BP_FLOAT_TYPES>(pool, plan, in, out);
     case BP_OP_LOGSUMEXP: return reduce_as<bk::LogSumExpReducer, BP_FLOAT_TYPES>(pool, plan, in, out);
+    case BP_OP_VAR: return reduce_as<bk::VarReducer, BP_FLOAT_TYPES>(pool, plan, in, out);
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: reduce_kernel got op %d", op);
   }
 }

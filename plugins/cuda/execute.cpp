@@ -75,15 +75,16 @@ void run_unary_or_copy(Device &device, int32_t op, const View &in, const View &o
   launch_unary(launch, op, in.dtype, it, out.base, in.base);
 }
 
-void run_reduce(Device &device, int32_t op, const View &in, const View &out) {
+void run_reduce(Device &device, int32_t op, const Attrs &attrs, const View &in, const View &out) {
   // MAX, MIN, ARGMAX and ARGMIN have no value for an empty set (the core never asks).
-  const bool sum_like =
-      op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD || op == BP_OP_LOGSUMEXP;
+  const bool sum_like = op == BP_OP_SUM || op == BP_OP_MEAN || op == BP_OP_NORM || op == BP_OP_PROD ||
+                        op == BP_OP_LOGSUMEXP || op == BP_OP_VAR;
   if (in.numel == 0 && out.numel > 0 && !sum_like)
     fail(BP_ERR_SHAPE, "cuda: %s: cannot reduce an empty set (input shape %s)", bp_plugin::op_name(op),
          shape_text(in).c_str());
   if (out.numel == 0) return;
-  const ReducePlan plan = make_reduce_plan(in, out);
+  ReducePlan plan = make_reduce_plan(in, out);
+  if (op == BP_OP_VAR) plan.divisor -= static_cast<int64_t>(attrs.scalar);
   Device::Lock lock = device.lock();
   const Launch launch = device.launch(lock);
   Scratch scratch(device, lock);
@@ -129,6 +130,35 @@ void run_scan(Device &device, int32_t op, const View &in, const View &out) {
   launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
 }
 
+// LAYER_NORM and RMS_NORM: in = {x, weight, bias}, out = {y, mean, rstd},
+// absent views with a null base.
+void run_normalize(Device &device, int32_t op, const Attrs &attrs, const View *in, const View *out) {
+  const View &x = in[0];
+  const int last = x.rank - 1;
+  NormalizeShape s{};
+  s.lead_rank = last;
+  s.layer = op == BP_OP_LAYER_NORM;
+  s.rows = 1;
+  for (int d = 0; d < last; ++d) {
+    s.lead_shape[d] = x.shape[d];
+    s.lead_strides[0][d] = x.strides[d];
+    s.lead_strides[1][d] = out[0].strides[d];
+    s.lead_strides[2][d] = out[1].base ? out[1].strides[d] : 0;
+    s.lead_strides[3][d] = out[2].base ? out[2].strides[d] : 0;
+    s.rows *= x.shape[d];
+  }
+  s.n = x.shape[last];
+  s.x_step = x.strides[last];
+  s.y_step = out[0].strides[last];
+  s.w_step = in[1].base ? in[1].strides[0] : 0;
+  s.b_step = in[2].base ? in[2].strides[0] : 0;
+  s.eps = attrs.scalar;
+  if (s.rows == 0 || (s.n == 0 && !out[1].base && !out[2].base)) return;
+  Device::Lock lock = device.lock();
+  launch_normalize(device.launch(lock), op, x.dtype, s, out[0].base, out[1].base, out[2].base, x.base, in[1].base,
+                   in[2].base);
+}
+
 // GATHER_ND: in = {data, index}; SCATTER_ND and SCATTER_ADD_ND: in = {index,
 // values}, the output updated in place. Nothing to do when the rows tensor
 // is empty.
@@ -146,6 +176,45 @@ void run_scatter(Device &device, int32_t op, const View *in, const View &out) {
   launch_scatter_nd(device.launch(lock), op, out.dtype, shape, out.base, in[0].base, in[1].base);
 }
 
+// ATTENTION: in = {q, k, v, mask (dtype 0 when absent)}. No keys: zeros
+// (empty sums), not 0 / 0.
+void run_attention(Device &device, const Attrs &attrs, const View *in, const View &out) {
+  if (out.numel == 0) return;
+  const int r = out.rank;
+  const View &q = in[0], &k = in[1], &v = in[2], &mask = in[3];
+  const bool masked = mask.dtype != BP_DTYPE_INVALID;
+  Device::Lock lock = device.lock();
+  const Launch launch = device.launch(lock);
+  if (k.shape[r - 2] == 0)
+    return launch_create(launch, BP_OP_FILL, out.dtype, make_iter_shape(out.rank, out.shape, {out.strides}),
+                         out.base, 0, 0, 0);
+  AttentionShape s{};
+  s.batch_rank = r - 2;
+  s.causal = (attrs.option & BP_OPTION_CAUSAL) != 0;
+  s.batches = 1;
+  const View *views[5] = {&out, &q, &k, &v, &mask};
+  for (int a = 0; a < r - 2; ++a) {
+    s.batch_shape[a] = out.shape[a];
+    s.batches *= out.shape[a];
+    for (int o = 0; o < 5; ++o) s.batch_strides[o][a] = o == 4 && !masked ? 0 : views[o]->strides[a];
+  }
+  s.lq = q.shape[r - 2], s.d = q.shape[r - 1], s.lk = k.shape[r - 2], s.dv = v.shape[r - 1];
+  s.q_rs = q.strides[r - 2], s.q_cs = q.strides[r - 1];
+  s.k_rs = k.strides[r - 2], s.k_cs = k.strides[r - 1];
+  s.v_rs = v.strides[r - 2], s.v_cs = v.strides[r - 1];
+  s.o_rs = out.strides[r - 2], s.o_cs = out.strides[r - 1];
+  s.m_rs = masked ? mask.strides[r - 2] : 0, s.m_cs = masked ? mask.strides[r - 1] : 0;
+  s.scale = attrs.scalar;
+  const int64_t rows = attention_row_tile(), columns = attention_column_chunk(out.dtype);
+  s.row_tiles = (s.lq + rows - 1) / rows;
+  s.column_chunks = (s.dv + columns - 1) / columns;
+  if (s.batches > INT32_MAX / s.row_tiles / s.column_chunks)
+    fail(BP_ERR_UNSUPPORTED, "attention on %s: %lld batch elements of %lld query rows need more thread blocks "
+         "than one launch has", device.name(), static_cast<long long>(s.batches),
+         static_cast<long long>(s.lq));
+  launch_attention(launch, out.dtype, s, out.base, q.base, k.base, v.base, masked ? mask.base : nullptr);
+}
+
 }  // namespace
 
 void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, const bp_plugin_tensor *inputs,
@@ -158,9 +227,19 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
   kCapabilities.require("cuda", op, info.dtype, output->dtype);
   const char *name = bp_plugin::op_name(op);
   const Attrs attrs = bp_plugin::read_attrs(attrs_in, name);
-  const char *roles[3] = {"input 0", "input 1", "input 2"};
-  View in[3] = {};
-  for (int i = 0; i < n_inputs; ++i) in[i] = device_view(inputs[i], device, name, roles[i]);
+  const char *roles[4] = {"input 0", "input 1", "input 2", "input 3"};
+  View in[4] = {};
+  if (info.family == BP_OP_FAMILY_NORMALIZE) {  // three outputs; absent views keep a null base
+    const char *out_roles[3] = {"output", "output 1", "output 2"};
+    View out[3] = {};
+    for (int i = 0; i < 3; ++i) {
+      if (!bp_sdk_absent(&inputs[i])) in[i] = device_view(inputs[i], device, name, roles[i]);
+      if (!bp_sdk_absent(&output[i])) out[i] = device_view(output[i], device, name, out_roles[i]);
+    }
+    return run_normalize(device, op, attrs, in, out);
+  }
+  for (int i = 0; i < n_inputs; ++i)  // an absent view (since 1.6) stays all zero: dtype 0, no memory
+    if (!bp_sdk_absent(&inputs[i])) in[i] = device_view(inputs[i], device, name, roles[i]);
   const View out = device_view(*output, device, name, "output");
   switch (info.family) {
     case BP_OP_FAMILY_BINARY:
@@ -168,12 +247,13 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_WHERE: return run_where(device, in, out);
     case BP_OP_FAMILY_UNARY:
     case BP_OP_FAMILY_COPY: return run_unary_or_copy(device, op, in[0], out);
-    case BP_OP_FAMILY_REDUCE: return run_reduce(device, op, in[0], out);
+    case BP_OP_FAMILY_REDUCE: return run_reduce(device, op, attrs, in[0], out);
     case BP_OP_FAMILY_MATMUL: return run_matmul(device, in[0], in[1], out);
     case BP_OP_FAMILY_CREATE: return run_create(device, op, attrs, out);
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
     case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, op, in, out);
+    case BP_OP_FAMILY_ATTENTION: return run_attention(device, attrs, in, out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

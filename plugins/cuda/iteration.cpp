@@ -40,6 +40,7 @@ ReducePlan make_reduce_plan(const View &in, const View &out) {
       bp_sdk_push_axis(&p.kept_rank, p.kept_shape, kept_strides, 2, out.shape[d], axis_strides);
     }
   }
+  p.divisor = p.count;
   return p;
 }
 

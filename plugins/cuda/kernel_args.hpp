@@ -41,6 +41,7 @@ struct IterShape {
 struct ReducePlan {
   int64_t outputs;
   int64_t count;
+  int64_t divisor;  // what finish() gets: count, less VAR's correction
   int32_t kept_rank;
   int32_t reduced_rank;
   int64_t kept_shape[BP_MAX_RANK];
@@ -48,6 +49,19 @@ struct ReducePlan {
   int64_t kept_out_strides[BP_MAX_RANK];
   int64_t reduced_shape[BP_MAX_RANK];
   int64_t reduced_strides[BP_MAX_RANK];
+};
+
+// LAYER_NORM or RMS_NORM (layer): rows indexed by the leading axes of x,
+// with their strides in x, y, mean and rstd (0 where absent); n elements a
+// row, `*_step` apart along it (weight and bias: their one stride).
+struct NormalizeShape {
+  int32_t lead_rank;
+  bool layer;
+  int64_t rows, n;
+  int64_t lead_shape[BP_MAX_RANK - 1];
+  int64_t lead_strides[4][BP_MAX_RANK - 1];
+  int64_t x_step, y_step, w_step, b_step;
+  double eps;
 };
 
 // An integer matrix product over the output's full index (batch axes, M, N);
@@ -88,6 +102,23 @@ struct IndexShape {
   int64_t indexed_strides[BP_MAX_RANK];
   int64_t rows_stride;
   IterShape slice;
+};
+
+// ATTENTION (since 1.6): `batches` batch elements over batch_shape (C
+// order), each view's offset per batch axis in batch_strides (0: output, 1:
+// q, 2: k, 3: v, 4: the mask; 0 where broadcast or absent); the problem's
+// extents and each view's strides along its last two axes (rows, columns).
+// The launch covers batches x row_tiles x column_chunks blocks.
+struct AttentionShape {
+  int32_t batch_rank;
+  int32_t causal;
+  int64_t batches;
+  int64_t batch_shape[BP_MAX_RANK];
+  int64_t batch_strides[5][BP_MAX_RANK];
+  int64_t lq, lk, d, dv;
+  int64_t q_rs, q_cs, k_rs, k_cs, v_rs, v_cs, m_rs, m_cs, o_rs, o_cs;
+  double scale;
+  int64_t row_tiles, column_chunks;
 };
 
 // Where and how wide to launch: the device's stream, the grid size that

@@ -36,12 +36,17 @@ void launch_copy(const Launch &launch, int32_t in_dtype, int32_t out_dtype, cons
 void launch_create(const Launch &launch, int32_t op, int32_t dtype, const IterShape &it, void *out, double scalar,
                    double scalar2, uint64_t seed);
 
-// reduce_sum.cu (SUM, MEAN, NORM, PROD, LOGSUMEXP) and reduce_extreme.cu
+// reduce_sum.cu (SUM, MEAN, NORM, PROD, LOGSUMEXP, VAR) and reduce_extreme.cu
 // (MAX, MIN, ARGMAX, ARGMIN): partial results of a two-pass reduction live in `scratch`.
 void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
                        const void *in, Scratch &scratch);
 void launch_reduce_extreme(const Launch &launch, int32_t op, int32_t dtype, const ReducePlan &plan, void *out,
                            const void *in, Scratch &scratch);
+
+// normalize.cu: LAYER_NORM and RMS_NORM (op) of float `dtype` (shape.rows >
+// 0); weight, bias, mean and rstd are nullptr where absent.
+void launch_normalize(const Launch &launch, int32_t op, int32_t dtype, const NormalizeShape &shape, void *y,
+                      void *mean, void *rstd, const void *x, const void *weight, const void *bias);
 
 // matmul_int.cu: integer MATMUL (wrapping), any strides, every integer dtype.
 void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &shape, void *out, const void *a,
@@ -57,6 +62,14 @@ void launch_gather_nd(const Launch &launch, int32_t dtype, const IndexShape &sha
                       const void *index);
 void launch_scatter_nd(const Launch &launch, int32_t op, int32_t dtype, const IndexShape &shape, void *out,
                        const void *index, const void *values);
+
+// attention.cu: ATTENTION of inputs of `dtype` (mask nullptr when absent;
+// lq, lk and dv > 0). Its blocks take attention_row_tile() query rows and
+// attention_column_chunk(dtype) output columns each.
+void launch_attention(const Launch &launch, int32_t dtype, const AttentionShape &shape, void *out, const void *q,
+                      const void *k, const void *v, const void *mask);
+int64_t attention_row_tile();
+int64_t attention_column_chunk(int32_t dtype);
 
 // collective_mean.cu (built with NCCL): data[i] /= divisor for int32, int64,
 // int8 or uint8 elements, truncating toward zero; divisor >= 1.

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kThreads)
     kept_offsets(p, o, in_offset, out_offset);
     typename Red::acc_t acc = Red::init();
     for (int64_t pos = 0; pos < p.count; ++pos) acc = Red::step(acc, in[in_offset + reduced_offset(p, pos)], pos);
-    out[out_offset] = Red::finish(acc, p.count);
+    out[out_offset] = Red::finish(acc, p.divisor);
   }
 }
 
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kThreads)
     acc = block_merge<Red>(acc, shared);
     if (threadIdx.x == 0) {
       if (splits == 1)
-        out[out_offset] = Red::finish(acc, p.count);
+        out[out_offset] = Red::finish(acc, p.divisor);
       else
         partial[task] = acc;
     }
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) {
       int64_t in_offset, out_offset;
       kept_offsets(p, o, in_offset, out_offset);
-      out[out_offset] = Red::finish(acc, p.count);
+      out[out_offset] = Red::finish(acc, p.divisor);
     }
   }
 }

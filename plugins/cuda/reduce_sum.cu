@@ -1,5 +1,5 @@
 // SUM (every dtype; integers and bool into int64), PROD (numeric; integers
-// into int64), MEAN, NORM and LOGSUMEXP (float). The halves accumulate in
+// into int64), MEAN, NORM, LOGSUMEXP and VAR (float). The halves accumulate in
 // float64 and round once, the small integers in int64 (reducers.cuh).
 #include <string>
 
@@ -27,7 +27,9 @@ void launch_reduce_sum(const Launch &launch, int32_t op, int32_t dtype, const Re
       return reduce_dtype<BP_DTYPE_SET_NUMERIC, sum_like_t, k::ProdReducer>(dtype, launch, plan, out, in, scratch, n);
     case BP_OP_LOGSUMEXP:
       return reduce_dtype<BP_DTYPE_SET_FLOAT, sum_like_t, k::LogSumExpReducer>(dtype, launch, plan, out, in, scratch, n);
-    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not SUM, MEAN, NORM, PROD or LOGSUMEXP", op);
+    case BP_OP_VAR:  // plan.divisor is the count less the correction
+      return reduce_dtype<BP_DTYPE_SET_FLOAT, sum_like_t, k::VarReducer>(dtype, launch, plan, out, in, scratch, n);
+    default: fail(BP_ERR_INTERNAL, "cuda: operator %d is not SUM, MEAN, NORM, PROD, LOGSUMEXP or VAR", op);
   }
 }
 

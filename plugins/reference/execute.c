@@ -39,6 +39,7 @@ static bp_op_attrs read_attrs(const bp_op_attrs *given) {
   if (BP_SDK_FITS(given, scalar)) attrs.scalar = given->scalar;
   if (BP_SDK_FITS(given, scalar2)) attrs.scalar2 = given->scalar2;
   if (BP_SDK_FITS(given, seed)) attrs.seed = given->seed;
+  if (BP_SDK_FITS(given, option)) attrs.option = given->option;
   return attrs;
 }
 
@@ -71,7 +72,7 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *given_attrs
       ref_run_copy(&inputs[0], output);
       return BP_OK;
     case BP_OP_FAMILY_REDUCE:
-      return ref_run_reduce(op, &inputs[0], output);
+      return ref_run_reduce(op, &attrs, &inputs[0], output);
     case BP_OP_FAMILY_MATMUL:
       ref_run_matmul(&inputs[0], &inputs[1], output);
       return BP_OK;
@@ -85,6 +86,11 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *given_attrs
       return ref_run_gather(&inputs[0], &inputs[1], output);
     case BP_OP_FAMILY_SCATTER:
       return ref_run_scatter(op, &inputs[0], &inputs[1], output);
+    case BP_OP_FAMILY_NORMALIZE:
+      ref_run_normalize(op, &attrs, inputs, output);
+      return BP_OK;
+    case BP_OP_FAMILY_ATTENTION:
+      return ref_run_attention(&attrs, inputs, output);
     default:
       /* A family a newer vocabulary.h added, with no kernels here yet. */
       return ref_fail(BP_ERR_UNSUPPORTED, "%s: the " REF_NAME " backend has no kernels for family %d",

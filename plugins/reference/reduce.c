@@ -1,5 +1,5 @@
 /*
- * reduce.c — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN and LOGSUMEXP.
+ * reduce.c — SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN, LOGSUMEXP and VAR.
  *
  * The output has the input's rank. An axis where the output's extent is 1
  * is reduced; every other axis is kept (and has the input's extent). So for
@@ -105,6 +105,34 @@ static ref_value log_sum_exp(const bp_plugin_tensor *in, int32_t out_dtype, cons
   return ref_from_f64(m + log(ref_sum_result(&total)), out_dtype);
 }
 
+/* VAR: the mean first, then the squared deviations from it, both summed in
+ * float64 with compensation: two passes, nothing that cancels. m2 divided
+ * by max(0, n - correction) (plugin.h), rounded once at the end. */
+static ref_value variance(const bp_plugin_tensor *in, int32_t out_dtype, const int64_t *out_index,
+                          const int64_t *inner_shape, double correction) {
+  int64_t index[BP_MAX_RANK];
+  ref_walk w;
+  ref_sum total, squares;
+  double mean, divisor;
+  int64_t count = 0;
+
+  ref_sum_start(&total);
+  for (ref_walk_start(&w, in->rank, inner_shape); !w.done; ref_walk_next(&w), ++count) {
+    input_index(in->rank, out_index, w.index, index);
+    ref_sum_add(&total, ref_to_f64(ref_get(in, index), in->dtype));
+  }
+  mean = count > 0 ? ref_sum_result(&total) / (double)count : 0.0;
+  ref_sum_start(&squares);
+  for (ref_walk_start(&w, in->rank, inner_shape); !w.done; ref_walk_next(&w)) {
+    double deviation;
+    input_index(in->rank, out_index, w.index, index);
+    deviation = ref_to_f64(ref_get(in, index), in->dtype) - mean;
+    ref_sum_add(&squares, deviation * deviation);
+  }
+  divisor = (double)count - correction;
+  return ref_from_f64(ref_sum_result(&squares) / (divisor > 0 ? divisor : 0.0), out_dtype);
+}
+
 /* 1 when element x should replace the best so far, for MAX (want_max) or
  * MIN. Ties keep the earlier element. A NaN replaces any number and is never
  * replaced, which makes MAX/MIN propagate NaN and ARGMAX/ARGMIN point at the
@@ -144,7 +172,7 @@ static ref_value extreme(int32_t op, const bp_plugin_tensor *in, const int64_t *
   return op == BP_OP_ARGMAX || op == BP_OP_ARGMIN ? ref_from_i64(best_position, BP_INT64) : best;
 }
 
-bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
+bp_status ref_run_reduce(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *input,
                          const bp_plugin_tensor *output) {
   int64_t inner_shape[BP_MAX_RANK] = {0};
   int is_empty = 0;
@@ -155,8 +183,8 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
     inner_shape[d] = output->shape[d] == 1 ? input->shape[d] : 1;
     if (inner_shape[d] == 0) is_empty = 1;
   }
-  /* SUM, MEAN, NORM, PROD and LOGSUMEXP of nothing are defined (0, NaN,
-   * 0, 1, -inf); MAX, MIN, ARGMAX and ARGMIN are not, and plugin.h promises
+  /* SUM, MEAN, NORM, PROD, LOGSUMEXP and VAR of nothing are defined (0, NaN,
+   * 0, 1, -inf, NaN); MAX, MIN, ARGMAX and ARGMIN are not, and plugin.h promises
    * the core never asks for them. Say so if it does, rather than invent a
    * value. */
   if (is_empty && ref_numel(output) > 0 &&
@@ -170,7 +198,8 @@ bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
                            ? sum_like(op, input, output->dtype, w.index, inner_shape)
                        : op == BP_OP_PROD      ? product(input, output->dtype, w.index, inner_shape)
                        : op == BP_OP_LOGSUMEXP ? log_sum_exp(input, output->dtype, w.index, inner_shape)
-                                               : extreme(op, input, w.index, inner_shape);
+                       : op == BP_OP_VAR ? variance(input, output->dtype, w.index, inner_shape, attrs->scalar)
+                                         : extreme(op, input, w.index, inner_shape);
     ref_set(output, w.index, result);
   }
   return BP_OK;

@@ -259,9 +259,16 @@ void ref_run_where(const bp_plugin_tensor *inputs, const bp_plugin_tensor *outpu
 void ref_run_unary(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 void ref_run_copy(const bp_plugin_tensor *input, const bp_plugin_tensor *output);
 
-/* Fails (BP_ERR_SHAPE) only for MAX/MIN/ARGMAX/ARGMIN over an empty set. */
-bp_status ref_run_reduce(int32_t op, const bp_plugin_tensor *input,
+/* Fails (BP_ERR_SHAPE) only for MAX/MIN/ARGMAX/ARGMIN over an empty set.
+ * VAR's correction is attrs->scalar. */
+bp_status ref_run_reduce(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *input,
                          const bp_plugin_tensor *output);
+
+/* LAYER_NORM and RMS_NORM (normalize.c): output[0] is y, output[1] and
+ * output[2] the mean and rstd, either of them possibly absent; inputs 1
+ * and 2 (weight, bias) too. eps is attrs->scalar. */
+void ref_run_normalize(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                       const bp_plugin_tensor *output);
 
 void ref_run_matmul(const bp_plugin_tensor *a, const bp_plugin_tensor *b,
                     const bp_plugin_tensor *output);
@@ -282,5 +289,14 @@ bp_status ref_run_gather(const bp_plugin_tensor *data, const bp_plugin_tensor *i
                          const bp_plugin_tensor *output);
 bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_plugin_tensor *values,
                           const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * attention.c — ATTENTION (since 1.6): softmax(scale q k^T + mask) v per
+ * query row, in float64. Fails (BP_ERR_OUT_OF_MEMORY) only when a row's
+ * scores cannot be allocated.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_attention(const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                            const bp_plugin_tensor *output);
 
 #endif /* BP_REFERENCE_H */

@@ -313,3 +313,59 @@ TEST_CASE("the gradient given to backward must be on the tensor's device") {
   CHECK(bp_backward(y.handle(), g.handle(), 0) == BP_ERR_DEVICE_MISMATCH);
   CHECK(last_error_mentions("reference:0"));
 }
+
+TEST_CASE("variance and the normalisations match finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  const Input cube{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4}, {2, 3, 2}};
+  const Input w3{{1.5, -0.5, 0.8}, {3}}, b3{{0.1, -0.2, 0.3}, {3}};
+  const Input w32{{1.5, -0.5, 0.8, 1.2, 0.3, -1.1}, {3, 2}}, b32{{0.1, -0.2, 0.3, 0.0, 0.5, -0.4}, {3, 2}};
+  using X = std::vector<bp::Tensor>;
+  // VAR over one axis, a set of axes and all of them, with corrections.
+  gradcheck(d, {kA}, [](const X &x) { return x[0].reduce(BP_OP_VAR, 1, false); });
+  gradcheck(d, {cube}, [](const X &x) { return bp::var(x[0], {0, 2}, 1); });
+  gradcheck(d, {cube}, [](const X &x) { return bp::var(x[0], {0, 1, 2}, 0, true); });
+  // LAYER_NORM over the last axis and the last two, with and without weight and bias.
+  gradcheck(d, {kA, w3, b3}, [](const X &x) { return bp::layer_norm(x[0], 1, x[1], x[2]); });
+  gradcheck(d, {kA}, [](const X &x) { return bp::layer_norm(x[0], 1); });
+  gradcheck(d, {cube, w32, b32}, [](const X &x) { return bp::layer_norm(x[0], 2, x[1], x[2], 0.1); });
+  gradcheck(d, {cube, b32}, [](const X &x) { return bp::layer_norm(x[0], 2, bp::Tensor(), x[1]); });
+  // RMS_NORM with a weight, and with a bias too.
+  gradcheck(d, {kA, w3}, [](const X &x) { return bp::rms_norm(x[0], 1, x[1], 1e-6); });
+  gradcheck(d, {cube, w32, b32}, [](const X &x) { return bp::rms_norm(x[0], 2, x[1], 1e-3, x[2]); });
+  // Group norm (2 groups of the 4 channels) and batch norm in training.
+  const Input nchw{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4, 0.6, -0.1, 1.3, -0.8},
+                   {2, 4, 2}};
+  const Input w4{{1.5, -0.5, 0.8, 1.1}, {4}}, b4{{0.1, -0.2, 0.3, 0.4}, {4}};
+  gradcheck(d, {nchw, w4, b4}, [](const X &x) { return bp::group_norm(x[0], 2, x[1], x[2]); });
+  gradcheck(d, {nchw, w4, b4}, [](const X &x) { return bp::batch_norm(x[0], {}, {}, x[1], x[2], true); });
+  gradcheck(d, {nchw}, [](const X &x) {
+    const bp::Tensor mean = bp::zeros({4}, BP_FLOAT64, x[0].device()), var = bp::ones({4}, BP_FLOAT64, x[0].device());
+    return bp::batch_norm(x[0], mean, var, {}, {}, true, 0.1);
+  });
+  // Evaluation: the running statistics are constants.
+  gradcheck(d, {nchw, w4}, [](const X &x) {
+    const bp::Tensor mean = bp::full({4}, 0.25, BP_FLOAT64, x[0].device()), var = bp::full({4}, 2.0, BP_FLOAT64, x[0].device());
+    return bp::batch_norm(x[0], mean, var, x[1], {}, false);
+  });
+}
+
+TEST_CASE("attention (the composite bp_attention records) matches finite differences") {
+  const bp::Device d = bp_test::each_host_device();
+  // q [2, 3, 2], k [2, 4, 2], v [2, 4, 3], a float mask [3, 4]; the finite
+  // differences run without gradients, through the fused entry of the host
+  // backends, so the two paths check each other too.
+  std::vector<double> q(12), k(16), v(24), mask(12);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = -1.0 + 0.19 * double(i);
+  for (size_t i = 0; i < k.size(); ++i) k[i] = std::cos(double(i));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i));
+  for (size_t i = 0; i < mask.size(); ++i) mask[i] = -0.8 + 0.13 * double(i);
+  const Input iq{q, {2, 3, 2}}, ik{k, {2, 4, 2}}, iv{v, {2, 4, 3}}, im{mask, {3, 4}};
+  gradcheck(d, {iq, ik, iv}, [](const std::vector<bp::Tensor> &x) { return bp::attention(x[0], x[1], x[2]); });
+  gradcheck(d, {iq, ik, iv, im}, [](const std::vector<bp::Tensor> &x) {
+    bp::AttentionOptions o;
+    o.mask = x[3];
+    o.causal = true;
+    o.scale = 0.7;
+    return bp::attention(x[0], x[1], x[2], o);
+  });
+}

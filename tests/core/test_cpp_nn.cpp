@@ -102,3 +102,57 @@ TEST_CASE("cross_entropy is the mean of logsumexp minus the label's logit") {
   CHECK(g[2] == Approx((std::exp(3.0) / z0 - 1) / 2));
   CHECK(g[0] == Approx(std::exp(1.0) / z0 / 2));
 }
+
+TEST_CASE("the normalisation layers: LayerNorm, RMSNorm, GroupNorm and BatchNorm in training and evaluation") {
+  const bp::Device d = bp_test::each_host_device();
+  const std::vector<float> xs = {1, 2, 3, 4, -1, 0, 5, 2, 0.5f, -2, 1, 3, 2, 2, -4, 1};
+  const bp::Tensor x = bp::from_vector<float>(xs, {2, 2, 4}, d);
+  bp::nn::LayerNorm ln({4}, 1e-5, true, true, d);
+  CHECK(ln.parameters().size() == 2);
+  CHECK(ln.weight.device() == d);
+  const std::vector<float> y = ln(x).to_vector<float>();
+  for (int r = 0; r < 4; ++r) {
+    double mean = 0, var = 0;
+    for (int j = 0; j < 4; ++j) mean += xs[size_t(r * 4 + j)] / 4.0;
+    for (int j = 0; j < 4; ++j) var += (xs[size_t(r * 4 + j)] - mean) * (xs[size_t(r * 4 + j)] - mean) / 4.0;
+    for (int j = 0; j < 4; ++j)
+      CHECK(y[size_t(r * 4 + j)] == Approx((xs[size_t(r * 4 + j)] - mean) / std::sqrt(var + 1e-5)).margin(1e-5));
+  }
+  CHECK(bp::nn::LayerNorm({2, 4}, 1e-5, false).parameters().empty());
+  bp::nn::RMSNorm rms({4}, 1e-6, true, d);
+  CHECK(rms.parameters().size() == 1);
+  const std::vector<float> r = rms(x).to_vector<float>();
+  const double rs = 1 / std::sqrt((1 + 4 + 9 + 16) / 4.0 + 1e-6);
+  CHECK(r[3] == Approx(4 * rs));
+  bp::nn::GroupNorm gn(1, 2, 1e-5, true, d);
+  CHECK(gn(x).shape() == bp::Shape{2, 2, 4});
+  // BatchNorm over [N 2, C 2, L 4]: training moves the running statistics, evaluation uses them.
+  bp::nn::BatchNorm1d bn(2, 1e-5, 0.1, true, true, d);
+  CHECK(bn.is_training());
+  const bp::Tensor yb = bn(x);
+  CHECK(bn.num_batches_tracked == 1);
+  double mean0 = 0;
+  for (int n = 0; n < 2; ++n)
+    for (int l = 0; l < 4; ++l) mean0 += xs[size_t(n * 8 + l)] / 8.0;
+  CHECK(bn.running_mean.to_vector<float>()[0] == Approx(0.1 * mean0));
+  bn.eval();
+  const std::vector<float> before = bn.running_mean.to_vector<float>();
+  const std::vector<float> e = bn(x).to_vector<float>();
+  CHECK(bn.running_mean.to_vector<float>() == before);
+  CHECK(bn.num_batches_tracked == 1);
+  const float rv0 = bn.running_var.to_vector<float>()[0];
+  CHECK(e[0] == Approx((1 - before[0]) / std::sqrt(rv0 + 1e-5)));
+  // Sequential passes train() and eval() to its layers.
+  bp::nn::Sequential net;
+  auto inner = std::make_shared<bp::nn::BatchNorm>(2, 1e-5, 0.1, true, true, d);
+  net.add(inner);
+  net.eval();
+  CHECK_FALSE(inner->is_training());
+  net.train();
+  CHECK(inner->is_training());
+  // Gradients reach x and the affine parameters.
+  const bp::Tensor leaf = x.detach().requires_grad_();
+  (bn(leaf) * bn(leaf)).sum().backward();
+  CHECK(leaf.grad().defined());
+  CHECK(bn.weight.grad().defined());
+}

@@ -12,6 +12,14 @@ A = np.array([[0.5, -1.25, 2.0], [0.75, -0.3, 1.5]])
 B = np.array([1.5, 0.4, -0.9])
 POSITIVE = np.abs(A) + 0.1
 M34 = np.linspace(-1.0, 1.2, 12).reshape(3, 4)
+CUBE = np.array([0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4]).reshape(2, 3, 2)
+NCL = np.sin(np.arange(16.0)).reshape(2, 4, 2) * 2  # (N, C, L) for group and batch norm
+C4 = np.array([1.5, -0.5, 0.8, 1.1])
+# Attention: q [2, 3, 2], k [2, 4, 2], v [2, 4, 3] and a float mask [3, 4].
+Q = np.linspace(-1.0, 1.1, 12).reshape(2, 3, 2)
+K = np.cos(np.arange(16.0)).reshape(2, 4, 2)
+V = np.sin(np.arange(24.0)).reshape(2, 4, 3)
+MASK = np.linspace(-0.8, 0.6, 12).reshape(3, 4)
 
 # name -> (inputs, function of the input tensors)
 CASES = {
@@ -52,6 +60,20 @@ CASES = {
                                      bp.tensor([2, 0], device=a.device)]),
     "slice": ([A], lambda a: a[:, ::2] * a[:, :2]),
     "concatenate": ([A, B], lambda a, b: bp.concatenate([a, b.reshape(1, 3)]) ** 2),
+    # The normalisations (LAYER_NORM, RMS_NORM, VAR and the composites on them).
+    "var_axes": ([CUBE], lambda a: a.var(dim=(0, 2), correction=1)),
+    "std_unbiased": ([A], lambda a: a.std(dim=1, unbiased=True)),
+    "layer_norm": ([A, B, B[::-1].copy()], lambda a, w, b: nn.functional.layer_norm(a, (3,), w, b)),
+    "layer_norm_2d": ([CUBE], lambda a: nn.functional.layer_norm(a, (3, 2), eps=0.1)),
+    "rms_norm": ([A, B], lambda a, w: nn.functional.rms_norm(a, (3,), w)),
+    "group_norm": ([NCL, C4, C4[::-1].copy()], lambda x, w, b: nn.functional.group_norm(x, 2, w, b)),
+    "batch_norm": ([NCL, C4, C4[::-1].copy()], lambda x, w, b: nn.functional.batch_norm(
+        x, None, None, w, b, training=True)),
+    "attention": ([Q, K, V], lambda q, k, v: nn.functional.scaled_dot_product_attention(q, k, v)),
+    "attention_causal_scaled": ([Q, K, V], lambda q, k, v: nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.8)),
+    "attention_float_mask": ([Q, K, V, MASK], lambda q, k, v, m: nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=m)),
 }
 
 

@@ -216,6 +216,9 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP: case BP_OP_ERF:
       case BP_OP_EXPM1: case BP_OP_LOG1P: case BP_OP_RSQRT:
         return floating(in) && out == in;
+      // Since 1.6: the variance and the normalisations (output 0, y).
+      case BP_OP_VAR: case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM:
+        return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;
       case BP_OP_WHERE: case BP_OP_FILL:
@@ -237,6 +240,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
         return numeric(in) && out == in;
       case BP_OP_COPY:
         return true;
+      case BP_OP_ATTENTION:  // since 1.6
+        return floating(in) && out == in;
       default:
         return false;
     }
@@ -288,6 +293,15 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_EQ, BP_BFLOAT16, BP_BOOL, 1},
       {BP_OP_LOGSUMEXP, BP_INT16, BP_INT16, 0},
       {BP_OP_SCATTER_ADD_ND, BP_BFLOAT16, BP_BFLOAT16, 1},
+      // Since 1.6.
+      {BP_OP_VAR, BP_FLOAT16, BP_FLOAT16, 1},
+      {BP_OP_VAR, BP_INT32, BP_INT32, 0},
+      {BP_OP_LAYER_NORM, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_RMS_NORM, BP_FLOAT32, BP_FLOAT64, 0},
+      // ATTENTION (since 1.6).
+      {BP_OP_ATTENTION, BP_FLOAT16, BP_FLOAT16, 1},
+      {BP_OP_ATTENTION, BP_FLOAT32, BP_FLOAT64, 0},
+      {BP_OP_ATTENTION, BP_INT32, BP_INT32, 0},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;

@@ -197,6 +197,66 @@ static void collective_reset(void) {
   g_group_size = 0;
 }
 
+/* ATTENTION (since 1.6): q [2, 3], k [2, 3], v [2, 2] -> [2, 2]; input 3,
+ * the mask, absent or [Lq, Lk] = [2, 2] of q's dtype. */
+static bp_status attention_with(const bp_plugin_tensor *mask, const bp_plugin_tensor *v, bp_sdk_check *c) {
+  bp_plugin_tensor in[4];
+  const bp_plugin_tensor out = dense(BP_FLOAT32, 1, 2, k22);
+  in[0] = a;
+  in[1] = dense(BP_FLOAT32, 0, 2, k23);
+  in[2] = *v;
+  if (mask) {
+    in[3] = *mask;
+  } else {
+    memset(&in[3], 0, sizeof in[3]);
+  }
+  return run(BP_OP_ATTENTION, &g_attrs, in, 4, &out, c);
+}
+static bp_status attention_ok(bp_sdk_check *c) {
+  const bp_plugin_tensor v = dense(BP_FLOAT32, 1, 2, k22);
+  return attention_with(NULL, &v, c);
+}
+static bp_status attention_masked_ok(bp_sdk_check *c) {
+  const bp_plugin_tensor v = dense(BP_FLOAT32, 1, 2, k22), m = dense(BP_FLOAT32, 0, 2, k22);
+  return attention_with(&m, &v, c);
+}
+static bp_status attention_mask_other_dtype(bp_sdk_check *c) {
+  const bp_plugin_tensor v = dense(BP_FLOAT32, 1, 2, k22), m = dense(BP_FLOAT64, 0, 2, k22);
+  return attention_with(&m, &v, c);
+}
+static bp_status attention_mask_shape(bp_sdk_check *c) {
+  const bp_plugin_tensor v = dense(BP_FLOAT32, 1, 2, k22), m = dense(BP_FLOAT32, 0, 2, k23);
+  return attention_with(&m, &v, c);
+}
+static bp_status attention_v_keys(bp_sdk_check *c) {
+  const bp_plugin_tensor v = dense(BP_FLOAT32, 1, 2, k32); /* 3 keys, not 2 */
+  return attention_with(NULL, &v, c);
+}
+static bp_status attention_absent_with_rank(bp_sdk_check *c) {
+  bp_plugin_tensor m;
+  const bp_plugin_tensor v = dense(BP_FLOAT32, 1, 2, k22);
+  memset(&m, 0, sizeof m);
+  m.rank = 2;
+  return attention_with(&m, &v, c);
+}
+static bp_status attention_absent_q(bp_sdk_check *c) {
+  bp_plugin_tensor in[4];
+  const bp_plugin_tensor out = dense(BP_FLOAT32, 1, 2, k22);
+  memset(in, 0, sizeof in);
+  in[1] = dense(BP_FLOAT32, 0, 2, k23);
+  in[2] = dense(BP_FLOAT32, 1, 2, k22);
+  return run(BP_OP_ATTENTION, &g_attrs, in, 4, &out, c);
+}
+static bp_status attention_integers(bp_sdk_check *c) {
+  bp_plugin_tensor in[4];
+  const bp_plugin_tensor out = dense(BP_INT32, 1, 2, k22);
+  memset(in, 0, sizeof in);
+  in[0] = dense(BP_INT32, 0, 2, k23);
+  in[1] = dense(BP_INT32, 0, 2, k23);
+  in[2] = dense(BP_INT32, 1, 2, k22);
+  return run(BP_OP_ATTENTION, &g_attrs, in, 4, &out, c);
+}
+
 /* The reset call made collective `which`, with the [4] views of `side` (g_in or
  * g_out) made [2, 4]: the side with one row per participant. */
 static void collective_with_rows(int32_t which, bp_plugin_tensor *side) {
@@ -261,6 +321,17 @@ int main(void) {
   EXPECT(elementwise_shape_mismatch, BP_ERR_SHAPE);
   EXPECT(reduce_bad_extent, BP_ERR_SHAPE);
   EXPECT(matmul_k_mismatch, BP_ERR_SHAPE);
+
+  /* ATTENTION: the mask (input 3) alone may be absent, and is of q's dtype and [..., Lq, Lk]. */
+  EXPECT(attention_ok, BP_OK);
+  CHECK(g_info.family == BP_OP_FAMILY_ATTENTION && g_info.dtype == BP_FLOAT32 && g_info.numel == 4);
+  EXPECT(attention_masked_ok, BP_OK);
+  EXPECT(attention_mask_other_dtype, BP_ERR_DTYPE);
+  EXPECT(attention_mask_shape, BP_ERR_SHAPE);
+  EXPECT(attention_v_keys, BP_ERR_SHAPE);
+  EXPECT(attention_absent_with_rank, BP_ERR_INVALID_ARGUMENT);
+  EXPECT(attention_absent_q, BP_ERR_INVALID_ARGUMENT);
+  EXPECT(attention_integers, BP_ERR_UNSUPPORTED);
 
   /* One view: exactly filling its buffer, then one element past it. */
   g_view = dense(BP_FLOAT32, 0, 1, k16);

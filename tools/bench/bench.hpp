@@ -200,5 +200,7 @@ void figure_transfer(Context &, Report &);
 void figure_startup(Context &, Report &);
 void figure_allreduce(Context &, Report &);
 void figure_dtypes(Context &, Report &);
+void figure_layer_norm(Context &, Report &);
+void figure_attention(Context &, Report &);
 
 }  // namespace bptool::bench

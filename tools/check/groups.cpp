@@ -170,6 +170,8 @@ const std::vector<GroupDef> &all_groups() {
       {"memory", 1, "memory", true, with_plugin<group_memory>},
       {"oom", 1, "out of memory", true, with_plugin<group_out_of_memory>},
       {"numerics", 2, "numerics", true, with_reference<group_numerics>},
+      {"normalize", 2, "normalisation", true, with_reference<group_normalize>},
+      {"attention", 2, "attention", true, with_reference<group_attention>},
       {"capabilities", 3, "capabilities", true, with_plugin<group_capabilities>},
       {"core", 3, "through the core", true, group_core},
       {"copies", 3, "copies", true, with_plugin<group_copies>},

@@ -95,6 +95,9 @@ void group_devices(Context &, Plugin &p);
 void group_memory(Context &, Plugin &p);
 void group_out_of_memory(Context &, Plugin &p);
 void group_numerics(Context &, Plugin &p, Plugin &ref);
+void group_normalize(Context &, Plugin &p, Plugin &ref);
+// The optional fused ATTENTION entry on random problems (attention_checks.cpp).
+void group_attention(Context &, Plugin &p, Plugin &ref);
 void group_capabilities(Context &, Plugin &p);
 void group_core(Context &);
 void group_copies(Context &, Plugin &p);

@@ -452,10 +452,12 @@ BP_API bp_status bp_unary_out(int32_t op, bp_tensor a, bp_tensor out);
 BP_API bp_status bp_where(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor *out);
 BP_API bp_status bp_where_out(bp_tensor cond, bp_tensor a, bp_tensor b, bp_tensor out);
 /* op: any operator of the REDUCE family (SUM, MEAN, MAX, MIN, ARGMAX, NORM,
- * PROD, ARGMIN, LOGSUMEXP) over one axis or BP_AXIS_ALL. LOGSUMEXP (since
+ * PROD, ARGMIN, LOGSUMEXP, VAR) over one axis or BP_AXIS_ALL. LOGSUMEXP (since
  * 1.1) is log(sum(exp(a))) without overflow: NaN if the set holds a NaN,
  * +inf if it holds +inf, -inf for a set of -inf only or an empty one;
- * integer and bool inputs give float64. */
+ * integer and bool inputs give float64. VAR (since 1.6) is the population
+ * variance (correction 0; bp_var and bp_var_axes take one), computed
+ * stably (plugin.h), recorded for autograd. */
 BP_API bp_status bp_reduce(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
                            bp_tensor *out);
 BP_API bp_status bp_reduce_out(int32_t op, bp_tensor a, int32_t axis, int32_t keepdims,
@@ -652,11 +654,63 @@ BP_API bp_status bp_linspace(bp_device device, int32_t dtype, double start, doub
  * dtype is then kept, even an integer one); a NaN bound is
  * BP_ERR_INVALID_ARGUMENT; NaN elements stay NaN. */
 BP_API bp_status bp_clip(bp_tensor a, double low, double high, bp_tensor *out);
-/* Variance mean((a - mean(a))^2) over axis or BP_AXIS_ALL, times
- * n / (n - ddof) (NaN when n <= ddof); integers give float64 as MEAN does.
- * bp_std is its square root. */
+/* Variance sum((a - mean(a))^2) / (n - ddof) over axis or BP_AXIS_ALL:
+ * since 1.6 the VAR operator (stable in every dtype, float16 and bfloat16
+ * accumulating in float32; recorded for autograd) with ddof as its
+ * correction; a fractional ddof (NumPy allows one) scales the population
+ * variance by n / (n - ddof). n - ddof <= 0 divides by 0, as NumPy and
+ * PyTorch do: +inf, or NaN for a set without spread (1.1 to 1.5 gave NaN
+ * for every n <= ddof). Integers give float64 as MEAN does. bp_std is its
+ * square root. */
 BP_API bp_status bp_var(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_tensor *out);
 BP_API bp_status bp_std(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_tensor *out);
+/* ---- normalisation (since 1.6) ------------------------------------------
+ * Each *out is a new tensor, recorded for autograd with respect to every
+ * float input that requires a gradient (the mean and rstd written to the
+ * optional out-pointers record nothing). An optional tensor argument is 0
+ * for none. eps must be finite and >= 0 (else BP_ERR_INVALID_ARGUMENT);
+ * tensors on different devices are BP_ERR_DEVICE_MISMATCH; integer inputs
+ * compute in float64. */
+
+/* The variance of a over the axes[0..count) at once (negative axes count
+ * from the end, an axis twice is BP_ERR_INVALID_ARGUMENT), dividing by their
+ * element count less `correction`, a non-negative integer (PyTorch's
+ * correction; 0 the population and 1 the sample variance). */
+BP_API bp_status bp_var_axes(bp_tensor a, const int32_t *axes, int32_t count, int32_t keepdims,
+                             double correction, bp_tensor *out);
+/* PyTorch's layer_norm over the last `axes` axes of x (its normalized_shape,
+ * 1..rank): each index of the other axes is a row, y = (x - mean) * rstd *
+ * weight + bias with mean and the biased variance of the row's elements
+ * and rstd = 1 / sqrt(var + eps) (plugin.h's LAYER_NORM). weight and bias
+ * (0: none) have the normalised shape (else BP_ERR_SHAPE) and are converted
+ * to x's dtype; y has x's shape and dtype. mean and rstd, when not NULL,
+ * receive the row statistics with x's rank and extent 1 on the normalised
+ * axes, in float32 (float64 for float64 x), as PyTorch's native_layer_norm
+ * returns them. */
+BP_API bp_status bp_layer_norm(bp_tensor x, bp_tensor weight, bp_tensor bias, int32_t axes, double eps,
+                               bp_tensor *out, bp_tensor *mean, bp_tensor *rstd);
+/* RMS normalisation (PyTorch's rms_norm): y = x * rstd * weight + bias with
+ * rstd = 1 / sqrt(mean(x^2) + eps) over the last `axes` axes; otherwise as
+ * bp_layer_norm (there is no mean). */
+BP_API bp_status bp_rms_norm(bp_tensor x, bp_tensor weight, bp_tensor bias, int32_t axes, double eps,
+                             bp_tensor *out, bp_tensor *rstd);
+/* PyTorch's group_norm: x [N, C, ...] with its C channels in `groups`
+ * groups (groups divides C, else BP_ERR_SHAPE); each group of each sample is
+ * normalised as one layer-norm row (its channels and spatial elements),
+ * then scaled by weight [C] and shifted by bias [C] (0: none). */
+BP_API bp_status bp_group_norm(bp_tensor x, int64_t groups, bp_tensor weight, bp_tensor bias, double eps,
+                               bp_tensor *out);
+/* PyTorch's batch_norm over x [N, C, ...]: training non-zero normalises
+ * with the mean and the biased variance of each channel over every other
+ * axis (more than one element per channel, else BP_ERR_SHAPE) and, when
+ * running_mean and running_var [C] are given, updates them in place, as
+ * running = (1 - momentum) running + momentum batch with the unbiased batch
+ * variance (a write that records nothing); training 0 normalises with the
+ * running statistics, which it then needs. weight and bias [C] (0: none)
+ * scale and shift; y has x's shape and dtype. */
+BP_API bp_status bp_batch_norm(bp_tensor x, bp_tensor running_mean, bp_tensor running_var, bp_tensor weight,
+                               bp_tensor bias, int32_t training, double momentum, double eps, bp_tensor *out);
+
 /* exp(a - max) / sum(exp(a - max)) along axis: no overflow for large a. */
 BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
 /* Integers drawn uniformly from [low, high) (NumPy's randint, PyTorch's
@@ -678,6 +732,56 @@ BP_API bp_status bp_cast(bp_tensor a, int32_t dtype, bp_tensor *out);
 /* Copies src into dst (same device), converting dtype and broadcasting src
  * to dst's shape; dst may be a view (t[i] = ...). */
 BP_API bp_status bp_assign(bp_tensor dst, bp_tensor src);
+
+/* ---- attention (since 1.6) ---------------------------------------------- */
+
+/* How bp_attention attends (since 1.6). Set struct_size to sizeof the
+ * struct; fields past it read as 0, and 0 is each field's default. */
+typedef struct bp_attention_options {
+  uint32_t struct_size; /* sizeof(bp_attention_options) as the caller knows it (since 1.6) */
+  int32_t causal;       /* non-zero: query i sees keys j <= i only (since 1.6) */
+  bp_tensor mask;       /* 0, or a bool tensor (true = the key takes part) or a float one (added
+                           to the scores), broadcasting to [B..., Lq, Lk]; borrowed for the call
+                           (since 1.6) */
+  double scale;         /* the scores' factor; 0 means 1 / sqrt(D) (1 when D is 0) (since 1.6) */
+  double dropout;       /* probability p, 0 <= p <= 1, of zeroing each attention weight (since 1.6) */
+  uint64_t seed;        /* the dropout mask's seed (since 1.6) */
+} bp_attention_options;
+#define BP_ATTENTION_OPTIONS_SIZE_1_6 (offsetof(bp_attention_options, seed) + sizeof(uint64_t))
+typedef char bp_attention_options_size_check
+    [sizeof(bp_attention_options) == BP_ATTENTION_OPTIONS_SIZE_1_6 ? 1 : -1];
+
+/* Scaled dot-product attention (since 1.6), PyTorch's
+ * scaled_dot_product_attention: with q [B..., Lq, D], k [B..., Lk, D] and
+ * v [B..., Lk, Dv] on one device (their batch axes B... broadcast), *out
+ * is the new [B..., Lq, Dv] tensor
+ *     softmax(q k^T * scale + mask, along the keys) v,
+ * computed in the three inputs' promoted dtype (integers in float64).
+ * options may be NULL (no mask, not causal, the default scale, no
+ * dropout). A bool mask hides the keys where it is false (-inf added); a
+ * float mask is added as it is, converted to that dtype (any other dtype is
+ * BP_ERR_DTYPE); it must broadcast to [B..., Lq, Lk] without widening it.
+ * causal hides key j from query i when j > i, the top-left aligned lower
+ * triangle even when Lq != Lk (PyTorch's is_causal); it combines with a
+ * mask. A query row whose keys are all hidden is NaN (as in PyTorch's math
+ * path: the softmax of -inf only); Lk = 0 gives zeros. Dropout zeroes
+ * weight i of the [B..., Lq, Lk] weights (C order) when u(i) < p, u being
+ * the float32 stream of bp_random_uniform over [0, 1) for `seed` (compared
+ * with p rounded to float32), and scales the others by 1 / (1 - p): so the
+ * mask is the same on every backend, and p = 1 drops every weight. Shapes
+ * that do not fit (ranks below 2, q's and k's D or k's and v's Lk
+ * differing, batch axes that do not broadcast, a mask that does not) are
+ * BP_ERR_SHAPE, a non-finite scale or p outside [0, 1]
+ * BP_ERR_INVALID_ARGUMENT, inputs on several devices
+ * BP_ERR_DEVICE_MISMATCH, each naming the operator "attention".
+ * How it runs: when no input needs a gradient (or grad mode is off), the
+ * dropout is 0 and the device's backend offers the fused ATTENTION operator
+ * for the dtype (plugin.h: cpu and cuda do), one call of it; otherwise
+ * the composite matmul, add, softmax and matmul, operator by operator,
+ * which records for autograd (gradients reach q, k, v and a float mask).
+ * The two agree within rounding. */
+BP_API bp_status bp_attention(bp_tensor q, bp_tensor k, bp_tensor v, const bp_attention_options *options,
+                              bp_tensor *out);
 
 /* ---- lazy fusion (since 1.3) ------------------------------------------- */
 

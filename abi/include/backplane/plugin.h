@@ -130,6 +130,10 @@ typedef char bp_window_params_size_check
  * past pad_end (ceil mode) never count. (since 1.6) */
 #define BP_WINDOW_COUNT_INCLUDE_PAD 1u
 
+/* bp_op_attrs.option of ATTENTION (since 1.6): the causal mask, key j
+ * hidden from query i when j > i (see ATTENTION in the semantics below). */
+#define BP_OPTION_CAUSAL 1
+
 /* bp_op_attrs.flags (since 1.3).
  * BP_ATTRS_VALIDATED: the caller promises that the call breaks none of the
  * rules below (the Errors paragraph): the device index is one of the
@@ -359,7 +363,7 @@ typedef char bp_plugin_device_info_size_check
  *   the core never passes partially overlapping views. A scalar operand
  *   (attrs.scalar) is first converted to the input dtype as by COPY from
  *   float64; the core never pairs a non-integral scalar with an integer dtype.
- * - Reductions (SUM..NORM, PROD, ARGMIN, LOGSUMEXP): the output has the
+ * - Reductions (SUM..NORM, PROD, ARGMIN, LOGSUMEXP, VAR): the output has the
  *   input's rank;
  *   every axis where the output's extent is 1 is reduced, the others are
  *   kept. SUM of an integer or bool input and PROD of an integer input
@@ -376,6 +380,18 @@ typedef char bp_plugin_device_info_size_check
  *   a set of -inf only gives -inf, as does the empty set (NumPy's and
  *   PyTorch's values). The sum of exp(x - m) accumulates as the
  *   Accumulation rule below says; exp and log are the math library's.
+ *   VAR (since 1.6) takes float inputs and keeps their dtype: the variance
+ *   m2 / max(0, n - c) of the n elements of the reduced set, with m2 =
+ *   sum((x - mean)^2), mean = sum(x) / n, and the correction c =
+ *   attrs.scalar, a non-negative integer given as a double (0: the
+ *   population variance; 1: Bessel's, the sample variance). m2 must be
+ *   computed stably, as the sum of squared deviations from the mean (two
+ *   passes over the set, or Welford's update with Chan's merge), never as
+ *   sum(x^2) - sum(x)^2 / n, which cancels; its sums accumulate as the
+ *   Accumulation rule below says (float16 and bfloat16 in float32 or wider).
+ *   Where n - c <= 0 the division is by 0, as PyTorch and NumPy give it: m2
+ *   > 0 gives +inf, m2 = 0 (one element with c = 1, the empty set) NaN. A
+ *   NaN or an infinity in the set gives NaN (inf - inf).
  * - Scans (since 1.1), CUMSUM: input and output have one shape, of rank >= 1,
  *   and the scan runs along the LAST axis of the views (the core moves the
  *   caller's axis there by permuting both views' axes):
@@ -409,11 +425,63 @@ typedef char bp_plugin_device_info_size_check
  *   than the core, must still never read or write outside its views:
  *   host-memory backends return BP_ERR_INDEX; a device backend may instead
  *   skip that row, leaving the output elements it names unspecified.
+ * - Normalisation (since 1.6, family NORMALIZE: LAYER_NORM, RMS_NORM), along
+ *   the LAST axis of the views (the core flattens the caller's normalised
+ *   trailing axes into one). Inputs: x [..., n] (rank >= 1, float dtypes),
+ *   weight [n] and bias [n] of x's dtype, each optional (absent: weight 1,
+ *   bias 0). Outputs, in this order: y of x's shape and dtype; mean and
+ *   rstd of shape [..., 1] (x's rank, last extent 1) in the statistics'
+ *   dtype, float32 for float16, bfloat16 and float32 inputs and float64 for
+ *   float64; each of mean and rstd optional (absent when the caller does
+ *   not need them, as in inference). eps = attrs.scalar, finite and >= 0.
+ *   For each row r (every index of the axes before the last):
+ *     LAYER_NORM: mean = sum(x) / n, var = sum((x - mean)^2) / n (the
+ *       biased variance, computed stably as for VAR), rstd = 1 / sqrt(var +
+ *       eps), y[j] = (x[j] - mean) * rstd * weight[j] + bias[j].
+ *     RMS_NORM: rstd = 1 / sqrt(sum(x^2) / n + eps), y[j] = x[j] * rstd *
+ *       weight[j] + bias[j]; output 1 (mean) is always absent (the core
+ *       never passes one; a plugin given one answers BP_ERR_INVALID_ARGUMENT).
+ *   The statistics are computed in the statistics' dtype or wider (float32
+ *   or wider for the halves), their sums as the Accumulation rule says; y
+ *   is computed in that dtype too, and a float16 or bfloat16 y is rounded
+ *   once, at the end. n = 0 (empty rows) writes mean NaN and rstd
+ *   1 / sqrt(NaN) = NaN for each row (no y elements); a row holding a NaN
+ *   or an infinity gives NaN statistics and y. y may be the very same view
+ *   as x (in place); no output overlaps another or any other input.
  * - MATMUL: inputs a[..., M, K] and b[..., K, N], output [..., M, N], all
  *   three of the same rank >= 2 and the same batch extents (broadcast batch
  *   axes have stride 0). Transposes arrive as swapped strides.
+ * - ATTENTION (since 1.6, family ATTENTION): scaled dot-product attention,
+ *   the optional fused form of the core's bp_attention (backplane.h). A
+ *   plugin may leave it out of supports(): the core then runs its
+ *   composite of MATMUL, softmax and WHERE instead, so no backend needs it.
+ *   Inputs: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], and input 3,
+ *   the mask: absent, or an additive mask [..., Lq, Lk]; the output is
+ *   [..., Lq, Dv]. Every present view has one rank >= 2, the output's
+ *   batch extents (broadcast axes, the mask's included, have stride 0) and
+ *   the output's float dtype; the output overlaps no input. With s =
+ *   attrs.scalar (the scale, any finite number: the core has resolved
+ *   bp_attention's default), for each batch element
+ *     S[i, j] = s * (q[i, :] . k[j, :]) + mask[i, j]   (mask 0 when absent)
+ *   and, with BP_OPTION_CAUSAL in attrs.option, S[i, j] = -inf for j > i
+ *   (PyTorch's is_causal: the top-left aligned lower triangle, also when
+ *   Lq != Lk). Then, with m_i = max_j S[i, j],
+ *     P[i, j] = exp(S[i, j] - m_i) / sum_j' exp(S[i, j'] - m_i)
+ *     out[i, c] = sum_j P[i, j] * v[j, c].
+ *   A row whose scores are all -inf (every key masked) is NaN in every
+ *   element, as 0 / 0 (PyTorch's math path gives the same); a NaN score
+ *   makes its row NaN; Lk = 0 gives zeros (empty sums). Precision: the
+ *   scores, m_i, the sums and the products with v are computed in float32
+ *   or wider, in any order and association (s may scale q before the dot
+ *   product; a flash-style kernel rescales partial sums as its running
+ *   maximum grows), the sums accumulating as the Accumulation rule below
+ *   says; exp may be an approximation within a few float32 units in the
+ *   last place. FLOAT16 and BFLOAT16 inputs are widened exactly and the
+ *   output rounded once. So the result equals the core's composite within
+ *   rounding; bp check compares it with the reference's (float64
+ *   throughout) within the accumulating tolerance of Lk + D terms.
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
- *   SCATTER_ADD_ND; float PROD multiplies its
+ *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums; float PROD multiplies its
  *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
@@ -425,7 +493,9 @@ typedef char bp_plugin_device_info_size_check
  *   CEIL, ROUND and SIGN give the same bits on every backend; EXP, LOG, TANH,
  *   SIGMOID, SIN, COS, ERF, EXPM1, LOG1P, POW, RANDOM_NORMAL
  *   and LOGSUMEXP use the backend's math library and may differ in the last
- *   bits.
+ *   bits; NORMALIZE's 1 / sqrt may be a division by a correctly rounded
+ *   square root or a reciprocal square root of the backend's math library
+ *   (one ulp of the statistics' dtype).
  * - 8- and 16-bit dtypes (since 1.4). INT8, UINT8 and INT16 follow the
  *   integer rules above in their own width (ADD, SUB, MUL, NEG, SQUARE,
  *   POW and MATMUL wrap around; SUM, PROD and CUMSUM write int64). FLOAT16
@@ -487,8 +557,9 @@ typedef char bp_plugin_device_info_size_check
  * that is not bool) BP_ERR_DTYPE; other malformed arguments (wrong input
  * count, NULL pointers, an unknown dtype number, an absent view where the
  * family requires one, attrs.params missing or too small for a family that
- * takes them (since 1.6), negative strides, a view outside its buffer)
- * BP_ERR_INVALID_ARGUMENT; a GATHER or SCATTER index
+ * takes them (since 1.6), VAR's correction not a non-negative integer and
+ * NORMALIZE's eps not finite and >= 0 (since 1.6), negative strides, a view
+ * outside its buffer) BP_ERR_INVALID_ARGUMENT; a GATHER or SCATTER index
  * that is not int64 BP_ERR_DTYPE; an index value out of range BP_ERR_INDEX
  * (see GATHER_ND); an unknown device index
  * BP_ERR_UNKNOWN_DEVICE. The plugin SDK's bp_sdk_check_execute() applies

@@ -87,7 +87,9 @@
   X(CREATE, 8, "create", 0)      \
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
-  X(SCAN, 11, "scan", 1)
+  X(SCAN, 11, "scan", 1)          \
+  X(NORMALIZE, 13, "normalize", 3) \
+  X(ATTENTION, 15, "attention", 4)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -97,7 +99,8 @@
  * counts every input it may take: plugin.h says which of them may be absent
  * (a view of dtype BP_DTYPE_INVALID).
  */
-#define BP_OP_FAMILY_OUTPUTS_LIST(X)
+#define BP_OP_FAMILY_OUTPUTS_LIST(X) \
+  X(NORMALIZE, 3)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -187,7 +190,11 @@
   X(SIGN, 39, "sign", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)
 
 /* Since 1.6. */
-#define BP_OP_LIST_1_6(X)
+#define BP_OP_LIST_1_6(X)                                                                          \
+  X(VAR, 50, "var", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                          \
+  X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
+  X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
+  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

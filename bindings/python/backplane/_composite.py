@@ -29,11 +29,13 @@ def clip(x, min=None, max=None, out=None):
 
 def var(x, axis=None, keepdims=False, ddof=None, *, dim=None, keepdim=None, unbiased=None,
         correction=None):
-    """Variance mean((x - mean(x))**2) over all elements or along axis (an int
-    or a tuple), divided by n - ddof instead of n when ddof is given.
-    Integers give float64, as mean does. PyTorch's spelling (dim=,
-    keepdim=, unbiased=, correction=) divides by n - 1 unless told
-    otherwise, as torch.var does; NumPy's (or none) by n."""
+    """Variance sum((x - mean(x))**2) / (n - ddof) over all elements or along
+    axis (an int or a tuple): the VAR operator, stable in every dtype
+    (float16 and bfloat16 accumulate in float32), with n - ddof <= 0 giving
+    inf (or nan without spread) as NumPy and PyTorch do. Integers give
+    float64, as mean does. PyTorch's spelling (dim=, keepdim=, unbiased=,
+    correction=) divides by n - 1 unless told otherwise, as torch.var does;
+    NumPy's (or none) by n."""
     return _moments(False, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction)
 
 
@@ -56,7 +58,12 @@ def _moments(std, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction):
         return _C.moments(std, x, AXIS_ALL, keepdims, float(ddof))
     if not isinstance(axis, (tuple, list)):
         return _C.moments(std, x, operator.index(axis), keepdims, float(ddof))
-    # Several axes: moved to the end and merged into one.
+    # Several axes: the VAR operator over the set in one call (bp_var_axes),
+    # for an integral correction; NumPy's fractional ddof scales the
+    # population variance of the axes merged into one.
+    if float(ddof) >= 0 and float(ddof).is_integer():
+        r = _C.var_axes(x, [operator.index(a) for a in axis], keepdims, float(ddof))
+        return r.sqrt() if std else r
     axes = sorted(operator.index(a) % x.ndim for a in axis)
     rest = [d for d in range(x.ndim) if d not in axes]
     merged = x.permute(*(rest + axes)).reshape(*[x.shape[d] for d in rest], -1)

@@ -18,7 +18,7 @@
  *     as type slots (a + b costs one bp_binary call and one object
  *     allocation), the unary float functions as methods, and the metadata
  *     getters; the conversions of Python arguments.
- *   - ops.c, autograd.c, dist.c: one thin function per C API call, taking
+ *   - ops.c, autograd.c, dist.c, normalize.c: one thin function per C API call, taking
  *     and returning plain ints, tuples and tensors; the Python layer
  *     (backplane/_tensor.py ...) holds the argument parsing (devices,
  *     dtypes, index keys, repr).
@@ -492,7 +492,8 @@ PyMODINIT_FUNC PyInit__C(void) {
     return NULL;
   }
   if (PyModule_AddFunctions(m, ops_methods) < 0 || PyModule_AddFunctions(m, autograd_methods) < 0 ||
-      PyModule_AddFunctions(m, dist_methods) < 0) {
+      PyModule_AddFunctions(m, dist_methods) < 0 || PyModule_AddFunctions(m, normalize_methods) < 0 ||
+      PyModule_AddFunctions(m, attention_methods) < 0) {
     Py_DECREF(m);
     return NULL;
   }

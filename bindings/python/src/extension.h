@@ -1,7 +1,8 @@
 /*
  * extension.h — what the C files of backplane._C share: _C.c (loading the
  * library, errors, the runtime's calls, the module), tensor.c (the tensor
- * type and argument conversions), ops.c (operations), autograd.c, dist.c
+ * type and argument conversions), ops.c (operations), normalize.c (the
+ * normalisations), autograd.c, dist.c
  * (collectives), vocabulary.c (vocabulary.h as attributes), dlpack.c
  * (DLPack export and import). Internal: every symbol here is hidden in the
  * module (C_VISIBILITY_PRESET hidden).
@@ -128,10 +129,12 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 /* An entry of a METH_FASTCALL function m_<name>. */
 #define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
 
-/* The functions of ops.c, autograd.c and dist.c, added by PyInit__C. */
+/* The functions of ops.c, autograd.c, dist.c and normalize.c, added by PyInit__C. */
 extern PyMethodDef ops_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef dist_methods[];
+extern PyMethodDef normalize_methods[];
+extern PyMethodDef attention_methods[]; /* attention.c */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */

@@ -62,3 +62,14 @@ inline void bp_offsets(const bp_layout *L, long i, long *off) {
 #define BP_SUM_RESULT(s, c) (s)
 #define BP_SUM_COMBINE(a, b) ((ACC)((ulong)(a) + (ulong)(b)))
 #endif
+
+/* part[lid] = v for every work-item of the group, then their tree
+ * combination: part[0] ends as f of them all (f(a, b) combines two). Every
+ * work-item must run it, for its barriers. */
+#define BP_GROUP_COMBINE(part, lid, lsize, v, f)                  \
+  part[lid] = (v);                                                \
+  barrier(CLK_LOCAL_MEM_FENCE);                                   \
+  for (int h_ = (lsize) / 2; h_ > 0; h_ /= 2) {                   \
+    if ((lid) < h_) part[lid] = f(part[lid], part[(lid) + h_]);   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                 \
+  }

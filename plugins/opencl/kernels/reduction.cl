@@ -14,6 +14,7 @@
  *   BP_KERNEL_REDUCE_LOGSUMEXP: plugin.h's LOGSUMEXP
  *   BP_KERNEL_REDUCE_MAX, _MIN: the extreme, NaN winning
  *   BP_KERNEL_REDUCE_ARGMAX, _ARGMIN: its first index in C order
+ *   BP_KERNEL_REDUCE_VAR: plugin.h's VAR, its correction an argument
  */
 
 #ifdef BP_REDUCE_DEFINITIONS
@@ -59,17 +60,6 @@ inline long bp_red_offset(const bp_reduce_layout *L, long j) {
   const int lsize = (int)get_local_size(0);                           \
   for (long g_ = get_group_id(0), in = 0, out = 0;                    \
        g_ < L.n_out && (bp_keep_offsets(&L, g_, &in, &out), 1); g_ += get_num_groups(0))
-
-/* part[lid] = v for every work-item of the group, then their tree
- * combination: part[0] ends as f of them all (f(a, b) combines two). Every
- * work-item must run it, for its barriers. */
-#define BP_GROUP_COMBINE(part, lid, lsize, v, f)                  \
-  part[lid] = (v);                                                \
-  barrier(CLK_LOCAL_MEM_FENCE);                                   \
-  for (int h_ = (lsize) / 2; h_ > 0; h_ /= 2) {                   \
-    if ((lid) < h_) part[lid] = f(part[lid], part[(lid) + h_]);   \
-    barrier(CLK_LOCAL_MEM_FENCE);                                 \
-  }
 
 /* What loses to every value of T: the start of MAX and MIN. */
 #if defined(BP_T_INT32)
@@ -253,6 +243,37 @@ __kernel void BP_NAME(__global S *o, __global const S *x, bp_reduce_layout L) {
     }
     BP_GROUP_COMBINE(part, lid, lsize, BP_SUM_RESULT(s, c), BP_SUM_COMBINE)
     if (lid == 0) o[out] = SV((T)(isfinite(m) ? m + log(part[0]) : m));
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#endif
+
+/* VAR (plugin.h): two passes over the reduced set, the sum and then the
+ * squared deviations from the mean, each a BP_SUM_* sum in ACC; m2 is
+ * divided by max(0, n - correction). As in LOGSUMEXP, no barrier sits in a
+ * branch. */
+#ifdef BP_KERNEL_REDUCE_VAR
+__kernel void BP_NAME(__global S *o, __global const S *x, bp_reduce_layout L, long correction) {
+  __local ACC part[BP_GROUP_MAX];
+  BP_EACH_OUTPUT(in, out) {
+    ACC s = 0, c = 0;
+    for (long j = lid; j < L.n_red; j += lsize) {
+      const ACC v = (ACC)LD(x[in + bp_red_offset(&L, j)]);
+      BP_SUM_ADD(s, c, v);
+    }
+    BP_GROUP_COMBINE(part, lid, lsize, BP_SUM_RESULT(s, c), BP_SUM_COMBINE)
+    const ACC mean = L.n_red > 0 ? part[0] / (ACC)L.n_red : (ACC)0;
+    barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read the sum before part is reused */
+    s = 0;
+    c = 0;
+    for (long j = lid; j < L.n_red; j += lsize) {
+      const ACC d = (ACC)LD(x[in + bp_red_offset(&L, j)]) - mean;
+      const ACC v = d * d;
+      BP_SUM_ADD(s, c, v);
+    }
+    BP_GROUP_COMBINE(part, lid, lsize, BP_SUM_RESULT(s, c), BP_SUM_COMBINE)
+    const long divisor = L.n_red - correction;
+    if (lid == 0) o[out] = SV((T)(part[0] / (divisor > 0 ? (ACC)divisor : (ACC)0)));
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }

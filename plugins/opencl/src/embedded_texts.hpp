@@ -28,5 +28,6 @@ extern const char *const kMatmulCl;      // Matmul (integers)
 extern const char *const kScanCl;        // Scan
 extern const char *const kIndexingCl;    // Index
 extern const char *const kCollectiveCl;  // Collective
+extern const char *const kNormalizeCl;   // Normalize
 
 }  // namespace bp_ocl

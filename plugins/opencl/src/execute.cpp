@@ -24,6 +24,16 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
   const bp_plugin::Attrs attrs = bp_plugin::read_attrs(attrs_in, name);
 
   const char *roles[3] = {"input 0", "input 1", "input 2"};
+  if (info.family == BP_OP_FAMILY_NORMALIZE) {  // three outputs; absent views have no buffer
+    const char *out_roles[3] = {"output", "output 1", "output 2"};
+    View in[3], out[3];
+    for (int i = 0; i < 3; ++i) {
+      if (!bp_sdk_absent(&inputs[i])) in[i] = device_view(inputs[i], name, roles[i], device);
+      if (!bp_sdk_absent(&output[i])) out[i] = device_view(output[i], name, out_roles[i], device);
+    }
+    const Device::Lock lock = device.lock();
+    return run_normalize(device, lock, op, attrs, in, out);
+  }
   View in[3];
   for (int i = 0; i < n_inputs; ++i) in[i] = device_view(inputs[i], name, roles[i], device);
   const View out = device_view(*output, name, "output", device);
@@ -36,7 +46,7 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
     case BP_OP_FAMILY_WHERE: return run_where(device, lock, in[0], in[1], in[2], out);
     case BP_OP_FAMILY_UNARY: return run_unary(device, lock, op, in[0], out);
     case BP_OP_FAMILY_COPY: return run_copy(device, lock, in[0], out);
-    case BP_OP_FAMILY_REDUCE: return run_reduce(device, lock, op, in[0], out);
+    case BP_OP_FAMILY_REDUCE: return run_reduce(device, lock, op, attrs, in[0], out);
     case BP_OP_FAMILY_MATMUL: return run_matmul(device, lock, in[0], in[1], out);
     case BP_OP_FAMILY_CREATE: return run_create(device, lock, op, attrs, out);
     case BP_OP_FAMILY_SCAN: return run_scan(device, lock, op, in[0], out);

@@ -188,6 +188,11 @@ void index_family(ProgramText &src, const SourceOptions &options) {
   src.op_kernel(kIndexingCl, BP_OP_SCATTER_ADD_ND);
 }
 
+void normalize_family(ProgramText &src) {
+  src.raw("#define BP_GROUP_MAX " + std::to_string(kReduceGroupMax) + "\n");
+  src.kernel(kNormalizeCl, "BP_NORMALIZE", "bp_normalize");
+}
+
 }  // namespace
 
 std::string kernel_stem(int32_t op) {
@@ -220,6 +225,7 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Normalize: return "normalisation";
   }
   return "?";
 }
@@ -235,6 +241,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src); break;
     case Family::Index: index_family(src, options); break;
     case Family::Collective: collective_family(src); break;
+    case Family::Normalize: normalize_family(src); break;
   }
   return src.str();
 }

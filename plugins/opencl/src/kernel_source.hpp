@@ -18,11 +18,12 @@ enum class Family {
   Elementwise,  // binary, comparison, unary and where kernels on one dtype
   Copy,         // conversions from one dtype to each dtype
   Create,       // fill, arange, random_uniform, random_normal of one dtype
-  Reduce,       // sum, mean, norm, prod, logsumexp, max, min, argmax, argmin over one dtype
+  Reduce,       // sum, mean, norm, prod, logsumexp, max, min, argmax, argmin, var over one dtype
   Matmul,       // integer matmul (float matmul goes to CLBlast)
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
-  Collective    // the reductions of collective(): sum, mean, max, min of one dtype
+  Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
+  Normalize     // layer_norm and rms_norm of one dtype
 };
 
 const char *family_name(Family family);
@@ -98,6 +99,11 @@ static_assert(sizeof(ClReduceLayout) == 46 * sizeof(cl_long), "ClReduceLayout ha
 std::string collective_stem(int32_t reduce_op);
 // Whether the Collective family has a kernel for the reduction.
 bool collective_implements(int32_t reduce_op);
+
+// The OpenCL C type reductions and normalisations of `dtype` accumulate in
+// (the programs' ACC): float for the halves, double for float32 and
+// float64 on a device with fp64, long for integers.
+std::string accumulator_type(int32_t dtype, bool fp64);
 
 // Largest work-group a reduction kernel uses (its __local arrays' length).
 constexpr size_t kReduceGroupMax = 128;

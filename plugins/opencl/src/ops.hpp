@@ -20,9 +20,14 @@ void run_where(Device &device, const Device::Lock &lock, const View &cond, const
                const View &b, const View &out);
 void run_copy(Device &device, const Device::Lock &lock, const View &in, const View &out);
 
-// reduce.cpp: SUM..NORM, PROD, ARGMIN, LOGSUMEXP.
-void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View &in,
-                const View &out);
+// reduce.cpp: SUM..NORM, PROD, ARGMIN, LOGSUMEXP, VAR (its correction in attrs.scalar).
+void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const bp_plugin::Attrs &attrs,
+                const View &in, const View &out);
+
+// normalize.cpp: LAYER_NORM and RMS_NORM; in = {x, weight, bias}, out =
+// {y, mean, rstd}, absent ones of dtype BP_DTYPE_INVALID and no memory.
+void run_normalize(Device &device, const Device::Lock &lock, int32_t op, const bp_plugin::Attrs &attrs,
+                   const View *in, const View *out);
 
 // creation.cpp: FILL, ARANGE, RANDOM_*.
 void run_create(Device &device, const Device::Lock &lock, int32_t op,

@@ -16,6 +16,8 @@ std::string upper(std::string s) {
   return s;
 }
 
+}  // namespace
+
 // float16 and bfloat16 sum in float (plugin.h: float32 or wider, rounded
 // once): a double sum would need rounding to odd before the final store.
 std::string accumulator_type(int32_t dtype, bool fp64) {
@@ -23,8 +25,6 @@ std::string accumulator_type(int32_t dtype, bool fp64) {
   if (dtype_is_float(dtype)) return fp64 ? "double" : "float";
   return "long";  // integer and bool sums are int64 (plugin.h)
 }
-
-}  // namespace
 
 std::string kernel_section(const std::string &stem) { return "BP_KERNEL_" + upper(stem); }
 

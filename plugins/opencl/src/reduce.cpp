@@ -1,4 +1,4 @@
-// reduce.cpp — SUM, MEAN, NORM, PROD, LOGSUMEXP, MAX, MIN, ARGMAX, ARGMIN.
+// reduce.cpp — SUM, MEAN, NORM, PROD, LOGSUMEXP, MAX, MIN, ARGMAX, ARGMIN, VAR.
 // One work-group per output element (a grid-stride loop when there are more
 // outputs than groups); its work-items share the reduced elements and
 // combine them in local memory, so a full reduction still runs in parallel.
@@ -41,8 +41,8 @@ ClReduceLayout reduce_layout(const View &in, const View &out) {
 
 }  // namespace
 
-void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View &in,
-                const View &out) {
+void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const bp_plugin::Attrs &attrs,
+                const View &in, const View &out) {
   const ClReduceLayout L = reduce_layout(in, out);
   if (L.n_out == 0) return;
   const Kernel &k = device.kernel(lock, Family::Reduce, in.dtype, kernel_stem(op));
@@ -54,6 +54,10 @@ void run_reduce(Device &device, const Device::Lock &lock, int32_t op, const View
   const size_t max_items = size_t{4096} * device.info().compute_units;
   const size_t groups =
       std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(L.n_out), max_items / local));
+  if (op == BP_OP_VAR) {
+    const cl_long correction = static_cast<cl_long>(attrs.scalar);
+    return device.launch(lock, k, groups * local, local, {out.mem, in.mem, L, correction});
+  }
   device.launch(lock, k, groups * local, local, {out.mem, in.mem, L});
 }
 

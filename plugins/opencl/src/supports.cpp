@@ -9,12 +9,14 @@ namespace bp_ocl {
 
 namespace {
 
-// The generated kernels cover every (dtype, out_dtype) pair the ABI defines.
-const bp_plugin::Capabilities kWithFp64 = bp_plugin::Capabilities::everything_except();
+// The generated kernels cover every (dtype, out_dtype) pair the ABI defines,
+// except ATTENTION, an optional fused entry (plugin.h): these devices run
+// bp_attention's composite of MATMUL (CLBlast), softmax and WHERE.
+const bp_plugin::Capabilities kWithFp64 = bp_plugin::Capabilities::everything_except({BP_OP_ATTENTION});
 // ARANGE is defined as a float64 computation: without float64 on the device
 // it could not give the values the other backends give.
 const bp_plugin::Capabilities kWithoutFp64 =
-    bp_plugin::Capabilities::everything_except({BP_OP_ARANGE});
+    bp_plugin::Capabilities::everything_except({BP_OP_ARANGE, BP_OP_ATTENTION});
 
 bool touches_fp64(int32_t dtype, int32_t out_dtype) {
   return dtype == BP_FLOAT64 || out_dtype == BP_FLOAT64;

@@ -288,6 +288,18 @@ static inline bp_status bp_sdk_reject_shapes_(const char *op, const char *what,
                         bp_sdk_shape_text(out->rank, out->shape, b, sizeof b));
 }
 
+/* The dtype a NORMALIZE operator's mean and rstd are written in for input
+ * dtype `dtype` (plugin.h): float64 for float64, float32 for the other
+ * float dtypes (since 1.6). */
+static inline int32_t bp_sdk_statistics_dtype(int32_t dtype) {
+  return dtype == BP_FLOAT64 ? BP_FLOAT64 : BP_FLOAT32;
+}
+
+/* 1 when the view is absent (plugin.h, execute; since 1.6). */
+static inline int32_t bp_sdk_absent(const bp_plugin_tensor *t) {
+  return t->dtype == BP_DTYPE_INVALID;
+}
+
 /* Shapes as plugin.h's semantics require for the family. */
 static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
                                              const bp_plugin_tensor *in, int32_t n,
@@ -350,6 +362,60 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_NORMALIZE: {
+      /* x [..., n] -> y of x's shape; weight and bias [n] or absent; mean
+       * and rstd (out[1], out[2]) [..., 1] or absent (plugin.h). */
+      const int32_t r = in[0].rank;
+      const int64_t extent = r >= 1 ? in[0].shape[r - 1] : 0;
+      char a[160], b[160];
+      if (r < 1)
+        return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: input 0 (x) has rank 0; it normalises along its last axis", op);
+      if (!bp_sdk_same_shape(&in[0], &out[0])) return bp_sdk_reject_shapes_(op, "input 0 (x)", &in[0], &out[0], c);
+      for (i = 1; i < 3; ++i)
+        if (!bp_sdk_absent(&in[i]) && (in[i].rank != 1 || in[i].shape[0] != extent))
+          return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s %s is not [%lld], x's last extent (x is %s)", op,
+                                i == 1 ? "input 1 (weight)" : "input 2 (bias)",
+                                bp_sdk_shape_text(in[i].rank, in[i].shape, a, sizeof a), (long long)extent,
+                                bp_sdk_shape_text(r, in[0].shape, b, sizeof b));
+      for (i = 1; i < 3; ++i) {
+        int32_t ok;
+        if (bp_sdk_absent(&out[i])) continue;
+        ok = out[i].rank == r && out[i].shape[r - 1] == 1;
+        for (d = 0; ok && d < r - 1; ++d) ok = out[i].shape[d] == in[0].shape[d];
+        if (!ok)
+          return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: output %d (%s) %s is not x's shape with a last extent of 1 (x is %s)",
+                                op, (int)i, i == 1 ? "mean" : "rstd",
+                                bp_sdk_shape_text(out[i].rank, out[i].shape, a, sizeof a),
+                                bp_sdk_shape_text(r, in[0].shape, b, sizeof b));
+      }
+      return BP_OK;
+    }
+    case BP_OP_FAMILY_ATTENTION: {
+      /* q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask absent or
+       * [..., Lq, Lk] -> [..., Lq, Dv] (since 1.6). */
+      const int32_t r = out->rank;
+      const int32_t masked = in[3].dtype != BP_DTYPE_INVALID; /* absent: see bp_sdk_absent */
+      int32_t ok = r >= 2 && in[0].rank == r && in[1].rank == r && in[2].rank == r &&
+                   (!masked || in[3].rank == r);
+      for (d = 0; ok && d < r - 2; ++d)
+        ok = in[0].shape[d] == out->shape[d] && in[1].shape[d] == out->shape[d] &&
+             in[2].shape[d] == out->shape[d] && (!masked || in[3].shape[d] == out->shape[d]);
+      ok = ok && in[0].shape[r - 2] == out->shape[r - 2] && in[2].shape[r - 1] == out->shape[r - 1] &&
+           in[1].shape[r - 1] == in[0].shape[r - 1] && in[2].shape[r - 2] == in[1].shape[r - 2] &&
+           (!masked || (in[3].shape[r - 2] == out->shape[r - 2] && in[3].shape[r - 1] == in[1].shape[r - 2]));
+      if (!ok) {
+        char a[160], b[160], v[160], m[160], o[160];
+        return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                              "%s: q %s, k %s, v %s, mask %s -> %s do not fit q [..., Lq, D], k [..., "
+                              "Lk, D], v [..., Lk, Dv], mask absent or [..., Lq, Lk] -> [..., Lq, Dv]",
+                              op, bp_sdk_shape_text(in[0].rank, in[0].shape, a, sizeof a),
+                              bp_sdk_shape_text(in[1].rank, in[1].shape, b, sizeof b),
+                              bp_sdk_shape_text(in[2].rank, in[2].shape, v, sizeof v),
+                              masked ? bp_sdk_shape_text(in[3].rank, in[3].shape, m, sizeof m) : "absent",
+                              bp_sdk_shape_text(out->rank, out->shape, o, sizeof o));
+      }
+      return BP_OK;
+    }
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -385,9 +451,26 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
                             op_name, bp_vocab_dtype_name(info->dtype),
                             bp_vocab_dtype_name(out->dtype));
     n = 0; /* no further "one dtype" relation between the inputs */
+  } else if (family == BP_OP_FAMILY_NORMALIZE) {
+    /* x, and weight and bias where present, share a dtype; mean and rstd,
+     * where present, are in the statistics' dtype (plugin.h). */
+    const int32_t stats = bp_sdk_statistics_dtype(in[0].dtype);
+    info->dtype = in[0].dtype;
+    for (i = 1; i < 3; ++i)
+      if (!bp_sdk_absent(&in[i]) && in[i].dtype != info->dtype)
+        return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d (%s) is %s but x is %s", op_name, (int)i,
+                              i == 1 ? "weight" : "bias", bp_vocab_dtype_name(in[i].dtype),
+                              bp_vocab_dtype_name(info->dtype));
+    for (i = 1; i < 3; ++i)
+      if (!bp_sdk_absent(&out[i]) && bp_vocab_dtype_in_set(info->dtype, BP_DTYPE_SET_FLOAT) && out[i].dtype != stats)
+        return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: output %d (%s) is %s; for %s input the statistics are %s",
+                              op_name, (int)i, i == 1 ? "mean" : "rstd", bp_vocab_dtype_name(out[i].dtype),
+                              bp_vocab_dtype_name(info->dtype), bp_vocab_dtype_name(stats));
+    n = 0; /* the relations above replace "inputs of one dtype" */
   } else {
     info->dtype = n > first ? in[first].dtype : out->dtype;
   }
+  if (family == BP_OP_FAMILY_ATTENTION && in[3].dtype == BP_DTYPE_INVALID) n = 3; /* an absent mask has no dtype */
   for (i = first + 1; i < n; ++i)
     if (in[i].dtype != info->dtype)
       return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
@@ -410,13 +493,11 @@ static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, i
   (void)is_output;
   (void)index;
   switch (family) {
+    /* NORMALIZE: weight and bias (inputs 1, 2), mean and rstd (outputs 1, 2). */
+    case BP_OP_FAMILY_NORMALIZE: return index >= 1;
+    case BP_OP_FAMILY_ATTENTION: return !is_output && index == 3; /* the mask */
     default: return 0;
   }
-}
-
-/* 1 when the view is absent (plugin.h, execute; since 1.6). */
-static inline int32_t bp_sdk_absent(const bp_plugin_tensor *t) {
-  return t->dtype == BP_DTYPE_INVALID;
 }
 
 /* Checks a view that may be absent: an absent one must be exactly that
@@ -447,6 +528,24 @@ static inline const bp_window_params *bp_sdk_window_params(const bp_op_attrs *at
   if (attrs == NULL || !BP_SDK_FITS(attrs, params) || attrs->params == NULL) return NULL;
   w = (const bp_window_params *)attrs->params;
   return w->struct_size >= BP_WINDOW_PARAMS_SIZE_1_6 ? w : NULL;
+}
+
+/* The scalar attributes plugin.h gives a meaning to (since 1.6): VAR's
+ * correction, a non-negative integer; NORMALIZE's eps, finite and >= 0;
+ * and RMS_NORM's output 1 (mean), which is always absent. */
+static inline bp_status bp_sdk_check_attrs_(const char *name, int32_t op, const bp_op_attrs *attrs,
+                                            const bp_plugin_tensor *output, bp_sdk_check *c) {
+  const double scalar = BP_SDK_FITS(attrs, scalar) ? attrs->scalar : 0.0;
+  if (op == BP_OP_VAR && !(scalar >= 0 && scalar <= 9007199254740992.0 && (double)(int64_t)scalar == scalar))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: the correction (attrs.scalar) is %g, not a non-negative integer",
+                          name, scalar);
+  if (bp_vocab_op_family(op) == BP_OP_FAMILY_NORMALIZE && !(scalar >= 0 && scalar <= 1.7976931348623157e308))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: eps (attrs.scalar) is %g; it must be finite and >= 0",
+                          name, scalar);
+  if (op == BP_OP_RMS_NORM && !bp_sdk_absent(&output[1]))
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: output 1 (mean) is given; rms_norm writes no mean, it must be absent",
+                          name);
+  return BP_OK;
 }
 
 /* Validates everything about an execute() call that plugin.h fixes: the
@@ -510,7 +609,9 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
   }
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
   if (s != BP_OK) return s;
-  return bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
+  s = bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
+  if (s != BP_OK) return s;
+  return bp_sdk_check_attrs_(name, op, attrs, output, c);
 }
 
 /* ---- collective() arguments (since 1.2) ---------------------------------- */

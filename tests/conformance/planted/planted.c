@@ -31,6 +31,8 @@ static unsigned char *element(const bp_plugin_tensor *t, const int64_t *idx) {
   return bp_test_element_at(base, t, idx, bp_vocab_dtype_size(t->dtype));
 }
 
+#include "planted_moments.h" /* the bugs of VAR, LAYER_NORM and RMS_NORM */
+
 /* Calls f with element idx of `in` and of `out`, for every idx of out's shape. */
 static void each_element(const bp_plugin_tensor *in, const bp_plugin_tensor *out,
                          void (*f)(const unsigned char *from, unsigned char *to)) {
@@ -117,6 +119,44 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
     }
   }
 #endif
+#ifdef PLANT_ATTENTION_IGNORES_MASK_COLUMN
+  /* ATTENTION reads +0 for the mask's last column, whatever the mask holds
+   * there (-inf included): the last key always takes part, unshifted. The
+   * mask goes through a dense copy with that column zeroed. */
+  if (op == BP_OP_ATTENTION && n_in == 4 && in && out && in[3].dtype != BP_DTYPE_INVALID && in[3].rank >= 2 &&
+      in[3].rank <= BP_MAX_RANK) {
+    const bp_plugin_tensor *m = &in[3];
+    const int32_t r = m->rank;
+    const int64_t size = bp_vocab_dtype_size(m->dtype);
+    int64_t numel = 1, idx[BP_MAX_RANK] = {0}, pos = 0, stride = 1;
+    bp_plugin_tensor masked[4];
+    bp_buffer copy;
+    void *base = NULL;
+    int32_t d;
+    for (d = 0; d < r; ++d) numel *= m->shape[d];
+    if (numel > 0 && size > 0 && g_real->alloc(device, (uint64_t)(numel * size), &copy) == BP_OK) {
+      g_real->host_address(copy, &base);
+      memcpy(masked, in, sizeof masked);
+      masked[3].buffer = copy;
+      masked[3].offset = 0;
+      for (d = r - 1; d >= 0; --d) {
+        masked[3].strides[d] = stride;
+        stride *= m->shape[d];
+      }
+      do {
+        unsigned char *to = (unsigned char *)base + pos * size;
+        if (idx[r - 1] == m->shape[r - 1] - 1)
+          memset(to, 0, (size_t)size);
+        else
+          memcpy(to, element(m, idx), (size_t)size);
+        ++pos;
+      } while (bp_test_next_index(idx, m->shape, r));
+      s = g_real->execute(device, op, attrs, masked, n_in, out);
+      g_real->free(copy);
+      return s;
+    }
+  }
+#endif
   s = g_real->execute(device, op, attrs, in, n_in, out);
 #ifdef PLANT_SCATTER_CLEARS
   /* Once the reference has accepted the call: the output zeroed, then
@@ -141,6 +181,9 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
 #endif
   if (s != BP_OK || !out) return s;
   g_real->synchronize(device);
+#ifdef PLANT_MOMENTS
+  plant_moments(op, attrs, in, n_in, out);
+#endif
 #ifdef PLANT_ARGMAX_LAST_NAN
   /* The last NaN of each reduced set instead of the first. */
   if (op == BP_OP_ARGMAX && n_in == 1 && (in[0].dtype == BP_FLOAT32 || in[0].dtype == BP_FLOAT64)) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention_cases.hpp"
 #include "family_builders.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
@@ -174,12 +175,14 @@ void unary_cases(Builder &b) {
 }
 
 void reduce_cases(Builder &b) {
-  const bool empty_set_ok = b.op == BP_OP_SUM || b.op == BP_OP_MEAN || b.op == BP_OP_NORM || b.op == BP_OP_LOGSUMEXP;
-  auto red = [&](const char *what, const Shape &in, const Shape &out, LayoutSpec li) {
+  const bool empty_set_ok =
+      b.op == BP_OP_SUM || b.op == BP_OP_MEAN || b.op == BP_OP_NORM || b.op == BP_OP_LOGSUMEXP || b.op == BP_OP_VAR;
+  auto red = [&](const char *what, const Shape &in, const Shape &out, LayoutSpec li) -> Case & {
     Case &c = b.start(std::string(what) + (*what ? " " : "") + shape_text(int32_t(in.size()), in.data()) + " -> " +
                       shape_text(int32_t(out.size()), out.data()));
     c.inputs.push_back(b.input(c, 0, b.dtype, in, li));
     c.output = add_view(c, b.out_dtype, out, dense(), true);
+    return c;
   };
   red("", {17}, {1}, dense());
   red("", {5, 7}, {1, 7}, dense());
@@ -216,6 +219,22 @@ void reduce_cases(Builder &b) {
     fill(d, y, [&](const int64_t *, int64_t i) { return sp[size_t(i)]; });
     d.inputs.push_back(y);
     d.output = add_view(d, b.out_dtype, {1}, dense(), true);
+  }
+  if (b.op == BP_OP_VAR) {
+    // The correction (attrs.scalar): Bessel's, and n - c <= 0, which divides
+    // by 0 (+inf, or NaN for a set without spread: plugin.h).
+    red("correction 1", {5, 7}, {5, 1}, dense()).attrs.scalar = 1;
+    red("correction 1", {2, 3, 2, 5}, {1, 3, 1, 5}, dense()).attrs.scalar = 1;
+    red("correction 1, large", kLargeish, {1, 250}, dense()).attrs.scalar = 1;
+    red("correction 4 of 4", {4, 3}, {1, 3}, dense()).attrs.scalar = 4;
+    red("correction 7 of 4", {4, 3}, {1, 3}, dense()).attrs.scalar = 7;
+    red("correction 1 of 1", {1, 6}, {1, 6}, dense()).attrs.scalar = 1;
+    red("correction 2, empty", {0, 3}, {1, 3}, dense()).attrs.scalar = 2;
+    // 1000 plus or minus 1: where sum(x^2) - sum(x)^2 / n cancels.
+    for (const Shape &out : {Shape{6, 1}, Shape{1, 50}}) {
+      Case &c = red("far from 0", {6, 50}, out, dense());
+      fill(c, c.inputs[0], [&](const int64_t *, int64_t) { return draw(b.rng, b.dtype, {Domain::uniform, 999, 1001}); });
+    }
   }
   if (is_float(b.dtype) &&
       (b.op == BP_OP_ARGMAX || b.op == BP_OP_ARGMIN || b.op == BP_OP_MAX || b.op == BP_OP_MIN)) {
@@ -314,6 +333,8 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_SCAN: scan_cases(b); break;
     case BP_OP_FAMILY_GATHER: gather_cases(b); break;
     case BP_OP_FAMILY_SCATTER: scatter_cases(b); break;
+    case BP_OP_FAMILY_NORMALIZE: normalize_cases(b); break;
+    case BP_OP_FAMILY_ATTENTION: attention_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);
@@ -370,6 +391,15 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
       // of them (SCATTER, distinct).
       case BP_OP_FAMILY_GATHER: add_gather(b, c, shape, 1, shape[0]); break;
       case BP_OP_FAMILY_SCATTER: add_scatter(b, c, shape, 1, (shape[0] + 1) / 2); break;
+      case BP_OP_FAMILY_NORMALIZE: add_normalize(b, c, shape, 1e-5, true, true, true, true); break;
+      // shape[0] queries of 4 features attending to one key more, masked, causal.
+      case BP_OP_FAMILY_ATTENTION: {
+        AttentionSpec spec;
+        spec.lq = shape[0], spec.lk = shape[0] + 1, spec.d = 4, spec.dv = shape.size() > 1 ? shape[1] : 3;
+        spec.mask = AttentionMask::full, spec.hidden = 0, spec.causal = true;
+        add_attention(b, c, spec);
+        break;
+      }
       default: break;
     }
   }

@@ -60,9 +60,17 @@ void add_gather(Builder &b, Case &c, const Shape &data, int k, int64_t n, Layout
 void add_scatter(Builder &b, Case &c, const Shape &out, int k, int64_t n, LayoutSpec out_layout = dense(),
                  LayoutSpec index_layout = dense(), LayoutSpec values_layout = dense());
 
+// A LAYER_NORM or RMS_NORM case over x of `shape` (its rows along the last
+// axis): weight, bias and the statistics (mean, rstd; RMS_NORM's mean is
+// always absent) present or absent as asked, eps as attrs.scalar.
+void add_normalize(Builder &b, Case &c, const Shape &shape, double eps, bool weight, bool bias, bool mean, bool rstd,
+                   LayoutSpec x_layout = dense(), LayoutSpec y_layout = dense());
+
 // Every case of the families with a file of their own.
+void normalize_cases(Builder &b);
 void scan_cases(Builder &b);
 void gather_cases(Builder &b);
 void scatter_cases(Builder &b);
+void attention_cases(Builder &b);  // attention_cases.cpp (since 1.6)
 
 }  // namespace bpcheck

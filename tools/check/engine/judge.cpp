@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "attention_cases.hpp"
 #include "rules.hpp"
+#include "scales.hpp"
 #include "text.hpp"
 #include "tolerances.hpp"
 #include "values.hpp"
@@ -63,16 +65,42 @@ void scatter_add_scale(const Case &c, std::vector<double> &scale, std::vector<in
   });
 }
 
-// What the rounding error of an accumulation grows with, by C-order
-// position of the output element: the sum of the magnitudes of its terms
-// (SUM, MEAN (divided by the count), CUMSUM, MATMUL, SCATTER_ADD_ND; 0 for
-// PROD and NORM, whose error is relative to the result) and their number;
-// LOGSUMEXP's scale is a floor of its own.
-struct Scales {
-  std::vector<double> sum;
-  std::vector<double> floor;
-  std::vector<int64_t> terms;
-};
+// What the rounding error of an accumulation grows with (scales.hpp): the
+// sum of the magnitudes of its terms (SUM, MEAN (divided by the count),
+// CUMSUM, MATMUL, SCATTER_ADD_ND, VAR (the squared deviations, divided by
+// the divisor); 0 for PROD and NORM, whose error is relative to the result)
+// and their number; LOGSUMEXP's scale is a floor of its own.
+
+// VAR: each output's variance itself, m2 / (n - correction), computed in
+// float64 (its terms, the squared deviations, are all >= 0); 0 where n -
+// correction <= 0 or the set holds a NaN or an infinity (the result is then
+// +inf or NaN, judged exactly).
+void var_scale(const Case &c, std::vector<double> &scale, std::vector<int64_t> &count) {
+  const ViewDesc &in = c.inputs[0];
+  const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
+  const size_t n = scale.size();
+  std::vector<double> sum(n, 0.0), squares(n, 0.0);
+  std::vector<bool> finite(n, true);
+  for (int pass = 0; pass < 2; ++pass)
+    for_each_index(in, [&](const int64_t *idx, int64_t) {
+      int64_t oidx[BP_MAX_RANK] = {0};
+      for (int d = 0; d < in.rank; ++d) oidx[d] = c.output.shape[d] == 1 ? 0 : idx[d];
+      const size_t pos = size_t(c_position(c.output, oidx));
+      const double x = load_double(in.dtype, s.data() + byte_at(in, idx));
+      if (pass == 0) {
+        sum[pos] += x;
+        finite[pos] = finite[pos] && std::isfinite(x);
+        ++count[pos];
+      } else {
+        const double d = x - sum[pos] / double(count[pos]);
+        squares[pos] += d * d;
+      }
+    });
+  for (size_t i = 0; i < n; ++i) {
+    const double divisor = double(count[i]) - c.attrs.scalar;
+    scale[i] = finite[i] && divisor > 0 ? squares[i] / divisor : 0.0;
+  }
+}
 
 // The terms of each output element of a reduction: count, and the sum of
 // their magnitudes.
@@ -125,6 +153,10 @@ Scales accum_scale(const Case &c) {
       sc.sum[size_t(pos)] = sum;
       sc.terms[size_t(pos)] = K;
     });
+  } else if (c.op == BP_OP_VAR) {
+    var_scale(c, sc.sum, sc.terms);
+  } else if (op_family(c.op) == BP_OP_FAMILY_ATTENTION) {
+    attention_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {
@@ -211,8 +243,10 @@ std::string compare_outputs(const Case &c, const std::vector<uint8_t> &got, cons
   const Tolerance tol = tolerance(c.op, dtype);
   const TolClass cls = tol_class(c.op);
   Scales sc;
-  if (which == 0 && is_float(dtype) &&
-      (cls == TolClass::accum || cls == TolClass::accum_each || cls == TolClass::log_sum_exp))
+  if (op_family(c.op) == BP_OP_FAMILY_NORMALIZE && is_float(dtype))
+    sc = normalize_scales(c, which);
+  else if (which == 0 && is_float(dtype) &&
+           (cls == TolClass::accum || cls == TolClass::accum_each || cls == TolClass::log_sum_exp))
     sc = accum_scale(c);
   const bool scaled = !sc.terms.empty();
   const size_t esize = size_t(bp_vocab_dtype_size(dtype));

@@ -29,7 +29,12 @@ TolClass tol_class(int32_t op) {
   switch (op_family(op)) {
     case BP_OP_FAMILY_BINARY: return TolClass::rounded;
     case BP_OP_FAMILY_UNARY: case BP_OP_FAMILY_CREATE: return TolClass::math;
-    case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: case BP_OP_FAMILY_SCAN: return TolClass::accum;
+    // NORMALIZE: statistics accumulated, and y from them (judge.cpp scales each output).
+    case BP_OP_FAMILY_REDUCE: case BP_OP_FAMILY_MATMUL: case BP_OP_FAMILY_SCAN: case BP_OP_FAMILY_NORMALIZE:
+      return TolClass::accum;
+    // Sums of products in the scores and the output, judged on the scale
+    // attention_scale gives (judge.cpp).
+    case BP_OP_FAMILY_ATTENTION: return TolClass::accum;
     default: return TolClass::exact;
   }
 }

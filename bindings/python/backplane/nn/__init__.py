@@ -9,11 +9,16 @@ Gradients come from the core's autograd (Tensor.backward); optimisers are in
 backplane.optim."""
 from . import functional, init
 from .activation import Flatten, ReLU, Sigmoid, Tanh
+from .batchnorm import BatchNorm, BatchNorm1d, BatchNorm2d
+from .attention import MultiheadAttention
 from .container import Sequential
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
-           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init"]
+           "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
+           "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
+           "MultiheadAttention"]

@@ -2,6 +2,8 @@
 differentiable compositions of the recorded operators, so they run on the
 device of their inputs and backward() goes through them."""
 from .. import _composite, _tensor
+from ._normalization_functional import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
+from ._attention_fn import scaled_dot_product_attention  # noqa: F401  (torch.nn.functional's name)
 
 
 def linear(x, weight, bias=None):

@@ -2,7 +2,7 @@
 with Gluon's initialize() as a thin alias."""
 from .. import _C
 from .._grad_mode import no_grad
-from .._tensor import _is_dtype_spec
+from .._tensor import Tensor, _is_dtype_spec
 from . import init as _init
 from .parameter import Parameter
 
@@ -15,12 +15,17 @@ class Module:
     parameters() and named_parameters() walk the tree; to(device) moves the
     parameters in place (each Parameter stays the same object, so an
     optimiser made before keeps working); state_dict()/load_state_dict()
-    save and restore values; zero_grad() forgets gradients."""
+    save and restore values; zero_grad() forgets gradients. Buffers
+    (register_buffer: state that is not trained, such as batch norm's
+    running statistics) move with the module and are in state_dict()
+    unless registered with persistent=False."""
 
     def __init__(self):
         d = self.__dict__
         d["_parameters"] = {}  # name -> Parameter or None (bias=False), in order
         d["_modules"] = {}  # name -> Module
+        d["_buffers"] = {}  # name -> Tensor or None, in order
+        d["_non_persistent"] = set()  # buffer names left out of state_dict()
         d["training"] = True
         # Where parameters made later go (lazy layers): set by to().
         d["_device"] = d["_dtype"] = None
@@ -31,9 +36,16 @@ class Module:
         params = self.__dict__.get("_parameters")
         if params is None:
             raise AttributeError("call super().__init__() before assigning attributes of a Module")
-        if isinstance(value, Parameter):
+        buffers = self.__dict__["_buffers"]
+        if name in buffers and not isinstance(value, (Parameter, Module)):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError("{}.{} is a buffer: assign a tensor or None, not {}"
+                                .format(type(self).__name__, name, type(value).__name__))
+            buffers[name] = value
+        elif isinstance(value, Parameter):
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
+            buffers.pop(name, None)
             params[name] = value
         elif isinstance(value, Module):
             self.__dict__.pop(name, None)
@@ -50,13 +62,13 @@ class Module:
 
     def __getattr__(self, name):
         d = self.__dict__
-        for table in ("_parameters", "_modules"):
+        for table in ("_parameters", "_buffers", "_modules"):
             if name in d.get(table, ()):
                 return d[table][name]
         raise AttributeError("'{}' object has no attribute '{}'".format(type(self).__name__, name))
 
     def __delattr__(self, name):
-        for table in (self._parameters, self._modules):
+        for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
                 return
@@ -72,6 +84,21 @@ class Module:
 
     def add_module(self, name, module):
         self._modules[name] = module
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Adds a buffer: a tensor the module keeps and moves with it but
+        does not train (or None, a slot without one). state_dict() holds it
+        unless persistent is False."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError("register_buffer: a tensor or None, not {}".format(type(tensor).__name__))
+        if name in self._parameters or name in self._modules:
+            raise KeyError("register_buffer: {!r} is already a parameter or a module".format(name))
+        self.__dict__.pop(name, None)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
 
     # ---- running ---------------------------------------------------------------
 
@@ -131,6 +158,31 @@ class Module:
     def parameters(self, recurse=True):
         return (p for _, p in self.named_parameters(recurse=recurse))
 
+    def named_buffers(self, prefix="", recurse=True):
+        """(dotted name, tensor) for every buffer that is not None."""
+        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for name, m in mods:
+            for bname, b in m._buffers.items():
+                if b is not None:
+                    yield (name + "." + bname if name else bname), b
+
+    def buffers(self, recurse=True):
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def _state_items(self):
+        """(dotted name, tensor, is_parameter) of state_dict(): each module's
+        parameters, then its persistent buffers, module by module (PyTorch's
+        order); a shared parameter under its first name."""
+        seen = set()
+        for name, m in self.named_modules():
+            for pname, p in m._parameters.items():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    yield (name + "." + pname if name else pname), p, True
+            for bname, b in m._buffers.items():
+                if b is not None and bname not in m._non_persistent:
+                    yield (name + "." + bname if name else bname), b, False
+
     def apply(self, fn):
         """fn(m) for every module below and then this one; returns self."""
         for m in self.children():
@@ -162,17 +214,26 @@ class Module:
                         requires_grad = p.requires_grad
                         _C.rebind(p, moved)
                         p.requires_grad_(requires_grad)
+                # Buffers move too; a dtype applies to the float ones only
+                # (num_batches_tracked stays int64), as in PyTorch.
+                for b in m._buffers.values():
+                    if b is None:
+                        continue
+                    moved = b.to(device=device, dtype=dtype if b.dtype.is_floating_point else None)
+                    if moved is not b:
+                        _C.rebind(b, moved)
         return self
 
     def state_dict(self):
-        """{dotted name: tensor} sharing the parameters' storage (no gradient)."""
-        return {name: p.detach() for name, p in self.named_parameters()}
+        """{dotted name: tensor} sharing the parameters' and persistent
+        buffers' storage (no gradient)."""
+        return {name: t.detach() for name, t, _ in self._state_items()}
 
     def load_state_dict(self, state_dict, strict=True):
         """Copies values into the parameters in place (from any device, or
         host data); with strict, the names must match exactly. Returns
         (missing keys, unexpected keys)."""
-        own = dict(self.named_parameters())
+        own = {name: t for name, t, _ in self._state_items()}
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):

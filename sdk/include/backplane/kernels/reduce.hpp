@@ -1,7 +1,7 @@
 /*
  * backplane/kernels/reduce.hpp — the per-element math of the reductions
- * (SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN, LOGSUMEXP; semantics in
- * backplane/plugin.h),
+ * (SUM, MEAN, NORM, PROD, MAX, MIN, ARGMAX, ARGMIN, LOGSUMEXP, VAR; semantics
+ * in backplane/plugin.h),
  * shared by every backend. Header-only C++17, host and nvcc device code.
  *
  * A reducer is a struct of static functions over an accumulator:
@@ -10,7 +10,8 @@
  *                          of the reduced axes (only ARGMAX/ARGMIN look at it)
  *   merge(a, b)            combines two partial accumulators; `a` covers
  *                          earlier positions than `b` when that matters
- *   finish(acc, count)     the output value, count = elements reduced
+ *   finish(acc, count)     the output value, count = elements reduced (VAR:
+ *                          that less the correction, its divisor)
  * and `lanes`: how many independent accumulators a backend may run over a
  * contiguous stretch and merge afterwards (1 = strictly sequential).
  */
@@ -152,6 +153,42 @@ struct LogSumExpReducer {
     const double inf = static_cast<double>(INFINITY);
     if (is_nan(a.max) || a.max == inf || a.max == -inf) return static_cast<T>(a.max);
     return static_cast<T>(a.max + fmath::log(a.sum));
+  }
+};
+
+/* VAR's accumulator: how many elements, their mean and the sum of their
+ * squared deviations from it (m2), in double. */
+struct MomentsAcc {
+  double n;
+  double mean;
+  double m2;
+};
+
+/* VAR (float inputs, since 1.6): Welford's update, stable where
+ * sum(x^2) - sum(x)^2 / n cancels, and Chan's merge of two partial sets.
+ * finish() gets the divisor n - correction (plugin.h: m2 / max(0, n - c),
+ * so m2 > 0 over 0 is +inf and 0 / 0 NaN, the empty set's value). An
+ * infinity makes the deviations inf - inf: NaN, as plugin.h says. */
+template <class T>
+struct VarReducer {
+  using in_t = T;
+  using acc_t = MomentsAcc;
+  using out_t = T;
+  static constexpr int lanes = 8;
+  BP_HD static acc_t init() { return acc_t{0.0, 0.0, 0.0}; }
+  BP_HD static acc_t step(acc_t a, T x, int64_t) {
+    const double v = static_cast<double>(x), n = a.n + 1.0, delta = v - a.mean;
+    const double mean = a.mean + delta / n;
+    return acc_t{n, mean, a.m2 + delta * (v - mean)};
+  }
+  BP_HD static acc_t merge(acc_t a, acc_t b) {
+    if (a.n == 0.0) return b;
+    if (b.n == 0.0) return a;
+    const double n = a.n + b.n, delta = b.mean - a.mean;
+    return acc_t{n, a.mean + delta * (b.n / n), a.m2 + b.m2 + delta * delta * (a.n * b.n / n)};
+  }
+  BP_HD static T finish(acc_t a, int64_t divisor) {
+    return static_cast<T>(a.m2 / (divisor > 0 ? static_cast<double>(divisor) : 0.0));
   }
 };
 

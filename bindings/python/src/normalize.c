@@ -1,0 +1,118 @@
+/*
+ * normalize.c — the normalisations of backplane.h (since 1.6): bp_var_axes,
+ * bp_layer_norm, bp_rms_norm, bp_group_norm and bp_batch_norm. An optional
+ * tensor argument is None for none.
+ */
+#include "extension.h"
+
+/* A tensor, or None as the 0 handle: 1, or 0 with a TypeError. */
+static int optional_tensor(PyObject *o, bp_tensor *out) {
+  if (o == Py_None) {
+    *out = 0;
+    return 1;
+  }
+  return get_tensor(o, out);
+}
+
+static int optional_converter(PyObject *o, void *out) { return optional_tensor(o, (bp_tensor *)out); }
+
+/* var_axes(a, axes, keepdims, correction) */
+static PyObject *m_var_axes(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor a, out;
+  PyObject *axes_obj;
+  int keepdims;
+  double correction;
+  if (!PyArg_ParseTuple(args, "O&Opd:var_axes", tensor_converter, &a, &axes_obj, &keepdims, &correction))
+    return NULL;
+  int64_t wide[MAX_SHAPE];
+  const int n = get_shape_arg(axes_obj, wide);
+  if (n < 0) return NULL;
+  int32_t axes[MAX_SHAPE];
+  for (int i = 0; i < n; ++i) axes[i] = (int32_t)wide[i];
+  CHECK(p_bp_var_axes(a, axes, n, keepdims, correction, &out));
+  return wrap(out);
+}
+
+/* A tuple of the new tensors; every handle is released when one cannot be wrapped. */
+static PyObject *tuple_of(bp_tensor *handles, int count) {
+  PyObject *t = PyTuple_New(count);
+  int i;
+  if (!t) {
+    for (i = 0; i < count; ++i) p_bp_tensor_release(handles[i]);
+    return NULL;
+  }
+  for (i = 0; i < count; ++i) {
+    PyObject *w = wrap(handles[i]); /* releases its handle on failure */
+    if (!w) {
+      int j;
+      for (j = i + 1; j < count; ++j) p_bp_tensor_release(handles[j]);
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, i, w);
+  }
+  return t;
+}
+
+/* layer_norm(x, weight, bias, axes, eps, stats): y, or (y, mean, rstd) with stats. */
+static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor x, w, b, h[3];
+  int axes, stats;
+  double eps;
+  if (!PyArg_ParseTuple(args, "O&O&O&idp:layer_norm", tensor_converter, &x, optional_converter, &w,
+                        optional_converter, &b, &axes, &eps, &stats))
+    return NULL;
+  CHECK(p_bp_layer_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL, stats ? &h[2] : NULL));
+  return stats ? tuple_of(h, 3) : wrap(h[0]);
+}
+
+/* rms_norm(x, weight, bias, axes, eps, stats): y, or (y, rstd) with stats. */
+static PyObject *m_rms_norm(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor x, w, b, h[2];
+  int axes, stats;
+  double eps;
+  if (!PyArg_ParseTuple(args, "O&O&O&idp:rms_norm", tensor_converter, &x, optional_converter, &w,
+                        optional_converter, &b, &axes, &eps, &stats))
+    return NULL;
+  CHECK(p_bp_rms_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL));
+  return stats ? tuple_of(h, 2) : wrap(h[0]);
+}
+
+/* group_norm(x, groups, weight, bias, eps) */
+static PyObject *m_group_norm(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor x, w, b, out;
+  long long groups;
+  double eps;
+  if (!PyArg_ParseTuple(args, "O&LO&O&d:group_norm", tensor_converter, &x, &groups, optional_converter, &w,
+                        optional_converter, &b, &eps))
+    return NULL;
+  CHECK(p_bp_group_norm(x, (int64_t)groups, w, b, eps, &out));
+  return wrap(out);
+}
+
+/* batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps) */
+static PyObject *m_batch_norm(PyObject *mod, PyObject *args) {
+  (void)mod;
+  bp_tensor x, rm, rv, w, b, out;
+  int training;
+  double momentum, eps;
+  if (!PyArg_ParseTuple(args, "O&O&O&O&O&pdd:batch_norm", tensor_converter, &x, optional_converter, &rm,
+                        optional_converter, &rv, optional_converter, &w, optional_converter, &b, &training,
+                        &momentum, &eps))
+    return NULL;
+  CHECK(p_bp_batch_norm(x, rm, rv, w, b, training, momentum, eps, &out));
+  return wrap(out);
+}
+
+PyMethodDef normalize_methods[] = {
+    {"var_axes", m_var_axes, METH_VARARGS, NULL},
+    {"layer_norm", m_layer_norm, METH_VARARGS, NULL},
+    {"rms_norm", m_rms_norm, METH_VARARGS, NULL},
+    {"group_norm", m_group_norm, METH_VARARGS, NULL},
+    {"batch_norm", m_batch_norm, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
