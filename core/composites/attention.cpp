@@ -6,16 +6,12 @@
 // too). The softmax is the composites' softmax(), whichever way it is made.
 #include "composites/attention.hpp"
 
-#ifndef BP_CORE_COMPOSITES
-#error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "composites/composites.hpp"
 #include "composites/dropout_mask.hpp"
 #include "dispatch/creation.hpp"
@@ -25,8 +21,6 @@
 #include "errors/names.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 
