@@ -269,3 +269,30 @@ def test_initialize_with_an_initializer_fills_weights_and_zeroes_biases(dev):
     assert np.abs(host(net[0].weight)).max() <= math.sqrt(6 / 48)
     net.initialize(init=nn.init.Uniform(0.5))
     assert 0.3 < np.abs(host(net[0].weight)).max() <= 0.5
+
+
+def test_module_list_registers_indexes_and_slices_as_torchs():
+    layers = nn.ModuleList(nn.Linear(2, 2) for _ in range(3))
+    layers.append(nn.ReLU())
+    assert len(layers) == 4 and isinstance(layers[1], nn.Linear)
+    assert isinstance(layers[1:3], nn.ModuleList) and len(layers[1:3]) == 2
+    assert isinstance(nn.Sequential(nn.ReLU(), nn.Tanh())[:1], nn.Sequential)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = layers
+
+        def forward(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return x
+
+    net = Net()
+    assert [name for name, _ in net.named_parameters()] == [
+        "blocks.{}.{}".format(i, p) for i in range(3) for p in ("weight", "bias")]
+    assert net(bp.ones((1, 2))).shape == (1, 2)
+    with pytest.raises(TypeError, match="ModuleList holds modules, not int"):
+        layers.append(3)
+    with pytest.raises(NotImplementedError):
+        layers(bp.ones((1, 2)))

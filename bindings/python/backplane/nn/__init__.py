@@ -11,7 +11,7 @@ from . import functional, init
 from .activation import Flatten, ReLU, Sigmoid, Tanh
 from .batchnorm import BatchNorm, BatchNorm1d, BatchNorm2d
 from .attention import MultiheadAttention
-from .container import Sequential
+from .container import ModuleList, Sequential
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
@@ -21,4 +21,4 @@ from .parameter import Parameter
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
            "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
            "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
-           "MultiheadAttention"]
+           "MultiheadAttention", "ModuleList"]
