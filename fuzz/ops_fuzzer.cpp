@@ -3,8 +3,8 @@
 // reference:0 (the oracle), and both must agree on the status, the result's
 // dtype and shape, and its values. Values agree exactly, except after the
 // operators whose float results plugin.h lets differ in rounding
-// (transcendental functions, pow, and the accumulation order of reductions
-// and matmul): those are compared within the bound the rule gives, and the
+// (transcendental functions, pow, softmax, and the accumulation order of
+// reductions and matmul): those are compared within the bound the rule gives, and the
 // reference's values are then copied to the cpu side so later steps compare
 // exactly again. After each input every tensor is released and the live
 // count must be back where it was.
@@ -266,7 +266,7 @@ class Program {
     int dst = in.below(kRegisters), a = in.below(kRegisters), b = in.below(kRegisters);
     int c = in.below(kRegisters);
     bp_tensor(&r)[kSides][kRegisters] = regs_;
-    switch (in.below(14)) {
+    switch (in.below(15)) {
       case 0: {  // host data; bool bytes are raw, anything but 0 means true
         int64_t shape[BP_MAX_RANK] = {};
         int32_t dtype = in.dtype(), rank = in.shape(shape);
@@ -405,6 +405,20 @@ class Program {
       case 12:  // any register as the index: wrong dtypes, shapes and ranges included
         both("gather_nd", dst, {}, [&](int s, bp_tensor *o) { return bp_gather_nd(r[s][a], r[s][b], o); });
         break;
+      case 13: {  // softmax or log_softmax along an axis (rank 0 and axes out of range included)
+        const bool log = in.below(2) != 0;
+        const int32_t axis = in.below(5) - 2;
+        both(log ? "log_softmax" : "softmax", dst, from_table(bpcheck::TestBound::fuzz_softmax),
+             [&](int s, bp_tensor *o) { return log ? bp_log_softmax(r[s][a], axis, o) : bp_softmax(r[s][a], axis, o); });
+        break;
+      }
+      case 13: {  // top-k and sort: plugin.h fixes every bit of both results; k may exceed the axis
+        const int32_t axis = in.below(4) - 1, largest = in.below(2);
+        const int64_t k = in.below(int32_t(kMaxExtent) + 2);
+        both("topk", dst, {}, [&](int s, bp_tensor *o) { return bp_topk(r[s][a], k, axis, largest, o, nullptr); });
+        both("argsort", b, {}, [&](int s, bp_tensor *o) { return bp_argsort(r[s][a], axis, largest, o); });
+        break;
+      }
       default: {
         both("assign", -1, {}, [&](int s, bp_tensor *) { return bp_assign(r[s][dst], r[s][a]); });
         if (r[0][dst]) compare("assign", dst, {});

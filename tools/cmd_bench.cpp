@@ -39,10 +39,16 @@ const Figure kFigures[] = {
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy; "
                "opencl:0: conversions vs clEnqueueCopyBuffer, add vs float32",
      bench::figure_dtypes},
+    {"softmax", "softmax and log_softmax (8192, 1024) on cpu:0 vs memcpy of the same bytes and libtorch",
+     bench::figure_softmax},
+    {"topk", "top-k (k=8) and stable sort of float32 rows vs libtorch's topk_out and sort_out",
+     bench::figure_topk},
     {"layer_norm", "layer norm over (8192, 1024) float32 on cpu:0 vs memcpy of its bytes and libtorch",
      bench::figure_layer_norm},
     {"attention", "causal attention [8, 12, 512, 64] f32 on cpu:0: fused entry, composite, libtorch",
      bench::figure_attention},
+    {"conv", "ResNet-18 convolutions (forward, backward data, weight) vs libtorch, oneDNN, im2col+CLBlast",
+     bench::figure_conv},
 };
 
 std::string figure_list() {

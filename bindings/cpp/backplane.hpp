@@ -28,6 +28,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -155,7 +157,9 @@ class Error : public std::runtime_error {
   X(ERR_STATE, StateError)                          \
   X(ERR_INTERNAL, InternalError)                    \
   X(ERR_INDEX, IndexError)                          \
-  X(ERR_PEER, PeerError)
+  X(ERR_PEER, PeerError)                            \
+  X(ERR_IO, IoError)                                \
+  X(ERR_FORMAT, FormatError)
 
 namespace detail {
 // The class thrown for a status: Error unless BP_CPP_ERROR_LIST names one (a
@@ -417,6 +421,8 @@ class Tensor {
   Tensor round() const { return unary(BP_OP_ROUND); }    // (since 1.5): half to even
   Tensor sign() const { return unary(BP_OP_SIGN); }      // (since 1.5)
   Tensor bitwise_not() const { return unary(BP_OP_BITWISE_NOT); }  // (since 1.1)
+  Tensor isnan() const { return unary(BP_OP_ISNAN); }    // (since 1.6): bool
+  Tensor isinf() const { return unary(BP_OP_ISINF); }    // (since 1.6): bool
 
   Tensor reduce(bp_op op, int32_t axis = BP_AXIS_ALL, bool keepdims = false) const {
     return wrap([&](bp_tensor *o) { return bp_reduce(op, h_, axis, keepdims, o); });
@@ -483,8 +489,22 @@ class Tensor {
   Tensor std(int32_t axis = BP_AXIS_ALL, bool keepdims = false, double ddof = 0) const {
     return wrap([&](bp_tensor *o) { return bp_std(h_, axis, keepdims, ddof, o); });
   }
+  // The SOFTMAX operators along axis (an operator each since 1.6).
   Tensor softmax(int32_t axis = -1) const {
     return wrap([&](bp_tensor *o) { return bp_softmax(h_, axis, o); });
+  }
+  Tensor log_softmax(int32_t axis = -1) const {
+    return wrap([&](bp_tensor *o) { return bp_log_softmax(h_, axis, o); });
+  }
+  // Sorting and top-k along an axis (bp_topk, bp_sort, bp_argsort; since
+  // 1.6), as torch.topk, torch.sort and torch.argsort: the values and their
+  // int64 positions (auto [values, indices] = x.topk(3)), always stable, NaN
+  // ordered as NumPy's sort orders it (first with largest).
+  struct ValuesIndices;
+  ValuesIndices topk(int64_t k, int32_t axis = -1, bool largest = true) const;
+  ValuesIndices sort(int32_t axis = -1, bool descending = false) const;
+  Tensor argsort(int32_t axis = -1, bool descending = false) const {
+    return wrap([&](bp_tensor *o) { return bp_argsort(h_, axis, descending, o); });
   }
   // Whether every element (all) or some element (any) is nonzero, along one
   // axis or all of them, as a bool tensor: `if ((a == b).all())`. (since 1.1)
@@ -672,6 +692,53 @@ inline Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false,
 }
 inline Tensor norm(const Tensor &a) { return a.norm(); }
 
+// ---- convolution (since 1.6) ----------------------------------------------
+
+// The window of conv and conv_transpose (bp_conv_options), per spatial
+// axis; a list of one value stands for every axis (PyTorch's int form).
+// padding pads both sides; padding_end, when given, replaces it after the
+// input's end (asymmetric padding, PyTorch's padding='same' with an even
+// dilated kernel).
+struct ConvOptions {
+  std::vector<int64_t> stride{1}, padding{0}, padding_end, dilation{1}, output_padding{0};
+  int32_t groups = 1;
+};
+
+namespace detail {
+inline int64_t conv_axis(const std::vector<int64_t> &v, size_t i, int64_t otherwise) {
+  if (v.empty()) return otherwise;
+  return v.size() == 1 ? v[0] : i < v.size() ? v[i] : otherwise;
+}
+inline bp_conv_options conv_options(const ConvOptions &o) {
+  bp_conv_options c = BP_CONV_OPTIONS_INIT;
+  c.groups = o.groups;
+  for (size_t i = 0; i < BP_CONV_MAX_RANK; ++i) {
+    c.stride[i] = conv_axis(o.stride, i, 1);
+    c.padding_begin[i] = conv_axis(o.padding, i, 0);
+    c.padding_end[i] = conv_axis(o.padding_end, i, c.padding_begin[i]);
+    c.dilation[i] = conv_axis(o.dilation, i, 1);
+    c.output_padding[i] = conv_axis(o.output_padding, i, 0);
+  }
+  return c;
+}
+}  // namespace detail
+
+// PyTorch's conv1d/2d/3d: x [N, C_in, S...], weight [C_out, C_in / groups,
+// K...], bias [C_out] or undefined (backplane.h, bp_conv).
+inline Tensor conv(const Tensor &x, const Tensor &weight, const Tensor &bias = Tensor(),
+                   const ConvOptions &options = {}) {
+  const bp_conv_options o = detail::conv_options(options);
+  return Tensor::wrap([&](bp_tensor *out) { return bp_conv(x.handle(), weight.handle(), bias.handle(), &o, out); });
+}
+// PyTorch's conv_transpose1d/2d/3d (bp_conv_transpose): weight [C_out,
+// C_in / groups, K...] with x's channels C_out, bias [C_in] or undefined.
+inline Tensor conv_transpose(const Tensor &x, const Tensor &weight, const Tensor &bias = Tensor(),
+                             const ConvOptions &options = {}) {
+  const bp_conv_options o = detail::conv_options(options);
+  return Tensor::wrap(
+      [&](bp_tensor *out) { return bp_conv_transpose(x.handle(), weight.handle(), bias.handle(), &o, out); });
+}
+
 // ---- composites (since 1.1) ------------------------------------------------
 
 namespace detail {
@@ -758,6 +825,7 @@ inline Tensor linspace(double start, double stop, int64_t num = 50, bool endpoin
 }
 inline Tensor clip(const Tensor &a, double low, double high) { return a.clip(low, high); }
 inline Tensor softmax(const Tensor &a, int32_t axis = -1) { return a.softmax(axis); }
+inline Tensor log_softmax(const Tensor &a, int32_t axis = -1) { return a.log_softmax(axis); }
 
 // ---- normalisation (since 1.6; backplane.h) --------------------------------
 // An undefined Tensor for weight, bias or a running statistic is none.
@@ -898,6 +966,24 @@ inline Tensor Tensor::index_put(const std::vector<Index> &key, const Tensor &val
 inline void Tensor::index_put_(const std::vector<Index> &key, const Tensor &values, bool accumulate) const {
   const std::vector<bp_index_key> keys = detail::keys_of(key);
   check(bp_index_put_into(h_, keys.data(), int32_t(keys.size()), values.h_, accumulate));
+}
+
+// ---- sorting and top-k (since 1.6) ----------------------------------------
+
+struct Tensor::ValuesIndices {
+  Tensor values, indices;
+};
+
+inline Tensor::ValuesIndices Tensor::topk(int64_t k, int32_t axis, bool largest) const {
+  bp_tensor v = BP_NO_TENSOR, i = BP_NO_TENSOR;
+  check(bp_topk(h_, k, axis, largest, &v, &i));
+  return ValuesIndices{adopt(v), adopt(i)};
+}
+
+inline Tensor::ValuesIndices Tensor::sort(int32_t axis, bool descending) const {
+  bp_tensor v = BP_NO_TENSOR, i = BP_NO_TENSOR;
+  check(bp_sort(h_, axis, descending, &v, &i));
+  return ValuesIndices{adopt(v), adopt(i)};
 }
 
 // ---- truth values --------------------------------------------------------
@@ -1088,6 +1174,131 @@ inline std::ostream &operator<<(std::ostream &os, const Tensor &t) {
   os << ", device='" << t.device().name() << "'";
   if (dtype != BP_FLOAT32 && dtype != BP_INT64 && dtype != BP_BOOL) os << ", dtype=" << bp_dtype_name(dtype);
   return os << ')';
+}
+
+// ---- saving and loading: safetensors files (since 1.6) -------------------
+// Named tensors in a safetensors file, readable by the `safetensors` package
+// and PyTorch through it (backplane.h's section of that name says what is
+// checked and how devices are read):
+//
+//   bp::save_safetensors("model.safetensors", {{"w", w}, {"b", b}}, {{"step", "10"}});
+//   std::map<std::string, bp::Tensor> sd = bp::load_safetensors("model.safetensors", bp::cpu());
+//
+// Each tensor is read through its own device's backend when saved, and
+// written through the given device's backend when loaded: a tensor saved
+// from opencl:0 loads onto cpu:0 or any other device.
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using Metadata = std::map<std::string, std::string>;
+
+namespace detail {
+// The C arrays of a save, pointing into tensors and metadata.
+struct SafetensorsArgs {
+  SafetensorsArgs(const NamedTensors &tensors, const Metadata &metadata) {
+    for (const auto &[name, t] : tensors) named.push_back({name.c_str(), t.handle()});
+    for (const auto &[key, value] : metadata) meta.push_back({key.c_str(), value.c_str()});
+  }
+  std::vector<bp_named_tensor> named;
+  std::vector<bp_metadata_entry> meta;
+};
+}  // namespace detail
+
+// Writes the file (a temporary beside it, renamed over path when complete).
+inline void save_safetensors(const std::string &path, const NamedTensors &tensors, const Metadata &metadata = {}) {
+  const detail::SafetensorsArgs a(tensors, metadata);
+  check(bp_safetensors_save(path.c_str(), a.named.data(), int32_t(a.named.size()), a.meta.data(),
+                            int32_t(a.meta.size())));
+}
+
+// The bytes of the file bp::save_safetensors would write.
+inline std::string safetensors_bytes(const NamedTensors &tensors, const Metadata &metadata = {}) {
+  const detail::SafetensorsArgs a(tensors, metadata);
+  std::string bytes;
+  auto append = [](void *context, const void *data, uint64_t n) -> int32_t {
+    static_cast<std::string *>(context)->append(static_cast<const char *>(data), size_t(n));
+    return 0;
+  };
+  check(bp_safetensors_write(append, &bytes, a.named.data(), int32_t(a.named.size()), a.meta.data(),
+                             int32_t(a.meta.size())));
+  return bytes;
+}
+
+// An open, checked safetensors file (closed when the last copy goes).
+class SafetensorsFile {
+ public:
+  struct Entry {
+    std::string name;
+    bp_dtype dtype;
+    Shape shape;
+  };
+
+  static SafetensorsFile open(const std::string &path) {
+    bp_safetensors h = 0;
+    check(bp_safetensors_open(path.c_str(), &h));
+    return SafetensorsFile(h);
+  }
+  // A file held in memory (the bytes are copied).
+  static SafetensorsFile from_bytes(const void *data, size_t bytes) {
+    bp_safetensors h = 0;
+    check(bp_safetensors_open_memory(data, bytes, &h));
+    return SafetensorsFile(h);
+  }
+  static SafetensorsFile from_bytes(const std::string &bytes) { return from_bytes(bytes.data(), bytes.size()); }
+
+  bp_safetensors handle() const { return h_->h; }
+
+  // The tensors in the byte order of their names.
+  std::vector<Entry> entries() const {
+    int32_t n = 0;
+    check(bp_safetensors_count(handle(), &n));
+    std::vector<Entry> out;
+    for (int32_t i = 0; i < n; ++i) {
+      const char *name = nullptr;
+      int32_t dtype = 0, rank = 0;
+      int64_t shape[BP_MAX_RANK];
+      check(bp_safetensors_entry(handle(), i, &name, &dtype, &rank, shape));
+      out.push_back({name, static_cast<bp_dtype>(dtype), Shape(shape, shape + rank)});
+    }
+    return out;
+  }
+  Metadata metadata() const {
+    int32_t n = 0;
+    check(bp_safetensors_metadata_count(handle(), &n));
+    Metadata out;
+    for (int32_t i = 0; i < n; ++i) {
+      const char *key = nullptr, *value = nullptr;
+      check(bp_safetensors_metadata(handle(), i, &key, &value));
+      out.emplace(key, value);
+    }
+    return out;
+  }
+  Tensor load(const std::string &name, Device d = default_device()) const {
+    return Tensor::wrap([&](bp_tensor *o) { return bp_safetensors_load(handle(), name.c_str(), d.id(), o); });
+  }
+  std::map<std::string, Tensor> load_all(Device d = default_device()) const {
+    const std::vector<Entry> es = entries();
+    std::vector<bp_tensor> handles(es.size());
+    check(bp_safetensors_load_all(handle(), d.id(), handles.data(), int32_t(handles.size())));
+    std::map<std::string, Tensor> out;
+    for (size_t i = 0; i < es.size(); ++i) out.emplace(es[i].name, Tensor::adopt(handles[i]));
+    return out;
+  }
+
+ private:
+  struct Owner {
+    explicit Owner(bp_safetensors h_) : h(h_) {}
+    Owner(const Owner &) = delete;
+    Owner &operator=(const Owner &) = delete;
+    ~Owner() { bp_safetensors_close(h); }
+    bp_safetensors h;
+  };
+  explicit SafetensorsFile(bp_safetensors h) : h_(std::make_shared<Owner>(h)) {}
+  std::shared_ptr<Owner> h_;
+};
+
+// Every tensor of the file at path, on device d.
+inline std::map<std::string, Tensor> load_safetensors(const std::string &path, Device d = default_device()) {
+  return SafetensorsFile::open(path).load_all(d);
 }
 
 }  // namespace bp

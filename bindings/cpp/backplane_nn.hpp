@@ -14,6 +14,7 @@
 // BatchNorm1d/2d) and train()/eval() on every Module.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -88,6 +89,68 @@ class Linear : public Module {
   }
 
   Tensor weight, bias;
+};
+
+// PyTorch's Conv1d/2d/3d (R = 1, 2, 3; since 1.6): weight [out, in / groups,
+// K...] and bias [out], drawn as PyTorch draws them by default
+// (kaiming_uniform with a = sqrt(5): uniform in +-1/sqrt(fan_in), fan_in =
+// in / groups * prod(K), the bias likewise). A kernel_size of one value
+// stands for every spatial axis.
+template <int R>
+class ConvNd : public Module {
+ public:
+  ConvNd(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, ConvOptions options = {},
+         bool with_bias = true, Device d = default_device(), uint64_t seed = next_seed())
+      : options_(std::move(options)) {
+    Shape shape{out_channels, in_channels / std::max<int32_t>(options_.groups, 1)};
+    init(shape, kernel_size, d, seed, with_bias, out_channels);
+  }
+  Tensor forward(const Tensor &x) override { return conv(x, weight, bias, options_); }
+  std::vector<Tensor> parameters() const override {
+    if (bias.defined()) return {weight, bias};
+    return {weight};
+  }
+  void to(Device d) override {
+    weight = parameter_on(weight, d);
+    if (bias.defined()) bias = parameter_on(bias, d);
+  }
+
+  Tensor weight, bias;
+
+ protected:
+  ConvNd() = default;
+  // weight of `shape` + the kernel's extents; fan_in = shape[1] * prod(K).
+  void init(Shape shape, const std::vector<int64_t> &kernel_size, Device d, uint64_t seed, bool with_bias,
+            int64_t bias_size) {
+    int64_t fan_in = shape[1];
+    for (int i = 0; i < R; ++i) {
+      const int64_t k = kernel_size.size() == 1 ? kernel_size[0] : kernel_size.at(size_t(i));
+      shape.push_back(k);
+      fan_in *= k;
+    }
+    const double bound = 1.0 / std::sqrt(double(fan_in > 0 ? fan_in : 1));
+    weight = parameter_on(random_uniform(shape, -bound, bound, seed, f32, d), d);
+    if (with_bias) bias = parameter_on(random_uniform({bias_size}, -bound, bound, seed + 1, f32, d), d);
+  }
+  ConvOptions options_;
+};
+using Conv1d = ConvNd<1>;
+using Conv2d = ConvNd<2>;
+using Conv3d = ConvNd<3>;
+
+// PyTorch's ConvTranspose2d (since 1.6): weight [in, out / groups, K...],
+// bias [out], PyTorch's default initialisation (fan_in = out / groups *
+// prod(K)); options.output_padding adds to the result's extents.
+class ConvTranspose2d : public ConvNd<2> {
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size,
+                  ConvOptions options = {}, bool with_bias = true, Device d = default_device(),
+                  uint64_t seed = next_seed()) {
+    options_ = std::move(options);
+    init({in_channels, out_channels / std::max<int32_t>(options_.groups, 1)}, kernel_size, d, seed, with_bias,
+         out_channels);
+  }
+  Tensor forward(const Tensor &x) override { return conv_transpose(x, weight, bias, options_); }
 };
 
 class ReLU : public Module {

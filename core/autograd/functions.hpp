@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
@@ -39,11 +40,24 @@ Normalized normalize(int32_t op, const View &x, const View *weight, const View *
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b);
 View cast(const View &a, int32_t dtype);
 View scan(int32_t op, const View &a, int32_t axis);
+View softmax(int32_t op, const View &a, int32_t axis);
 View gather_nd(const View &a, const View &index);
 // A copy of a with values scattered (accumulate: added) at index's rows,
 // as bp_scatter_nd and bp_scatter_add_nd write them (bp_index_put).
 View scatter_nd(const View &a, const View &index, const View &values, bool accumulate);
+// TOPK along axis (bp_topk; bp_sort is k = n): the values record their
+// gradient, a scatter back to the positions they came from; `fn` names the
+// caller's function in errors and in the graph.
+struct TopkResult {
+  View values, indices;
+};
+TopkResult topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest);
 View copy_to(const View &a, Device &device);
+// Convolution and ConvTranspose (dispatch::conv, dispatch::conv_transpose
+// with `extents` the result's spatial extents, output padding included);
+// bias may be null.
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p);
+View conv_transpose(const View &x, const View &w, const View *bias, const ConvParams &p, const int64_t *extents);
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 
 // The fused ATTENTION operator of q's backend (plugin.h), when the backend

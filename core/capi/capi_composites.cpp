@@ -88,10 +88,6 @@ bp_status bp_std(bp_tensor a, int32_t axis, int32_t keepdims, double ddof, bp_te
   });
 }
 
-bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out) {
-  return composite("bp_softmax", out, [&] { return softmax(tensor_arg(a, "bp_softmax", "input 0"), axis); });
-}
-
 bp_status bp_random_integers(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                              int64_t low, int64_t high, uint64_t seed, bp_tensor *out) {
   return composite("bp_random_integers", out, [&] {

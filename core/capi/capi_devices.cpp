@@ -183,4 +183,14 @@ bp_status bp_synchronize(bp_device device) {
   });
 }
 
+bp_status bp_device_supports(bp_device device, int32_t op, int32_t dtype, int32_t out_dtype,
+                             int32_t *supported) {
+  return guarded([&] {
+    int32_t &answer = require(supported, "bp_device_supports", "supported");
+    Device &d = device_or_throw(device);
+    if (out_dtype == BP_DTYPE_INVALID) out_dtype = bp_vocab_out_dtype(op, dtype);
+    answer = bp_vocab_allows(op, dtype, out_dtype) && d.backend->supports(d.index, op, dtype, out_dtype);
+  });
+}
+
 }  // extern "C"

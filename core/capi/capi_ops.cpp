@@ -210,6 +210,37 @@ bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
   });
 }
 
+namespace {
+
+bp_status softmax_family(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(ag::softmax(op, input(a, op, 0), axis), out, op);
+  });
+}
+
+bp_status softmax_family_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
+  return guarded([&] {
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    dispatch::softmax(op, x, axis, &o);
+    ag::wrote(o);
+  });
+}
+
+}  // namespace
+
+bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out) { return softmax_family(BP_OP_SOFTMAX, a, axis, out); }
+bp_status bp_softmax_out(bp_tensor a, int32_t axis, bp_tensor out) {
+  return softmax_family_out(BP_OP_SOFTMAX, a, axis, out);
+}
+bp_status bp_log_softmax(bp_tensor a, int32_t axis, bp_tensor *out) {
+  return softmax_family(BP_OP_LOG_SOFTMAX, a, axis, out);
+}
+bp_status bp_log_softmax_out(bp_tensor a, int32_t axis, bp_tensor out) {
+  return softmax_family_out(BP_OP_LOG_SOFTMAX, a, axis, out);
+}
+
 bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out) {
   const int32_t op = BP_OP_GATHER_ND;
   return guarded([&] {

@@ -3,7 +3,8 @@
 // the composite written as PyTorch's math path is,
 //   softmax(q * scale @ k^T + mask) @ v,
 // every step a recording operator, so gradients follow (a float mask's
-// too). The softmax is the composites' softmax(), whichever way it is made.
+// too). The softmax is the SOFTMAX operator, recorded (ag::softmax: the
+// composite of 1.0's operators on a backend without it).
 #include "composites/attention.hpp"
 
 #include <algorithm>
@@ -146,7 +147,7 @@ View attention(const View &q, const View &k, const View &v, const AttentionOptio
   if (M) scores = ag::binary(BP_OP_ADD, scores, *M);
   if (options.causal) scores = ag::binary(BP_OP_ADD, scores, causal_mask(q.device(), dtype, lq, lk));
   // No keys: the weights are an empty [..., Lq, 0], and the product zeros.
-  View weights = lk > 0 ? softmax(scores, -1) : std::move(scores);
+  View weights = lk > 0 ? ag::softmax(BP_OP_SOFTMAX, scores, -1) : std::move(scores);
   if (options.dropout > 0) weights = dropout(weights, options.dropout, options.seed);
   return ag::matmul(weights, V, false, false);
 }

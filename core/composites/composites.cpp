@@ -1,7 +1,7 @@
 // NumPy functions made of the routed operators: stack, eye, linspace, clip,
-// var and std (the VAR operator), softmax and allclose. Each runs operator
-// by operator on its inputs' device, so every backend has them and the
-// results follow the operators' semantics (plugin.h); the kit checks those. They call only the
+// var and std (the VAR operator) and allclose. Each runs operator by
+// operator on its inputs' device, so every backend has them and the results
+// follow the operators' semantics (plugin.h); the kit checks those. They call only the
 // recording layer (the raw operators are not visible here: see
 // dispatch/operators.hpp), so the differentiable ones record.
 #include "composites/composites.hpp"
@@ -108,15 +108,6 @@ View var(const View &a, int32_t axis, bool keepdims, double ddof) {
   const double divisor = double(n) - ddof;
   return ag::binary_scalar(BP_OP_MUL, variance(a, reduced, keepdims, 0.0), double(n) / (divisor > 0 ? divisor : 0.0),
                            false);
-}
-
-View softmax(const View &a, int32_t axis) {
-  function_axis("softmax", axis, a.rank);
-  // exp(x - max) cannot overflow; the max cancels in the quotient.
-  // The max is a constant shift: detached, it adds nothing to the gradient.
-  View shifted = ag::binary(BP_OP_SUB, a, ag::reduce(BP_OP_MAX, ag::detach(a), axis, true));
-  View e = ag::unary(BP_OP_EXP, shifted);
-  return ag::binary(BP_OP_DIV, e, ag::reduce(BP_OP_SUM, e, axis, true));
 }
 
 View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, int64_t low,

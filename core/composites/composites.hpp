@@ -18,7 +18,6 @@ View eye(Device &device, int32_t dtype, int64_t n, int64_t m, int64_t k);
 View linspace(Device &device, int32_t dtype, double start, double stop, int64_t num, bool endpoint);
 View clip(const View &a, double low, double high);
 View var(const View &a, int32_t axis, bool keepdims, double ddof);
-View softmax(const View &a, int32_t axis);
 View random_integers(Device &device, int32_t dtype, int32_t rank, const int64_t *shape, int64_t low,
                      int64_t high, uint64_t seed);
 bool allclose(const View &a, const View &b, double rtol, double atol, bool equal_nan);

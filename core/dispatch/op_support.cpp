@@ -95,6 +95,12 @@ void broadcast_shapes(int32_t op, std::initializer_list<const View *> inputs, in
   }
 }
 
+void axis_last_view(const View &v, int32_t axis, bp_plugin_tensor &t) {
+  v.to_plugin(t);
+  std::rotate(t.shape + axis, t.shape + axis + 1, t.shape + v.rank);
+  std::rotate(t.strides + axis, t.strides + axis + 1, t.strides + v.rank);
+}
+
 void broadcast_view(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t) {
   t.buffer = v.storage ? v.storage->buffer() : nullptr;
   broadcast_geometry(v, rank, shape, t);

@@ -26,6 +26,11 @@ void broadcast_view(const View &v, int32_t rank, const int64_t *shape, bp_plugin
 // settled (the fusion layer's, under its lock).
 void broadcast_geometry(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t);
 
+// v as a plugin sees it with axis `axis` (0 <= axis < rank) moved to the
+// end: the families that run along the last axis of their views (SCAN,
+// SOFTMAX) get the caller's axis there, so every backend has one kernel shape.
+void axis_last_view(const View &v, int32_t axis, bp_plugin_tensor &t);
+
 // Checks a caller's output (dtype, shape) or allocates one on device.
 // Returns the new view when it allocated, else an empty view.
 View prepare_output(int32_t op, Device &device, int32_t dtype, int32_t rank, const int64_t *shape,

@@ -18,6 +18,7 @@
 
 #include <vector>
 
+#include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
 #include "tensors/view.hpp"
@@ -45,6 +46,14 @@ View reduce_over(int32_t op, const View &a, const bool *reduced, bool keepdims, 
                  const View *out);
 View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, const View *out);
 View scan(int32_t op, const View &a, int32_t axis, const View *out);
+// SOFTMAX or LOG_SOFTMAX along axis (bp_softmax, bp_log_softmax).
+View softmax(int32_t op, const View &a, int32_t axis, const View *out);
+// The caller's axis of a softmax as 0..rank-1 (a rank-0 tensor: -1 or 0),
+// else Error(BP_ERR_SHAPE) naming op.
+int32_t softmax_axis(int32_t op, int32_t axis, int32_t rank);
+// Whether a's device runs op for a's dtype itself (a plugin built before
+// 1.6, or one that leaves it out, does not).
+bool softmax_implemented(int32_t op, const View &a);
 // index: integers of shape [..., k]; see bp_gather_nd and bp_scatter_nd.
 View gather_nd(const View &a, const View &index);
 void scatter_nd(const View &dst, const View &index, const View &values);
@@ -54,6 +63,17 @@ void scatter_add_nd(const View &dst, const View &index, const View &values);
 View nonzero(const View &a);
 // The inputs laid end to end along axis, in their common dtype (bp_concatenate).
 View concatenate(const std::vector<const View *> &tensors, int32_t axis);
+
+// TOPK (bp_topk, bp_sort): along `axis`, the first k elements of every row in
+// plugin.h's order (ascending, or descending when largest; stable; NaN as
+// NumPy's sort) and their int64 positions along the axis. `fn` names the
+// caller's function in errors (BP_ERR_SHAPE for a bad axis or k outside
+// 0..n). Either output may be given (then the result's view is empty).
+struct TopkViews {
+  View values, indices;
+};
+TopkViews topk(const char *fn, const View &a, int64_t k, int32_t axis, bool largest, const View *values_out,
+               const View *indices_out);
 
 // LAYER_NORM or RMS_NORM (plugin.h) of x over its last `axes` axes, each
 // index of the others a row; weight and bias (null: absent) have the
@@ -69,6 +89,20 @@ bool attention_offered(const View &q);
 // whose shapes bp_attention has checked; mask: null, or an additive mask of
 // that dtype broadcasting to [B..., Lq, Lk]; scale resolved.
 View attention(const View &q, const View &k, const View &v, const View *mask, double scale, bool causal);
+
+// Convolution (plugin.h's CONV family, channels first: x [N, C_in, S...],
+// weight [C_out, C_in / groups, K...], y [N, C_out, O...]); bias may be
+// null. conv's output extents are the floor formula's unless out_extents
+// (the spatial O) says otherwise (a ConvTranspose's input gradient);
+// conv_transpose writes x-shaped results of the spatial extents `extents`
+// (output padding included); conv_weight_grad a weight of spatial extents
+// `kernel`. Shapes, groups and windows are checked here (BP_ERR_SHAPE and
+// BP_ERR_INVALID_ARGUMENT naming the operator and the shapes).
+View conv(const View &x, const View &w, const View *bias, const ConvParams &p, const View *out,
+          const int64_t *out_extents = nullptr);
+View conv_transpose(const View &dy, const View &w, const View *bias, const ConvParams &p, const int64_t *extents,
+                    const View *out);
+View conv_weight_grad(const View &x, const View &dy, const ConvParams &p, const int64_t *kernel);
 
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);

@@ -1,8 +1,6 @@
 // Scans (cumsum). A plugin always scans along the last axis of its views:
 // the core permutes the caller's axis there in both the input and the
 // output view, so every backend needs one kernel shape only.
-#include <algorithm>
-
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/op_support.hpp"
 #include "dispatch/operators.hpp"
@@ -11,17 +9,6 @@
 #include "tensors/view_ops.hpp"
 
 namespace bp::core::dispatch {
-
-namespace {
-
-// The plugin's picture of v with axis `axis` moved to the end.
-void axis_last(const View &v, int32_t axis, bp_plugin_tensor &t) {
-  v.to_plugin(t);
-  std::rotate(t.shape + axis, t.shape + axis + 1, t.shape + v.rank);
-  std::rotate(t.strides + axis, t.strides + axis + 1, t.strides + v.rank);
-}
-
-}  // namespace
 
 View scan(int32_t op, const View &a, int32_t axis, const View *out) {
   if (!is_family(op, BP_OP_FAMILY_SCAN))
@@ -55,8 +42,8 @@ View scan(int32_t op, const View &a, int32_t axis, const View *out) {
   View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
   const View &target = out ? *out : result;
   bp_plugin_tensor in, o;
-  axis_last(A, ax, in);
-  axis_last(target, ax, o);
+  axis_last_view(A, ax, in);
+  axis_last_view(target, ax, o);
   if (out) check_overlap(op, target, o, {{&A, &in}}, false);
   run(A.device(), op, types.compute, types.result, make_attrs(), &in, 1, o);
   return result;

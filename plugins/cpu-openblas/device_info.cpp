@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backend.hpp"
+#include "conv.hpp"
 #include "half_convert.hpp"
 #include "kernels.hpp"
 #include "parallel.hpp"
@@ -113,7 +114,13 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("gemm_float16_path", f16.c_str());
   put("gemm_bfloat16_path", bf16.c_str());
   put("gemm_half_path", (f16 == bf16 ? f16 : "float16 " + f16 + ", bfloat16 " + bf16).c_str());
+  put("softmax_path", softmax_path());  // the vector row kernel of softmax and log_softmax
   put("attention_path", attention_path());
+  // How the convolutions run (since 1.6).
+  put("conv_float32_path", conv_path(BP_FLOAT32).c_str());
+  put("conv_float64_path", conv_path(BP_FLOAT64).c_str());
+  put("conv_bfloat16_path", conv_path(BP_BFLOAT16).c_str());
+  put("conv_float16_path", conv_path(BP_FLOAT16).c_str());
   return count;
 }
 

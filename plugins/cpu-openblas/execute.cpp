@@ -2,6 +2,7 @@
 
 #include "backend.hpp"
 #include "backplane/kernels/elementwise.hpp"
+#include "conv.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "kernels.hpp"
@@ -114,12 +115,17 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
     case BP_OP_FAMILY_SCATTER:
       return scatter_nd_kernel(*g_backend.pool, op, view_of(inputs[0], numel_of(inputs[0])),
                                view_of(inputs[1], numel_of(inputs[1])), out);
+    case BP_OP_FAMILY_SOFTMAX: return softmax_kernel(*g_backend.pool, op, view_of(inputs[0], out.numel), out);
+    case BP_OP_FAMILY_TOPK:
+      return topk_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])), out,
+                         view_of(output[1], out.numel), (attrs.option & BP_OPTION_LARGEST) != 0);
     case BP_OP_FAMILY_NORMALIZE: return normalize_kernel(*g_backend.pool, op, attrs.scalar, inputs, output);
     case BP_OP_FAMILY_ATTENTION:
       return attention_kernel(*g_backend.pool, view_of(inputs[0], numel_of(inputs[0])),
                               view_of(inputs[1], numel_of(inputs[1])), view_of(inputs[2], numel_of(inputs[2])),
                               view_of(inputs[3], numel_of(inputs[3])), attrs.scalar,
                               (attrs.option & BP_OPTION_CAUSAL) != 0, out);
+    case BP_OP_FAMILY_CONV: return conv_kernel(*g_backend.pool, op, attrs_in, inputs, output);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);
 }

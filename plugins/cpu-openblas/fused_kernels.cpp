@@ -109,8 +109,9 @@ FusedKernel with_side(int32_t scalar_mode) {
 }
 
 // The loop of an operator of op_table.h: a binary one (output of the
-// operands' dtype), a comparison (bool output) or a unary one.
-enum class Form { Binary, Comparison, Unary };
+// operands' dtype), a comparison (bool output), a unary one or a unary
+// predicate (bool output).
+enum class Form { Binary, Comparison, Unary, UnaryBool };
 
 // Instantiated from op_table.h like elementwise.cpp's and unary.cpp's
 // kernels, so a fused instruction runs exactly the functors execute()
@@ -121,6 +122,7 @@ FusedKernel functor_loop(const bp_fused_instr &in) {
   bk::dispatch_op<op>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (form == Form::Unary) k = unary_loop<T, T, F>;
+    else if constexpr (form == Form::UnaryBool) k = unary_loop<boolean, T, F>;
     else k = with_side<std::conditional_t<form == Form::Comparison, boolean, T>, T, F>(in.scalar_mode);
   });
   return k;
@@ -165,6 +167,10 @@ FusedKernel fused_kernel(const bp_fused_instr &in) {
   case BP_OP_##id: return functor_loop<BP_OP_##id, bk::functor, Form::Unary>(in);
     BP_KERNEL_UNARY_OPS(BP_CPU_FUSED_UNARY_)
 #undef BP_CPU_FUSED_UNARY_
+#define BP_CPU_FUSED_UNARY_BOOL_(id, functor) \
+  case BP_OP_##id: return functor_loop<BP_OP_##id, bk::functor, Form::UnaryBool>(in);
+    BP_KERNEL_UNARY_BOOL_OPS(BP_CPU_FUSED_UNARY_BOOL_)
+#undef BP_CPU_FUSED_UNARY_BOOL_
     case BP_OP_WHERE: return where(in);
     case BP_OP_COPY: return conversion(in);
   }

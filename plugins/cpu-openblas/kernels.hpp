@@ -34,10 +34,17 @@ const char *gemm_half_path(int32_t dtype);
 void create_kernel(ThreadPool &pool, int32_t op, double scalar, double scalar2, uint64_t seed, const View &out);
 // CUMSUM: along the last axis of the views.
 void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
+// SOFTMAX, LOG_SOFTMAX: each row along the last axis of the views.
+void softmax_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
+// How a float32 row of it runs (the device property softmax_path).
+const char *softmax_path();
 // GATHER_ND, SCATTER_ND and SCATTER_ADD_ND (index [N, k] int64): BP_ERR_INDEX
 // for an index outside its axis, raised before anything is written.
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);
 void scatter_nd_kernel(ThreadPool &pool, int32_t op, const View &index, const View &values, const View &out);
+// TOPK: along the last axis, the first k (values' last extent) of each row
+// in plugin.h's order into values and their positions into indices.
+void topk_kernel(ThreadPool &pool, const View &in, const View &values, const View &indices, bool largest);
 
 // ATTENTION: q [..., Lq, D], k [..., Lk, D], v [..., Lk, Dv], mask (dtype
 // BP_DTYPE_INVALID when absent) -> out [..., Lq, Dv] (attention.cpp).

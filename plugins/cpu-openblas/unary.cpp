@@ -1,4 +1,4 @@
-// Unary operators and COPY (conversion between any two dtypes): the
+// Unary operators (ISNAN and ISINF with a bool output) and COPY (conversion between any two dtypes): the
 // functors of backplane/kernels/op_table.h driven by map1.
 #include <cstring>
 #include <type_traits>
@@ -25,6 +25,15 @@ void unary(ThreadPool &pool, int64_t cost, const View &in, const View &out) {
   });
 }
 
+// ISNAN, ISINF: the input's dtype in, bool out.
+template <int32_t op, class F>
+void unary_bool(ThreadPool &pool, const View &in, const View &out) {
+  bk::dispatch_op<op>(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map1<boolean, T>(pool, kCheap, F{}, out, in);
+  });
+}
+
 // Same dtype, both views dense in the same order: memcpy per piece (libc's
 // copy beats any loop), or nothing at all when copying onto itself. The
 // views never overlap otherwise (plugin.h).
@@ -48,6 +57,10 @@ void unary_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out)
   case BP_OP_##id: return unary<BP_OP_##id, bk::functor>(pool, k##cost, in, out);
     BP_KERNEL_UNARY_OPS(BP_CPU_UNARY_)
 #undef BP_CPU_UNARY_
+#define BP_CPU_UNARY_BOOL_(id, functor) \
+  case BP_OP_##id: return unary_bool<BP_OP_##id, bk::functor>(pool, in, out);
+    BP_KERNEL_UNARY_BOOL_OPS(BP_CPU_UNARY_BOOL_)
+#undef BP_CPU_UNARY_BOOL_
     default: fail(BP_ERR_INTERNAL, "cpu-openblas: unary_kernel got op %d", op);
   }
 }

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "buffer.hpp"
+#ifdef BP_CUDA_CUDNN
+#include "conv_cudnn.hpp"
+#endif
 #include "dense_copy.hpp"
 #include "device.hpp"
 #include "device_registry.hpp"
@@ -19,6 +22,7 @@
 #include "matmul_cublas.hpp"
 #include "ops.hpp"
 #include "scratch.hpp"
+#include "topk.hpp"
 #include "view.hpp"
 
 namespace bp_cuda {
@@ -130,6 +134,14 @@ void run_scan(Device &device, int32_t op, const View &in, const View &out) {
   launch_scan(device.launch(lock), op, in.dtype, shape, out.base, in.base);
 }
 
+// SOFTMAX and LOG_SOFTMAX: rows along the last axis, laid out as a scan's.
+void run_softmax(Device &device, int32_t op, const View &in, const View &out) {
+  if (out.numel == 0) return;
+  const ScanShape shape = make_scan_shape(in, out);
+  Device::Lock lock = device.lock();
+  launch_softmax(device.launch(lock), op, in.dtype, shape, out.base, in.base);
+}
+
 // LAYER_NORM and RMS_NORM: in = {x, weight, bias}, out = {y, mean, rstd},
 // absent views with a null base.
 void run_normalize(Device &device, int32_t op, const Attrs &attrs, const View *in, const View *out) {
@@ -174,6 +186,16 @@ void run_scatter(Device &device, int32_t op, const View *in, const View &out) {
   const IndexShape shape = make_index_shape(in[0], out, in[1]);
   Device::Lock lock = device.lock();
   launch_scatter_nd(device.launch(lock), op, out.dtype, shape, out.base, in[0].base, in[1].base);
+}
+
+void run_topk(Device &device, const Attrs &attrs, const View &in, const View &values, const View &indices) {
+  if (values.numel == 0) return;  // k = 0, an empty row or no rows
+  const TopkShape shape = make_topk_shape(in, values, indices);
+  Device::Lock lock = device.lock();
+  const Launch launch = device.launch(lock);
+  Scratch scratch(device, lock);
+  launch_topk(launch, in.dtype, shape, values.base, indices.base, in.base, (attrs.option & BP_OPTION_LARGEST) != 0,
+              scratch);
 }
 
 // ATTENTION: in = {q, k, v, mask (dtype 0 when absent)}. No keys: zeros
@@ -253,7 +275,12 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
     case BP_OP_FAMILY_SCAN: return run_scan(device, op, in[0], out);
     case BP_OP_FAMILY_GATHER: return run_gather(device, in, out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, op, in, out);
+    case BP_OP_FAMILY_SOFTMAX: return run_softmax(device, op, in[0], out);
+    case BP_OP_FAMILY_TOPK: return run_topk(device, attrs, in[0], out, device_view(output[1], device, name, "output 1"));
     case BP_OP_FAMILY_ATTENTION: return run_attention(device, attrs, in, out);
+#ifdef BP_CUDA_CUDNN
+    case BP_OP_FAMILY_CONV: return run_conv_cudnn(device, op, attrs_in, inputs, output, in, out);
+#endif
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

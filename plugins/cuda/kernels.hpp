@@ -55,6 +55,11 @@ void launch_matmul_int(const Launch &launch, int32_t dtype, const MatmulShape &s
 // scan.cu: CUMSUM of an input of `dtype` (lines.numel and length > 0).
 void launch_scan(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out, const void *in);
 
+// softmax.cu: SOFTMAX or LOG_SOFTMAX (op) of `dtype` along the rows of
+// `shape` (a scan's row geometry; lines.numel and length > 0).
+void launch_softmax(const Launch &launch, int32_t op, int32_t dtype, const ScanShape &shape, void *out,
+                    const void *in);
+
 // indexing.cu: GATHER_ND, and SCATTER_ND or SCATTER_ADD_ND (op), of
 // elements of `dtype` (rows and slice.numel > 0); an index row with a value
 // outside its axis is skipped.

@@ -306,9 +306,23 @@ static int64_t unary_i64(int32_t op, int64_t x) {
   }
 }
 
+/* ISNAN and ISINF (since 1.6): bool out, of a float element's value (a half
+ * widens exactly, so its class is its float32's). */
+static uint8_t unary_predicate(int32_t op, double x) {
+  switch (op) {
+    case BP_OP_ISNAN: return (uint8_t)(isnan(x) != 0);
+    case BP_OP_ISINF: return (uint8_t)(isinf(x) != 0);
+    default: return 0;
+  }
+}
+
 ref_value ref_unary(int32_t op, int32_t dtype, ref_value x) {
   ref_value r;
   memset(&r, 0, sizeof r);
+  if (bp_vocab_op_out(op) == BP_OUT_BOOL) {
+    r.b8 = unary_predicate(op, ref_to_f64(x, dtype));
+    return r;
+  }
   switch (dtype) {
     case BP_FLOAT32: r.f32 = unary_f32(op, x.f32); break;
     case BP_FLOAT64: r.f64 = unary_f64(op, x.f64); break;

@@ -86,11 +86,18 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *given_attrs
       return ref_run_gather(&inputs[0], &inputs[1], output);
     case BP_OP_FAMILY_SCATTER:
       return ref_run_scatter(op, &inputs[0], &inputs[1], output);
+    case BP_OP_FAMILY_SOFTMAX:
+      ref_run_softmax(op, &inputs[0], output);
+      return BP_OK;
+    case BP_OP_FAMILY_TOPK:
+      return ref_run_topk(&attrs, &inputs[0], output);
     case BP_OP_FAMILY_NORMALIZE:
       ref_run_normalize(op, &attrs, inputs, output);
       return BP_OK;
     case BP_OP_FAMILY_ATTENTION:
       return ref_run_attention(&attrs, inputs, output);
+    case BP_OP_FAMILY_CONV: /* reads its window from the caller's attrs (params) */
+      return ref_run_conv(op, given_attrs, inputs, output);
     default:
       /* A family a newer vocabulary.h added, with no kernels here yet. */
       return ref_fail(BP_ERR_UNSUPPORTED, "%s: the " REF_NAME " backend has no kernels for family %d",

@@ -232,7 +232,7 @@ bp_status ref_execute_fused(int32_t device, const bp_fused_program *program);
 /* ADD..MINIMUM, FLOOR_DIVIDE, REMAINDER, BITWISE_* */
 ref_value ref_binary(int32_t op, int32_t dtype, ref_value a, ref_value b);
 int ref_compare(int32_t op, int32_t dtype, ref_value a, ref_value b);      /* EQ..GE: 0/1 */
-ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..BITWISE_NOT */
+ref_value ref_unary(int32_t op, int32_t dtype, ref_value x);               /* NEG..SIGN; ISNAN, ISINF: bool */
 
 /* ------------------------------------------------------------------------
  * accumulate.c — float sums with (almost) no rounding error.
@@ -291,6 +291,21 @@ bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_pl
                           const bp_plugin_tensor *output);
 
 /* ------------------------------------------------------------------------
+ * softmax.c — SOFTMAX and LOG_SOFTMAX along the last axis (since 1.6).
+ * ---------------------------------------------------------------------- */
+
+void ref_run_softmax(int32_t op, const bp_plugin_tensor *input, const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * topk.c — TOPK (since 1.6): each row along the last axis sorted by a
+ * stable merge sort, its first k values and positions written (outputs[0]
+ * and outputs[1]). Fails (BP_ERR_OUT_OF_MEMORY) only when a row's positions
+ * cannot be allocated, before anything is written.
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_topk(const bp_op_attrs *attrs, const bp_plugin_tensor *input, const bp_plugin_tensor *outputs);
+
+/* ------------------------------------------------------------------------
  * attention.c — ATTENTION (since 1.6): softmax(scale q k^T + mask) v per
  * query row, in float64. Fails (BP_ERR_OUT_OF_MEMORY) only when a row's
  * scores cannot be allocated.
@@ -298,5 +313,13 @@ bp_status ref_run_scatter(int32_t op, const bp_plugin_tensor *index, const bp_pl
 
 bp_status ref_run_attention(const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
                             const bp_plugin_tensor *output);
+
+/* ------------------------------------------------------------------------
+ * conv.c — CONV, CONV_TRANSPOSE and CONV_WEIGHT_GRAD (since 1.6): the
+ * window is attrs->params (backplane/sdk/conv.h reads it).
+ * ---------------------------------------------------------------------- */
+
+bp_status ref_run_conv(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
+                       const bp_plugin_tensor *output);
 
 #endif /* BP_REFERENCE_H */

@@ -117,6 +117,40 @@ TEST_CASE("where, reductions and cumsum match finite differences") {
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].cumsum(); });
 }
 
+TEST_CASE("softmax and log_softmax match finite differences along every axis") {
+  const bp::Device d = bp_test::each_host_device();
+  for (int32_t axis : {0, 1, -1}) {
+    INFO("axis " << axis);
+    gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].softmax(axis); });
+    gradcheck(d, {kA}, [&](const std::vector<bp::Tensor> &x) { return x[0].log_softmax(axis); });
+  }
+  // A rank-0 tensor is one row of one element: softmax is 1, log_softmax 0,
+  // and neither moves with x.
+  const Input scalar{{0.7}, {}};
+  gradcheck(d, {scalar}, [](const std::vector<bp::Tensor> &x) { return x[0].softmax(0) * x[0]; });
+  gradcheck(d, {scalar}, [](const std::vector<bp::Tensor> &x) { return x[0].log_softmax(-1) + x[0]; });
+  // Of a transposed view: the core moves axis 1 of it, strided, last.
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].T().log_softmax(1); });
+}
+
+TEST_CASE("topk and sort values match finite differences along every axis, both directions") {
+  const bp::Device d = bp_test::each_host_device();
+  // Distinct values (a tie's choice is not differentiable), a row along each axis.
+  const Input cube{{0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.1, 1.1, -2.2, 0.9, -0.6, 3.3,
+                    1.7, -0.8, 0.2, 2.6, -1.9, 0.4, 1.3, -0.1, 2.9, -2.7, 0.6, -1.4},
+                   {2, 3, 4}};
+  for (bool largest : {true, false})
+    for (int32_t axis : {0, 1, 2, -1}) {
+      INFO("axis " << axis << (largest ? ", largest" : ", smallest"));
+      gradcheck(d, {cube}, [&](const std::vector<bp::Tensor> &x) { return x[0].topk(2, axis, largest).values; });
+      gradcheck(d, {cube}, [&](const std::vector<bp::Tensor> &x) { return x[0].sort(axis, largest).values; });
+    }
+  // A strided input (a transposed view), k = 0 and a rank-0 input.
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].T().topk(1, 1).values * 3.0; });
+  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].topk(0, 1).values + x[0].sum(); });
+  gradcheck(d, {{{1.5}, {}}}, [](const std::vector<bp::Tensor> &x) { return x[0].sort().values * x[0]; });
+}
+
 TEST_CASE("index and index_put (basic, advanced, masks, negative steps, duplicates) match finite differences") {
   const bp::Device d = bp_test::each_host_device();
   const bp::Tensor rows = bp::from_vector<int64_t>({1, 0, 1}, {3}, d);  // row 1 twice
@@ -194,7 +228,6 @@ TEST_CASE("views, casts, copies and gathers route the gradient back") {
 
 TEST_CASE("the composites record through the operators they are made of") {
   const bp::Device d = bp_test::each_host_device();
-  gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].softmax(1); });
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].var(0, false, 1); });
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].std(); });
   gradcheck(d, {kA}, [](const std::vector<bp::Tensor> &x) { return x[0].clip(-1, 1); });

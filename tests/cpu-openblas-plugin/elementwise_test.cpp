@@ -132,7 +132,7 @@ TEST_CASE("unary ops match the reference for every dtype and layout", "[elementw
       {BP_OP_BITWISE_NOT, Values::general}, {BP_OP_ERF, Values::general},  {BP_OP_EXPM1, Values::general},
       {BP_OP_LOG1P, Values::positive}, {BP_OP_LOG1P, Values::general}, {BP_OP_RSQRT, Values::positive},
       {BP_OP_FLOOR, Values::general}, {BP_OP_CEIL, Values::general}, {BP_OP_ROUND, Values::general},
-      {BP_OP_SIGN, Values::general},
+      {BP_OP_SIGN, Values::general}, {BP_OP_ISNAN, Values::general}, {BP_OP_ISINF, Values::general},
   };
   Pair pair;
   std::mt19937_64 rng(5);
@@ -143,8 +143,9 @@ TEST_CASE("unary ops match the reference for every dtype and layout", "[elementw
         for (size_t i = 0; i < layouts.size(); ++i) {
           INFO(op_name(c.op) << ", " << dtype_name(dtype) << ", shape " << shape_text(shape) << ", in "
                      << layouts[i].name);
-          pair.check(c.op, attrs(), {random_tensor(dtype, layouts[i], rng, c.values)}, dtype,
-                     i == 2 ? transposed(shape) : dense(shape), default_tolerance(dtype));
+          const bp_dtype out = bp_dtype(bp_vocab_out_dtype(c.op, dtype));  // bool for ISNAN, ISINF
+          pair.check(c.op, attrs(), {random_tensor(dtype, layouts[i], rng, c.values)}, out,
+                     i == 2 ? transposed(shape) : dense(shape), default_tolerance(out));
         }
       }
     }

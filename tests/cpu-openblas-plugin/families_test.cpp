@@ -1,4 +1,4 @@
-// Scans, gathers and scatters against the reference for every dtype and
+// Scans, gathers, scatters and top-k against the reference for every dtype and
 // layout, through the shared comparisons (tests/support/family_checks.hpp).
 #include "cpu_vs_reference.hpp"
 #include "family_checks.hpp"
@@ -22,4 +22,10 @@ TEST_CASE("scatters of every index length into known values match the reference 
   Pair pair;
   std::mt19937_64 rng(63);
   check_scatters(pair.cpu, 0, pair.ref, rng);
+}
+
+TEST_CASE("topk matches the reference bit for bit for every dtype, direction, k and layout", "[topk]") {
+  Pair pair;
+  std::mt19937_64 rng(64);
+  check_topks(pair.cpu, 0, pair.ref, rng);
 }

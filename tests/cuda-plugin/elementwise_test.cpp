@@ -128,7 +128,7 @@ TEST_CASE("cuda: unary operators match the reference", "[cuda][elementwise]") {
   for (bp_op op : kUnary)
     for (bp_dtype dtype : kNumericTypes)
       if (defined_for(op, dtype))
-        check_each_layout(pair, rng, op, {dtype}, Values::general, dtype, elementwise_shapes(true),
+        check_each_layout(pair, rng, op, {dtype}, Values::general, out_dtype(op, dtype), elementwise_shapes(true),
                           std::string(op_name(op)) + " " + dtype_name(dtype));
 }
 

@@ -1,4 +1,4 @@
-// Scans, gathers and scatters of the CUDA plugin against the reference for
+// Scans, gathers, scatters and top-k of the CUDA plugin against the reference for
 // every dtype and layout, through the shared comparisons
 // (tests/support/family_checks.hpp).
 #include "cuda_test.hpp"
@@ -26,4 +26,11 @@ TEST_CASE("cuda: scatters of every index length into known values match the refe
   if (!has_device(pair.plugin)) return;
   std::mt19937_64 rng(73);
   check_scatters(pair.plugin, 0, pair.ref, rng);
+}
+
+TEST_CASE("cuda: topk matches the reference bit for bit for every dtype, direction, k and layout", "[cuda][topk]") {
+  Pair pair;
+  if (!has_device(pair.plugin)) return;
+  std::mt19937_64 rng(74);
+  check_topks(pair.plugin, 0, pair.ref, rng);
 }

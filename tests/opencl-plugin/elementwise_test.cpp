@@ -122,6 +122,16 @@ TEST_CASE("unary operators match the reference for every dtype and view", "[elem
             1, rng);
 }
 
+TEST_CASE("the unary predicates (bool out) match the reference for every float dtype and view", "[elementwise]") {
+  std::mt19937_64 rng(9);
+  for (int32_t op : {BP_OP_ISNAN, BP_OP_ISINF})
+    for (int32_t dtype : kAllTypes) {
+      if (!bp_vocab_allows(op, dtype, BP_BOOL)) continue;
+      REQUIRE(both_support(op, dtype, BP_BOOL));
+      check_op(op, dtype, BP_BOOL, 1, attrs_with(), rng, std::string(op_name(op)) + " " + dtype_name(dtype));
+    }
+}
+
 TEST_CASE("where matches the reference for every dtype and view", "[elementwise]") {
   std::mt19937_64 rng(5);
   for (int32_t dtype : kAllTypes) {

@@ -1,4 +1,4 @@
-// Scans, gathers and scatters against the reference for every dtype and
+// Scans, gathers, scatters and top-k against the reference for every dtype and
 // layout, through the shared comparisons (tests/support/family_checks.hpp),
 // on one PoCL device each.
 #include "family_checks.hpp"
@@ -20,4 +20,9 @@ TEST_CASE("scatters of every index length into known values match the reference 
           "[indexing][sweep]") {
   std::mt19937_64 rng(83);
   check_scatters(ocl(), 0, ref(), rng);
+}
+
+TEST_CASE("topk matches the reference bit for bit for every dtype, direction, k and layout", "[topk]") {
+  std::mt19937_64 rng(84);
+  check_topks(ocl(), 1, ref(), rng);
 }

@@ -228,16 +228,17 @@ TEST_CASE("fused unary operators and copies and where match execute for every dt
   std::mt19937_64 rng(12);
   for (int32_t dtype : kAllTypes) {
     const auto dt = static_cast<bp_dtype>(dtype);
-    // Each unary operator on one strided input, up to eight per program.
+    // Each unary operator on one strided input, up to eight per program
+    // (ISNAN and ISINF write bool).
     std::vector<int32_t> unary;
     for (int32_t op : ops_of({BP_OP_FAMILY_UNARY}))
-      if (supported(p, op, dtype, dtype)) unary.push_back(op);
+      if (supported(p, op, dtype, bp_vocab_out_dtype(op, dtype))) unary.push_back(op);
     for (size_t first = 0; first < unary.size(); first += BP_FUSED_MAX_OUTPUTS) {
       Program prog{std::string("unary operators on ") + dtype_name(dtype), {3, 5},
                    {random_tensor(dt, strided({3, 5}, {1, 3}), rng, Values::general)}, {}, {}};
       for (size_t i = first; i < unary.size() && i < first + BP_FUSED_MAX_OUTPUTS; ++i) {
         prog.outputs.push_back(static_cast<int32_t>(1 + prog.instrs.size()));
-        prog.instrs.push_back({unary[i], dtype, dtype, {0}});
+        prog.instrs.push_back({unary[i], dtype, bp_vocab_out_dtype(unary[i], dtype), {0}});
       }
       check_fused(p, prog);
     }

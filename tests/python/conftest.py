@@ -16,7 +16,13 @@ import sys
 
 import pytest
 
-import backplane as bp
+# The PyPI packages of requirements.txt, where scripts/install-deps.sh puts
+# them (Debian's Python refuses pip installs into its own site-packages).
+_TEST_PACKAGES = os.environ.get("BACKPLANE_TEST_PACKAGES", "/opt/backplane/test-packages")
+if os.path.isdir(_TEST_PACKAGES) and _TEST_PACKAGES not in sys.path:
+    sys.path.append(_TEST_PACKAGES)
+
+import backplane as bp  # noqa: E402
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEVICE_NAMES = ["cpu:0", "reference:0", "opencl:0", "opencl:1", "cuda:0"]

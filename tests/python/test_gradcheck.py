@@ -50,6 +50,10 @@ CASES = {
     "cross_entropy": ([A], lambda a: nn.functional.cross_entropy(
         a, bp.tensor([2, 0], device=a.device), reduction="none")),
     "softmax": ([A], lambda a: bp.softmax(a, axis=-1)),
+    "softmax_dim0": ([A], lambda a: nn.functional.softmax(a, dim=0)),
+    "log_softmax_dim0": ([A], lambda a: a.log_softmax(0)),
+    "softmax_transposed": ([A], lambda a: nn.Softmax(dim=1)(a.T)),
+    "log_softmax_3d": ([M34.reshape(3, 2, 2)], lambda a: bp.log_softmax(a, dim=1)),
     "var": ([A], lambda a: a.var(axis=0)),
     "where": ([A, B], lambda a, b: bp.where(a > 0.6, a, b)),
     "clip": ([A], lambda a: a.clip(-1.0, 1.0)),
@@ -60,6 +64,11 @@ CASES = {
                                      bp.tensor([2, 0], device=a.device)]),
     "slice": ([A], lambda a: a[:, ::2] * a[:, :2]),
     "concatenate": ([A, B], lambda a, b: bp.concatenate([a, b.reshape(1, 3)]) ** 2),
+    "topk": ([A], lambda a: bp.topk(a, 2).values * a[:, :2]),
+    "topk_smallest_dim0": ([A], lambda a: a.topk(1, dim=0, largest=False).values),
+    "sort": ([A], lambda a: bp.sort(a, dim=0, descending=True).values ** 2),
+    "sort_transposed": ([A], lambda a: a.T.sort().values * 3.0),
+    "msort": ([A], lambda a: bp.msort(a.T)),
     # The normalisations (LAYER_NORM, RMS_NORM, VAR and the composites on them).
     "var_axes": ([CUBE], lambda a: a.var(dim=(0, 2), correction=1)),
     "std_unbiased": ([A], lambda a: a.std(dim=1, unbiased=True)),
@@ -74,6 +83,18 @@ CASES = {
         q, k, v, is_causal=True, scale=0.8)),
     "attention_float_mask": ([Q, K, V, MASK], lambda q, k, v, m: nn.functional.scaled_dot_product_attention(
         q, k, v, attn_mask=m)),
+    # the training kit of transformers (1.6)
+    "gelu": ([A], lambda a: nn.functional.gelu(a)),
+    "gelu_tanh": ([A], lambda a: nn.functional.gelu(a, approximate="tanh")),
+    "silu": ([A], lambda a: nn.functional.silu(a)),
+    # (padding_idx and scale_grad_by_freq change the gradient on purpose:
+    # test_embedding.py compares them with PyTorch's)
+    "embedding": ([M34], lambda w: nn.functional.embedding(bp.tensor([[2, 0], [2, 1]], device=w.device), w)),
+    "cross_entropy_smoothed_weighted": ([M34], lambda a: nn.functional.cross_entropy(
+        a, bp.tensor([3, -100, 1], device=a.device), weight=bp.tensor([1.0, 2.0, 0.5, 1.5], dtype=a.dtype,
+                                                                       device=a.device), label_smoothing=0.2)),
+    "cross_entropy_probabilities": ([A, POSITIVE], lambda a, p: nn.functional.cross_entropy(
+        a, p / p.sum(axis=1, keepdims=True), reduction="sum")),
 }
 
 

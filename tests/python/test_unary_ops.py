@@ -2,8 +2,9 @@
 need no SciPy (Python's math module, NumPy): the function, the method, the
 in-place method and out=, in float32, float64 and float16, on NaN, the
 infinities, signed zeros and rounding ties, and on integers (converted to
-float64 by the float operators, kept by the others). Gradients:
-test_gradcheck.py."""
+float64 by the float operators, kept by the others); and the predicates of
+1.6 (isnan, isinf, and the isfinite made of them), which give bool.
+Gradients: test_gradcheck.py."""
 import math
 
 import numpy as np
@@ -89,3 +90,38 @@ def test_round_is_not_exported_by_star():
     exec("from backplane import *", namespace)
     assert namespace.get("round", round) is round
     assert bp.round(bp.tensor([2.5], device="cpu:0")).item() == 2.0
+
+
+# ---- the predicates of 1.6: bool out ----------------------------------------------------------
+
+PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+
+
+@pytest.mark.parametrize("name", sorted(PREDICATES))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_predicates_give_bool(dev, name, dtype):
+    try:
+        x = bp.tensor(X, dtype=dtype, device=dev)
+    except (bp.DtypeError, bp.UnsupportedError) as e:
+        pytest.skip("{} has no {}: {}".format(dev, dtype, e))
+    want = PREDICATES[name](np.array(X, dtype=np.float64))
+    for got in (getattr(bp, name)(x), getattr(x, name)()):
+        assert got.dtype == bp.bool_ and got.device == dev and got.shape == x.shape
+        assert got.numpy().tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(PREDICATES))
+def test_predicates_of_integers_and_bool(dev, name):
+    for values in (INTEGERS, [True, False]):
+        got = getattr(bp, name)(bp.tensor(values, device=dev))
+        assert got.dtype == bp.bool_
+        assert got.numpy().tolist() == [name == "isfinite"] * len(values)
+
+
+def test_isnan_and_isinf_are_operators_with_out(dev):
+    x = bp.tensor([1.0, math.nan, -math.inf], device=dev)
+    out = bp.empty((3,), dtype=bp.bool_, device=dev)
+    assert bp.isnan(x, out=out) is out and out.numpy().tolist() == [False, True, False]
+    assert bp.isinf(x, out=out) is out and out.numpy().tolist() == [False, False, True]
+    with pytest.raises(bp.DtypeError):
+        bp.isnan(x, out=bp.empty((3,), dtype="float32", device=dev))

@@ -214,10 +214,14 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       case BP_OP_DIV: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH:
       case BP_OP_SIGMOID: case BP_OP_MEAN: case BP_OP_NORM: case BP_OP_RANDOM_UNIFORM:
       case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP: case BP_OP_ERF:
-      case BP_OP_EXPM1: case BP_OP_LOG1P: case BP_OP_RSQRT:
+      case BP_OP_EXPM1: case BP_OP_LOG1P: case BP_OP_RSQRT: case BP_OP_SOFTMAX: case BP_OP_LOG_SOFTMAX:
         return floating(in) && out == in;
+      case BP_OP_ISNAN: case BP_OP_ISINF:
+        return floating(in) && out == BP_BOOL;
       // Since 1.6: the variance and the normalisations (output 0, y).
       case BP_OP_VAR: case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM:
+        return floating(in) && out == in;
+      case BP_OP_CONV: case BP_OP_CONV_TRANSPOSE: case BP_OP_CONV_WEIGHT_GRAD:  // since 1.6
         return floating(in) && out == in;
       case BP_OP_EQ: case BP_OP_NE: case BP_OP_LT: case BP_OP_LE: case BP_OP_GT: case BP_OP_GE:
         return out == BP_BOOL;
@@ -235,6 +239,8 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       case BP_OP_CUMSUM:
         return floating(in) ? out == in : out == BP_INT64;
       case BP_OP_GATHER_ND: case BP_OP_SCATTER_ND:
+        return out == in;
+      case BP_OP_TOPK:  // values of the input's dtype (the indices are int64, output 1)
         return out == in;
       case BP_OP_SCATTER_ADD_ND:
         return numeric(in) && out == in;
@@ -293,6 +299,10 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_EQ, BP_BFLOAT16, BP_BOOL, 1},
       {BP_OP_LOGSUMEXP, BP_INT16, BP_INT16, 0},
       {BP_OP_SCATTER_ADD_ND, BP_BFLOAT16, BP_BFLOAT16, 1},
+      // TOPK (since 1.6): every dtype, asked with output 0's (the values').
+      {BP_OP_TOPK, BP_BOOL, BP_BOOL, 1},
+      {BP_OP_TOPK, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_TOPK, BP_FLOAT32, BP_INT64, 0},
       // Since 1.6.
       {BP_OP_VAR, BP_FLOAT16, BP_FLOAT16, 1},
       {BP_OP_VAR, BP_INT32, BP_INT32, 0},
@@ -302,6 +312,13 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_ATTENTION, BP_FLOAT16, BP_FLOAT16, 1},
       {BP_OP_ATTENTION, BP_FLOAT32, BP_FLOAT64, 0},
       {BP_OP_ATTENTION, BP_INT32, BP_INT32, 0},
+      // The operators of 1.6.
+      {BP_OP_ISNAN, BP_FLOAT16, BP_BOOL, 1},
+      {BP_OP_ISNAN, BP_FLOAT32, BP_FLOAT32, 0},
+      {BP_OP_ISINF, BP_INT32, BP_BOOL, 0},
+      {BP_OP_SOFTMAX, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_LOG_SOFTMAX, BP_FLOAT64, BP_FLOAT32, 0},
+      {BP_OP_SOFTMAX, BP_INT64, BP_INT64, 0},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;

@@ -452,3 +452,31 @@ TEMPLATE_TEST_CASE("floor, ceil and round keep integers, sign gives -1, 0, 1", "
   for (bp_op op : {BP_OP_FLOOR, BP_OP_CEIL, BP_OP_ROUND}) check_values(ref.apply<T, T>(op, {x}), x);
   check_values(ref.apply<T, T>(BP_OP_SIGN, {x}), std::vector<T>{-1, -1, 0, 1, 1});
 }
+
+TEMPLATE_TEST_CASE("isnan and isinf write bool", "[elementwise]", float, double) {
+  Reference ref;
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> x{T(0), T(-0.0), T(1.5), std::numeric_limits<T>::max(), std::numeric_limits<T>::denorm_min(),
+                         T(kInf), -T(kInf), nan, -nan};
+  check_values(ref.apply<uint8_t, T>(BP_OP_ISNAN, {x}), std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0, 1, 1});
+  check_values(ref.apply<uint8_t, T>(BP_OP_ISINF, {x}), std::vector<uint8_t>{0, 0, 0, 0, 0, 1, 1, 0, 0});
+}
+
+TEST_CASE("isnan and isinf of the halves: every NaN payload, the infinities", "[elementwise][small-dtypes]") {
+  Reference ref;
+  // float16: 1, max 65504, inf, -inf, a quiet and a signalling NaN, -NaN;
+  // bfloat16: 1, max, inf, -inf, NaNs alike.
+  const std::vector<uint16_t> f16{0x3c00, 0x7bff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe00};
+  const std::vector<uint16_t> bf16{0x3f80, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc0};
+  for (auto [dtype, bits] : {std::pair{BP_FLOAT16, f16}, std::pair{BP_BFLOAT16, bf16}}) {
+    INFO(dtype_name(dtype));
+    const bp_plugin_tensor x = dense_view(ref.buffer(bits), dtype, {7});
+    for (auto [op, expected] : {std::pair{BP_OP_ISNAN, std::vector<uint8_t>{0, 0, 0, 0, 1, 1, 1}},
+                                std::pair{BP_OP_ISINF, std::vector<uint8_t>{0, 0, 1, 1, 0, 0, 0}}}) {
+      bp_plugin_tensor out = ref.empty(BP_BOOL, {7});
+      ref.exec(op, {x}, out);
+      check_values(ref.values<uint8_t>(out), expected);
+    }
+  }
+}

@@ -154,8 +154,13 @@ TEST_CASE("unary programs agree with execute op by op", "[fused]") {
         if (!defined_for(op, dtype)) continue;
         Program p;
         p.inputs = strided_and_broadcast(ref, op, dtype, shape, rng);
-        // The op of the op: an intermediate value feeds the next instruction.
-        p.instrs = {fused_instr(op, dtype, dtype, {0}), fused_instr(op, dtype, dtype, {1}), fused_instr(op, dtype, dtype, {2})};
+        // The op of the op: an intermediate value feeds the next instruction
+        // (a predicate's bool result cannot: it runs once).
+        const bp_dtype out = bp_dtype(bp_vocab_out_dtype(op, dtype));
+        if (out == dtype)
+          p.instrs = {fused_instr(op, dtype, dtype, {0}), fused_instr(op, dtype, dtype, {1}), fused_instr(op, dtype, dtype, {2})};
+        else
+          p.instrs = {fused_instr(op, dtype, out, {0})};
         p.output_every_value(ref, shape);
         check_against_op_by_op(ref, p, std::string(op_name(op)) + " " + dtype_name(dtype) + " " + shape_text(shape));
       }

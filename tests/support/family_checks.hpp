@@ -1,6 +1,7 @@
 // Comparisons with the reference plugin for the families ABI 1.1 added,
-// which the elementwise, reduction and matmul tests do not reach: every
-// operator of SCAN, GATHER and SCATTER (ops_in), for every dtype it is
+// which the elementwise, reduction and matmul tests do not reach, and
+// TOPK (since 1.6): every operator of SCAN, GATHER and SCATTER (ops_in),
+// and TOPK with both of its outputs, for every dtype it is
 // defined for and the plugin implements, through dense, transposed, strided
 // and broadcast views, with ranks 1 to 4, empty tensors and sizes large
 // enough for threads and grids.
@@ -236,6 +237,63 @@ inline void check_scatters(const PluginHandle &plugin, int32_t device, const Plu
       }
     }
   }
+}
+
+// ---- top-k (since 1.6) ----------------------------------------------------
+
+// Both outputs of TOPK on `p`'s `device`: the values' and the indices' whole
+// buffers (their sentinel bytes included), after a call that must succeed.
+struct TopkBuffers {
+  Bytes values, indices;
+};
+inline TopkBuffers run_topk(const PluginHandle &p, int32_t device, bool largest, const Tensor &in,
+                            const Tensor &values, const Tensor &indices) {
+  Buffers buffers(p, device);
+  const bp_plugin_tensor x = buffers.view(in);
+  const bp_plugin_tensor outputs[2] = {buffers.view(values), buffers.view(indices)};
+  bp_op_attrs attrs = default_attrs();
+  attrs.option = largest ? BP_OPTION_LARGEST : 0;
+  const bp_status status = p.api().execute(device, BP_OP_TOPK, &attrs, &x, 1, outputs);
+  INFO(p.api().name << ": execute failed: " << (status == BP_OK ? "" : buffers.error()));
+  REQUIRE(status == BP_OK);
+  return {p.download<uint8_t>(outputs[0].buffer, values.bytes.size()),
+          p.download<uint8_t>(outputs[1].buffer, indices.bytes.size())};
+}
+
+// Every dtype of TOPK in both directions, k from 0 to n, through every
+// input layout of input_layouts() (broadcast along the rows: nothing but
+// ties) into dense, transposed and spaced outputs; floats with NaN,
+// infinities and signed zeros, rounded to halves in every other case so
+// that rows tie, integers from a few values. plugin.h fixes every bit: both
+// outputs must be the reference's exactly.
+inline void check_topks(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, std::mt19937_64 &rng) {
+  const std::vector<Shape> shapes = {{17}, {5, 7}, {3, 4, 5}, {2, 3, 2, 5}, {1}, {0, 4}, {4, 0}, {3, 5000}, {3000, 3}};
+  for (bp_dtype dtype : declared_dtypes(plugin, device, BP_OP_TOPK))
+    for (const Shape &shape : shapes) {
+      const int64_t n = shape.back();
+      const std::vector<int64_t> ks = {std::min<int64_t>(1, n), n / 3, n, 0};
+      const std::vector<Layout> ins = input_layouts(shape);
+      for (size_t i = 0; i < ins.size(); ++i)
+        for (bool largest : {false, true}) {
+          const int64_t k = ks[(2 * i + (largest ? 1 : 0)) % ks.size()];
+          Shape selected = shape;
+          selected.back() = k;
+          const Layout out = output_layouts(selected)[i % 3];
+          Tensor x = random_tensor(dtype, ins[i], rng, is_float(dtype) ? Values::general : Values::small);
+          if (is_float(dtype) && i % 2 == 1)
+            for (int64_t e = 0; e < ins[i].buffer_elements; ++e) {
+              const double v = element(dtype, x.bytes, e);
+              if (!std::isnan(v)) put_as(dtype, x.bytes, e, std::round(2 * v) / 2, 0);
+            }
+          INFO("topk " << dtype_name(dtype) << (largest ? ", largest" : ", smallest") << " k " << k << ", in "
+                       << ins[i].describe() << ", out " << out.describe());
+          const Tensor values = sentinel_output(dtype, out), indices = sentinel_output(BP_INT64, out);
+          const TopkBuffers got = run_topk(plugin, device, largest, x, values, indices);
+          const TopkBuffers want = run_topk(ref, 0, largest, x, values, indices);
+          check_buffers(dtype, got.values, want.values, kExact, plugin.api().name);
+          check_buffers(BP_INT64, got.indices, want.indices, kExact, plugin.api().name);
+        }
+    }
 }
 
 }  // namespace bp_test

@@ -200,7 +200,10 @@ void figure_transfer(Context &, Report &);
 void figure_startup(Context &, Report &);
 void figure_allreduce(Context &, Report &);
 void figure_dtypes(Context &, Report &);
+void figure_softmax(Context &, Report &);
+void figure_topk(Context &, Report &);
 void figure_layer_norm(Context &, Report &);
 void figure_attention(Context &, Report &);
+void figure_conv(Context &, Report &);  // partly measured by bp-bench-direct (direct.hpp)
 
 }  // namespace bptool::bench

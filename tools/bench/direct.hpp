@@ -5,7 +5,7 @@
 // libraries, whose loading would otherwise slow every bp call (the reason
 // libtorch and MPI are kept out too). bp runs it as
 //
-//   bp-bench-direct --part gemm|dtypes-gemm|dtypes-opencl|transfer|fusion-opencl [--quick] [--size N]
+//   bp-bench-direct --part gemm|dtypes-gemm|dtypes-opencl|transfer|fusion-opencl|conv [--quick] [--size N]
 //                   [--device opencl:I] (transfer) [--fusion on|off] (fusion-opencl)
 //
 // and reads back its rows (Output::relay, one JSON object per line); its
@@ -31,6 +31,9 @@ void run_direct(Context &ctx, Report &rep, const std::vector<std::string> &args,
 // Figure "gemm", whole: bp_matmul_out next to cblas_sgemm/cblas_dgemm on
 // cpu:0 and CLBlastSgemm on every opencl device (fig_gemm.cpp).
 void direct_gemm(Context &ctx, Report &rep);
+// The conv figure's rows with direct baselines: float32 on cpu:0 next to
+// oneDNN, opencl:0 next to im2col + CLBlastSgemm (conv_direct.cpp).
+void direct_conv(Context &ctx, Report &rep);
 // The transfer figure's bandwidth rows of one OpenCL device, next to the
 // OpenCL calls made directly (transfer_opencl.cpp).
 void direct_transfer(Context &ctx, Report &rep, const bp::Device &device);

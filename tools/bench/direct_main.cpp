@@ -27,6 +27,8 @@ bool run_part(const Options &opts, Context &ctx, Report &rep, std::string *why) 
   const std::string part = opts.get("part");
   if (part == "gemm") {
     direct_gemm(ctx, rep);
+  } else if (part == "conv") {
+    direct_conv(ctx, rep);
   } else if (part == "dtypes-gemm") {
     dtypes::Setup s;
     if (!dtypes::make_setup(ctx, &s, why)) return false;
@@ -56,7 +58,7 @@ bool run_part(const Options &opts, Context &ctx, Report &rep, std::string *why) 
 
 int main(int argc, char **argv) {
   Options opts("bp-bench-direct", "The rows of a bp bench part whose baseline calls OpenBLAS, OpenCL or CLBlast.");
-  opts.value("part", "NAME", "gemm, dtypes-gemm, dtypes-opencl, transfer or fusion-opencl");
+  opts.value("part", "NAME", "gemm, dtypes-gemm, dtypes-opencl, transfer, fusion-opencl or conv");
   opts.flag("quick", "at reduced size, as bp bench --quick");
   opts.value("size", "N", "the dtypes figure's element count, as bp bench --size");
   opts.value("device", "NAME", "transfer: the OpenCL device (opencl:I)");
@@ -64,8 +66,9 @@ int main(int argc, char **argv) {
   if (auto rc = opts.parse(argc, argv)) return *rc;
   const std::string part = opts.get("part");
   if (part != "gemm" && part != "dtypes-gemm" && part != "dtypes-opencl" && part != "transfer" &&
-      part != "fusion-opencl")
-    return opts.usage_error("unknown part '" + part + "' (gemm, dtypes-gemm, dtypes-opencl, transfer, fusion-opencl)");
+      part != "fusion-opencl" && part != "conv")
+    return opts.usage_error("unknown part '" + part +
+                            "' (gemm, dtypes-gemm, dtypes-opencl, transfer, fusion-opencl, conv)");
   if (part == "transfer" && !opts.has("device")) return opts.usage_error("--part transfer needs --device");
   const std::string fusion = opts.get("fusion");
   if (fusion != "on" && fusion != "off") return opts.usage_error("--fusion is on or off, not '" + fusion + "'");

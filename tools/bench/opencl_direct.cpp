@@ -177,6 +177,9 @@ bool OpenclDirect::has_clblast(std::string *why) const {
 #endif
 }
 
+void *OpenclDirect::cl_context_handle() const { return impl_->context; }
+void *OpenclDirect::cl_queue_handle() const { return impl_->queue; }
+
 void OpenclDirect::sgemm_setup(int64_t n) {
   Impl &m = *impl_;
   m.release(m.a);
@@ -306,6 +309,8 @@ bool OpenclDirect::has_clblast(std::string *why) const {
   *why = "bp-bench-direct was built without OpenCL";
   return false;
 }
+void *OpenclDirect::cl_context_handle() const { return nullptr; }
+void *OpenclDirect::cl_queue_handle() const { return nullptr; }
 void OpenclDirect::sgemm_setup(int64_t) {}
 void OpenclDirect::sgemm(int64_t) {}
 void OpenclDirect::transfer_setup(size_t) {}

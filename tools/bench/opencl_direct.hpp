@@ -49,6 +49,11 @@ class OpenclDirect {
   void chain(int64_t repetitions);
   std::vector<float> chain_result();  // z, from one more run
 
+  // The cl_context and cl_command_queue this object drives, for the
+  // baselines in files of their own (opencl_conv_direct.cpp; since 1.6).
+  void *cl_context_handle() const;
+  void *cl_queue_handle() const;
+
   struct Impl;
 
  private:

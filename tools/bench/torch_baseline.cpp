@@ -52,6 +52,7 @@ TorchBaseline run_torch_baseline(const std::string &what, int trials, double tar
   if (doc.contains("torch_version") && doc["torch_version"].is_string()) r.version = doc["torch_version"].get<std::string>();
   if (doc.contains("blas_threads") && doc["blas_threads"].is_string())
     r.blas_threads = doc["blas_threads"].get<std::string>();
+  if (doc.contains("baseline") && doc["baseline"].is_string()) r.baseline = doc["baseline"].get<std::string>();
   return r;
 }
 

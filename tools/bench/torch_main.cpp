@@ -2,10 +2,13 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention --threads N --trials N --target SECONDS
+//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv
+//                  --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
-//                  [--rows R --n N]                           (layer_norm only)
+//                  [--rows R --n N]                           (layer_norm, softmax, log_softmax)
 //                  [--batch N --n L]                         (attention only)
+//                  [--rows R --n N --k K]                     (topk only)
+//                  [--layer I --pass forward|data|weight --batch N]   (conv only)
 //
 // and reads one JSON object from its standard output:
 //
@@ -27,11 +30,24 @@
 // softmax(q k^T / sqrt(64) masked) v over [--batch, 12, --n, 64] float32
 // (attention_shape.hpp), written as a careful user writes it in libtorch
 // 1.13, which has no fused attention: at::matmul, mul_ and masked_fill_ in
-// place on the scores, at::softmax, at::matmul. All timed as bp bench times
-// its own side (timing.hpp).
+// place on the scores, at::softmax, at::matmul. softmax, log_softmax:
+// at::softmax_out / at::log_softmax_out of an R x n float32 matrix (uniform
+// in [-4, 4)) along its last dimension into a preallocated output, for the
+// softmax figure. topk: at::topk_out of the k largest of each row of R x N
+// float32 (uniform in [-1, 1)), or, for k = N, at::sort_out(stable)
+// descending, into preallocated outputs, for the topk figure.
+// conv: layer I of ResNet-18's convolutions (bench/conv_shapes.hpp) at the
+// batch, float32: at::convolution (forward) or at::convolution_backward
+// with only the input's (data) or the weight's (weight) gradient asked for,
+// for the conv figure. All timed as bp bench times its own side
+// (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
 #include <ATen/Parallel.h>
+#include <ATen/ops/log_softmax.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/convolution.h>
+#include <ATen/ops/convolution_backward.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -43,6 +59,7 @@
 
 #include <dlfcn.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +69,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention_shape.hpp"
+#include "conv_shapes.hpp"
 #include "timing.hpp"
 #include "training_shape.hpp"
 
@@ -59,9 +77,11 @@ namespace {
 
 int usage(const char *why) {
   std::fprintf(stderr,
-               "bp-bench-torch: %s\nusage: bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention "
+               "bp-bench-torch: %s\nusage: bp-bench-torch --measure "
+               "add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv "
                "--threads N --trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R --n N] "
-               "[--batch N --n L]\n",
+               "[--batch N --n L] [--rows R --n N --k K]\n"
+               "[--layer I --pass forward|data|weight --batch N]\n",
                why);
   return 2;
 }
@@ -95,9 +115,9 @@ bool scalar_type(const std::string &name, at::ScalarType *type) {
 
 int main(int argc, char **argv) {
   int trials = 0, threads = 1;
-  int64_t n = 0, rows = 0, batch = 0;
+  int64_t n = 0, rows = 0, batch = 0, k_top = 0, layer = -1;
   double target = 0;
-  std::string what = "add_out", dtype_name = "float32";
+  std::string what = "add_out", dtype_name = "float32", pass = "forward";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
@@ -107,19 +127,29 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--rows")) rows = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--batch")) batch = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--k")) k_top = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--layer")) layer = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--pass")) pass = argv[i + 1];
     else return usage((std::string("unknown argument ") + argv[i]).c_str());
   }
   if (argc % 2 == 0) return usage("every option takes a value");
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
+  const bool softmax = what == "softmax" || what == "log_softmax";
   if (what != "add_out" && what != "train_step" && what != "matmul" && what != "layer_norm" &&
-      what != "attention")
+      what != "attention" && !softmax && what != "topk" && what != "conv")
     return usage(("unknown measurement " + what).c_str());
+  if (what == "conv" && (layer < 0 || layer >= bptool::bench::kResNet18LayerCount || batch < 1 ||
+                         (pass != "forward" && pass != "data" && pass != "weight")))
+    return usage("conv needs --layer 0..7, --batch >= 1 and --pass forward, data or weight");
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
   if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
   if (what == "layer_norm" && (n < 1 || rows < 1)) return usage("layer_norm needs --rows and --n >= 1");
   if (what == "attention" && (n < 1 || batch < 1)) return usage("attention needs --batch >= 1 and --n >= 1");
+  if (softmax && (n < 1 || rows < 1)) return usage("softmax and log_softmax need --rows and --n >= 1");
+  if (what == "topk" && (rows < 1 || n < 1 || k_top < 1 || k_top > n))
+    return usage("topk needs --rows, --n >= 1 and 1 <= --k <= --n");
 
   using namespace bptool::bench;
   try {
@@ -166,6 +196,51 @@ int main(int argc, char **argv) {
       };
       seconds = measure(attention, trials, target);
       baseline = "libtorch matmul, mul_, masked_fill_, softmax, matmul";
+    } else if (softmax) {
+      torch::manual_seed(0);
+      const at::Tensor x = at::rand({rows, n}) * 8 - 4;
+      at::Tensor out = at::empty({rows, n}, x.options());
+      const bool log = what == "log_softmax";
+      const Work rows_of = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          if (log) at::log_softmax_out(out, x, 1);
+          else at::softmax_out(out, x, 1);
+        }
+      };
+      seconds = measure(rows_of, trials, target);
+      baseline = std::string("libtorch at::") + what + "_out float32";
+    } else if (what == "topk") {
+      torch::manual_seed(0);
+      const at::Tensor x = at::rand({rows, n}) * 2 - 1;
+      at::Tensor values = at::empty({rows, k_top}), indices = at::empty({rows, k_top}, at::kLong);
+      const Work select = [&](int64_t times) {
+        for (int64_t i = 0; i < times; ++i) {
+          if (k_top == n)
+            at::sort_out(values, indices, x, /*stable=*/true, /*dim=*/1, /*descending=*/true);
+          else
+            at::topk_out(values, indices, x, k_top, /*dim=*/1, /*largest=*/true, /*sorted=*/true);
+        }
+      };
+      seconds = measure(select, trials, target);
+      baseline = k_top == n ? "libtorch at::sort_out(stable)" : "libtorch at::topk_out";
+    } else if (what == "conv") {
+      const ConvLayer &l = kResNet18Layers[layer];
+      torch::manual_seed(0);
+      const at::Tensor x = at::randn({batch, l.c_in, l.size, l.size}), w = at::randn({l.c_out, l.c_in, l.kernel, l.kernel}) * 0.1;
+      const at::Tensor dy = at::randn({batch, l.c_out, l.out(), l.out()});
+      const std::vector<int64_t> stride{l.stride, l.stride}, padding{l.pad, l.pad}, dilation{1, 1}, none{0, 0};
+      const std::array<bool, 3> mask{pass == "data", pass == "weight", false};
+      const Work run = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          if (pass == "forward")
+            (void)at::convolution(x, w, c10::nullopt, stride, padding, dilation, false, none, 1);
+          else
+            (void)at::convolution_backward(dy, x, w, c10::nullopt, stride, padding, dilation, false, none, 1, mask);
+        }
+      };
+      seconds = measure(run, trials, target);
+      baseline = std::string("libtorch ") + (pass == "forward" ? "at::convolution" : "at::convolution_backward") +
+                 " (built with oneDNN: " + (at::hasMKLDNN() ? "yes" : "no") + ")";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),

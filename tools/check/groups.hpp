@@ -95,9 +95,15 @@ void group_devices(Context &, Plugin &p);
 void group_memory(Context &, Plugin &p);
 void group_out_of_memory(Context &, Plugin &p);
 void group_numerics(Context &, Plugin &p, Plugin &ref);
+// The SOFTMAX family (softmax_checks.cpp; since 1.6).
+void group_softmax(Context &, Plugin &p, Plugin &ref);
+// TOPK against the kit's own results (topk_checks.cpp; since 1.6).
+void group_topk(Context &, Plugin &p);
 void group_normalize(Context &, Plugin &p, Plugin &ref);
 // The optional fused ATTENTION entry on random problems (attention_checks.cpp).
 void group_attention(Context &, Plugin &p, Plugin &ref);
+// Random convolutions against the reference, and their refusals (conv_checks.cpp).
+void group_conv(Context &, Plugin &p, Plugin &ref);
 void group_capabilities(Context &, Plugin &p);
 void group_core(Context &);
 void group_copies(Context &, Plugin &p);

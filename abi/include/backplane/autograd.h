@@ -19,10 +19,11 @@
  *   (sum, mean, max, min: the extreme elements share the gradient, norm,
  *   prod: out / x, so not finite where x is 0, logsumexp), bp_matmul (transposes,
  *   batches, vectors), bp_cast between float dtypes, bp_scan (cumsum),
+ *   bp_softmax and bp_log_softmax (an operator each since 1.6),
  *   bp_gather_nd, bp_copy_to and bp_to, the views (bp_reshape, bp_permute,
  *   bp_transpose, bp_slice, bp_select, bp_expand_dims, bp_contiguous), and
  *   the composites made of them (bp_concatenate, bp_stack, bp_clip, bp_var,
- *   bp_std, bp_softmax). Broadcast inputs get their gradient summed back to
+ *   bp_std). Broadcast inputs get their gradient summed back to
  *   their shape, and in their own dtype. Comparisons, floor_divide,
  *   remainder, the bitwise operators, argmax/argmin and integer results
  *   record nothing: no gradient flows through them (for remainder, whose

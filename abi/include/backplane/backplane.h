@@ -238,6 +238,21 @@ BP_API bp_status bp_default_device(bp_device *out);
 /* Blocks until every operation queued on the device has finished. */
 BP_API bp_status bp_synchronize(bp_device device);
 
+/* Whether the device's own backend runs operator `op` (a BP_OP_*) with
+ * input dtype `dtype` writing `out_dtype`: *supported gets 1 or 0 (since
+ * 1.6). out_dtype BP_DTYPE_INVALID (0) means the dtype the operator's
+ * output rule gives (vocabulary.h); COPY needs it given. The answer is the
+ * plugin's `supports`, the one every operator's call consults (plugin.h:
+ * fixed while the plugin is loaded), asked once and cached; a pair the
+ * ABI does not define (bp_vocab_allows) or an operator newer than the
+ * plugin is 0. The host fallback ([dispatch] host_fallback) is not
+ * counted: this says what runs on the device itself, so a model compiler
+ * (backplane.onnx) can refuse before running anything. A bad device id is
+ * BP_ERR_INVALID_HANDLE; an op or dtype that is no number of the
+ * vocabulary gives 0, not an error. */
+BP_API bp_status bp_device_supports(bp_device device, int32_t op, int32_t dtype, int32_t out_dtype,
+                                    int32_t *supported);
+
 /* ---- tensors: creation and data ----------------------------------------- */
 
 /* Uninitialised tensor of the given shape (rank 0..BP_MAX_RANK, extents >= 0,
@@ -442,8 +457,10 @@ BP_API bp_status bp_binary_scalar_kind_out(int32_t op, bp_tensor a, double scala
  * SIGMOID, RELU, SQUARE, SIN, COS, BITWISE_NOT (integers: ~x; bool: logical
  * not; a float is BP_ERR_DTYPE), and since 1.5 ERF, EXPM1, LOG1P, RSQRT
  * (integers give float64 like EXP), FLOOR, CEIL, ROUND (half to even),
- * SIGN (integers keep their dtype). A device whose plugin was built for an
- * ABI before the operator's (these: 1.5) is never asked about it:
+ * SIGN (integers keep their dtype), and since 1.6 ISNAN and ISINF (a bool
+ * result; integers convert to float64 first, so theirs is all false). A
+ * device whose plugin was built for an ABI before the operator's is never
+ * asked about it:
  * BP_ERR_UNSUPPORTED naming the backend, or the host when
  * dispatch.host_fallback is on. */
 BP_API bp_status bp_unary(int32_t op, bp_tensor a, bp_tensor *out);
@@ -478,6 +495,29 @@ BP_API bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a,
  * keep theirs (since 1.1). */
 BP_API bp_status bp_scan(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out);
 BP_API bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out);
+/* The SOFTMAX family along axis (negative counts from the end; a rank-0
+ * tensor is one row of one element, axis -1 or 0): bp_softmax gives
+ * exp(a - m) / sum(exp(a - m)), bp_log_softmax (a - m) - log(sum(exp(a - m))),
+ * m the maximum along the axis, each in one stable pass (plugin.h's SOFTMAX:
+ * no overflow however close a is to its dtype's largest value). PyTorch's
+ * values on special rows: a row holding a NaN or a +inf, or nothing but
+ * -inf, is NaN throughout; another -inf element gives 0 and -inf. The
+ * result has a's shape and dtype; integer and bool tensors give float64, as
+ * EXP does. An axis out of range is BP_ERR_SHAPE naming the operator. The
+ * _out forms write into out, of that shape and dtype, which may be a itself
+ * (in place) but must overlap it nowhere else. Records for autograd
+ * (softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g)). bp_softmax
+ * came in 1.1 as a composite of reductions; since 1.6 it runs the
+ * operator, and on a device whose backend does not (a plugin built before
+ * 1.6, or one that leaves it out) bp_softmax and bp_log_softmax are still
+ * made of MAX, SUB, EXP, SUM and DIV or LOG, with the same values and
+ * gradients, so that they run on every backend; the _out forms need the
+ * operator (else BP_ERR_UNSUPPORTED naming the backend, or the host when
+ * dispatch.host_fallback is on). */
+BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
+BP_API bp_status bp_softmax_out(bp_tensor a, int32_t axis, bp_tensor out);        /* since 1.6 */
+BP_API bp_status bp_log_softmax(bp_tensor a, int32_t axis, bp_tensor *out);       /* since 1.6 */
+BP_API bp_status bp_log_softmax_out(bp_tensor a, int32_t axis, bp_tensor out);    /* since 1.6 */
 /* Sub-tensors of a picked by index (TensorFlow's and JAX's gather_nd).
  * index is an integer tensor of shape [..., k] with 1 <= k <= rank of a:
  * each of its rows (index[..., 0..k-1]) names the sub-tensor
@@ -631,6 +671,115 @@ BP_API bp_status bp_where_scalar(bp_tensor cond, bp_tensor a, double scalar, int
 BP_API bp_status bp_full_kind(bp_device device, int32_t dtype, int32_t rank, const int64_t *shape,
                               double value, int32_t value_kind, bp_tensor *out);
 
+/* ---- sorting and top-k (since 1.6) -------------------------------------- */
+
+/* The k smallest (largest = 0) or largest (largest != 0) elements of every
+ * row along axis (negative from the end), and their positions: *values is
+ * a new tensor of a's dtype and *indices a new int64 one, both of a's shape
+ * with k elements along axis (torch.topk's values and indices). Each row's
+ * results are in order, ascending for the smallest and descending for the
+ * largest, and the order is stable: equal elements keep their positions'
+ * order, the lower position first, in both directions. NaN orders as in
+ * NumPy's sort, after every number (so it is taken first with largest, as
+ * torch.topk takes it), -0 and +0 are equal, and bool false comes before
+ * true (plugin.h's TOPK gives the order exactly; every backend writes the
+ * same bits). Every dtype is taken as it is. A rank-0 a is one element
+ * (axis 0 or -1; results of rank 0 for k = 1). k outside 0..n (n the
+ * extent of axis) and an axis out of range are BP_ERR_SHAPE, naming
+ * "topk". Either of values and indices may be NULL when the caller does
+ * not want that result (not both: BP_ERR_INVALID_ARGUMENT). Records for
+ * autograd: the values' gradient goes back to the elements they came from,
+ * 0 elsewhere (since 1.6). */
+BP_API bp_status bp_topk(bp_tensor a, int64_t k, int32_t axis, int32_t largest, bp_tensor *values,
+                         bp_tensor *indices);
+/* bp_topk into existing tensors: values of a's dtype and indices int64,
+ * both of the result's shape, on a's device, overlapping neither a nor each
+ * other (else BP_ERR_DTYPE, BP_ERR_SHAPE or BP_ERR_INVALID_ARGUMENT).
+ * Records nothing: with grad mode on, an a or output that needs a gradient
+ * is BP_ERR_STATE (since 1.6). */
+BP_API bp_status bp_topk_out(bp_tensor a, int64_t k, int32_t axis, int32_t largest, bp_tensor values,
+                             bp_tensor indices);
+/* The whole of every row along axis in order, ascending or descending
+ * (descending != 0), and the positions the elements came from: bp_topk
+ * with k the axis' extent, so always stable (torch.sort(stable=True),
+ * np.sort and np.argsort with kind='stable'). Errors name "sort" (since
+ * 1.6). */
+BP_API bp_status bp_sort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *values,
+                         bp_tensor *indices);
+/* bp_sort's positions alone (np.argsort(kind='stable'), torch.argsort):
+ * *indices is a new int64 tensor of a's shape. Errors name "argsort"
+ * (since 1.6). */
+BP_API bp_status bp_argsort(bp_tensor a, int32_t axis, int32_t descending, bp_tensor *indices);
+
+/* ---- convolution (since 1.6) -------------------------------------------
+ * PyTorch's conv1d/2d/3d and conv_transpose1d/2d/3d, ONNX's Conv and
+ * ConvTranspose, over channels-first tensors: x [N, C_in, S_1..S_r] with
+ * r = 1, 2 or 3 spatial axes, weight [C_out, C_in / groups, K_1..K_r]
+ * (ConvTranspose's weight has the same layout: its input channels first),
+ * optional bias. Semantics as plugin.h's CONV family: zeros outside x,
+ * groups (C_in for depthwise), float16 and bfloat16 accumulated in float32.
+ * Inputs of different dtypes are promoted; integer inputs compute in
+ * float64. Records for autograd: x, weight and bias all get gradients (the
+ * input's through CONV_TRANSPOSE, the weight's through CONV_WEIGHT_GRAD,
+ * the bias's a sum). Errors: BP_ERR_SHAPE, naming the operator and the
+ * shapes, for ranks that are not 3 to 5 or differ, channels that do not
+ * match (C_in != weight[1] * groups), a groups that does not divide the
+ * channels, a bias of other extents and an output size below 1 (the
+ * dilated kernel larger than the padded input; a ConvTranspose whose
+ * padding removes everything); BP_ERR_INVALID_ARGUMENT for options out of
+ * range; BP_ERR_DEVICE_MISMATCH for operands on different devices. */
+
+/* Spatial axes bp_conv takes at most (since 1.6). */
+#define BP_CONV_MAX_RANK 3
+
+/* The window of bp_conv and bp_conv_transpose (since 1.6). The caller sets
+ * struct_size; entry i of each array is spatial axis i (axis 2 + i of x),
+ * entries past the operands' spatial rank are ignored. Start from
+ * BP_CONV_OPTIONS_INIT (stride 1, no padding, dilation 1, one group) and
+ * set what differs; a NULL options pointer means those defaults. The
+ * struct is the caller's, read during the call. */
+typedef struct bp_conv_options {
+  uint32_t struct_size;                      /* sizeof(bp_conv_options) as the caller knows it (since 1.6) */
+  int32_t groups;                            /* channel groups, >= 1 (since 1.6) */
+  int64_t stride[BP_CONV_MAX_RANK];          /* >= 1 (since 1.6) */
+  int64_t padding_begin[BP_CONV_MAX_RANK];   /* zeros before each spatial axis of x, >= 0 (since 1.6) */
+  int64_t padding_end[BP_CONV_MAX_RANK];     /* zeros after it, >= 0; PyTorch's padding p is p and p
+                                                (since 1.6) */
+  int64_t dilation[BP_CONV_MAX_RANK];        /* spacing of the kernel's taps, >= 1 (since 1.6) */
+  int64_t output_padding[BP_CONV_MAX_RANK];  /* bp_conv_transpose: extent added at the end of each
+                                                spatial axis of its result, 0 <= it < max(stride,
+                                                dilation); bp_conv: 0 (since 1.6) */
+} bp_conv_options;
+#define BP_CONV_OPTIONS_SIZE_1_6 (offsetof(bp_conv_options, output_padding) + BP_CONV_MAX_RANK * sizeof(int64_t))
+typedef char bp_conv_options_size_check[sizeof(bp_conv_options) == BP_CONV_OPTIONS_SIZE_1_6 ? 1 : -1];
+/* bp_conv_options o = BP_CONV_OPTIONS_INIT; (since 1.6) */
+#define BP_CONV_OPTIONS_INIT {sizeof(bp_conv_options), 1, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}}
+
+/* Convolution (since 1.6): *out = y [N, C_out, O_1..O_r] with
+ * O_i = floor((S_i + padding_begin_i + padding_end_i - dilation_i (K_i - 1)
+ * - 1) / stride_i) + 1 and y[n, co, o] = bias[co] + sum over the input
+ * channels of co's group and the kernel taps k of x[n, c, o stride -
+ * padding_begin + k dilation] * weight[co, c', k]. bias is [C_out] or 0 for
+ * none. */
+BP_API bp_status bp_conv(bp_tensor x, bp_tensor weight, bp_tensor bias, const bp_conv_options *options,
+                         bp_tensor *out);
+/* bp_conv into an existing tensor of exactly the result's dtype and shape,
+ * not overlapping the inputs (since 1.6). Records nothing (see _out). */
+BP_API bp_status bp_conv_out(bp_tensor x, bp_tensor weight, bp_tensor bias, const bp_conv_options *options,
+                             bp_tensor out);
+/* Transposed convolution, the gradient of bp_conv with respect to its input
+ * (since 1.6): x [N, C_out, O_1..O_r] (the channels of weight's axis 0),
+ * weight [C_out, C_in / groups, K...], bias [C_in] or 0 -> *out [N, C_in,
+ * S_1..S_r] with S_i = (O_i - 1) stride_i - padding_begin_i - padding_end_i
+ * + dilation_i (K_i - 1) + 1 + output_padding_i: every x element spreads
+ * x[n, co, o] * weight[co, c', k] onto position o stride - padding_begin +
+ * k dilation of channel c, positions inside the result only. */
+BP_API bp_status bp_conv_transpose(bp_tensor x, bp_tensor weight, bp_tensor bias,
+                                   const bp_conv_options *options, bp_tensor *out);
+/* bp_conv_transpose into an existing tensor (since 1.6), as bp_conv_out. */
+BP_API bp_status bp_conv_transpose_out(bp_tensor x, bp_tensor weight, bp_tensor bias,
+                                       const bp_conv_options *options, bp_tensor out);
+
 /* ---- composites (since 1.1) ---------------------------------------------
  * NumPy functions made of the operators above, run one operator at a time
  * on the inputs' device: every backend has them, and their results follow
@@ -710,9 +859,6 @@ BP_API bp_status bp_group_norm(bp_tensor x, int64_t groups, bp_tensor weight, bp
  * scale and shift; y has x's shape and dtype. */
 BP_API bp_status bp_batch_norm(bp_tensor x, bp_tensor running_mean, bp_tensor running_var, bp_tensor weight,
                                bp_tensor bias, int32_t training, double momentum, double eps, bp_tensor *out);
-
-/* exp(a - max) / sum(exp(a - max)) along axis: no overflow for large a. */
-BP_API bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out);
 /* Integers drawn uniformly from [low, high) (NumPy's randint, PyTorch's
  * randint) in an integer dtype: the float64 stream of bp_random_uniform over
  * [0, high - low), truncated, plus low (exactly, in int64), so every backend
@@ -812,6 +958,134 @@ BP_API bp_status bp_attention(bp_tensor q, bp_tensor k, bp_tensor v, const bp_at
 BP_API bp_status bp_fusion_enable(int32_t on);
 /* 1 when new elementwise operators are recorded, else 0. */
 BP_API int32_t bp_fusion_enabled(void);
+
+/* ---- saving and loading: safetensors files (since 1.6) -----------------
+ * Named tensors in the safetensors format (github.com/huggingface/safetensors),
+ * which the `safetensors` package, PyTorch through it, JAX and others read
+ * and write: 8 bytes of little-endian header length N, N bytes of a UTF-8
+ * JSON header mapping each name to {"dtype", "shape", "data_offsets"} (plus
+ * an optional "__metadata__" object of strings), then the tensors' bytes in
+ * C order, little-endian, packed one after another. The format's dtypes map
+ * onto Backplane's as F64 float64, F32 float32, F16 float16, BF16 bfloat16,
+ * I64 int64, I32 int32, I16 int16, I8 int8, U8 uint8, BOOL bool (one byte,
+ * 0 or 1).
+ *
+ * Nothing moves between devices behind the caller's back: saving reads each
+ * tensor through its own device's backend into host memory, as bp_to_host
+ * does (after the work that produces it), and writes those bytes to the
+ * file; loading reads the bytes from the file and writes them through the
+ * given device's backend into a new tensor there, as bp_from_host does. A
+ * tensor on opencl:0 is saved from opencl:0 and may be loaded onto cpu:0 or
+ * any other device: the file holds no device.
+ *
+ * A file is checked whole when it is opened, before anything is loaded from
+ * it, and anything the format does not allow is BP_ERR_FORMAT with a message
+ * naming the file, the byte offset and what is wrong there: a file shorter
+ * than its header length says, a header longer than 100,000,000 bytes (the
+ * `safetensors` package's limit), a header that is not a JSON object of
+ * UTF-8 text (trailing spaces allowed, as writers pad with them), a name
+ * given twice, a name or metadata string holding a NUL character (C strings
+ * cannot), an entry without a string dtype, a shape of unsigned integers
+ * or a data_offsets pair [begin, end] with begin <= end, a dtype the format
+ * does not define or Backplane has no dtype for (U16, F8_E4M3, ...), more
+ * than BP_MAX_RANK axes or 2^56 elements, a shape whose bytes differ from
+ * end - begin, and data that is not packed: a tensor past the end of the
+ * file, two tensors overlapping, bytes between tensors or after the last one
+ * that belong to none. So a file Backplane opens is one the `safetensors`
+ * package opens too; nothing ever reads past the file's end. Files that
+ * cannot be opened, read, written or replaced are BP_ERR_IO with the path
+ * and the system's reason. */
+
+/* One tensor to save under a name (since 1.6). The layout is fixed for the
+ * 1.x API. */
+typedef struct bp_named_tensor {
+  const char *name; /* UTF-8, unique in the list, not "__metadata__" (since 1.6) */
+  bp_tensor tensor; /* any live tensor on any device, borrowed for the call (since 1.6) */
+} bp_named_tensor;
+
+/* One entry of a file's "__metadata__": two UTF-8 strings (since 1.6). The
+ * layout is fixed for the 1.x API. */
+typedef struct bp_metadata_entry {
+  const char *key;   /* unique in the list (since 1.6) */
+  const char *value; /* (since 1.6) */
+} bp_metadata_entry;
+
+/* Writes tensors[0..count) (count >= 0) and metadata[0..metadata_count)
+ * (metadata may be NULL when metadata_count is 0) to the file at path in the
+ * safetensors format (since 1.6). Every argument is checked before the file
+ * is touched. The file is written under a temporary name in the same
+ * directory and renamed over path when complete, so path holds either its
+ * old contents or the whole new file, never part of one (nothing is
+ * fsync'ed: after a power loss the rename may not have reached the disk).
+ * Each tensor's bytes are read through its device's backend, one tensor at
+ * a time, so the host memory it takes is that of the largest tensor. The
+ * data is laid out by element size, largest first, then by name, so every
+ * tensor starts at a multiple of its element size from the file's start
+ * (the header is padded with spaces to a multiple of 8 bytes, as the
+ * `safetensors` package pads it). Two names for one storage (tied weights)
+ * are written as two copies, and load as two tensors. Bad names (NULL, not
+ * UTF-8, repeated, "__metadata__") and bad metadata are
+ * BP_ERR_INVALID_ARGUMENT naming the entry; a handle that is no live tensor
+ * is BP_ERR_INVALID_HANDLE naming its entry. */
+BP_API bp_status bp_safetensors_save(const char *path, const bp_named_tensor *tensors, int32_t count,
+                                     const bp_metadata_entry *metadata, int32_t metadata_count);
+
+/* What bp_safetensors_write hands its bytes to: write them all and return 0,
+ * or return non-zero to stop the write (since 1.6). */
+typedef int32_t (*bp_safetensors_write_fn)(void *context, const void *data, uint64_t bytes);
+
+/* bp_safetensors_save into write(context, ...) instead of a file, in order,
+ * from the first byte of the file to the last: for files the caller opens
+ * itself, sockets, memory (since 1.6). Everything is checked before the
+ * first call of write; a non-zero return from it stops the write with
+ * BP_ERR_IO, and whatever was written by then is the caller's to discard. */
+BP_API bp_status bp_safetensors_write(bp_safetensors_write_fn write, void *context,
+                                      const bp_named_tensor *tensors, int32_t count,
+                                      const bp_metadata_entry *metadata, int32_t metadata_count);
+
+/* An open safetensors file; 0 is never one (since 1.6). A handle is never
+ * reused: a closed one is BP_ERR_INVALID_HANDLE, like a number never
+ * issued. */
+typedef uint64_t bp_safetensors;
+
+/* Opens the file at path and checks its header and layout (the list above),
+ * reading the header only (since 1.6). The file stays open until
+ * bp_safetensors_close, and tensors are read from it as they are loaded; a
+ * file changed or truncated meanwhile makes those loads fail (BP_ERR_IO),
+ * never read past its end. A path that is not a regular file is BP_ERR_IO. */
+BP_API bp_status bp_safetensors_open(const char *path, bp_safetensors *out);
+/* The same over bytes bytes at data: a file held in memory (since 1.6).
+ * The bytes are copied; the caller's memory is not used after the call. */
+BP_API bp_status bp_safetensors_open_memory(const void *data, uint64_t bytes, bp_safetensors *out);
+/* Closes the file. Tensors loaded from it are the caller's and stay valid;
+ * strings the accessors below gave are freed (since 1.6). */
+BP_API bp_status bp_safetensors_close(bp_safetensors file);
+
+/* Number of tensors in the file (since 1.6). */
+BP_API bp_status bp_safetensors_count(bp_safetensors file, int32_t *count);
+/* Tensor i (0..count-1; the tensors in the byte order of their names, as
+ * the `safetensors` package's keys() lists them): its name (valid until
+ * bp_safetensors_close), dtype, rank and shape (rank extents written into
+ * shape, which has room for BP_MAX_RANK) (since 1.6). */
+BP_API bp_status bp_safetensors_entry(bp_safetensors file, int32_t i, const char **name,
+                                      int32_t *dtype, int32_t *rank, int64_t *shape);
+/* Number of "__metadata__" entries, and entry i (0..count-1, in the byte
+ * order of the keys); the strings live until bp_safetensors_close (since 1.6). */
+BP_API bp_status bp_safetensors_metadata_count(bp_safetensors file, int32_t *count);
+BP_API bp_status bp_safetensors_metadata(bp_safetensors file, int32_t i, const char **key,
+                                         const char **value);
+
+/* The tensor called name, read from the file into a new tensor on device
+ * (since 1.6). A name the file does not hold is BP_ERR_INVALID_ARGUMENT
+ * naming it. The new tensor is a leaf that requires no gradient. */
+BP_API bp_status bp_safetensors_load(bp_safetensors file, const char *name, bp_device device,
+                                     bp_tensor *out);
+/* Every tensor of the file onto device, out[i] being tensor i of
+ * bp_safetensors_entry; capacity must be at least the count (else
+ * BP_ERR_INVALID_ARGUMENT). On any failure no handle is written and none
+ * is left behind (since 1.6). */
+BP_API bp_status bp_safetensors_load_all(bp_safetensors file, bp_device device, bp_tensor *out,
+                                         int32_t capacity);
 
 /* ---- tracing and counters ---------------------------------------------- */
 

@@ -130,6 +130,12 @@ typedef char bp_window_params_size_check
  * past pad_end (ceil mode) never count. (since 1.6) */
 #define BP_WINDOW_COUNT_INCLUDE_PAD 1u
 
+/* bp_op_attrs.option of TOPK (since 1.6): select the largest elements,
+ * written in descending order; without it the smallest, in ascending order
+ * (the semantics below). No other bit is defined: a plugin refuses one with
+ * BP_ERR_INVALID_ARGUMENT. */
+#define BP_OPTION_LARGEST 1
+
 /* bp_op_attrs.option of ATTENTION (since 1.6): the causal mask, key j
  * hidden from query i when j > i (see ATTENTION in the semantics below). */
 #define BP_OPTION_CAUSAL 1
@@ -340,6 +346,11 @@ typedef char bp_plugin_device_info_size_check
  *   -1 for x < 0, +0 for +0 and -0 (as NumPy and PyTorch) and NaN for NaN.
  *   FLOOR, CEIL, ROUND and SIGN take integers as well: the first three are
  *   the identity on them, SIGN gives -1, 0 or 1.
+ *   ISNAN and ISINF (since 1.6) take float inputs and write bool (the
+ *   UNARY operators whose output dtype is not the input's): ISNAN(x) is 1
+ *   for a NaN (any payload, either sign), ISINF(x) for +inf and -inf,
+ *   else 0; a float16 or bfloat16 element is tested as the float32 it
+ *   widens to, so every backend gives the same bits.
  *   FLOOR_DIVIDE and REMAINDER (since 1.1) are Python's // and %: on
  *   floats, FLOOR_DIVIDE(a, b) = floor(a / b) with a / b IEEE-divided in the
  *   dtype (so b = 0 gives +-inf or NaN), and REMAINDER(a, b) = r = fmod(a, b),
@@ -399,6 +410,52 @@ typedef char bp_plugin_device_info_size_check
  *   (integer and bool inputs into int64, wrapping; floats keep their dtype);
  *   float terms accumulate as the Accumulation rule below says, each output
  *   element on its own.
+ * - SOFTMAX and LOG_SOFTMAX (since 1.6, family SOFTMAX; float dtypes, the
+ *   output of the input's dtype): input and output have one shape, of rank
+ *   >= 1, and each row along the LAST axis of the views (the core moves the
+ *   caller's axis there, as for scans) is normalised on its own. With m the
+ *   row's maximum and s = sum over the row of exp(x[k] - m):
+ *     SOFTMAX:     out[..., j] = exp(x[j] - m) / s
+ *     LOG_SOFTMAX: out[..., j] = (x[j] - m) - log(s)
+ *   in one stable pass: every exp argument is <= 0, so no term overflows,
+ *   however close the inputs are to the dtype's largest value, and 1 <= s
+ *   <= the row's length. A result past the dtype's range rounds as any
+ *   does: where x[j] - m is below the lowest finite value, LOG_SOFTMAX gives
+ *   -inf (and SOFTMAX 0). A row that holds a NaN or a +inf, or nothing but
+ *   -inf, gives NaN in every element (PyTorch's values: m - m is NaN
+ *   there); any other -inf element gives 0 and -inf. An empty last axis
+ *   writes nothing. The output is either the very same view as the input
+ *   (in place: a row is read before it is written) or overlaps it nowhere.
+ *   The sum accumulates as the Accumulation rule below says (its terms are
+ *   at most 1, so it never overflows); exp and log are the math library's
+ *   (a backend's own vector exp is its math library), and SOFTMAX may
+ *   divide by s or multiply by 1 / s. float16 and bfloat16 compute every
+ *   step in float32 (or wider) and round once, at the end.
+ * - TOPK (since 1.6, family TOPK; every dtype): sorting and selection
+ *   along the LAST axis of the views (the core moves the caller's axis
+ *   there, as for scans). Input 0 is x [..., n] (rank >= 1); the outputs,
+ *   in this order, are the values [..., k] in x's dtype and their int64
+ *   positions along the axis [..., k], of x's rank and with x's extents on
+ *   every other axis: k is the outputs' last extent, 0 <= k <= n (the core
+ *   passes k = n to sort). For each row (every index of the axes before the
+ *   last) the n elements are put in order and the first k written:
+ *   indices[..., j] is the position p of the j-th element in that order and
+ *   values[..., j] = x[..., p], the element's own bits. The order is
+ *   ascending, or descending when attrs.option has BP_OPTION_LARGEST, and
+ *   always stable: equal elements keep their positions' order, the lower
+ *   position first, in both directions. So the result is unique: every
+ *   backend writes the same values and indices. Ascending, a < b as numbers
+ *   (integers exactly; bool false before true; float16 and bfloat16 as the
+ *   values they hold), -0 and +0 equal (a tie, kept in position order), and
+ *   every NaN (any sign or payload) after every number and equal to every
+ *   other NaN, as NumPy's sort puts them; descending is that order reversed
+ *   between unequal elements (NaN first, as torch.topk takes NaN for the
+ *   largest, then +inf, ...), ties still by position. An empty row (n = 0)
+ *   or k = 0 writes nothing. Neither output overlaps the input or the other
+ *   output. NumPy's np.sort and np.argsort with kind='stable' give the
+ *   ascending result. Shapes that break these rules are BP_ERR_SHAPE, an
+ *   indices output that is not int64 BP_ERR_DTYPE, and an attrs.option
+ *   holding a bit other than BP_OPTION_LARGEST BP_ERR_INVALID_ARGUMENT.
  * - GATHER_ND (since 1.1, family GATHER): input 0 is the data, of rank k + m;
  *   input 1 the index, int64 of shape [N, k] with 1 <= k <= the data's rank;
  *   the output has shape [N, data.shape[k], ..., data.shape[k+m-1]] and the
@@ -480,9 +537,56 @@ typedef char bp_plugin_device_info_size_check
  *   output rounded once. So the result equals the core's composite within
  *   rounding; bp check compares it with the reference's (float64
  *   throughout) within the accumulating tolerance of Lk + D terms.
+ * - Convolution (since 1.6, family CONV: CONV, CONV_TRANSPOSE,
+ *   CONV_WEIGHT_GRAD; float dtypes, every input and the output of one
+ *   dtype). Channels-first views as PyTorch and ONNX lay them out, with r =
+ *   1, 2 or 3 spatial axes: an activation x is [N, C_in, S_1..S_r], a
+ *   gradient or result y [N, C_out, O_1..O_r], a weight w [C_out, C_in / G,
+ *   K_1..K_r] (PyTorch's Conv weight; ConvTranspose's weight has this same
+ *   layout, its in_channels first). attrs.params is a bp_window_params
+ *   (spatial_rank r, groups G, stride s, dilation d, pad_begin pb, pad_end
+ *   pe; kernel K equal to the weight's spatial extents; flags ignored).
+ *   G divides C_in and C_out; group g = 0..G-1 joins input channels
+ *   [g C_in/G, (g+1) C_in/G) with output channels [g C_out/G, (g+1)
+ *   C_out/G) (G = C_in is depthwise). Input channel c of group g is
+ *   c' = c - g C_in/G in the weight. Along every spatial axis i, y
+ *   position o reads x position p = o s_i - pb_i + k d_i for k = 0..K_i-1;
+ *   a p outside 0..S_i-1 reads zero (padding). The extents relate as
+ *   O_i >= 1, S_i >= 1 and 0 <= S_i + pb_i + pe_i - d_i (K_i - 1) - 1 -
+ *   (O_i - 1) s_i < max(s_i, d_i): the core's CONV output is O_i =
+ *   floor((S_i + pb_i + pe_i - d_i (K_i - 1) - 1) / s_i) + 1 (PyTorch's and
+ *   ONNX's), and the remainder is what ConvTranspose calls output padding
+ *   (PyTorch lets it reach max(s_i, d_i) - 1). N may be 0.
+ *     CONV: inputs x, w and an optional bias [C_out] (input 2, absent
+ *       when there is none); output y:
+ *       y[n, co, o] = bias[co] + sum over c' < C_in/G and every k of
+ *       x[n, g C_in/G + c', o s - pb + k d] * w[co, c', k], g = co / (C_out/G).
+ *     CONV_TRANSPOSE: the gradient of CONV with respect to x, and
+ *       ConvTranspose: inputs dy (shaped as y), w and an optional bias
+ *       [C_in] (absent when there is none); output dx (shaped as x, its
+ *       extents S_i passed by the core: they carry the output padding):
+ *       dx[n, c, p] = bias[c] + sum over every (co of c's group, o, k) with
+ *       o s - pb + k d = p of dy[n, co, o] * w[co, c', k].
+ *     CONV_WEIGHT_GRAD: the gradient of CONV with respect to w: inputs x
+ *       and dy, input 2 absent; output dw shaped as w (its spatial extents
+ *       are the window's kernel): dw[co, c', k] = sum over n and every o of
+ *       dy[n, co, o] * x[n, g C_in/G + c', o s - pb + k d] (padding reads 0).
+ *   Every output element is written, also those no term reaches (the bias,
+ *   or 0). The products are summed as the Accumulation rule below says
+ *   (float16 and bfloat16 multiply and add in float32 or wider, the bias
+ *   included, and round once), in any order; a plugin may keep internal
+ *   layouts of its own (blocked formats) as long as the views above are
+ *   what it reads and writes. The window's fields outside their ranges
+ *   (spatial_rank not 1..3, groups, kernel, stride or dilation below 1,
+ *   negative padding) are BP_ERR_INVALID_ARGUMENT, as are attrs.params
+ *   missing or shorter than 1.6's bp_window_params and a bias given to
+ *   CONV_WEIGHT_GRAD; views whose rank is not spatial_rank + 2, channel
+ *   counts G does not divide, a bias or kernel of other extents and
+ *   extents that break the relation above are BP_ERR_SHAPE.
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
- *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums; float PROD multiplies its
- *   terms the same way): terms are added in any order and grouping, in the output's dtype or wider, so results differ
+ *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums, SOFTMAX's and LOG_SOFTMAX's
+ *   sum; float PROD multiplies its terms the same way): terms are added in
+ *   any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's
  *   largest finite value, a partial sum may overflow in one order and not in
@@ -490,12 +594,12 @@ typedef char bp_plugin_device_info_size_check
  * - Elsewhere float arithmetic is IEEE 754 in the dtype, correctly rounded,
  *   with no fused multiply-add: ADD..DIV, SQRT, COPY, FILL, ARANGE and
  *   RANDOM_UNIFORM, SQUARE, FLOOR_DIVIDE and REMAINDER, and RSQRT, FLOOR,
- *   CEIL, ROUND and SIGN give the same bits on every backend; EXP, LOG, TANH,
- *   SIGMOID, SIN, COS, ERF, EXPM1, LOG1P, POW, RANDOM_NORMAL
- *   and LOGSUMEXP use the backend's math library and may differ in the last
- *   bits; NORMALIZE's 1 / sqrt may be a division by a correctly rounded
- *   square root or a reciprocal square root of the backend's math library
- *   (one ulp of the statistics' dtype).
+ *   CEIL, ROUND, SIGN, ISNAN and ISINF give the same bits on every backend;
+ *   EXP, LOG, TANH, SIGMOID, SIN, COS, ERF, EXPM1, LOG1P, POW, RANDOM_NORMAL,
+ *   LOGSUMEXP, SOFTMAX and LOG_SOFTMAX use the backend's math library and
+ *   may differ in the last bits; NORMALIZE's 1 / sqrt may be a division by a
+ *   correctly rounded square root or a reciprocal square root of the
+ *   backend's math library (one ulp of the statistics' dtype).
  * - 8- and 16-bit dtypes (since 1.4). INT8, UINT8 and INT16 follow the
  *   integer rules above in their own width (ADD, SUB, MUL, NEG, SQUARE,
  *   POW and MATMUL wrap around; SUM, PROD and CUMSUM write int64). FLOAT16

@@ -45,7 +45,9 @@
   X(ERR_STATE, 12, "call not valid now (e.g. bp_init twice)")                                \
   X(ERR_INTERNAL, 13, "a bug in Backplane; the message says where")                          \
   X(ERR_INDEX, 14, "an index outside the extent of its axis (since 1.1)")                   \
-  X(ERR_PEER, 15, "a peer process of a collective did not arrive in time (since 1.2)")
+  X(ERR_PEER, 15, "a peer process of a collective did not arrive in time (since 1.2)")    \
+  X(ERR_IO, 16, "a file could not be opened, read or written (since 1.6)")                   \
+  X(ERR_FORMAT, 17, "a file's contents are not in its format: truncated or malformed (since 1.6)")
 
 /*
  * Element types: X(id, value, name, size, kind). The enumerator is BP_<id>
@@ -88,8 +90,11 @@
   X(GATHER, 9, "gather", 2)      \
   X(SCATTER, 10, "scatter", 2)   \
   X(SCAN, 11, "scan", 1)          \
+  X(SOFTMAX, 12, "softmax", 1)     \
   X(NORMALIZE, 13, "normalize", 3) \
-  X(ATTENTION, 15, "attention", 4)
+  X(TOPK, 14, "topk", 1)           \
+  X(ATTENTION, 15, "attention", 4) \
+  X(CONV, 16, "conv", 3)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -100,7 +105,8 @@
  * (a view of dtype BP_DTYPE_INVALID).
  */
 #define BP_OP_FAMILY_OUTPUTS_LIST(X) \
-  X(NORMALIZE, 3)
+  X(NORMALIZE, 3)                    \
+  X(TOPK, 2)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -192,9 +198,17 @@
 /* Since 1.6. */
 #define BP_OP_LIST_1_6(X)                                                                          \
   X(VAR, 50, "var", BP_OP_FAMILY_REDUCE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                          \
+  X(SOFTMAX, 110, "softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                \
+  X(LOG_SOFTMAX, 111, "log_softmax", BP_OP_FAMILY_SOFTMAX, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
   X(LAYER_NORM, 112, "layer_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)        \
   X(RMS_NORM, 113, "rms_norm", BP_OP_FAMILY_NORMALIZE, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)            \
-  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)
+  X(TOPK, 114, "topk", BP_OP_FAMILY_TOPK, BP_DTYPE_SET_ALL, BP_OUT_SAME)                           \
+  X(ATTENTION, 116, "attention", BP_OP_FAMILY_ATTENTION, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)          \
+  X(CONV, 120, "conv", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
+  X(CONV_TRANSPOSE, 121, "conv_transpose", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)     \
+  X(CONV_WEIGHT_GRAD, 122, "conv_weight_grad", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
+  X(ISNAN, 140, "isnan", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
+  X(ISINF, 141, "isinf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)
 
 /*
  * Collectives (since 1.2): X(id, value, name). The enumerator is

@@ -38,13 +38,17 @@ from ._tensor import (  # noqa: E402
     sigmoid, sin, sqrt, square, subtract, sum, tanh, tensor, to, transpose, where, zeros,
     zeros_like)
 from ._composite import (  # noqa: E402
-    allclose, clip, concatenate, eye, linspace, softmax, stack, std, var)
+    allclose, clip, concatenate, eye, linspace, stack, std, var)
+from ._softmax import log_softmax, softmax  # noqa: E402
 from ._collectives import all_gather, all_reduce, broadcast, reduce_scatter  # noqa: E402
 from ._equality import array_equal  # noqa: E402
 from . import random  # noqa: E402
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .random import seed as manual_seed  # noqa: E402  (torch.manual_seed)
 from .random import Generator, rand, randn  # noqa: E402
+# Saving and loading state dicts: safetensors files (bp.safetensors too).
+from ._serialization import load, save  # noqa: E402
+from . import safetensors  # noqa: E402
 # PyTorch's spellings. bp.int, bp.float, bp.pow and bp.round shadow the
 # builtins in this module's namespace, which uses none of them.
 from . import _torch_api, _torch_index, _torch_math  # noqa: E402
@@ -53,6 +57,7 @@ from ._torch_api import float, int, pow  # noqa: E402,F401
 from ._torch_index import *  # noqa: E402,F401,F403
 from ._torch_math import *  # noqa: E402,F401,F403
 from ._torch_math import round  # noqa: E402,F401
+from ._sorting import argsort, msort, sort, topk  # noqa: E402
 
 _C.set_hooks(Tensor, lambda code, message, op, input, device_ids: _make_error(
     code, message, op, input, device_ids, _device_of))
@@ -81,16 +86,20 @@ __all__ = [
     "log", "sqrt", "tanh", "sigmoid", "relu", "matmul", "norm", "mean",  # not sum/max/min/abs:
     "argmax", "where", "reshape", "transpose", "copyto", "to", "live_tensor_count",  # builtins
     "floor_divide", "remainder", "mod", "square", "sin", "cos", "prod", "argmin",
-    "clip", "var", "std", "softmax", "allclose", "eye", "linspace", "concatenate", "stack",
+    "clip", "var", "std", "allclose", "eye", "linspace", "concatenate", "stack",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "cumsum", "nonzero",
     "argwhere", "logsumexp", "array_equal",
     "Generator", "rand", "randn",
     *_torch_api.__all__, *_torch_index.__all__, *_torch_math.__all__,
+    "softmax", "log_softmax",
+    "topk", "sort", "argsort", "msort",
     # collectives across this process's devices (across processes: backplane.distributed)
     "all_reduce", "broadcast", "all_gather", "reduce_scatter", "distributed",
     # autograd (Tensor.requires_grad, .grad, .backward(), .detach() are methods)
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "nn", "optim", "utils", "cuda",
+    # saving and loading (safetensors files)
+    "save", "load", "safetensors",
     # errors: BackplaneError and one class per status (ShapeError, DtypeError, ...)
     *_errors.__all__,
     # runtime

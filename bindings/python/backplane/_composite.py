@@ -1,5 +1,5 @@
 """NumPy functions over the C API's composites (bp_concatenate, bp_stack,
-bp_eye, bp_linspace, bp_clip, bp_var, bp_std, bp_softmax, bp_allclose):
+bp_eye, bp_linspace, bp_clip, bp_var, bp_std, bp_allclose):
 made of the routed operators in the core, so they run on any device and
 follow the operators' semantics (backplane/plugin.h). This module adds
 Python's argument forms: None bounds, tensor bounds, tuples of axes."""
@@ -73,13 +73,6 @@ def _moments(std, x, axis, keepdims, ddof, dim, keepdim, unbiased, correction):
     return r
 
 
-def softmax(x, axis=-1, *, dim=None):
-    """exp(x) / sum(exp(x)) along axis (PyTorch's dim), computed as
-    exp(x - max) so that large inputs do not overflow."""
-    axis, _ = _dims("softmax", None if dim is not None else axis, False, dim, None)
-    return _C.softmax(x, operator.index(axis))
-
-
 def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
     """True when |a - b| <= atol + rtol * |b| everywhere (NumPy's rule); NaNs
     are equal only with equal_nan. A Python bool."""
@@ -144,4 +137,3 @@ Tensor.clip = clip
 Tensor.clamp = clip  # PyTorch
 Tensor.var = var
 Tensor.std = std
-Tensor.softmax = softmax

@@ -7,6 +7,7 @@ from . import _C
 
 _KINDS = {_C.DEVICE_CPU: "cpu", _C.DEVICE_GPU: "gpu", _C.DEVICE_ACCELERATOR: "accelerator"}
 _BY_ID = {}  # runtime device id -> Device (one object per device)
+_OPS = {name: value for value, name, _family in _C.ops}  # bp_op values by name
 
 
 def _info_field(key, doc=None):
@@ -77,6 +78,16 @@ class Device:
     def synchronize(self):
         """Blocks until every operation queued on this device has finished."""
         _C.synchronize(self._id)
+
+    def supports(self, op, dtype, out_dtype=None):
+        """Whether this device's own backend runs operator `op` (its name in
+        backplane/vocabulary.h, "matmul", or its number) on inputs of `dtype`
+        writing `out_dtype` (default: the operator's output rule; "copy"
+        needs it). The host fallback does not count (bp_device_supports)."""
+        from ._dtype import as_dtype
+        code = _OPS[op] if isinstance(op, str) else int(op)
+        out = 0 if out_dtype is None else as_dtype(out_dtype).code
+        return _C.device_supports(self._id, code, as_dtype(dtype).code, out)
 
     def __repr__(self):
         return self._name

@@ -50,6 +50,8 @@ _BUILTIN = {
     "BP_ERR_INTERNAL": RuntimeError,
     "BP_ERR_INDEX": IndexError,
     "BP_ERR_PEER": TimeoutError,
+    "BP_ERR_IO": OSError,
+    "BP_ERR_FORMAT": ValueError,
 }
 
 # What the docstrings add to the status's own description.
@@ -58,6 +60,8 @@ _NOTE = {
                               "lists each input's device.",
     "BP_ERR_CONFIG": "The message gives file:line:column.",
     "BP_ERR_PEER": "The process group is broken after it: exit the process.",
+    "BP_ERR_IO": "The message names the file and the system's reason.",
+    "BP_ERR_FORMAT": "The message names the file, the byte offset and what is wrong there.",
 }
 
 _PREFIX = "BP_ERR_"

@@ -616,9 +616,10 @@ def _dims(fn, axis, keepdims, dim, keepdim):
     return axis, keepdims if keepdim is None else keepdim
 
 
-# What x.max(dim) and x.min(dim) return, as PyTorch's torch.return_types.
+# What x.max(dim), x.min(dim), topk and sort return, as PyTorch's
+# torch.return_types.
 _RETURN_TYPES = {name: collections.namedtuple(name, ("values", "indices"))
-                 for name in ("max", "min")}
+                 for name in ("max", "min", "topk", "sort")}
 
 
 def _extreme(name, t, dim, keepdim, axis, keepdims, out):

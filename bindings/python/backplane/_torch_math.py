@@ -1,7 +1,7 @@
 """PyTorch's elementwise and small linear-algebra functions: the unary
-operators of 1.5 (erf, expm1, log1p, rsqrt, floor, ceil, round, sign), each
-one kernel, and what the operators compose:
-logical_and/or/xor/not, isnan, isinf, isfinite, count_nonzero, lerp, addmm,
+operators of 1.5 (erf, expm1, log1p, rsqrt, floor, ceil, round, sign) and
+1.6 (isnan, isinf), each one kernel, and what the operators compose:
+logical_and/or/xor/not, isfinite, count_nonzero, lerp, addmm,
 exp2, log2, log10, tan, std_mean, var_mean, empty_like, randint_like. They
 run on every device; the float ones pass gradients back and agree with
 PyTorch's to a few roundings of the dtype (log2(x) is log(x) / log(2), not a
@@ -10,7 +10,7 @@ import math
 
 from . import _composite
 from ._dtype import as_dtype, bool_, int64
-from ._tensor import Tensor, _unary_fn, abs, empty, log, matmul
+from ._tensor import Tensor, _unary_fn, empty, log, matmul
 from ._torch_api import randint
 
 erf = _unary_fn("erf", "The error function 2/sqrt(pi) * integral of exp(-t**2) from 0 to x "
@@ -23,6 +23,8 @@ ceil = _unary_fn("ceil", "The smallest integral value >= x (integers unchanged).
 round = _unary_fn("round", "The nearest integral value, ties to even as NumPy's rint and "
                   "PyTorch's round (integers unchanged).")
 sign = _unary_fn("sign", "1, -1 or 0 (+0 for -0 as in NumPy and PyTorch); NaN stays NaN.")
+isnan = _unary_fn("isnan", "True where x is NaN (a bool tensor; integers are never NaN).")
+isinf = _unary_fn("isinf", "True where x is +inf or -inf (a bool tensor; integers never are).")
 
 
 def _truth(x):
@@ -45,15 +47,8 @@ def logical_not(x):
     return x == 0
 
 
-def isnan(x):
-    return x != x
-
-
-def isinf(x):
-    return abs(x) == math.inf
-
-
 def isfinite(x):
+    """True where x is neither NaN nor infinite (every integer is)."""
     return ~(isnan(x) | isinf(x))
 
 

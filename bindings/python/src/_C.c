@@ -28,6 +28,8 @@
  *   - dlpack.c: DLPack export (capsule with a retained handle) and import
  *     (host memory shared through bp_wrap_host, else a copy, or the tensor
  *     itself for memory it lent).
+ *   - safetensors.c: saving and opening safetensors files (1.6) for
+ *     backplane/safetensors.py.
  * Every failure becomes the exception made by the error factory registered
  * from Python (backplane/_errors.py) out of the C API's structured error.
  */
@@ -385,6 +387,19 @@ static PyObject *m_synchronize(PyObject *mod, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+/* device_supports(device_id, op, dtype, out_dtype) -> bool (out_dtype 0: the
+ * operator's output rule). */
+static PyObject *m_device_supports(PyObject *mod, PyObject *args) {
+  (void)mod;
+  REQUIRE_LOADED();
+  long id;
+  int op, dtype, out_dtype;
+  if (!PyArg_ParseTuple(args, "liii", &id, &op, &dtype, &out_dtype)) return NULL;
+  int32_t supported = 0;
+  CHECK(p_bp_device_supports((bp_device)id, op, dtype, out_dtype, &supported));
+  return PyBool_FromLong(supported);
+}
+
 /* ---- tracing and counters ------------------------------------------------ */
 
 /* f(flag) -> None: the runtime's switches. */
@@ -460,6 +475,7 @@ static PyMethodDef module_methods[] = {
     {"device_get", m_device_get, METH_O, NULL},
     {"device_info", m_device_info, METH_O, NULL},
     {"device_properties", m_device_properties, METH_O, NULL},
+    {"device_supports", m_device_supports, METH_VARARGS, NULL},
     {"cpu", m_cpu, METH_NOARGS, NULL},
     {"gpu", m_gpu, METH_O, NULL},
     {"num_gpus", m_num_gpus, METH_NOARGS, NULL},
@@ -493,7 +509,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   }
   if (PyModule_AddFunctions(m, ops_methods) < 0 || PyModule_AddFunctions(m, autograd_methods) < 0 ||
       PyModule_AddFunctions(m, dist_methods) < 0 || PyModule_AddFunctions(m, normalize_methods) < 0 ||
-      PyModule_AddFunctions(m, attention_methods) < 0) {
+      PyModule_AddFunctions(m, attention_methods) < 0 || PyModule_AddFunctions(m, safetensors_methods) < 0 ||
+      PyModule_AddFunctions(m, conv_methods) < 0) {
     Py_DECREF(m);
     return NULL;
   }

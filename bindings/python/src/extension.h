@@ -4,7 +4,7 @@
  * type and argument conversions), ops.c (operations), normalize.c (the
  * normalisations), autograd.c, dist.c
  * (collectives), vocabulary.c (vocabulary.h as attributes), dlpack.c
- * (DLPack export and import). Internal: every symbol here is hidden in the
+ * (DLPack export and import), safetensors.c (saving and loading files). Internal: every symbol here is hidden in the
  * module (C_VISIBILITY_PRESET hidden).
  */
 #ifndef BP_PYTHON_EXTENSION_H
@@ -129,12 +129,15 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 /* An entry of a METH_FASTCALL function m_<name>. */
 #define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
 
-/* The functions of ops.c, autograd.c, dist.c and normalize.c, added by PyInit__C. */
+/* The functions of ops.c, autograd.c, dist.c, normalize.c, attention.c and
+ * safetensors.c, added by PyInit__C. */
 extern PyMethodDef ops_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef dist_methods[];
 extern PyMethodDef normalize_methods[];
 extern PyMethodDef attention_methods[]; /* attention.c */
+extern PyMethodDef safetensors_methods[];
+extern PyMethodDef conv_methods[]; /* conv.c (since 1.6) */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */

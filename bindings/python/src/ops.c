@@ -477,6 +477,69 @@ static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
   return wrap(out);
 }
 
+/* (wrap(values), wrap(indices)); on failure both handles are released. */
+static PyObject *pair(bp_tensor values, bp_tensor indices) {
+  PyObject *v = wrap(values);
+  if (!v) {
+    p_bp_tensor_release(indices);
+    return NULL;
+  }
+  PyObject *i = wrap(indices);
+  if (!i) {
+    Py_DECREF(v);
+    return NULL;
+  }
+  return Py_BuildValue("(NN)", v, i);
+}
+
+/* topk(a, k, axis, largest[, values, indices]) -> (values, indices):
+ * bp_topk, or bp_topk_out into the two tensors given. */
+static PyObject *m_topk(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, values, indices;
+  long long k;
+  long axis;
+  if (nargs != 4 && nargs != 6) return PyErr_Format(PyExc_TypeError, "topk(a, k, axis, largest[, values, indices])");
+  if (!get_tensor(args[0], &a) || !int_arg(args[2], &axis)) return NULL;
+  k = PyLong_AsLongLong(args[1]);
+  if (k == -1 && PyErr_Occurred()) return NULL;
+  int largest = PyObject_IsTrue(args[3]);
+  if (largest < 0) return NULL;
+  if (nargs == 6) {
+    if (!get_tensor(args[4], &values) || !get_tensor(args[5], &indices)) return NULL;
+    CHECK(p_bp_topk_out(a, (int64_t)k, (int32_t)axis, largest, values, indices));
+    return PyTuple_Pack(2, args[4], args[5]);
+  }
+  CHECK(p_bp_topk(a, (int64_t)k, (int32_t)axis, largest, &values, &indices));
+  return pair(values, indices);
+}
+
+/* sort(a, axis, descending) -> (values, indices); argsort(a, axis,
+ * descending) -> indices. */
+static PyObject *m_sort(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, values, indices;
+  long axis;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "sort(a, axis, descending)");
+  if (!get_tensor(args[0], &a) || !int_arg(args[1], &axis)) return NULL;
+  int descending = PyObject_IsTrue(args[2]);
+  if (descending < 0) return NULL;
+  CHECK(p_bp_sort(a, (int32_t)axis, descending, &values, &indices));
+  return pair(values, indices);
+}
+
+static PyObject *m_argsort(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  bp_tensor a, indices;
+  long axis;
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "argsort(a, axis, descending)");
+  if (!get_tensor(args[0], &a) || !int_arg(args[1], &axis)) return NULL;
+  int descending = PyObject_IsTrue(args[2]);
+  if (descending < 0) return NULL;
+  CHECK(p_bp_argsort(a, (int32_t)axis, descending, &indices));
+  return wrap(indices);
+}
+
 static PyObject *m_expand_dims(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   bp_tensor t, out;
@@ -659,14 +722,25 @@ static PyObject *m_moments(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-static PyObject *m_softmax(PyObject *mod, PyObject *args) {
-  (void)mod;
+/* softmax(x, axis) and log_softmax(x, axis): the SOFTMAX family. */
+static PyObject *softmax_family(PyObject *args, const char *format,
+                                bp_status (*fn)(bp_tensor, int32_t, bp_tensor *)) {
   bp_tensor a, out;
   PyObject *t;
   int axis;
-  if (!PyArg_ParseTuple(args, "Oi:softmax", &t, &axis) || !get_tensor(t, &a)) return NULL;
-  CHECK(p_bp_softmax(a, axis, &out));
+  if (!PyArg_ParseTuple(args, format, &t, &axis) || !get_tensor(t, &a)) return NULL;
+  CHECK(fn(a, axis, &out));
   return wrap(out);
+}
+
+static PyObject *m_softmax(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return softmax_family(args, "Oi:softmax", p_bp_softmax);
+}
+
+static PyObject *m_log_softmax(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return softmax_family(args, "Oi:log_softmax", p_bp_log_softmax);
 }
 
 static PyObject *m_allclose(PyObject *mod, PyObject *args) {
@@ -802,12 +876,16 @@ PyMethodDef ops_methods[] = {
     FAST(scatter_nd),
     FAST(scatter_add_nd),
     {"nonzero", m_nonzero, METH_O, NULL},
+    FAST(topk),
+    FAST(sort),
+    FAST(argsort),
     FAST(join),
     {"eye", m_eye, METH_VARARGS, NULL},
     {"linspace", m_linspace, METH_VARARGS, NULL},
     {"clip", m_clip, METH_VARARGS, NULL},
     {"moments", m_moments, METH_VARARGS, NULL},
     {"softmax", m_softmax, METH_VARARGS, NULL},
+    {"log_softmax", m_log_softmax, METH_VARARGS, NULL},
     {"allclose", m_allclose, METH_VARARGS, NULL},
     FAST(expand_dims),
     FAST(matmul),

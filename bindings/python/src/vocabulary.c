@@ -81,7 +81,21 @@ static const struct {
 };
 #undef CONSTANT
 
+/* promote(a, b) -> the dtype value two operands of dtypes a and b meet in
+ * (bp_vocab_promote: types.h's table, the one home of the rule), 0 when none. */
+static PyObject *m_promote(PyObject *mod, PyObject *args) {
+  (void)mod;
+  int a, b;
+  if (!PyArg_ParseTuple(args, "ii:promote", &a, &b)) return NULL;
+  return PyLong_FromLong(bp_vocab_promote(a, b));
+}
+
+static PyMethodDef vocabulary_methods[] = {
+    {"promote", m_promote, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
 int add_vocabulary(PyObject *m) {
+  if (PyModule_AddFunctions(m, vocabulary_methods) < 0) return -1;
   for (size_t i = 0; i < sizeof constants / sizeof *constants; ++i)
     if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) < 0) return -1;
   return add_lists(m);

@@ -9,7 +9,8 @@
  *     2: OP(s, a); in the scalar modes the host passes the one tensor as
  *     both a and b
  *   BP_MAP_WHERE: out = OP(c, a, b), on stored values as they are
- *   BP_MAP_UNARY: out = OP(x), a unary operator, or COPY into any dtype
+ *   BP_MAP_UNARY: out = OP(x), a unary operator (its output in the
+ *     program's dtype, or bool for ISNAN and ISINF), or COPY into any dtype
  */
 
 #ifdef BP_MAP_BINARY

@@ -13,6 +13,9 @@ namespace bp_ocl {
 extern const char *const kElementwiseClText;
 // backplane/kernels/random.h: the random stream of plugin.h.
 extern const char *const kRandomHText;
+// backplane/kernels/topk.cl: TOPK's keys and stable merge sort
+// (topk_source() in topk.hpp).
+extern const char *const kTopkClText;
 // backplane/half.h: the float16 and bfloat16 conversions
 // (half_conversions_source() in dtype.hpp).
 extern const char *const kHalfHText;
@@ -28,6 +31,8 @@ extern const char *const kMatmulCl;      // Matmul (integers)
 extern const char *const kScanCl;        // Scan
 extern const char *const kIndexingCl;    // Index
 extern const char *const kCollectiveCl;  // Collective
+extern const char *const kSoftmaxCl;     // Softmax
 extern const char *const kNormalizeCl;   // Normalize
+extern const char *const kConvCl;        // Conv
 
 }  // namespace bp_ocl

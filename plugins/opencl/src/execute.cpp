@@ -35,7 +35,8 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
     return run_normalize(device, lock, op, attrs, in, out);
   }
   View in[3];
-  for (int i = 0; i < n_inputs; ++i) in[i] = device_view(inputs[i], name, roles[i], device);
+  for (int i = 0; i < n_inputs; ++i)
+    if (!bp_sdk_absent(&inputs[i])) in[i] = device_view(inputs[i], name, roles[i], device);
   const View out = device_view(*output, name, "output", device);
 
   const Device::Lock lock = device.lock();
@@ -52,6 +53,10 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
     case BP_OP_FAMILY_SCAN: return run_scan(device, lock, op, in[0], out);
     case BP_OP_FAMILY_GATHER: return run_gather(device, lock, op, in[0], in[1], out);
     case BP_OP_FAMILY_SCATTER: return run_scatter(device, lock, op, in[0], in[1], out);
+    case BP_OP_FAMILY_SOFTMAX: return run_softmax(device, lock, op, in[0], out);
+    case BP_OP_FAMILY_TOPK:
+      return run_topk(device, lock, attrs, in[0], out, device_view(output[1], name, "output 1", device));
+    case BP_OP_FAMILY_CONV: return run_conv(device, lock, op, attrs_in, inputs, output, in, out);
   }
   fail(BP_ERR_INTERNAL, "opencl plugin: no runner for operator family %d", info.family);
 }

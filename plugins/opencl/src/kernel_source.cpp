@@ -10,7 +10,9 @@
 #include "dtype.hpp"
 #include "embedded_texts.hpp"
 #include "program_text.hpp"
+#include "softmax_source.hpp"
 #include "supports.hpp"
+#include "topk.hpp"
 
 namespace bp_ocl {
 
@@ -27,6 +29,7 @@ std::string op_macro(int32_t op, const char *operands) {
 #define BP_OCL_OP_MACRO_(id, ...) \
   case BP_OP_##id: return std::string("BP_EW_" #id "(BP_EW_KIND, ") + operands + ")";
     BP_KERNEL_UNARY_OPS(BP_OCL_OP_MACRO_)
+    BP_KERNEL_UNARY_BOOL_OPS(BP_OCL_OP_MACRO_)
     BP_KERNEL_BINARY_OPS(BP_OCL_OP_MACRO_)
     BP_KERNEL_COMPARE_OPS(BP_OCL_OP_MACRO_)
 #undef BP_OCL_OP_MACRO_
@@ -115,9 +118,10 @@ void elementwise_family(ProgramText &src, const SourceOptions &options) {
   for (int32_t op : kAllOps) {
     const int32_t family = bp_vocab_op_family(op);
     if (family == BP_OP_FAMILY_UNARY) {
+      const int32_t out = bp_vocab_out_dtype(op, dtype);  // bool for ISNAN and ISINF
       const std::string body = unary_body(op);
-      if (!body.empty() && implements(op, dtype, dtype, options))
-        src.pair(kMapCl, "BP_MAP_UNARY", kernel_stem(op), 0, {"(x)", body});
+      if (!body.empty() && implements(op, dtype, out, options))
+        src.pair(kMapCl, "BP_MAP_UNARY", kernel_stem(op), out, {"(x)", body});
     } else if (family == BP_OP_FAMILY_BINARY || family == BP_OP_FAMILY_COMPARE) {
       const int32_t out = bp_vocab_out_dtype(op, dtype);
       const std::string body = binary_body(op);
@@ -225,7 +229,10 @@ const char *family_name(Family family) {
     case Family::Scan: return "scan";
     case Family::Index: return "indexing";
     case Family::Collective: return "collective";
+    case Family::Softmax: return "softmax";
+    case Family::Topk: return "topk";
     case Family::Normalize: return "normalisation";
+    case Family::Conv: return "convolution";
   }
   return "?";
 }
@@ -241,7 +248,10 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Scan: scan_family(src); break;
     case Family::Index: index_family(src, options); break;
     case Family::Collective: collective_family(src); break;
+    case Family::Softmax: src.raw(softmax_source()); break;
+    case Family::Topk: src.raw(topk_source(dtype)); break;
     case Family::Normalize: normalize_family(src); break;
+    case Family::Conv: src.raw(kConvCl); break;
   }
   return src.str();
 }

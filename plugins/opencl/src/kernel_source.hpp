@@ -23,7 +23,10 @@ enum class Family {
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
   Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
-  Normalize     // layer_norm and rms_norm of one dtype
+  Softmax,      // softmax and log_softmax of one dtype
+  Normalize,    // layer_norm and rms_norm of one dtype
+  Topk,         // topk's keys, merge passes and writes for one input dtype
+  Conv          // im2col, col2im and the stores of the convolutions of one dtype
 };
 
 const char *family_name(Family family);

@@ -53,6 +53,19 @@ void run_gather(Device &device, const Device::Lock &lock, int32_t op, const View
 void run_scatter(Device &device, const Device::Lock &lock, int32_t op, const View &index,
                  const View &values, const View &out);
 
+// softmax.cpp: SOFTMAX, LOG_SOFTMAX.
+void run_softmax(Device &device, const Device::Lock &lock, int32_t op, const View &in,
+                 const View &out);
+
+// topk.cpp: TOPK (attrs.option's BP_OPTION_LARGEST) into values and indices.
+void run_topk(Device &device, const Device::Lock &lock, const bp_plugin::Attrs &attrs, const View &in,
+              const View &values, const View &indices);
+
+// conv.cpp: CONV, CONV_TRANSPOSE and CONV_WEIGHT_GRAD (im2col + CLBlast GEMM);
+// attrs->params is the window, in[2] the bias (absent: no buffer).
+void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs *attrs,
+              const bp_plugin_tensor *inputs, const bp_plugin_tensor *output, const View *in, const View &out);
+
 // collective.cpp: the ABI's collective, among devices of this backend (group 0).
 void collective(const bp_collective_args *args);
 

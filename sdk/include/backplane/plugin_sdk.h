@@ -45,6 +45,7 @@
 
 #include "backplane/plugin.h"
 #include "backplane/sdk/coalesce.h"
+#include "backplane/sdk/conv.h"
 #include "backplane/sdk/dtypes.h"
 #include "backplane/sdk/fused.h"
 #include "backplane/sdk/saturate.h"
@@ -337,6 +338,11 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
         return bp_sdk_reject_shapes_(op, "input 0 (a scan keeps the shape, rank >= 1)", &in[0],
                                      out, c);
       return BP_OK;
+    case BP_OP_FAMILY_SOFTMAX:
+      if (out->rank < 1 || !bp_sdk_same_shape(&in[0], out))
+        return bp_sdk_reject_shapes_(op, "input 0 (softmax keeps the shape, rank >= 1)", &in[0],
+                                     out, c);
+      return BP_OK;
     case BP_OP_FAMILY_GATHER:
     case BP_OP_FAMILY_SCATTER: {
       /* GATHER: data (in[0]) -> out; SCATTER: values (in[1]) -> out. The
@@ -359,6 +365,22 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
                               bp_sdk_shape_text(indexed->rank, indexed->shape, b, sizeof b),
                               gather ? "output" : "values",
                               bp_sdk_shape_text(rows->rank, rows->shape, o, sizeof o));
+      }
+      return BP_OK;
+    }
+    case BP_OP_FAMILY_TOPK: { /* x [..., n] -> values and indices [..., k], 0 <= k <= n */
+      const int32_t r = in[0].rank;
+      int32_t ok = r >= 1 && out[0].rank == r && out[1].rank == r;
+      for (d = 0; ok && d < r - 1; ++d) ok = out[0].shape[d] == in[0].shape[d] && out[1].shape[d] == in[0].shape[d];
+      ok = ok && out[0].shape[r - 1] == out[1].shape[r - 1] && out[0].shape[r - 1] <= in[0].shape[r - 1];
+      if (!ok) {
+        char a[160], b[160], o[160];
+        return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                              "%s: input %s, values %s and indices %s do not fit x [..., n] -> values and "
+                              "indices [..., k] with k <= n",
+                              op, bp_sdk_shape_text(in[0].rank, in[0].shape, a, sizeof a),
+                              bp_sdk_shape_text(out[0].rank, out[0].shape, b, sizeof b),
+                              bp_sdk_shape_text(out[1].rank, out[1].shape, o, sizeof o));
       }
       return BP_OK;
     }
@@ -416,6 +438,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
       }
       return BP_OK;
     }
+    case BP_OP_FAMILY_CONV: /* bp_sdk_check_conv_, which needs the window */
+      return BP_OK;
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -426,7 +450,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
 
 /* The dtype relations of plugin.h: inputs of one dtype (WHERE: a bool
  * condition and two values of one dtype; GATHER and SCATTER: an int64 index,
- * and SCATTER's values of the output's dtype; else BP_ERR_DTYPE), and an (input,
+ * and SCATTER's values of the output's dtype; TOPK: int64 indices, its output 1;
+ * else BP_ERR_DTYPE), and an (input,
  * output) dtype pair the ABI defines for the operator (else
  * BP_ERR_UNSUPPORTED). Sets info->dtype. */
 static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, int32_t family,
@@ -470,9 +495,12 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
   } else {
     info->dtype = n > first ? in[first].dtype : out->dtype;
   }
+  if (family == BP_OP_FAMILY_TOPK && out[1].dtype != BP_INT64)
+    return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: output 1 (the indices) must be int64, not %s", op_name,
+                          bp_vocab_dtype_name(out[1].dtype));
   if (family == BP_OP_FAMILY_ATTENTION && in[3].dtype == BP_DTYPE_INVALID) n = 3; /* an absent mask has no dtype */
   for (i = first + 1; i < n; ++i)
-    if (in[i].dtype != info->dtype)
+    if (in[i].dtype != BP_DTYPE_INVALID && in[i].dtype != info->dtype) /* an absent input has none */
       return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: input %d is %s but input %d is %s", op_name,
                             (int)first, bp_vocab_dtype_name(info->dtype), (int)i,
                             bp_vocab_dtype_name(in[i].dtype));
@@ -496,6 +524,7 @@ static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, i
     /* NORMALIZE: weight and bias (inputs 1, 2), mean and rstd (outputs 1, 2). */
     case BP_OP_FAMILY_NORMALIZE: return index >= 1;
     case BP_OP_FAMILY_ATTENTION: return !is_output && index == 3; /* the mask */
+    case BP_OP_FAMILY_CONV: return !is_output && index == 2; /* the bias */
     default: return 0;
   }
 }
@@ -546,6 +575,14 @@ static inline bp_status bp_sdk_check_attrs_(const char *name, int32_t op, const 
     return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: output 1 (mean) is given; rms_norm writes no mean, it must be absent",
                           name);
   return BP_OK;
+}
+
+/* The CONV family's window and geometry (backplane/sdk/conv.h; since 1.6). */
+static inline bp_status bp_sdk_check_conv_(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
+                                           const bp_plugin_tensor *out, bp_sdk_check *c) {
+  bp_sdk_conv g;
+  c->status = bp_sdk_conv_geometry(op, bp_sdk_window_params(attrs), in, out, &g, c->message, sizeof c->message);
+  return c->status;
 }
 
 /* Validates everything about an execute() call that plugin.h fixes: the
@@ -607,8 +644,16 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
     s = bp_sdk_check_role_(name, info->family, role, &inputs[i], 0, i, bytes_of, context, &numel, c);
     if (s != BP_OK) return s;
   }
+  if (info->family == BP_OP_FAMILY_TOPK && BP_SDK_FITS(attrs, option) && (attrs->option & ~BP_OPTION_LARGEST) != 0)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: attrs.option is %d; the only option bit is BP_OPTION_LARGEST (1)", name,
+                          (int)attrs->option);
   s = bp_sdk_check_shapes_(name, info->family, inputs, n_inputs, output, c);
   if (s != BP_OK) return s;
+  if (info->family == BP_OP_FAMILY_CONV) {
+    s = bp_sdk_check_conv_(op, attrs, inputs, output, c);
+    if (s != BP_OK) return s;
+  }
   s = bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);
   if (s != BP_OK) return s;
   return bp_sdk_check_attrs_(name, op, attrs, output, c);

@@ -45,6 +45,10 @@ static void each_element(const bp_plugin_tensor *in, const bp_plugin_tensor *out
   } while (bp_test_next_index(idx, out->shape, out->rank));
 }
 
+#if defined(PLANT_CONV_PADDING_OFF_BY_ONE) || defined(PLANT_CONV_GROUPS_INTERLEAVED) || defined(PLANT_CONV_HALF_IN_HALF)
+#include "planted_conv.h"
+#endif
+
 #ifdef PLANT_F16_FLUSHES_SUBNORMALS
 /* A subnormal float16 keeps only its sign. */
 static void flush_subnormal(const unsigned char *from, unsigned char *to) {
@@ -89,9 +93,113 @@ static void swap_axes(bp_plugin_tensor *t, int32_t a, int32_t b) {
 }
 #endif
 
+#include "planted_softmax.h"
+
+#if defined(PLANT_TOPK_UNSTABLE_TIES) || defined(PLANT_TOPK_NAN_SMALLEST)
+/* Calls f(view, idx, count, extra) with idx the index of each row of a TOPK
+ * output of k > 0 elements (idx's last entry 0) and k. */
+static void each_topk_row(const bp_plugin_tensor *t, void (*f)(const bp_plugin_tensor *, int64_t *, int64_t, void *),
+                          void *extra) {
+  int64_t idx[BP_MAX_RANK] = {0}, outer[BP_MAX_RANK] = {0}, rows = 1;
+  const int32_t last = t->rank - 1;
+  int32_t d;
+  for (d = 0; d < t->rank; ++d) rows *= t->shape[d];
+  if (rows == 0) return;
+  do {
+    for (d = 0; d < last; ++d) idx[d] = outer[d];
+    idx[last] = 0;
+    f(t, idx, t->shape[last], extra);
+  } while (bp_test_next_index(outer, t->shape, last));
+}
+#endif
+
+#ifdef PLANT_TOPK_UNSTABLE_TIES
+/* Reverses each run of equal values (the same bits) in a row of the values
+ * and, with them, their positions: ties out of position order, as an
+ * unstable sort leaves them. */
+static void reverse_ties(const bp_plugin_tensor *values, int64_t *idx, int64_t k, void *extra) {
+  const bp_plugin_tensor *indices = (const bp_plugin_tensor *)extra;
+  const int32_t last = values->rank - 1;
+  const size_t size = (size_t)bp_vocab_dtype_size(values->dtype);
+  int64_t start = 0, end, a, b;
+  while (start < k) {
+    unsigned char first[8];
+    idx[last] = start;
+    memcpy(first, element(values, idx), size);
+    for (end = start + 1; end < k; ++end) {
+      idx[last] = end;
+      if (memcmp(first, element(values, idx), size) != 0) break;
+    }
+    for (a = start, b = end - 1; a < b; ++a, --b) {
+      int64_t pa, pb;
+      idx[last] = a;
+      memcpy(&pa, element(indices, idx), 8);
+      idx[last] = b;
+      memcpy(&pb, element(indices, idx), 8);
+      memcpy(element(indices, idx), &pa, 8);
+      idx[last] = a;
+      memcpy(element(indices, idx), &pb, 8);
+    }
+    start = end;
+  }
+}
+#endif
+
+#ifdef PLANT_TOPK_NAN_SMALLEST
+/* The row of a float32 or float64 TOPK sorted again by a stable insertion
+ * sort that takes NaN for the smallest value (before -inf), not for the
+ * largest as NumPy's sort and plugin.h do. */
+typedef struct nan_smallest {
+  const bp_plugin_tensor *input, *indices;
+  int largest;
+} nan_smallest;
+
+/* 1 when a comes strictly before b. */
+static int nan_smallest_before(double a, double b, int largest) {
+  if (isnan(a) || isnan(b)) return largest ? isnan(b) && !isnan(a) : isnan(a) && !isnan(b);
+  return largest ? a > b : a < b;
+}
+
+static void resort_nan_smallest(const bp_plugin_tensor *values, int64_t *idx, int64_t k, void *extra) {
+  const nan_smallest *c = (const nan_smallest *)extra;
+  const int32_t last = values->rank - 1;
+  const int64_t n = c->input->shape[last];
+  const size_t size = (size_t)bp_vocab_dtype_size(values->dtype);
+  int64_t order[4096], i, j;
+  if (n > 4096) return;
+  for (i = 0; i < n; ++i) {
+    double x;
+    idx[last] = i;
+    x = bp_test_load_float(element(c->input, idx), values->dtype);
+    for (j = i; j > 0; --j) {
+      double y;
+      idx[last] = order[j - 1];
+      y = bp_test_load_float(element(c->input, idx), values->dtype);
+      if (!nan_smallest_before(x, y, c->largest)) break;
+      order[j] = order[j - 1];
+    }
+    order[j] = i;
+  }
+  for (j = 0; j < k; ++j) {
+    unsigned char v[8];
+    idx[last] = order[j];
+    memcpy(v, element(c->input, idx), size);
+    idx[last] = j;
+    memcpy(element(values, idx), v, size);
+    memcpy(element(c->indices, idx), &order[j], 8);
+  }
+}
+#endif
+
 static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
                                  int32_t n_in, const bp_plugin_tensor *out) {
   bp_status s;
+#if defined(PLANT_SOFTMAX_UNSTABLE) || defined(PLANT_LOG_SOFTMAX_OF_SOFTMAX)
+  if (planted_softmax_applies(op, in, n_in, out)) return planted_softmax(device, op, attrs, in, out);
+#endif
+#ifdef PLANT_CONV
+  if (bp_vocab_op_family(op) == BP_OP_FAMILY_CONV) return planted_conv_execute(device, op, attrs, in, n_in, out);
+#endif
 #ifdef PLANT_EXECUTE_UNKNOWN_INVALID
   if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;
 #endif
@@ -181,6 +289,19 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
 #endif
   if (s != BP_OK || !out) return s;
   g_real->synchronize(device);
+#ifdef PLANT_TOPK_UNSTABLE_TIES
+  if (op == BP_OP_TOPK) each_topk_row(&out[0], reverse_ties, (void *)&out[1]);
+#endif
+#ifdef PLANT_TOPK_NAN_SMALLEST
+  if (op == BP_OP_TOPK && (in[0].dtype == BP_FLOAT32 || in[0].dtype == BP_FLOAT64)) {
+    nan_smallest c;
+    c.input = &in[0];
+    c.indices = &out[1];
+    c.largest = attrs->struct_size >= offsetof(bp_op_attrs, option) + sizeof attrs->option &&
+                (attrs->option & BP_OPTION_LARGEST) != 0;
+    each_topk_row(&out[0], resort_nan_smallest, &c);
+  }
+#endif
 #ifdef PLANT_MOMENTS
   plant_moments(op, attrs, in, n_in, out);
 #endif

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "attention_cases.hpp"
+#include "conv_cases.hpp"
 #include "family_builders.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
@@ -333,8 +334,11 @@ std::vector<Case> make_cases(int32_t op, int32_t dtype, int32_t out_dtype, uint6
     case BP_OP_FAMILY_SCAN: scan_cases(b); break;
     case BP_OP_FAMILY_GATHER: gather_cases(b); break;
     case BP_OP_FAMILY_SCATTER: scatter_cases(b); break;
+    case BP_OP_FAMILY_SOFTMAX: softmax_cases(b); break;
+    case BP_OP_FAMILY_TOPK: topk_cases(b); break;
     case BP_OP_FAMILY_NORMALIZE: normalize_cases(b); break;
     case BP_OP_FAMILY_ATTENTION: attention_cases(b); break;
+    case BP_OP_FAMILY_CONV: conv_cases(b); break;
     default: break;  // a family this kit does not know yet: no cases
   }
   return std::move(b.cases);
@@ -346,6 +350,10 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
   const int32_t family = op_family(op);
   if (family == 0) return {};
   for (const Shape &shape : shapes) {
+    if (family == BP_OP_FAMILY_CONV) {  // a case of its own making
+      add_conv(b, conv_spec_for(shape), label("", shape));
+      continue;
+    }
     Case &c = b.start(label("", shape));
     switch (family) {
       case BP_OP_FAMILY_BINARY: case BP_OP_FAMILY_COMPARE:
@@ -391,6 +399,12 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
       // of them (SCATTER, distinct).
       case BP_OP_FAMILY_GATHER: add_gather(b, c, shape, 1, shape[0]); break;
       case BP_OP_FAMILY_SCATTER: add_scatter(b, c, shape, 1, (shape[0] + 1) / 2); break;
+      case BP_OP_FAMILY_SOFTMAX: add_softmax(b, c, shape); break;
+      // The 3 largest of each row (all of a shorter one).
+      case BP_OP_FAMILY_TOPK:
+        add_topk(b, c, shape, std::min<int64_t>(3, shape.back()), true, dense(), dense(),
+                 domain_for(op, 0, dtype, out_dtype));
+        break;
       case BP_OP_FAMILY_NORMALIZE: add_normalize(b, c, shape, 1e-5, true, true, true, true); break;
       // shape[0] queries of 4 features attending to one key more, masked, causal.
       case BP_OP_FAMILY_ATTENTION: {

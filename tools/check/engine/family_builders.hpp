@@ -1,6 +1,6 @@
 // What the case builders of the operator families share (case_builders.cpp
 // and the families with a file of their own: scan_cases.cpp,
-// gather_cases.cpp, scatter_cases.cpp): the Builder that starts cases and
+// gather_cases.cpp, scatter_cases.cpp, topk_cases.cpp): the Builder that starts cases and
 // fills inputs with values from the op's domain, labels, the large shapes,
 // and the plain case of each family with a file of its own.
 #pragma once
@@ -60,6 +60,11 @@ void add_gather(Builder &b, Case &c, const Shape &data, int k, int64_t n, Layout
 void add_scatter(Builder &b, Case &c, const Shape &out, int k, int64_t n, LayoutSpec out_layout = dense(),
                  LayoutSpec index_layout = dense(), LayoutSpec values_layout = dense());
 
+// A TOPK case (ABI 1.6) of input `shape` with values and indices [..., k]
+// in the `out` layout, the input drawn from `dom`.
+void add_topk(Builder &b, Case &c, const Shape &shape, int64_t k, bool largest, LayoutSpec in, LayoutSpec out,
+              const Domain &dom);
+
 // A LAYER_NORM or RMS_NORM case over x of `shape` (its rows along the last
 // axis): weight, bias and the statistics (mean, rstd; RMS_NORM's mean is
 // always absent) present or absent as asked, eps as attrs.scalar.
@@ -67,10 +72,16 @@ void add_normalize(Builder &b, Case &c, const Shape &shape, double eps, bool wei
                    LayoutSpec x_layout = dense(), LayoutSpec y_layout = dense());
 
 // Every case of the families with a file of their own.
+void topk_cases(Builder &b);
 void normalize_cases(Builder &b);
 void scan_cases(Builder &b);
 void gather_cases(Builder &b);
 void scatter_cases(Builder &b);
 void attention_cases(Builder &b);  // attention_cases.cpp (since 1.6)
+
+// A softmax of `shape` along its last axis, and the SOFTMAX family's cases
+// (softmax_cases.cpp; since 1.6).
+void add_softmax(Builder &b, Case &c, const Shape &shape, LayoutSpec in = dense(), LayoutSpec out = dense());
+void softmax_cases(Builder &b);
 
 }  // namespace bpcheck

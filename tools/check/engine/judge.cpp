@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "attention_cases.hpp"
+#include "conv_cases.hpp"
 #include "rules.hpp"
 #include "scales.hpp"
 #include "text.hpp"
@@ -37,6 +38,28 @@ void log_sum_exp_scale(const Case &c, std::vector<double> &scale, std::vector<in
   });
   for (size_t i = 0; i < scale.size(); ++i)
     scale[i] = std::isfinite(max[i]) ? std::fabs(max[i]) + 1 + std::log(double(count[i])) : 0;
+}
+
+// LOG_SOFTMAX is (x - m) - log(s) with s, the sum of exp(x - m) over the
+// row, between 1 and its length n: rounding s moves the log by about its
+// relative error, and the subtractions round relative to |x - m| and log(n).
+// A maximum that is not finite gives an exact result (NaN, -inf): no scale.
+void log_softmax_scale(const Case &c, std::vector<double> &scale) {
+  const ViewDesc &in = c.inputs[0];
+  const std::vector<uint8_t> &s = c.storages[size_t(in.storage)];
+  const int64_t n = in.shape[in.rank - 1];
+  if (n == 0) return;
+  std::vector<double> max(scale.size() / size_t(n), -HUGE_VAL);
+  auto x_at = [&](const int64_t *idx) { return load_double(in.dtype, s.data() + byte_at(in, idx)); };
+  for_each_index(in, [&](const int64_t *idx, int64_t pos) {
+    const double x = x_at(idx);
+    double &m = max[size_t(pos / n)];
+    if (std::isnan(x) || x > m) m = x;
+  });
+  for_each_index(in, [&](const int64_t *idx, int64_t pos) {
+    const double m = max[size_t(pos / n)];
+    scale[size_t(pos)] = std::isfinite(m) ? std::fabs(x_at(idx) - m) + 1 + std::log(double(n)) : 0;
+  });
 }
 
 // SCATTER_ADD_ND: an element's old value and every value a row adds into
@@ -121,6 +144,8 @@ Scales accum_scale(const Case &c) {
   Scales sc{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0), std::vector<int64_t>(n, 0)};
   if (c.op == BP_OP_LOGSUMEXP) {
     log_sum_exp_scale(c, sc.floor, sc.terms);
+  } else if (c.op == BP_OP_LOG_SOFTMAX) {
+    log_softmax_scale(c, sc.floor);
   } else if (c.op == BP_OP_SCATTER_ADD_ND) {
     scatter_add_scale(c, sc.sum, sc.terms);
   } else if (c.op == BP_OP_CUMSUM) {
@@ -157,6 +182,8 @@ Scales accum_scale(const Case &c) {
     var_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_ATTENTION) {
     attention_scale(c, sc.sum, sc.terms);
+  } else if (op_family(c.op) == BP_OP_FAMILY_CONV) {
+    conv_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {

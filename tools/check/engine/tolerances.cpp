@@ -22,6 +22,10 @@ TolClass tol_class(int32_t op) {
     case BP_OP_SQRT: return TolClass::sqrt;
     case BP_OP_POW: return TolClass::math;
     case BP_OP_LOGSUMEXP: return TolClass::log_sum_exp;
+    // (x - m) - log(s) moves with s's rounding absolutely, on the scale of
+    // |x - m| + 1 + log n, as LOGSUMEXP's m + log(s) does (judge.cpp).
+    case BP_OP_LOG_SOFTMAX: return TolClass::log_sum_exp;
+    case BP_OP_SOFTMAX: return TolClass::softmax;
     // A sum of the rows naming an element, in any order (plugin.h).
     case BP_OP_SCATTER_ADD_ND: return TolClass::accum_each;
     default: break;
@@ -35,6 +39,7 @@ TolClass tol_class(int32_t op) {
     // Sums of products in the scores and the output, judged on the scale
     // attention_scale gives (judge.cpp).
     case BP_OP_FAMILY_ATTENTION: return TolClass::accum;
+    case BP_OP_FAMILY_CONV: return TolClass::accum;
     default: return TolClass::exact;
   }
 }
@@ -60,7 +65,12 @@ constexpr Ulps kExact{-1, 0};
 // float32 ulps per term of the sum of magnitudes for the float32
 // accumulation in another order (2^-22: 2^-12 of float16's epsilon, 2^-15
 // of bfloat16's). SCATTER_ADD_ND may round in the dtype after each term: 1 ulp
-// per term.
+// per term. SOFTMAX is exp(x - m) / s with s a sum of n terms of at most 1:
+// the sum's rounding in another order moves every element relatively, as
+// the accumulation rows allow (5e-5 in float32), and x - m rounded moves
+// the smallest elements' exponentials relatively by |x - m| eps, below the
+// absolute floor (a contribution of e^-|t| |t| eps to an element under 1);
+// its halves are a float32 function rounded once (2 ulps, as math).
 struct Row {
   TolClass cls;
   Rel f32, f64;
@@ -75,6 +85,7 @@ constexpr Row kTable[] = {
     {TolClass::log_sum_exp, {5e-5, 1e-6},   {1e-11, 1e-13},    {2, 0},              {2, 0}},
     {TolClass::accum,       {5e-5, 1e-6},   {1e-11, 1e-13},    {1, 0x1p-12},        {1, 0x1p-15}},
     {TolClass::accum_each,  {5e-5, 1e-6},   {1e-11, 1e-13},    {1, 1},              {1, 1}},
+    {TolClass::softmax,     {5e-5, 1e-7},   {1e-11, 1e-15},    {2, 0},              {2, 0}},
 };
 
 // A half dtype's epsilon (2^-mantissa bits) and smallest subnormal.
@@ -176,6 +187,13 @@ constexpr double e32 = 0x1p-23, e64 = 0x1p-52, e16 = 0x1p-10, eb16 = 0x1p-7;
 //   k times the largest term; k relative roundings of a product; and a half
 //   rounded from float32 results that differ in their last bits (two of its
 //   epsilons and its smallest subnormal more).
+// - softmax: a float32 row (the halves' too) against the reference's
+//   float64 one rounded once: exp's last bits and the sum's order
+//   (relative), and log_softmax's subtractions on the scale of log n and
+//   the sum's relative error (absolute); the halves a rounding of float32
+//   results a few bits apart, as `rounded`. fuzz_softmax: the same in
+//   float32 terms whatever the dtype (log(s) of an s within an epsilon of 1
+//   is absolute where x - m - log(s) nearly cancels).
 constexpr Term kSame{0, 0, 0, 0};
 constexpr TestRow kTestTable[] = {
     // bound                       float32                        float64                        float16                            bfloat16
@@ -203,6 +221,8 @@ constexpr TestRow kTestTable[] = {
     {TestBound::fuzz_sum,          {0, 0, 0, e32},                {0, 0, 0, e32},                {0, 0, 0, e32},                    {0, 0, 0, e32}},
     {TestBound::fuzz_product,      {0, 4 * e32, 0, 0},            {0, 4 * e32, 0, 0},            {0, 4 * e32, 0, 0},                {0, 4 * e32, 0, 0}},
     {TestBound::fuzz_half,         kSame,                         kSame,                         {2 * e16, 0, 0x1p-24, 0},          {2 * eb16, 0, 0x1p-133, 0}},
+    {TestBound::softmax,           {2e-5, 0, 1e-6, 0},            {1e-12, 0, 1e-14, 0},          {4 * e16, 0, 1e-5, 0},             {4 * eb16, 0, 1e-5, 0}},
+    {TestBound::fuzz_softmax,      {2e-5, 0, 1e-6, 0},            {2e-5, 0, 1e-6, 0},            {2e-5, 0, 1e-6, 0},                {2e-5, 0, 1e-6, 0}},
 };
 
 }  // namespace

@@ -19,6 +19,7 @@ enum class TolClass {
   log_sum_exp,  // m + log(sum exp(x - m)): math, on the scale of |m| + 1 + log(n)
   accum,        // sums and products accumulated in float32 or wider, rounded once
   accum_each,   // SCATTER_ADD_ND: a float16/bfloat16 sum may round after each term
+  softmax,      // exp(x - m) / s: math, relative to the result (LOG_SOFTMAX is log_sum_exp's)
 };
 
 TolClass tol_class(int32_t op);
@@ -84,6 +85,8 @@ enum class TestBound {
   fuzz_sum,          // the fuzzer: a float32-accumulated sum, n = its terms' count times the largest magnitude
   fuzz_product,      // the fuzzer: PROD of n terms, each rounding relative
   fuzz_half,         // the fuzzer: what rounding into a half adds to an inexact result
+  softmax,           // SOFTMAX and LOG_SOFTMAX of a backend against the reference's float64 ones
+  fuzz_softmax,      // the fuzzer: SOFTMAX and LOG_SOFTMAX of at most 4 terms, cpu against reference
 };
 
 // A test bound resolved for one dtype and n; both 0 is exact (integers and

@@ -135,6 +135,7 @@ Domain domain_for(int32_t op, int input, int32_t dtype, int32_t out_dtype) {
       // underflows in any order (plugin.h leaves that unspecified).
       case BP_OP_PROD: return {Domain::uniform, 0.7, 1.4};
       case BP_OP_MATMUL: return {Domain::uniform, -1, 1};
+      case BP_OP_CONV: case BP_OP_CONV_TRANSPOSE: case BP_OP_CONV_WEIGHT_GRAD: return {Domain::uniform, -1, 1};
       case BP_OP_COPY: return {Domain::uniform, -1000, 1000};
       // A normalisation's weight and bias (inputs 1 and 2): scales near 1, small shifts.
       case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM:
@@ -244,6 +245,7 @@ bool specials_apply(int32_t op, int32_t dtype) {
     case BP_OP_ABS: return !is_bool(dtype);  // INT_MIN is left out below
     case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH: case BP_OP_SIGMOID: return f;
     case BP_OP_SUM: case BP_OP_MEAN: case BP_OP_CUMSUM: case BP_OP_LOGSUMEXP: return f;
+    case BP_OP_ISNAN: case BP_OP_ISINF: return f;  // the values they tell apart
     case BP_OP_VAR: case BP_OP_LAYER_NORM: case BP_OP_RMS_NORM: return f;
     case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARGMAX: case BP_OP_ARGMIN: return !is_bool(dtype);
     case BP_OP_SQUARE: return !is_bool(dtype);

@@ -12,13 +12,24 @@ from .activation import Flatten, ReLU, Sigmoid, Tanh
 from .batchnorm import BatchNorm, BatchNorm1d, BatchNorm2d
 from .attention import MultiheadAttention
 from .container import ModuleList, Sequential
+from .conv import (Conv1D, Conv1d, Conv2D, Conv2d, Conv3D, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                   ConvTranspose3d)
 from .linear import Dense, LazyLinear, Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
+from .softmax import LogSoftmax, Softmax
+from .smooth_activation import GELU, SiLU
+from .sparse import Embedding
+from . import utils
 
 __all__ = ["Module", "Parameter", "Linear", "LazyLinear", "Dense", "Sequential", "ReLU",
            "Sigmoid", "Tanh", "Flatten", "MSELoss", "CrossEntropyLoss", "functional", "init",
            "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm",
-           "MultiheadAttention", "ModuleList"]
+           "MultiheadAttention", "ModuleList", "Softmax", "LogSoftmax",
+           # the training kit of transformers (1.6)
+           "Embedding", "GELU", "SiLU", "utils"],
+           # convolution (since 1.6)
+           "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+           "Conv1D", "Conv2D", "Conv3D"]

@@ -1,5 +1,6 @@
-"""Losses as modules: MSELoss and CrossEntropyLoss (class-index targets)."""
+"""Losses as modules: MSELoss and CrossEntropyLoss."""
 from . import functional as F
+from ._cross_entropy import _legacy_reduction
 from .module import Module
 
 
@@ -13,13 +14,21 @@ class MSELoss(Module):
 
 
 class CrossEntropyLoss(Module):
-    """Softmax cross-entropy of logits (N, C) against class indices (N,),
-    int64 on the logits' device; no class weights, label smoothing or
-    probability targets."""
+    """F.cross_entropy(input, target, ...) as a layer, with PyTorch's
+    arguments: class weight, ignore_index (-100), reduction ("mean") and
+    label_smoothing (0.0); class-index or class-probability targets, inputs
+    [N, C], [N, C, d1, ...] or [C] (F.cross_entropy says how each counts).
+    size_average and reduce are PyTorch's deprecated spellings of
+    reduction."""
 
-    def __init__(self, reduction="mean"):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
         super().__init__()
-        self.reduction = reduction
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        self.weight, self.ignore_index = weight, ignore_index
+        self.reduction, self.label_smoothing = reduction, label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.reduction)
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)

@@ -1,5 +1,5 @@
-"""Optimizer: the base of SGD and Adam (PyTorch's shape: param_groups of
-dicts, zero_grad(), step())."""
+"""Optimizer: the base of SGD, Adam and AdamW (PyTorch's shape:
+param_groups of dicts, zero_grad(), step())."""
 from .. import _C
 from .._errors import ShapeError
 from .._grad_mode import no_grad

@@ -157,9 +157,18 @@ BP_HD inline bool is_nan(T x) {
       BP_KERNELS_BY_KIND_(id, x, y)                \
     }                                              \
   };
+#define BP_KERNELS_UNARY_BOOL_FUNCTOR_(id, functor) \
+  struct functor {                                  \
+    template <class T>                              \
+    BP_HD boolean operator()(T x) const {           \
+      BP_KERNELS_BY_KIND_(id, x)                    \
+    }                                               \
+  };
 BP_KERNEL_UNARY_OPS(BP_KERNELS_UNARY_FUNCTOR_)
+BP_KERNEL_UNARY_BOOL_OPS(BP_KERNELS_UNARY_BOOL_FUNCTOR_)
 BP_KERNEL_BINARY_OPS(BP_KERNELS_BINARY_FUNCTOR_)
 BP_KERNEL_COMPARE_OPS(BP_KERNELS_COMPARE_FUNCTOR_)
+#undef BP_KERNELS_UNARY_BOOL_FUNCTOR_
 #undef BP_KERNELS_COMPARE_FUNCTOR_
 #undef BP_KERNELS_BINARY_FUNCTOR_
 #undef BP_KERNELS_UNARY_FUNCTOR_

@@ -168,3 +168,11 @@ BP_EW_FN T bp_fpow(T x, T y) {
             ((T)(((x) > 0) - ((x) < 0))), (x))
 /* Logical not on bool (plugin.h: 1 - x), every bit flipped on integers. */
 #define BP_EW_BITWISE_NOT(K, x) BP_EW_SEL(K, ((T)~(x)), ((T)~(x)), BP_EW_MAKE_BOOL(!BP_EW_TRUTH(x)))
+
+/* ---- unary predicates: bool out, of float operands (since 1.6) -----------
+ * x - x is NaN exactly when x is infinite or NaN (IEEE 754), an expression
+ * every language here spells alike (no header of theirs has to supply
+ * isinf or INFINITY, which NVRTC's do not); no backend compiles with
+ * finite-math assumptions, which would fold it. */
+#define BP_EW_ISNAN(K, x) BP_EW_MAKE_BOOL(BP_EW_IS_NAN(x))
+#define BP_EW_ISINF(K, x) BP_EW_MAKE_BOOL(!BP_EW_IS_NAN(x) && BP_EW_IS_NAN((x) - (x)))

@@ -99,6 +99,16 @@
     no_gradient(), NOT_DIFFERENTIABLE, no_gradient())
 
 /*
+ * Unary predicates, bool out, of the float dtypes (since 1.6; no gradient:
+ * piecewise constant): X(id, functor). Each element costs what a Cheap one
+ * does. The kernels instantiate bp_kernels::<functor> as those of
+ * BP_KERNEL_UNARY_OPS, with a bool output.
+ */
+#define BP_KERNEL_UNARY_BOOL_OPS(X) \
+  X(ISNAN, IsNan)                   \
+  X(ISINF, IsInf)
+
+/*
  * Comparisons, bool out, for every dtype (no gradient: piecewise
  * constant): X(id, functor).
  */

@@ -1,0 +1,372 @@
+#include "conv_onednn.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "oneapi/dnnl/dnnl.hpp"
+#include "parallel.hpp"
+
+namespace cpu_backend {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Type = memory::data_type;
+
+const dnnl::engine &engine() {
+  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+Tag plain_tag(int rank) { return rank == 1 ? Tag::ncw : rank == 2 ? Tag::nchw : Tag::ncdhw; }
+Tag weights_tag(int rank, bool grouped) {
+  if (grouped) return rank == 1 ? Tag::goiw : rank == 2 ? Tag::goihw : Tag::goidhw;
+  return rank == 1 ? Tag::oiw : rank == 2 ? Tag::oihw : Tag::oidhw;
+}
+
+memory::dims activation_dims(int64_t n, int64_t channels, const int64_t *spatial, int rank) {
+  memory::dims d{n, channels};
+  d.insert(d.end(), spatial, spatial + rank);
+  return d;
+}
+
+// [C_out, C_in / G, K...] as oneDNN's [G, C_out / G, C_in / G, K...] when grouped.
+memory::dims weight_dims(const bp_sdk_conv &g) {
+  memory::dims d;
+  if (g.groups > 1) d.push_back(g.groups);
+  d.push_back(g.c_out / g.groups);
+  d.push_back(g.c_in / g.groups);
+  d.insert(d.end(), g.kernel, g.kernel + g.rank);
+  return d;
+}
+
+// What one problem (one batch slice size) needs: the primitive, and the
+// reorders between the plain layouts of the operands and its own.
+struct Plan {
+  dnnl::primitive primitive;
+  memory::desc a_user, b_user, out_user, a_own, b_own, out_own;
+  dnnl::reorder a_in, b_in, out_back;
+  bool reorder_a = false, reorder_b = false, reorder_out = false;
+  size_t scratchpad = 0;
+  std::string implementation;
+};
+
+// oneDNN checks (S + pb + pe - d (K - 1) - 1) / s + 1 == O, where plugin.h
+// allows a remainder up to max(s, d) - 1 (a ConvTranspose's output
+// padding): the window never reads there, so pe gives up whole strides.
+// Empty when that would make it negative.
+bool onednn_pad_end(const bp_sdk_conv &g, memory::dims &pad_end) {
+  pad_end.clear();
+  for (int i = 0; i < g.rank; ++i) {
+    const int64_t reach =
+        g.in[i] + g.pad_begin[i] + g.pad_end[i] - g.dilation[i] * (g.kernel[i] - 1) - 1 - (g.out[i] - 1) * g.stride[i];
+    const int64_t pe = g.pad_end[i] - reach / g.stride[i] * g.stride[i];
+    if (pe < 0) return false;
+    pad_end.push_back(pe);
+  }
+  return true;
+}
+
+dnnl::reorder reorder_of(const memory::desc &from, const memory::desc &to) {
+  return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+}
+
+Plan make_plan(int32_t op, const bp_sdk_conv &g, int64_t n, ConvData data, bool bias, const memory::dims &pad_end) {
+  const Type t = data == ConvData::f32 ? Type::f32 : Type::bf16;
+  const int r = g.rank;
+  const memory::dims x_dims = activation_dims(n, g.c_in, g.in, r), y_dims = activation_dims(n, g.c_out, g.out, r);
+  const memory::dims w_dims = weight_dims(g);
+  const memory::desc x_any(x_dims, t, Tag::any), y_any(y_dims, t, Tag::any), w_any(w_dims, t, Tag::any);
+  const memory::desc bias_md({g.c_out}, Type::f32, Tag::x);
+  memory::dims strides(g.stride, g.stride + r), dilates, pad_begin(g.pad_begin, g.pad_begin + r);
+  for (int i = 0; i < r; ++i) dilates.push_back(g.dilation[i] - 1);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const bool fused_bias = op == BP_OP_CONV && bias;
+  const auto forward = fused_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                                    dnnl::algorithm::convolution_direct, x_any, w_any,
+                                                                    bias_md, y_any, strides, dilates, pad_begin, pad_end)
+                                  : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                                    dnnl::algorithm::convolution_direct, x_any, w_any,
+                                                                    y_any, strides, dilates, pad_begin, pad_end);
+  const dnnl::convolution_forward::primitive_desc forward_pd(forward, attr, engine());
+  Plan p;
+  const memory::desc x_user(x_dims, t, plain_tag(r)), y_user(y_dims, t, plain_tag(r));
+  const memory::desc w_user(w_dims, t, weights_tag(r, g.groups > 1));
+  if (op == BP_OP_CONV) {
+    p.primitive = dnnl::convolution_forward(forward_pd);
+    p.a_user = x_user, p.b_user = w_user, p.out_user = y_user;
+    p.a_own = forward_pd.src_desc(), p.b_own = forward_pd.weights_desc(), p.out_own = forward_pd.dst_desc();
+    p.scratchpad = forward_pd.scratchpad_desc().get_size();
+    p.implementation = forward_pd.impl_info_str();
+  } else if (op == BP_OP_CONV_TRANSPOSE) {
+    const dnnl::convolution_backward_data::primitive_desc pd(
+        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, x_any, w_any, y_any, strides,
+                                              dilates, pad_begin, pad_end),
+        attr, engine(), forward_pd);
+    p.primitive = dnnl::convolution_backward_data(pd);
+    p.a_user = y_user, p.b_user = w_user, p.out_user = x_user;
+    p.a_own = pd.diff_dst_desc(), p.b_own = pd.weights_desc(), p.out_own = pd.diff_src_desc();
+    p.scratchpad = pd.scratchpad_desc().get_size();
+    p.implementation = pd.impl_info_str();
+  } else {
+    const memory::desc dw_any(w_dims, Type::f32, Tag::any);
+    const dnnl::convolution_backward_weights::primitive_desc pd(
+        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, x_any, dw_any, y_any, strides,
+                                                 dilates, pad_begin, pad_end),
+        attr, engine(), forward_pd);
+    p.primitive = dnnl::convolution_backward_weights(pd);
+    p.a_user = x_user, p.b_user = y_user, p.out_user = memory::desc(w_dims, Type::f32, weights_tag(r, g.groups > 1));
+    p.a_own = pd.src_desc(), p.b_own = pd.diff_dst_desc(), p.out_own = pd.diff_weights_desc();
+    p.scratchpad = pd.scratchpad_desc().get_size();
+    p.implementation = pd.impl_info_str();
+  }
+  if ((p.reorder_a = p.a_user != p.a_own)) p.a_in = reorder_of(p.a_user, p.a_own);
+  if ((p.reorder_b = p.b_user != p.b_own)) p.b_in = reorder_of(p.b_user, p.b_own);
+  if ((p.reorder_out = p.out_user != p.out_own)) p.out_back = reorder_of(p.out_own, p.out_user);
+  return p;
+}
+
+// Plans by problem: a training loop asks for the same few shapes again and
+// again, and building one costs a millisecond or more. A oneDNN 2.x
+// primitive may execute on several threads at once with different memory
+// (its scratchpad is ours: scratchpad_mode::user).
+std::shared_ptr<const Plan> plan_for(int32_t op, const bp_sdk_conv &g, int64_t n, ConvData data, bool bias,
+                                     const memory::dims &pad_end) {
+  std::vector<int64_t> key{op, int64_t(data), g.rank, n, g.c_in, g.c_out, g.groups, bias};
+  for (int i = 0; i < g.rank; ++i)
+    key.insert(key.end(), {g.in[i], g.out[i], g.kernel[i], g.stride[i], g.dilation[i], g.pad_begin[i], pad_end[size_t(i)]});
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> cache;
+  constexpr size_t kCapacity = 256;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+  }
+  auto plan = std::make_shared<const Plan>(make_plan(op, g, n, data, bias, pad_end));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= kCapacity) cache.clear();
+  cache.emplace(std::move(key), plan);
+  return plan;
+}
+
+// Uninitialised, 64-byte aligned bytes for a layout oneDNN fills itself.
+struct Scratch {
+  explicit Scratch(size_t bytes) : p(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr) {
+    if (bytes && !p) throw std::bad_alloc();
+  }
+  ~Scratch() { std::free(p); }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  void *p;
+};
+
+// A thread's scratch, kept between calls: fresh blocks of a call's blocked
+// layouts and scratchpad would cost their pages' faults every time (a few
+// hundred microseconds for a 56x56 layer). Blocks above kKeep bytes are the
+// call's own, so a rare large problem does not stay resident.
+class ThreadScratch {
+ public:
+  static constexpr size_t kKeep = size_t(64) << 20;
+  ~ThreadScratch() { std::free(kept_); }
+  void *get(size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (bytes > kKeep) {
+      own_ = std::make_unique<Scratch>(bytes);
+      return own_->p;
+    }
+    if (bytes > size_) {
+      std::free(kept_);
+      kept_ = nullptr, size_ = 0;
+      kept_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+      if (!kept_) throw std::bad_alloc();
+      size_ = bytes;
+    }
+    return kept_;
+  }
+  void release_own() { own_.reset(); }
+
+ private:
+  void *kept_ = nullptr;
+  size_t size_ = 0;
+  std::unique_ptr<Scratch> own_;
+};
+
+void *at(const void *base, int64_t elements, size_t size) {
+  return const_cast<char *>(static_cast<const char *>(base)) + size_t(elements) * size;
+}
+
+}  // namespace
+
+bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData data, const void *a, const void *b,
+                 const float *bias, void *out) {
+  memory::dims pad_end;
+  if (g.n < 1 || !onednn_pad_end(g, pad_end)) return false;
+  const size_t size = data == ConvData::f32 ? 4 : 2;
+  const int64_t threads = pool.threads();
+  const int64_t slices = std::min<int64_t>(threads, g.n), base = g.n / slices, extra = g.n % slices;
+  int64_t in_size = 1, out_size = 1, taps = 1;
+  for (int i = 0; i < g.rank; ++i) in_size *= g.in[i], out_size *= g.out[i], taps *= g.kernel[i];
+  const int64_t weights = g.c_out * (g.c_in / g.groups) * taps;
+  try {
+    // At most two slice sizes, base + 1 for the first `extra` slices.
+    const std::shared_ptr<const Plan> plans[2] = {
+        plan_for(op, g, base + 1, data, bias != nullptr, pad_end),
+        base > 0 ? plan_for(op, g, base, data, bias != nullptr, pad_end) : nullptr};
+    // The weights of CONV and CONV_TRANSPOSE are shared by every slice:
+    // reordered once per plan.
+    std::unique_ptr<Scratch> own_weights[2];
+    dnnl::stream stream(engine());
+    omp_set_num_threads(1);
+    for (int k = 0; k < 2 && op != BP_OP_CONV_WEIGHT_GRAD; ++k)
+      if (plans[k] && plans[k]->reorder_b && !(k == 1 && plans[0]->b_own == plans[1]->b_own)) {
+        own_weights[k] = std::make_unique<Scratch>(plans[k]->b_own.get_size());
+        memory from(plans[k]->b_user, engine(), const_cast<void *>(b)), to(plans[k]->b_own, engine(), own_weights[k]->p);
+        plans[k]->b_in.execute(stream, from, to);
+      }
+    stream.wait();
+    // CONV_WEIGHT_GRAD: each slice's share of dw, added up at the end.
+    std::vector<std::unique_ptr<Scratch>> partial(static_cast<size_t>(slices));
+    for (int64_t i = 1; i < slices && op == BP_OP_CONV_WEIGHT_GRAD; ++i)
+      partial[size_t(i)] = std::make_unique<Scratch>(size_t(weights) * sizeof(float));
+    struct Context {
+      int32_t op;
+      const bp_sdk_conv *g;
+      const std::shared_ptr<const Plan> *plans;
+      std::unique_ptr<Scratch> *own_weights;
+      std::vector<std::unique_ptr<Scratch>> *partial;
+      const void *a, *b;
+      const float *bias;
+      void *out;
+      size_t size;
+      int64_t base, extra, in_size, out_size, omp_threads;
+      std::atomic<bool> failed{false};
+    } context{op,   &g,   plans, own_weights, &partial, a, b, bias, out, size, base, extra, in_size, out_size,
+              std::max<int64_t>(1, threads / slices)};
+    pool.run(
+        slices,
+        [](void *p, int64_t i) {
+          Context &c = *static_cast<Context *>(p);
+          const int k = i < c.extra ? 0 : 1;
+          const Plan &plan = *c.plans[k];
+          const int64_t first = i * c.base + std::min(i, c.extra);
+          const bp_sdk_conv &g = *c.g;
+          try {
+            omp_set_num_threads(int(c.omp_threads));
+            dnnl::stream stream(engine());
+            // The batch offsets of the slice's operands, by operator.
+            const int64_t x_at = first * g.c_in * c.in_size, y_at = first * g.c_out * c.out_size;
+            const void *a = at(c.a, c.op == BP_OP_CONV_TRANSPOSE ? y_at : x_at, c.size);
+            const void *b = c.op == BP_OP_CONV_WEIGHT_GRAD ? at(c.b, y_at, c.size) : c.b;
+            void *out = c.op == BP_OP_CONV_WEIGHT_GRAD
+                            ? (i == 0 ? c.out : (*c.partial)[size_t(i)]->p)
+                            : at(c.out, c.op == BP_OP_CONV ? y_at : x_at, c.size);
+            thread_local ThreadScratch kept[4];
+            struct Release {
+              ThreadScratch *k;
+              ~Release() {
+                for (int j = 0; j < 4; ++j) k[j].release_own();
+              }
+            } release{kept};
+            void *const a_own = kept[0].get(plan.reorder_a ? plan.a_own.get_size() : 0);
+            void *const b_own = kept[1].get(c.op == BP_OP_CONV_WEIGHT_GRAD && plan.reorder_b ? plan.b_own.get_size() : 0);
+            void *const out_own = kept[2].get(plan.reorder_out ? plan.out_own.get_size() : 0);
+            void *const scratchpad = kept[3].get(plan.scratchpad);
+            memory a_user(plan.a_user, engine(), const_cast<void *>(a));
+            memory b_user(plan.b_user, engine(), const_cast<void *>(b));
+            memory out_user(plan.out_user, engine(), out);
+            memory a_mem = plan.reorder_a ? memory(plan.a_own, engine(), a_own) : a_user;
+            memory b_mem = b_user;
+            if (plan.reorder_b) {
+              void *shared = c.own_weights[k] ? c.own_weights[k]->p : c.own_weights[0] ? c.own_weights[0]->p : nullptr;
+              b_mem = memory(plan.b_own, engine(), c.op == BP_OP_CONV_WEIGHT_GRAD ? b_own : shared);
+            }
+            memory out_mem = plan.reorder_out ? memory(plan.out_own, engine(), out_own) : out_user;
+            if (plan.reorder_a) plan.a_in.execute(stream, a_user, a_mem);
+            if (plan.reorder_b && c.op == BP_OP_CONV_WEIGHT_GRAD) plan.b_in.execute(stream, b_user, b_mem);
+            std::unordered_map<int, memory> args;
+            if (plan.scratchpad > 0)
+              args.insert({DNNL_ARG_SCRATCHPAD,
+                           memory(memory::desc({int64_t(plan.scratchpad)}, Type::u8, Tag::x), engine(), scratchpad)});
+            if (c.op == BP_OP_CONV) {
+              args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}});
+              if (c.bias)
+                args.insert({DNNL_ARG_BIAS, memory(memory::desc({g.c_out}, Type::f32, Tag::x), engine(),
+                                                   const_cast<float *>(c.bias))});
+            } else if (c.op == BP_OP_CONV_TRANSPOSE) {
+              args.insert({{DNNL_ARG_DIFF_DST, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DIFF_SRC, out_mem}});
+            } else {
+              args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_DIFF_DST, b_mem}, {DNNL_ARG_DIFF_WEIGHTS, out_mem}});
+            }
+            plan.primitive.execute(stream, args);
+            if (plan.reorder_out) plan.out_back.execute(stream, out_mem, out_user);
+            stream.wait();
+          } catch (const std::exception &) {
+            c.failed.store(true, std::memory_order_relaxed);
+          }
+        },
+        &context);
+    if (context.failed.load(std::memory_order_relaxed)) return false;
+    if (op == BP_OP_CONV_TRANSPOSE && bias) {
+      // Added after the product, in float32: oneDNN's backward data takes no bias.
+      float *dx = static_cast<float *>(out);
+      parallel_for(pool, g.n * g.c_in, in_size, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+          const float v = bias[row % g.c_in];
+          for (float *p = dx + row * in_size, *e = p + in_size; p < e; ++p) *p += v;
+        }
+      });
+    }
+    if (op == BP_OP_CONV_WEIGHT_GRAD && slices > 1) {
+      float *dw = static_cast<float *>(out);
+      parallel_for(pool, weights, slices, [&](int64_t begin, int64_t end) {
+        for (int64_t i = 1; i < slices; ++i) {
+          const float *p = static_cast<const float *>(partial[size_t(i)]->p);
+          for (int64_t j = begin; j < end; ++j) dw[j] += p[j];
+        }
+      });
+    }
+    return true;
+  } catch (const std::exception &) {
+    return false;
+  }
+}
+
+const std::string &onednn_conv_kernel(ConvData data) {
+  static const std::array<std::string, 2> names = [] {
+    std::array<std::string, 2> r;
+    for (int d = 0; d < 2; ++d) {
+      bp_sdk_conv g{};
+      g.rank = 2, g.groups = 1, g.n = 1, g.c_in = 64, g.c_out = 64;
+      for (int i = 0; i < BP_WINDOW_MAX_RANK; ++i)
+        g.in[i] = g.out[i] = i < 2 ? 56 : 1, g.kernel[i] = i < 2 ? 3 : 1, g.stride[i] = g.dilation[i] = 1,
+        g.pad_begin[i] = g.pad_end[i] = i < 2 ? 1 : 0;
+      try {
+        r[d] = make_plan(BP_OP_CONV, g, 1, d == 0 ? ConvData::f32 : ConvData::bf16, false, {1, 1}).implementation;
+      } catch (const dnnl::error &e) {
+        r[d] = std::string("unavailable: ") + e.what();
+      }
+    }
+    return r;
+  }();
+  return names[data == ConvData::f32 ? 0 : 1];
+}
+
+bool onednn_conv_bf16_native() {
+  const std::string &k = onednn_conv_kernel(ConvData::bf16);
+  return k.find("avx512_core_bf16") != std::string::npos || k.find("amx") != std::string::npos;
+}
+
+}  // namespace cpu_backend

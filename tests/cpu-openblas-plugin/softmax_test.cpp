@@ -1,0 +1,25 @@
+// SOFTMAX and LOG_SOFTMAX against the reference for every float dtype, layout
+// and special row, through the shared comparisons
+// (tests/support/softmax_checks.hpp), and the row kernel this CPU picked.
+#include "cpu_vs_reference.hpp"
+#include "softmax_checks.hpp"
+
+using namespace cpu_test;
+
+TEST_CASE("softmax and log_softmax match the reference for every dtype, layout and special row", "[softmax]") {
+  Pair pair;
+  std::mt19937_64 rng(67);
+  check_softmax(pair.cpu, 0, pair.ref, rng);
+}
+
+TEST_CASE("the device names its softmax row kernel", "[softmax][properties]") {
+  Pair pair;
+  bp_property props[64];
+  int32_t count = 0;
+  REQUIRE(pair.cpu.api().device_properties(0, props, 64, &count) == BP_OK);
+  std::string path;
+  for (int32_t i = 0; i < count; ++i)
+    if (std::string(props[i].key) == "softmax_path") path = props[i].value;
+  INFO("softmax_path = " << path);
+  CHECK((path.rfind("avx512f", 0) == 0 || path.rfind("avx2+fma", 0) == 0 || path.rfind("scalar", 0) == 0));
+}
