@@ -12,67 +12,34 @@ epoch and the final accuracy come back to the host.
     PYTHONPATH=<build>/python python3 examples/train_digits.py [--device opencl:0]
 """
 import argparse
+import os
+import sys
 import time
 
-import numpy as np
-
 import backplane as bp
-from backplane import nn, optim
+from backplane import nn
 
-FEATURES, CLASSES = 64, 10
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import digits_data  # noqa: E402
+from digits_data import CLASSES, accuracy, epoch_batches  # noqa: E402,F401
+
+FEATURES = 64
 
 
 def load_data(device, test_fraction=0.2, seed=0):
-    """(X_train, y_train, X_test, y_test) on device: pixels scaled to [0, 1]
-    (float32), labels int64, split by a fixed shuffle."""
-    from sklearn.datasets import load_digits
-    digits = load_digits()
-    X = (digits.data / 16.0).astype(np.float32)
-    y = digits.target.astype(np.int64)
-    order = np.random.RandomState(seed).permutation(len(X))
-    test, train = np.split(order, [int(len(X) * test_fraction)])
-    return tuple(bp.tensor(a, device=device) for a in (X[train], y[train], X[test], y[test]))
+    """(X_train, y_train, X_test, y_test) on device: rows of 64 pixels
+    scaled to [0, 1] (float32), labels int64, split by a fixed shuffle."""
+    return digits_data.load(device, test_fraction=test_fraction, seed=seed)
 
 
 def make_model(hidden=128):
     return nn.Sequential(nn.Linear(FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, CLASSES))
 
 
-def epoch_batches(n, batch_size, epoch, seed=0):
-    """The index arrays of one epoch's batches, a shuffle fixed by (seed,
-    epoch): the same batches in every run (and in PyTorch's, in the test)."""
-    order = np.random.RandomState(seed + 1 + epoch).permutation(n)
-    return [order[i:i + batch_size] for i in range(0, n, batch_size)]
-
-
-def accuracy(net, X, y):
-    """The fraction of rows of X whose largest logit is their label."""
-    with bp.no_grad():
-        return (net(X).argmax(axis=1) == y).float().mean().item()
-
-
 def train(device="cpu", epochs=12, batch_size=128, lr=0.01, seed=0, log=print):
     """Trains from bp.manual_seed(seed) with Adam on device; returns (net,
     mean loss of each epoch, test accuracy)."""
-    X, y, X_test, y_test = load_data(device)
-    bp.manual_seed(seed)
-    net = make_model().to(device)
-    loss_fn = nn.CrossEntropyLoss()
-    opt = optim.Adam(net.parameters(), lr=lr)
-    epoch_losses = []
-    for epoch in range(epochs):
-        batches = epoch_batches(len(X), batch_size, epoch, seed)
-        total = bp.zeros((), device=device)  # summed on the device: one read per epoch
-        for idx in batches:
-            idx = bp.tensor(idx, device=device)
-            loss = loss_fn(net(X[idx]), y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total = total + loss.detach()
-        epoch_losses.append(total.item() / len(batches))
-        log("epoch {:2d}  loss {:.4f}".format(epoch + 1, epoch_losses[-1]))
-    return net, epoch_losses, accuracy(net, X_test, y_test)
+    return digits_data.train(make_model, device, epochs, batch_size, lr, seed, log=log)
 
 
 def main():

@@ -266,7 +266,7 @@ class Program {
     int dst = in.below(kRegisters), a = in.below(kRegisters), b = in.below(kRegisters);
     int c = in.below(kRegisters);
     bp_tensor(&r)[kSides][kRegisters] = regs_;
-    switch (in.below(15)) {
+    switch (in.below(17)) {
       case 0: {  // host data; bool bytes are raw, anything but 0 means true
         int64_t shape[BP_MAX_RANK] = {};
         int32_t dtype = in.dtype(), rank = in.shape(shape);
@@ -412,11 +412,30 @@ class Program {
              [&](int s, bp_tensor *o) { return log ? bp_log_softmax(r[s][a], axis, o) : bp_softmax(r[s][a], axis, o); });
         break;
       }
-      case 13: {  // top-k and sort: plugin.h fixes every bit of both results; k may exceed the axis
+      case 14: {  // top-k and sort: plugin.h fixes every bit of both results; k may exceed the axis
         const int32_t axis = in.below(4) - 1, largest = in.below(2);
         const int64_t k = in.below(int32_t(kMaxExtent) + 2);
         both("topk", dst, {}, [&](int s, bp_tensor *o) { return bp_topk(r[s][a], k, axis, largest, o, nullptr); });
         both("argsort", b, {}, [&](int s, bp_tensor *o) { return bp_argsort(r[s][a], axis, largest, o); });
+        break;
+      }
+      case 15: {  // 1-d pooling of any register: [N, C, S] or [C, S]; windows PyTorch refuses included
+        bp_pool_options o;
+        std::memset(&o, 0, sizeof o);
+        o.struct_size = sizeof o;
+        o.spatial_rank = 1;
+        o.kernel[0] = in.below(4);
+        o.stride[0] = in.below(3);
+        o.pad_begin[0] = in.below(3);
+        o.pad_end[0] = in.below(2) ? o.pad_begin[0] : in.below(3);
+        o.dilation[0] = in.below(3);
+        o.ceil_mode = in.below(2);
+        o.count_include_pad = in.below(2);
+        if (in.below(2))
+          both("max_pool", dst, {}, [&](int s, bp_tensor *out) { return bp_max_pool(r[s][a], &o, out, nullptr); });
+        else
+          both("avg_pool", dst, accumulation(o.kernel[0] > 0 ? o.kernel[0] : 1, scale({a})),
+               [&](int s, bp_tensor *out) { return bp_avg_pool(r[s][a], &o, out); });
         break;
       }
       default: {

@@ -49,6 +49,8 @@ const Figure kFigures[] = {
      bench::figure_attention},
     {"conv", "ResNet-18 convolutions (forward, backward data, weight) vs libtorch, oneDNN, im2col+CLBlast",
      bench::figure_conv},
+    {"pool", "pooling at ResNet-18's shapes on cpu:0, forward and with backward, vs libtorch",
+     bench::figure_pool},
 };
 
 std::string figure_list() {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "backplane.hpp"
+#include "backplane_spatial.hpp"
 
 namespace bp::nn {
 
@@ -40,8 +41,10 @@ class Module {
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
   }
-  // Training or evaluation mode (PyTorch's module->train(), eval()): the
-  // layers that behave differently (batch norm) read is_training(). (since 1.6)
+  // Training (the default) or evaluation mode, PyTorch's module->train()
+  // and eval(): the layers that behave differently (Dropout, batch norm,
+  // MultiheadAttention's dropout) read is_training(); a container passes it
+  // on to its layers (since 1.6).
   virtual void train(bool on = true) { training_ = on; }
   void eval() { train(false); }
   bool is_training() const { return training_; }
@@ -311,7 +314,7 @@ using BatchNorm2d = BatchNorm;
 // biases, out_proj's weight as Linear's). forward(x) is self-attention;
 // forward(q, k, v, options) attends q to k and v head by head through
 // bp::attention (options.mask in its convention, broadcasting to
-// [N, num_heads, L, S]; options.dropout applied only while `training`).
+// [N, num_heads, L, S]; options.dropout applied only in training mode).
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention(int64_t embed_dim, int64_t num_heads, Device d = default_device(), uint64_t seed = next_seed(),
@@ -331,7 +334,7 @@ class MultiheadAttention : public Module {
   Tensor forward(const Tensor &x) override { return forward(x, x, x); }
   Tensor forward(const Tensor &query, const Tensor &key, const Tensor &value, AttentionOptions options = {}) {
     const int64_t e = embed_dim;
-    if (!training) options.dropout = 0;
+    if (!is_training()) options.dropout = 0;
     const Tensor q = project(query, 0), k = project(key, e), v = project(value, 2 * e);
     const Tensor heads = attention(q, k, v, options);  // [N, H, L, E / H]
     const Shape s = query.shape();
@@ -350,7 +353,6 @@ class MultiheadAttention : public Module {
   }
 
   int64_t embed_dim, num_heads;
-  bool training = true;
   Tensor in_proj_weight, in_proj_bias;
   Linear out_proj;
 
@@ -363,6 +365,55 @@ class MultiheadAttention : public Module {
     const Shape s = x.shape();
     return y.reshape({s.at(0), s.at(1), num_heads, embed_dim / num_heads}).permute({0, 2, 1, 3});
   }
+};
+
+// 2-d pooling layers over [N, C, H, W] (since 1.6), PyTorch's defaults:
+// stride = kernel, no padding; AvgPool2d counts the padding in its divisor
+// (count_include_pad) as PyTorch's does.
+class MaxPool2d : public Module {
+ public:
+  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding}, {dilation, dilation})
+                     .ceil_mode(ceil_mode)) {}
+  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
+
+ private:
+  PoolOptions options_;
+};
+
+class AvgPool2d : public Module {
+ public:
+  AvgPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, bool ceil_mode = false,
+            bool count_include_pad = true)
+      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding})
+                     .ceil_mode(ceil_mode)
+                     .include_pad(count_include_pad)) {}
+  Tensor forward(const Tensor &x) override { return avg_pool(x, options_); }
+
+ private:
+  PoolOptions options_;
+};
+
+// Average pooling to a fixed [oh, ow] whatever the input's extents.
+class AdaptiveAvgPool2d : public Module {
+ public:
+  AdaptiveAvgPool2d(int64_t oh, int64_t ow) : size_{oh, ow} {}
+  Tensor forward(const Tensor &x) override { return adaptive_avg_pool(x, size_); }
+
+ private:
+  std::vector<int64_t> size_;
+};
+
+// In training mode x * keep / (1 - p), a fresh mask per call (seeds from
+// `seed` on); the identity in evaluation mode.
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5, uint64_t seed = next_seed()) : p_(p), seed_(seed) {}
+  Tensor forward(const Tensor &x) override { return is_training() ? dropout(x, p_, seed_ + calls_++) : x; }
+
+ private:
+  double p_;
+  uint64_t seed_, calls_ = 0;
 };
 
 // mean((prediction - target)^2)

@@ -15,6 +15,7 @@
 #include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
+#include "dispatch/pool_window.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -67,6 +68,11 @@ View concatenate(const std::vector<const View *> &tensors, int32_t axis);
 // mask of that dtype broadcasting to [B..., Lq, Lk]; scale is resolved.
 std::optional<View> fused_attention(const View &q, const View &k, const View &v, const View *mask,
                                     double scale, bool causal);
+
+// Pooling of x [N, C, S...] (bp_max_pool, bp_avg_pool); max_pool writes the
+// int64 indices of the maxima into *indices when it is given.
+View max_pool(const View &x, const PoolWindow &window, View *indices);
+View avg_pool(const View &x, const PoolWindow &window);
 
 // Views: metadata of the input, and a node that routes the gradient back.
 View reshape(const View &a, int32_t rank, const int64_t *shape);

@@ -21,6 +21,7 @@
 #include "dispatch/conv_params.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "dispatch/normalized.hpp"
+#include "dispatch/pool_window.hpp"
 #include "tensors/view.hpp"
 
 namespace bp::core {
@@ -103,6 +104,18 @@ View conv(const View &x, const View &w, const View *bias, const ConvParams &p, c
 View conv_transpose(const View &dy, const View &w, const View *bias, const ConvParams &p, const int64_t *extents,
                     const View *out);
 View conv_weight_grad(const View &x, const View &dy, const ConvParams &p, const int64_t *kernel);
+
+// Pooling (pool_ops.cpp): x [N, C, S...] pooled by MAX_POOL or AVG_POOL
+// into values [N, C, O...] and, for MAX_POOL when asked, the int64 indices
+// of the maxima in their planes (else an empty view); and the gradients:
+// MAX_POOL_GRAD routes dy through those indices, AVG_POOL_GRAD (indices
+// null) spreads it over the windows, into dx of rank/shape, x's shape.
+struct Pooled {
+  View values, indices;
+};
+Pooled pool(int32_t op, const View &x, const PoolWindow &window, bool with_indices);
+View pool_grad(int32_t op, const View &dy, const View *indices, const PoolWindow &window, int32_t rank,
+               const int64_t *shape);
 
 // Writes src (broadcast, converted) into dst.
 void assign(const View &dst, const View &src);

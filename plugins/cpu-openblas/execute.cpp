@@ -57,6 +57,24 @@ void run_reduce(int32_t op, const Attrs &attrs, const bp_plugin_tensor &input, c
   reduce_kernel(*g_backend.pool, op, in, out, op == BP_OP_VAR ? static_cast<int64_t>(attrs.scalar) : 0);
 }
 
+// The window the SDK checked (or the core promised, BP_ATTRS_VALIDATED).
+const bp_window_params &window_of(const Attrs &attrs) {
+  return *static_cast<const bp_window_params *>(attrs.params);
+}
+
+void run_pool(int32_t op, const Attrs &attrs, const bp_plugin_tensor &x, const bp_plugin_tensor *outputs,
+              const View &y) {
+  const View indices = view_of(outputs[1], y.numel);
+  pool_kernel(*g_backend.pool, op, window_of(attrs), view_of(x, numel_of(x)), y,
+              bp_sdk_absent(&outputs[1]) ? nullptr : &indices);
+}
+
+void run_pool_grad(int32_t op, const Attrs &attrs, const bp_plugin_tensor *inputs, const View &dx) {
+  const View indices = view_of(inputs[1], numel_of(inputs[1]));
+  pool_grad_kernel(*g_backend.pool, op, window_of(attrs), view_of(inputs[0], numel_of(inputs[0])),
+                   bp_sdk_absent(&inputs[1]) ? nullptr : &indices, dx);
+}
+
 }  // namespace
 
 void check_device(int32_t device) {
@@ -126,6 +144,8 @@ void execute_op(int32_t device, int32_t op, const bp_op_attrs *attrs_in, const b
                               view_of(inputs[3], numel_of(inputs[3])), attrs.scalar,
                               (attrs.option & BP_OPTION_CAUSAL) != 0, out);
     case BP_OP_FAMILY_CONV: return conv_kernel(*g_backend.pool, op, attrs_in, inputs, output);
+    case BP_OP_FAMILY_POOL: return run_pool(op, attrs, inputs[0], output, out);
+    case BP_OP_FAMILY_POOL_GRAD: return run_pool_grad(op, attrs, inputs, out);
   }
   fail(BP_ERR_INTERNAL, "cpu-openblas: no kernel for operator family %d", info.family);
 }

@@ -53,4 +53,13 @@ void attention_kernel(ThreadPool &pool, const View &q, const View &k, const View
 // How it computes (the device property attention_path).
 const char *attention_path();
 
+// MAX_POOL and AVG_POOL (x [N, C, S...] -> y [N, C, O...]; indices, for
+// MAX_POOL, null when absent) and MAX_POOL_GRAD and AVG_POOL_GRAD (dy and,
+// for MAX, the indices -> dx): BP_ERR_INDEX for an index outside its plane,
+// raised before anything is written (since 1.6).
+void pool_kernel(ThreadPool &pool, int32_t op, const bp_window_params &window, const View &x, const View &y,
+                 const View *indices);
+void pool_grad_kernel(ThreadPool &pool, int32_t op, const bp_window_params &window, const View &dy,
+                      const View *indices, const View &dx);
+
 }  // namespace cpu_backend

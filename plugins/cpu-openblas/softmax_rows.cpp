@@ -46,10 +46,12 @@ constexpr SoftmaxRows kScalar = {softmax_row_scalar<float>, softmax_row_scalar<d
 #ifdef BP_CPU_SOFTMAX_X86
 
 // libmvec's entry points (glibc's x86_64 vector function ABI): AVX2 takes
-// 4 doubles in a ymm register, AVX-512 8 in a zmm one.
+// 4 doubles in a ymm register, AVX-512 8 in a zmm one. Declared with the
+// instruction sets whose registers carry them, as the callers are: clang
+// refuses a vector argument across a call between different targets.
 extern "C" {
-__m256d _ZGVdN4v_exp(__m256d);
-__m512d _ZGVeN8v_exp(__m512d);
+__attribute__((target("avx2"))) __m256d _ZGVdN4v_exp(__m256d);
+__attribute__((target("avx512f"))) __m512d _ZGVeN8v_exp(__m512d);
 }
 
 namespace {

@@ -237,6 +237,42 @@ void run_attention(Device &device, const Attrs &attrs, const View *in, const Vie
   launch_attention(launch, out.dtype, s, out.base, q.base, k.base, v.base, masked ? mask.base : nullptr);
 }
 
+// The pooling problem of `full` (x or dx) and `pooled` (y or dy), walking
+// `walked` elements; index is MAX_POOL's indices or null.
+PoolShape pool_shape(const bp_window_params &w, const View &full, const View &pooled, const View *index,
+                     int64_t walked) {
+  PoolShape s{};
+  s.g = bp_kernels::pool_geometry(w, full.shape, full.strides, pooled.shape, pooled.strides);
+  const int lead = 3 - w.spatial_rank;
+  for (int d = 0; d < 3; ++d) s.index_stride[d] = d < lead || !index ? 0 : index->strides[2 + d - lead];
+  for (int d = 0; d < 2; ++d) {
+    s.full_plane[d] = full.strides[d];
+    s.pooled_plane[d] = pooled.strides[d];
+    s.index_plane[d] = index ? index->strides[d] : 0;
+  }
+  s.channels = full.shape[1];
+  s.n = walked;
+  return s;
+}
+
+void run_pool(Device &device, int32_t op, const bp_op_attrs *attrs, const View &x, const bp_plugin_tensor *outputs,
+              const View &y, const char *name) {
+  if (y.numel == 0) return;
+  const bool with_index = !bp_sdk_absent(&outputs[1]);
+  const View index = with_index ? device_view(outputs[1], device, name, "output 1") : View{};
+  const PoolShape shape = pool_shape(*bp_sdk_window_params(attrs), x, y, with_index ? &index : nullptr, y.numel);
+  Device::Lock lock = device.lock();
+  launch_pool(device.launch(lock), op, x.dtype, shape, y.base, with_index ? index.base : nullptr, x.base);
+}
+
+void run_pool_grad(Device &device, int32_t op, const bp_op_attrs *attrs, const View *in, const View &dx) {
+  if (dx.numel == 0) return;
+  const View *index = op == BP_OP_MAX_POOL_GRAD ? &in[1] : nullptr;
+  const PoolShape shape = pool_shape(*bp_sdk_window_params(attrs), dx, in[0], index, dx.numel);
+  Device::Lock lock = device.lock();
+  launch_pool_grad(device.launch(lock), op, in[0].dtype, shape, dx.base, in[0].base, index ? index->base : nullptr);
+}
+
 }  // namespace
 
 void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, const bp_plugin_tensor *inputs,
@@ -281,6 +317,8 @@ void execute_op(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in, c
 #ifdef BP_CUDA_CUDNN
     case BP_OP_FAMILY_CONV: return run_conv_cudnn(device, op, attrs_in, inputs, output, in, out);
 #endif
+    case BP_OP_FAMILY_POOL: return run_pool(device, op, attrs_in, in[0], output, out, name);
+    case BP_OP_FAMILY_POOL_GRAD: return run_pool_grad(device, op, attrs_in, in, out);
   }
   fail(BP_ERR_INTERNAL, "cuda: no kernel for operator family %d", info.family);
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "backplane/kernels/pool.hpp"
 #include "backplane/types.h"
 
 namespace bp_cuda {
@@ -135,6 +136,17 @@ struct Launch {
 struct InputArg {
   const void *data;
   double scalar;
+};
+
+// MAX_POOL, AVG_POOL and their gradients (since 1.6): the window on three
+// spatial axes (g: its strides those of the unpooled view, x or dx, and the
+// pooled one, y or dy), each view's (n, c) strides and the indices'
+// spatial strides, the channels, and `n` elements walked (the pooled view's
+// for the forward, dx's for the gradients).
+struct PoolShape {
+  bp_kernels::PoolGeometry g;
+  int64_t full_plane[2], pooled_plane[2], index_plane[2], index_stride[3];
+  int64_t channels, n;
 };
 
 }  // namespace bp_cuda

@@ -80,4 +80,12 @@ int64_t attention_column_chunk(int32_t dtype);
 // int8 or uint8 elements, truncating toward zero; divisor >= 1.
 void launch_divide(const Launch &launch, int32_t dtype, void *data, int64_t numel, int64_t divisor);
 
+// pool.cu: MAX_POOL (index: the indices, or null) and AVG_POOL of x of
+// `dtype`; MAX_POOL_GRAD (index: the indices) and AVG_POOL_GRAD (index
+// unused) into dx (shape.n > 0).
+void launch_pool(const Launch &launch, int32_t op, int32_t dtype, const PoolShape &shape, void *out, void *index,
+                 const void *in);
+void launch_pool_grad(const Launch &launch, int32_t op, int32_t dtype, const PoolShape &shape, void *dx,
+                      const void *dy, const void *index);
+
 }  // namespace bp_cuda

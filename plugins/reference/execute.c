@@ -98,6 +98,11 @@ bp_status ref_execute(int32_t device, int32_t op, const bp_op_attrs *given_attrs
       return ref_run_attention(&attrs, inputs, output);
     case BP_OP_FAMILY_CONV: /* reads its window from the caller's attrs (params) */
       return ref_run_conv(op, given_attrs, inputs, output);
+    case BP_OP_FAMILY_POOL: /* the window was checked with the views */
+      ref_run_pool(op, bp_sdk_window_params(given_attrs), &inputs[0], output);
+      return BP_OK;
+    case BP_OP_FAMILY_POOL_GRAD:
+      return ref_run_pool_grad(op, bp_sdk_window_params(given_attrs), &inputs[0], &inputs[1], output);
     default:
       /* A family a newer vocabulary.h added, with no kernels here yet. */
       return ref_fail(BP_ERR_UNSUPPORTED, "%s: the " REF_NAME " backend has no kernels for family %d",

@@ -322,4 +322,17 @@ bp_status ref_run_attention(const bp_op_attrs *attrs, const bp_plugin_tensor *in
 bp_status ref_run_conv(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *inputs,
                        const bp_plugin_tensor *output);
 
+/* ------------------------------------------------------------------------
+ * pool.c — MAX_POOL and AVG_POOL (outputs[0] the pooled values, outputs[1]
+ * MAX_POOL's indices or absent) and their gradients over [N, C, spatial...]
+ * views, windows as bp_window_params says (since 1.6). The gradients fail
+ * with BP_ERR_INDEX for an index outside its plane (before writing) and
+ * BP_ERR_OUT_OF_MEMORY when their per-element sums cannot be allocated.
+ * ---------------------------------------------------------------------- */
+
+void ref_run_pool(int32_t op, const bp_window_params *window, const bp_plugin_tensor *x,
+                  const bp_plugin_tensor *outputs);
+bp_status ref_run_pool_grad(int32_t op, const bp_window_params *window, const bp_plugin_tensor *dy,
+                            const bp_plugin_tensor *indices, const bp_plugin_tensor *dx);
+
 #endif /* BP_REFERENCE_H */

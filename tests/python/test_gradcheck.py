@@ -20,6 +20,8 @@ Q = np.linspace(-1.0, 1.1, 12).reshape(2, 3, 2)
 K = np.cos(np.arange(16.0)).reshape(2, 4, 2)
 V = np.sin(np.arange(24.0)).reshape(2, 4, 3)
 MASK = np.linspace(-0.8, 0.6, 12).reshape(3, 4)
+# [1, 2, 4, 5] of distinct values, apart by more than a finite difference's step.
+X4 = (np.arange(40) * 17 % 40 / 13.0 - 1.5).reshape(1, 2, 4, 5)
 
 # name -> (inputs, function of the input tensors)
 CASES = {
@@ -95,6 +97,16 @@ CASES = {
                                                                        device=a.device), label_smoothing=0.2)),
     "cross_entropy_probabilities": ([A, POSITIVE], lambda a, p: nn.functional.cross_entropy(
         a, p / p.sum(axis=1, keepdims=True), reduction="sum")),
+    # Pooling, dropout (one seed for every evaluation), padding and resizing.
+    "max_pool2d": ([X4], lambda x: nn.functional.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
+    "avg_pool2d": ([X4], lambda x: nn.functional.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
+    "avg_pool2d_exclude_pad": ([X4], lambda x: nn.functional.avg_pool2d(x, 2, padding=1, count_include_pad=False)),
+    "adaptive_avg_pool2d": ([X4], lambda x: nn.functional.adaptive_avg_pool2d(x, (3, 2))),
+    "adaptive_max_pool2d": ([X4], lambda x: nn.functional.adaptive_max_pool2d(x, (3, 2))),
+    "dropout": ([X4], lambda x: nn.functional.dropout(x, 0.4, generator=bp.Generator().manual_seed(7))),
+    "pad_reflect": ([X4], lambda x: nn.functional.pad(x, (2, -1, 1, 2), mode="reflect")),
+    "interpolate_bilinear": ([X4], lambda x: nn.functional.interpolate(x, size=(6, 3), mode="bilinear",
+                                                                       align_corners=False)),
 }
 
 

@@ -209,12 +209,13 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       case BP_OP_MAXIMUM: case BP_OP_MINIMUM: case BP_OP_NEG: case BP_OP_ABS:
       case BP_OP_RELU: case BP_OP_MATMUL: case BP_OP_MAX: case BP_OP_MIN: case BP_OP_ARANGE:
       case BP_OP_FLOOR_DIVIDE: case BP_OP_REMAINDER: case BP_OP_SQUARE: case BP_OP_FLOOR: case BP_OP_CEIL:
-      case BP_OP_ROUND: case BP_OP_SIGN:
+      case BP_OP_ROUND: case BP_OP_SIGN: case BP_OP_MAX_POOL:
         return numeric(in) && out == in;
       case BP_OP_DIV: case BP_OP_EXP: case BP_OP_LOG: case BP_OP_SQRT: case BP_OP_TANH:
       case BP_OP_SIGMOID: case BP_OP_MEAN: case BP_OP_NORM: case BP_OP_RANDOM_UNIFORM:
       case BP_OP_RANDOM_NORMAL: case BP_OP_SIN: case BP_OP_COS: case BP_OP_LOGSUMEXP: case BP_OP_ERF:
       case BP_OP_EXPM1: case BP_OP_LOG1P: case BP_OP_RSQRT: case BP_OP_SOFTMAX: case BP_OP_LOG_SOFTMAX:
+      case BP_OP_AVG_POOL: case BP_OP_MAX_POOL_GRAD: case BP_OP_AVG_POOL_GRAD:
         return floating(in) && out == in;
       case BP_OP_ISNAN: case BP_OP_ISINF:
         return floating(in) && out == BP_BOOL;
@@ -319,6 +320,13 @@ TEST_CASE("supports answers exactly the operators and dtypes of plugin.h", "[abi
       {BP_OP_SOFTMAX, BP_BFLOAT16, BP_BFLOAT16, 1},
       {BP_OP_LOG_SOFTMAX, BP_FLOAT64, BP_FLOAT32, 0},
       {BP_OP_SOFTMAX, BP_INT64, BP_INT64, 0},
+      // Pooling (since 1.6): max on every numeric dtype, the rest on floats.
+      {BP_OP_MAX_POOL, BP_UINT8, BP_UINT8, 1},
+      {BP_OP_MAX_POOL, BP_BOOL, BP_BOOL, 0},
+      {BP_OP_AVG_POOL, BP_INT32, BP_INT32, 0},
+      {BP_OP_AVG_POOL, BP_FLOAT16, BP_FLOAT16, 1},
+      {BP_OP_MAX_POOL_GRAD, BP_BFLOAT16, BP_BFLOAT16, 1},
+      {BP_OP_AVG_POOL_GRAD, BP_INT64, BP_INT64, 0},
   };
   for (const Spot &s : spots) {
     int32_t answer = 0;

@@ -205,5 +205,6 @@ void figure_topk(Context &, Report &);
 void figure_layer_norm(Context &, Report &);
 void figure_attention(Context &, Report &);
 void figure_conv(Context &, Report &);  // partly measured by bp-bench-direct (direct.hpp)
+void figure_pool(Context &, Report &);
 
 }  // namespace bptool::bench

@@ -2,13 +2,14 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv
+//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv|<pool>[_train]
 //                  --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
 //                  [--rows R --n N]                           (layer_norm, softmax, log_softmax)
 //                  [--batch N --n L]                         (attention only)
 //                  [--rows R --n N --k K]                     (topk only)
 //                  [--layer I --pass forward|data|weight --batch N]   (conv only)
+//                  [--n N]                                    (the pooling layers: the batch)
 //
 // and reads one JSON object from its standard output:
 //
@@ -39,8 +40,11 @@
 // conv: layer I of ResNet-18's convolutions (bench/conv_shapes.hpp) at the
 // batch, float32: at::convolution (forward) or at::convolution_backward
 // with only the input's (data) or the weight's (weight) gradient asked for,
-// for the conv figure. All timed as bp bench times its own side
-// (timing.hpp).
+// for the conv figure.
+// <pool> (a name of kPoolLayers, bench/pool_shape.hpp): that layer's
+// forward over a batch of --n (max pooling with its indices, as in
+// training), with _train also its backward from a fixed dy, for the pool
+// figure. All timed as bp bench times its own side (timing.hpp).
 // The headers of what is used, not <torch/torch.h> (all of libtorch's C++
 // API): a third less compiling.
 #include <ATen/Parallel.h>
@@ -70,6 +74,7 @@
 
 #include "attention_shape.hpp"
 #include "conv_shapes.hpp"
+#include "pool_shape.hpp"
 #include "timing.hpp"
 #include "training_shape.hpp"
 
@@ -136,12 +141,21 @@ int main(int argc, char **argv) {
   if (trials < 1 || !(target > 0) || threads < 1)
     return usage("--trials and --threads must be >= 1 and --target > 0");
   const bool softmax = what == "softmax" || what == "log_softmax";
+  const bptool::bench::PoolLayer *pool = nullptr;
+  bool pool_train = false;
+  for (const bptool::bench::PoolLayer &l : bptool::bench::kPoolLayers)
+    for (bool train : {false, true})
+      if (what == std::string(l.name) + (train ? "_train" : "")) {
+        pool = &l;
+        pool_train = train;
+      }
   if (what != "add_out" && what != "train_step" && what != "matmul" && what != "layer_norm" &&
-      what != "attention" && !softmax && what != "topk" && what != "conv")
+      what != "attention" && !softmax && what != "topk" && what != "conv" && !pool)
     return usage(("unknown measurement " + what).c_str());
   if (what == "conv" && (layer < 0 || layer >= bptool::bench::kResNet18LayerCount || batch < 1 ||
                          (pass != "forward" && pass != "data" && pass != "weight")))
     return usage("conv needs --layer 0..7, --batch >= 1 and --pass forward, data or weight");
+  if (pool && n < 1) return usage("a pooling layer needs --n (the batch) >= 1");
   at::ScalarType dtype = at::kFloat;
   if (!scalar_type(dtype_name, &dtype)) return usage(("unknown dtype " + dtype_name).c_str());
   if (what == "matmul" && n < 1) return usage("matmul needs --n >= 1");
@@ -164,6 +178,23 @@ int main(int argc, char **argv) {
       };
       seconds = measure(add_out, trials, target);
       baseline = "libtorch at::add_out";
+    } else if (pool) {
+      const bptool::bench::PoolLayer &l = *pool;
+      torch::manual_seed(0);
+      at::Tensor x = at::rand({n, l.channels, l.size, l.size}) * 2 - 1;
+      if (pool_train) x.requires_grad_();
+      const int64_t out = (l.size + 2 * l.padding - l.kernel) / l.stride + 1;
+      const at::Tensor dy = at::rand({n, l.channels, out, out}) * 2 - 1;
+      const Work layer = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          const at::Tensor y = l.max ? std::get<0>(at::max_pool2d_with_indices(x, l.kernel, l.stride, l.padding))
+                                     : at::avg_pool2d(x, l.kernel, l.stride, l.padding, false, true);
+          if (pool_train) y.backward(dy);
+        }
+      };
+      seconds = measure(layer, trials, target);
+      baseline = std::string("libtorch ") + (l.max ? "at::max_pool2d_with_indices" : "at::avg_pool2d") +
+                 (pool_train ? " + backward" : "");
     } else if (what == "matmul") {
       torch::manual_seed(0);
       const at::Tensor a = (at::rand({n, n}) * 2 - 1).to(dtype), b = (at::rand({n, n}) * 2 - 1).to(dtype);

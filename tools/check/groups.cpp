@@ -175,6 +175,7 @@ const std::vector<GroupDef> &all_groups() {
       {"topk", 2, "top-k and sort", true, with_plugin<group_topk>},
       {"attention", 2, "attention", true, with_reference<group_attention>},
       {"conv", 2, "convolution", true, with_reference<group_conv>},
+      {"pool", 2, "pooling", true, with_reference<group_pool>},
       {"capabilities", 3, "capabilities", true, with_plugin<group_capabilities>},
       {"core", 3, "through the core", true, group_core},
       {"copies", 3, "copies", true, with_plugin<group_copies>},

@@ -104,6 +104,8 @@ void group_normalize(Context &, Plugin &p, Plugin &ref);
 void group_attention(Context &, Plugin &p, Plugin &ref);
 // Random convolutions against the reference, and their refusals (conv_checks.cpp).
 void group_conv(Context &, Plugin &p, Plugin &ref);
+// The POOL and POOL_GRAD families (pool_checks.cpp; since 1.6).
+void group_pool(Context &, Plugin &p, Plugin &ref);
 void group_capabilities(Context &, Plugin &p);
 void group_core(Context &);
 void group_copies(Context &, Plugin &p);

@@ -16,6 +16,7 @@
 #include "text.hpp"
 #include "vocab.hpp"
 #include "paths.hpp"
+#include "pool_cases.hpp"
 #include "selection.hpp"
 
 namespace bpcheck {
@@ -104,6 +105,7 @@ void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
         softmax_noted = true;
         continue;
       }
+      if (is_pool_op(combo.op)) continue;  // the pool group's
       if (!ref.declares(0, combo.op, combo.dtype, combo.out_dtype)) {
         rec.note("declares " + name + ", which plugin.h does not define (the reference does not implement it): not compared");
         continue;

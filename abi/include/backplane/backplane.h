@@ -929,6 +929,101 @@ typedef char bp_attention_options_size_check
 BP_API bp_status bp_attention(bp_tensor q, bp_tensor k, bp_tensor v, const bp_attention_options *options,
                               bp_tensor *out);
 
+/* ---- pooling, dropout, padding and resizing (since 1.6) -----------------
+ * Channels-first tensors as PyTorch lays them out: x is [N, C, S...] with
+ * spatial_rank (1 to 3) spatial axes S, or [C, S...], one sample without its
+ * batch axis (the result then has none either). Every result records its
+ * gradient (float inputs). Each *out is a new tensor. */
+
+/* How bp_max_pool and bp_avg_pool slide their window (since 1.6). Zero it,
+ * set struct_size, spatial_rank and kernel: the rest then defaults as
+ * PyTorch's do (stride = kernel, no padding, dilation 1, floor mode,
+ * count_include_pad off; Python's nn.AvgPool2d turns it on). Entries past
+ * spatial_rank are ignored. A field past the caller's struct_size reads as 0. */
+typedef struct bp_pool_options {
+  uint32_t struct_size;      /* sizeof(bp_pool_options) as the caller built it (since 1.6) */
+  int32_t spatial_rank;      /* 1..3 (since 1.6) */
+  int64_t kernel[3];         /* window extent per spatial axis, >= 1 (since 1.6) */
+  int64_t stride[3];         /* >= 1; 0 takes the kernel's extent (since 1.6) */
+  int64_t pad_begin[3];      /* implicit padding before each spatial axis, 0..kernel/2 (since 1.6) */
+  int64_t pad_end[3];        /* and after it, 0..kernel/2 (since 1.6) */
+  int64_t dilation[3];       /* spacing of the window's taps, >= 1; 0 means 1 (since 1.6) */
+  int32_t ceil_mode;         /* nonzero: output extents round up (plugin.h, POOL) (since 1.6) */
+  int32_t count_include_pad; /* bp_avg_pool: nonzero: the divisor counts the padding (since 1.6) */
+} bp_pool_options;
+#define BP_POOL_OPTIONS_SIZE_1_6 (offsetof(bp_pool_options, count_include_pad) + sizeof(int32_t))
+typedef char bp_pool_options_size_check[sizeof(bp_pool_options) == BP_POOL_OPTIONS_SIZE_1_6 ? 1 : -1];
+
+/* Max pooling (MAX_POOL, plugin.h: its output extents, ties to the first
+ * element in C order, NaN propagating, padding never chosen) of a tensor
+ * of any dtype (bool pools as int32, as the other numeric operators take
+ * it). indices, when not NULL,
+ * receives a new int64 tensor of the result's shape: each maximum's flat
+ * position in its input plane (PyTorch's return_indices). PyTorch's checks
+ * give BP_ERR_SHAPE naming the operator: a padding over half the kernel, a
+ * window larger than the padded input, a window that covers only padding
+ * (PyTorch answers -inf there); bad option values BP_ERR_INVALID_ARGUMENT
+ * (since 1.6). */
+BP_API bp_status bp_max_pool(bp_tensor x, const bp_pool_options *options, bp_tensor *out,
+                             bp_tensor *indices);
+/* Average pooling (AVG_POOL: the divisor counts the window's elements inside
+ * the input, or with count_include_pad its padding too, never the positions
+ * a ceil-mode window reaches past the padding); integers give float64 as
+ * MEAN does; errors as bp_max_pool's (since 1.6). */
+BP_API bp_status bp_avg_pool(bp_tensor x, const bp_pool_options *options, bp_tensor *out);
+/* PyTorch's adaptive pooling to output_size[spatial_rank] (each >= 1):
+ * output position o of an axis of extent S pools [floor(o S / O),
+ * ceil((o + 1) S / O)). The max form writes the maxima's flat positions
+ * into *indices when it is not NULL, as bp_max_pool does (since 1.6). */
+BP_API bp_status bp_adaptive_avg_pool(bp_tensor x, int32_t spatial_rank, const int64_t *output_size,
+                                      bp_tensor *out);
+BP_API bp_status bp_adaptive_max_pool(bp_tensor x, int32_t spatial_rank, const int64_t *output_size,
+                                      bp_tensor *out, bp_tensor *indices);
+/* Pooling over all the spatial axes at once: [N, C, 1...] (Gluon's
+ * GlobalAvgPool2D, adaptive pooling to 1) (since 1.6). */
+BP_API bp_status bp_global_avg_pool(bp_tensor x, int32_t spatial_rank, bp_tensor *out);
+BP_API bp_status bp_global_max_pool(bp_tensor x, int32_t spatial_rank, bp_tensor *out);
+
+/* Dropout of a float tensor of any shape: x * keep / (1 - p), keep(i) =
+ * u(i) >= p with u(i) the float32 RANDOM_UNIFORM stream of plugin.h for
+ * `seed` (p compared as a float32) and i the C-order position, so one seed
+ * drops the same elements on every device and for every dtype; p = 1 gives
+ * x * 0 (PyTorch's). It is the rule of bp_attention's dropout. p outside
+ * [0, 1] is BP_ERR_INVALID_ARGUMENT, a tensor of another dtype
+ * BP_ERR_DTYPE. The gradient is dy * keep / (1 - p) (since 1.6). */
+BP_API bp_status bp_dropout(bp_tensor x, double p, uint64_t seed, bp_tensor *out);
+
+/* How bp_pad fills (since 1.6): torch.nn.functional.pad's modes. */
+typedef enum bp_pad_mode {
+  BP_PAD_CONSTANT = 0, /* the value */
+  BP_PAD_REFLECT = 1,  /* the mirror image about the edge element, which is not repeated */
+  BP_PAD_EDGE = 2      /* the edge element repeated (torch's "replicate") */
+} bp_pad_mode;
+/* x with before[d] elements added before axis d and after[d] after it, for
+ * every axis d of x (arrays of x's rank; NULL for rank 0); a negative amount
+ * removes that many elements from that end instead (torch's order: the
+ * other end still reflects about the original edge). Reflect amounts must
+ * be less than the axis' extent (BP_ERR_SHAPE), as must what is removed;
+ * the value converts to x's dtype as a fill does (since 1.6). */
+BP_API bp_status bp_pad(bp_tensor x, const int64_t *before, const int64_t *after, int32_t mode,
+                        double value, bp_tensor *out);
+
+/* How bp_interpolate resizes (since 1.6). */
+typedef enum bp_interp_mode {
+  BP_INTERP_NEAREST = 0, /* torch's 'nearest': output j reads floor(j * scale), at most S - 1 */
+  BP_INTERP_LINEAR = 1   /* linear, bilinear or trilinear by spatial_rank (float tensors) */
+} bp_interp_mode;
+/* torch.nn.functional.interpolate of x [N, C, S...] to size[spatial_rank]
+ * or by scale[spatial_rank] (exactly one of them not NULL): with a scale the
+ * size is floor(S * scale) and the coordinates are scaled by 1 / scale, as
+ * torch does with a scale_factor and recompute_scale_factor off. align_corners
+ * (linear only; nonzero with nearest is BP_ERR_INVALID_ARGUMENT) maps the
+ * corner elements onto each other. Indices and weights follow torch 1.13's
+ * arithmetic (float, double for float64); the gradient adds every output's
+ * share back (since 1.6). */
+BP_API bp_status bp_interpolate(bp_tensor x, int32_t spatial_rank, const int64_t *size, const double *scale,
+                                int32_t mode, int32_t align_corners, bp_tensor *out);
+
 /* ---- lazy fusion (since 1.3) ------------------------------------------- */
 
 /* Elementwise operators (arithmetic, comparisons, bp_where, casts) that

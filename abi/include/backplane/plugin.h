@@ -583,9 +583,67 @@ typedef char bp_plugin_device_info_size_check
  *   CONV_WEIGHT_GRAD; views whose rank is not spatial_rank + 2, channel
  *   counts G does not divide, a bias or kernel of other extents and
  *   extents that break the relation above are BP_ERR_SHAPE.
+ * - Pooling (since 1.6), family POOL: MAX_POOL (numeric dtypes) and AVG_POOL
+ *   (float dtypes) over channels-first views. attrs.params is a
+ *   bp_window_params w with spatial_rank r (1..3), groups 1, kernel,
+ *   stride and dilation >= 1 and pads >= 0 on axes 0..r-1 (else
+ *   BP_ERR_INVALID_ARGUMENT). Input 0 is x, [N, C, S0..Sr-1]; output 0 is
+ *   y, [N, C, O0..Or-1] of x's dtype; output 1 is MAX_POOL's indices, int64
+ *   of y's shape, or absent when the caller needs no gradient (it writes
+ *   nothing then); AVG_POOL's output 1 is always absent. Along spatial axis
+ *   i, output position o reads the taps p = o * stride - pad_begin + k *
+ *   dilation, k = 0..kernel-1; a tap outside [0, S) is padding. An output
+ *   element's window is the product of its axes' taps, walked in C order
+ *   (the last axis fastest). Output extents: with q = S + pad_begin +
+ *   pad_end - dilation * (kernel - 1) - 1, which must be >= 0, O is
+ *   floor(q / stride) + 1 (floor mode) or ceil(q / stride) + 1 (ceil mode),
+ *   the ceil-mode extent less one when (O - 1) * stride >= S + pad_begin
+ *   (its last window would start in the end padding: PyTorch's rule). The
+ *   core passes one of these two per axis (a plugin refuses any other
+ *   extent with BP_ERR_SHAPE); a ceil-mode window may reach past pad_end.
+ *   MAX_POOL: y is the largest x among the window's taps inside the input;
+ *   padding never wins (it counts as -inf, below every value, so an
+ *   all -inf window gives -inf at its first tap inside the input). Ties go
+ *   to the first tap in the window's C-order walk; a NaN is larger than
+ *   everything (NaN propagates: the first NaN of the walk is the result).
+ *   indices holds the winner's flat position in its (n, c) input plane,
+ *   p0 * S1 * S2 + p1 * S2 + p2 for r = 3 (PyTorch's convention; its CPU
+ *   kernel reports the last NaN of a window where this says the first).
+ *   Every window must reach the input: a window whose taps on some axis
+ *   all fall in the padding has no maximum and is refused (BP_ERR_SHAPE;
+ *   PyTorch, whose rule pad <= kernel / 2 the core applies, gives -inf and
+ *   a position outside the plane there). Values are exact: every backend
+ *   gives the same bits and indices, except that a zero maximum of a window
+ *   holding both +0 and -0 may be either zero (as MAX's: which one is left
+ *   open; the index is still the first tap holding a zero).
+ *   AVG_POOL: y = s / n with s the sum of x over the window's taps inside
+ *   the input and n their number, or, with BP_WINDOW_COUNT_INCLUDE_PAD in
+ *   w.flags, the number of taps in [-pad_begin, S + pad_end) (padding
+ *   within pad_begin and pad_end counts; the taps past pad_end that a
+ *   ceil-mode window reaches never do), n being the product of the axes'
+ *   counts. A window with n = 0 (only possible without the flag) gives 0,
+ *   PyTorch's value. s accumulates as the Accumulation rule below says
+ *   (float16 and bfloat16 in float32 or wider), s / n is divided in the
+ *   accumulator's type and rounded once.
+ *   Family POOL_GRAD (since 1.6): the gradients, with the same attrs.params
+ *   as the forward. Input 0 is dy, [N, C, O...] (float dtypes), the output
+ *   dx, [N, C, S...] of dy's dtype, whose extents S give O by the rule
+ *   above; every element of dx is written. MAX_POOL_GRAD: input 1 is the
+ *   int64 indices of MAX_POOL, of dy's shape; dx[n, c, s] is the sum of
+ *   dy[n, c, o] over the o whose index is s (flat, as above), 0 where there
+ *   is none. AVG_POOL_GRAD: input 1 is absent; dx[n, c, s] is the sum of
+ *   dy[n, c, o] / n(o) over every window tap at s (n(o) as in AVG_POOL with
+ *   w.flags), 0 where no window reaches. The terms accumulate as the
+ *   Accumulation rule says, float16 and bfloat16 in float32 rounded once.
+ *   The core passes only indices MAX_POOL wrote (taps of o's window inside
+ *   the input); a plugin called with an index outside [0, S0 * .. * Sr-1)
+ *   must still never read or write outside its views: host-memory backends
+ *   return BP_ERR_INDEX before writing anything, a device backend may drop
+ *   the term. An index inside the plane but outside o's window adds its
+ *   term there or nowhere (which is unspecified).
  * - Accumulation (float SUM, MEAN, NORM, CUMSUM, MATMUL, LOGSUMEXP's sum,
  *   SCATTER_ADD_ND, VAR's and NORMALIZE's sums, SOFTMAX's and LOG_SOFTMAX's
- *   sum; float PROD multiplies its terms the same way): terms are added in
+ *   sum, AVG_POOL and the POOL_GRAD family; float PROD multiplies its terms the same way): terms are added in
  *   any order and grouping, in the output's dtype or wider, so results differ
  *   between backends by rounding (bp check allows a few units of rounding
  *   of the sum of the terms' magnitudes). When that sum exceeds the dtype's

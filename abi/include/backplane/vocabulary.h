@@ -94,7 +94,9 @@
   X(NORMALIZE, 13, "normalize", 3) \
   X(TOPK, 14, "topk", 1)           \
   X(ATTENTION, 15, "attention", 4) \
-  X(CONV, 16, "conv", 3)
+  X(CONV, 16, "conv", 3) \
+  X(POOL, 17, "pool", 1)           \
+  X(POOL_GRAD, 18, "pool_grad", 2)
 
 /*
  * Families whose operators write more than one tensor (since 1.6):
@@ -106,7 +108,8 @@
  */
 #define BP_OP_FAMILY_OUTPUTS_LIST(X) \
   X(NORMALIZE, 3)                    \
-  X(TOPK, 2)
+  X(TOPK, 2)                           \
+  X(POOL, 2)
 
 /*
  * Operators: X(id, value, name, family, dtypes, out).
@@ -207,6 +210,10 @@
   X(CONV, 120, "conv", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                         \
   X(CONV_TRANSPOSE, 121, "conv_transpose", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)     \
   X(CONV_WEIGHT_GRAD, 122, "conv_weight_grad", BP_OP_FAMILY_CONV, BP_DTYPE_SET_FLOAT, BP_OUT_SAME) \
+  X(MAX_POOL, 125, "max_pool", BP_OP_FAMILY_POOL, BP_DTYPE_SET_NUMERIC, BP_OUT_SAME)               \
+  X(AVG_POOL, 126, "avg_pool", BP_OP_FAMILY_POOL, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)                 \
+  X(MAX_POOL_GRAD, 127, "max_pool_grad", BP_OP_FAMILY_POOL_GRAD, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)  \
+  X(AVG_POOL_GRAD, 128, "avg_pool_grad", BP_OP_FAMILY_POOL_GRAD, BP_DTYPE_SET_FLOAT, BP_OUT_SAME)  \
   X(ISNAN, 140, "isnan", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)                      \
   X(ISINF, 141, "isinf", BP_OP_FAMILY_UNARY, BP_DTYPE_SET_FLOAT, BP_OUT_BOOL)
 

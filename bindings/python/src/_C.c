@@ -510,7 +510,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (PyModule_AddFunctions(m, ops_methods) < 0 || PyModule_AddFunctions(m, autograd_methods) < 0 ||
       PyModule_AddFunctions(m, dist_methods) < 0 || PyModule_AddFunctions(m, normalize_methods) < 0 ||
       PyModule_AddFunctions(m, attention_methods) < 0 || PyModule_AddFunctions(m, safetensors_methods) < 0 ||
-      PyModule_AddFunctions(m, conv_methods) < 0) {
+      PyModule_AddFunctions(m, conv_methods) < 0 ||
+      PyModule_AddFunctions(m, spatial_methods) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -4,7 +4,8 @@
  * type and argument conversions), ops.c (operations), normalize.c (the
  * normalisations), autograd.c, dist.c
  * (collectives), vocabulary.c (vocabulary.h as attributes), dlpack.c
- * (DLPack export and import), safetensors.c (saving and loading files). Internal: every symbol here is hidden in the
+ * (DLPack export and import), safetensors.c (saving and loading files),
+ * spatial.c (pooling, dropout, padding and resizing). Internal: every symbol here is hidden in the
  * module (C_VISIBILITY_PRESET hidden).
  */
 #ifndef BP_PYTHON_EXTENSION_H
@@ -138,6 +139,7 @@ extern PyMethodDef normalize_methods[];
 extern PyMethodDef attention_methods[]; /* attention.c */
 extern PyMethodDef safetensors_methods[];
 extern PyMethodDef conv_methods[]; /* conv.c (since 1.6) */
+extern PyMethodDef spatial_methods[]; /* spatial.c: pooling, dropout, padding, resizing (since 1.6) */
 
 /* Adds vocabulary.h's lists and the integer constants to the module; -1
  * with an error set on failure. */

@@ -16,6 +16,9 @@ extern const char *const kRandomHText;
 // backplane/kernels/topk.cl: TOPK's keys and stable merge sort
 // (topk_source() in topk.hpp).
 extern const char *const kTopkClText;
+// backplane/kernels/pool.cl: the pooling windows and their gradients
+// (pool_source() in kernel_source.hpp).
+extern const char *const kPoolClText;
 // backplane/half.h: the float16 and bfloat16 conversions
 // (half_conversions_source() in dtype.hpp).
 extern const char *const kHalfHText;

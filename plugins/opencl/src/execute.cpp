@@ -57,6 +57,14 @@ void execute(int32_t device_index, int32_t op, const bp_op_attrs *attrs_in,
     case BP_OP_FAMILY_TOPK:
       return run_topk(device, lock, attrs, in[0], out, device_view(output[1], name, "output 1", device));
     case BP_OP_FAMILY_CONV: return run_conv(device, lock, op, attrs_in, inputs, output, in, out);
+    case BP_OP_FAMILY_POOL: {
+      const bool with_indices = !bp_sdk_absent(&output[1]);
+      const View indices = with_indices ? device_view(output[1], name, "output 1", device) : View();
+      return run_pool(device, lock, op, *bp_sdk_window_params(attrs_in), in[0], out, with_indices ? &indices : nullptr);
+    }
+    case BP_OP_FAMILY_POOL_GRAD:
+      return run_pool_grad(device, lock, op, *bp_sdk_window_params(attrs_in), in[0],
+                           op == BP_OP_MAX_POOL_GRAD ? &in[1] : nullptr, out);
   }
   fail(BP_ERR_INTERNAL, "opencl plugin: no runner for operator family %d", info.family);
 }

@@ -233,6 +233,7 @@ const char *family_name(Family family) {
     case Family::Topk: return "topk";
     case Family::Normalize: return "normalisation";
     case Family::Conv: return "convolution";
+    case Family::Pool: return "pooling";
   }
   return "?";
 }
@@ -252,6 +253,7 @@ std::string kernel_source(Family family, int32_t dtype, const SourceOptions &opt
     case Family::Topk: src.raw(topk_source(dtype)); break;
     case Family::Normalize: normalize_family(src); break;
     case Family::Conv: src.raw(kConvCl); break;
+    case Family::Pool: src.raw(pool_source(dtype)); break;
   }
   return src.str();
 }

@@ -26,7 +26,8 @@ enum class Family {
   Softmax,      // softmax and log_softmax of one dtype
   Normalize,    // layer_norm and rms_norm of one dtype
   Topk,         // topk's keys, merge passes and writes for one input dtype
-  Conv          // im2col, col2im and the stores of the convolutions of one dtype
+  Conv,         // im2col, col2im and the stores of the convolutions of one dtype
+  Pool          // max_pool, avg_pool and their gradients of one dtype (pool.cpp)
 };
 
 const char *family_name(Family family);
@@ -149,5 +150,20 @@ struct ClIndexLayout {
   cl_long indexed_offset, rows_offset, index_offset;
 };
 static_assert(sizeof(ClIndexLayout) == 49 * sizeof(cl_long), "ClIndexLayout has padding");
+
+// MAX_POOL, AVG_POOL and their gradients (backplane/kernels/pool.cl, whose
+// bp_pool_layout this mirrors): 3 spatial axes, the leading ones of extent
+// 1 for smaller windows; `full` is x or dx, `pooled` y or dy.
+struct ClPoolLayout {
+  cl_long size[3], out[3], window[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
+  cl_long full_stride[3], pooled_stride[3], index_stride[3];
+  cl_long full_plane[2], pooled_plane[2], index_plane[2];
+  cl_long full_offset, pooled_offset, index_offset;
+  cl_long channels, n, include_pad, with_index;
+};
+static_assert(sizeof(ClPoolLayout) == 43 * sizeof(cl_long), "ClPoolLayout has padding");
+
+// The Pool family's program text for `dtype` (pool.cpp).
+std::string pool_source(int32_t dtype);
 
 }  // namespace bp_ocl

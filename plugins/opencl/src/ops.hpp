@@ -66,6 +66,13 @@ void run_topk(Device &device, const Device::Lock &lock, const bp_plugin::Attrs &
 void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_attrs *attrs,
               const bp_plugin_tensor *inputs, const bp_plugin_tensor *output, const View *in, const View &out);
 
+// pool.cpp: MAX_POOL and AVG_POOL (indices: MAX_POOL's output 1, null when
+// absent) and their gradients (indices null for AVG_POOL_GRAD).
+void run_pool(Device &device, const Device::Lock &lock, int32_t op, const bp_window_params &window,
+              const View &x, const View &y, const View *indices);
+void run_pool_grad(Device &device, const Device::Lock &lock, int32_t op, const bp_window_params &window,
+                   const View &dy, const View *indices, const View &dx);
+
 // collective.cpp: the ABI's collective, among devices of this backend (group 0).
 void collective(const bp_collective_args *args);
 

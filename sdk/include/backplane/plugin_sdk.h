@@ -49,6 +49,7 @@
 #include "backplane/sdk/dtypes.h"
 #include "backplane/sdk/fused.h"
 #include "backplane/sdk/saturate.h"
+#include "backplane/sdk/window.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -440,6 +441,8 @@ static inline bp_status bp_sdk_check_shapes_(const char *op, int32_t family,
     }
     case BP_OP_FAMILY_CONV: /* bp_sdk_check_conv_, which needs the window */
       return BP_OK;
+    case BP_OP_FAMILY_POOL:
+    case BP_OP_FAMILY_POOL_GRAD: return BP_OK; /* the window's rule: bp_sdk_check_pool_ */
     default: /* elementwise: the core has resolved broadcasting */
       for (i = 0; i < n; ++i)
         if (!bp_sdk_same_shape(&in[i], out))
@@ -492,6 +495,9 @@ static inline bp_status bp_sdk_check_dtypes_(const char *op_name, int32_t op, in
                               op_name, (int)i, i == 1 ? "mean" : "rstd", bp_vocab_dtype_name(out[i].dtype),
                               bp_vocab_dtype_name(info->dtype), bp_vocab_dtype_name(stats));
     n = 0; /* the relations above replace "inputs of one dtype" */
+  } else if (family == BP_OP_FAMILY_POOL_GRAD) {
+    info->dtype = in[0].dtype; /* input 1, the indices, is bp_sdk_check_pool_'s */
+    n = 1;
   } else {
     info->dtype = n > first ? in[first].dtype : out->dtype;
   }
@@ -525,6 +531,8 @@ static inline int32_t bp_sdk_may_be_absent_(int32_t family, int32_t is_output, i
     case BP_OP_FAMILY_NORMALIZE: return index >= 1;
     case BP_OP_FAMILY_ATTENTION: return !is_output && index == 3; /* the mask */
     case BP_OP_FAMILY_CONV: return !is_output && index == 2; /* the bias */
+    case BP_OP_FAMILY_POOL: return is_output && index == 1;       /* MAX_POOL's indices */
+    case BP_OP_FAMILY_POOL_GRAD: return !is_output && index == 1; /* AVG_POOL_GRAD's */
     default: return 0;
   }
 }
@@ -583,6 +591,96 @@ static inline bp_status bp_sdk_check_conv_(int32_t op, const bp_op_attrs *attrs,
   bp_sdk_conv g;
   c->status = bp_sdk_conv_geometry(op, bp_sdk_window_params(attrs), in, out, &g, c->message, sizeof c->message);
   return c->status;
+}
+
+/* The POOL and POOL_GRAD families (plugin.h, since 1.6): attrs->params is
+ * a well-formed bp_window_params (BP_ERR_INVALID_ARGUMENT), the views are
+ * [N, C, spatial...] of its rank with the output extents its rule gives, and
+ * every MAX_POOL window reaches the input (BP_ERR_SHAPE); the indices are
+ * int64 of the pooled shape (BP_ERR_DTYPE, BP_ERR_SHAPE), present or absent
+ * as the operator requires (BP_ERR_INVALID_ARGUMENT). */
+static inline bp_status bp_sdk_check_pool_(const char *name, int32_t op, const bp_op_attrs *attrs,
+                                           const bp_plugin_tensor *in, const bp_plugin_tensor *out,
+                                           bp_sdk_check *c) {
+  const bp_window_params *w = bp_sdk_window_params(attrs);
+  const int32_t grad = bp_vocab_op_family(op) == BP_OP_FAMILY_POOL_GRAD;
+  /* The unpooled view (x or dx), the pooled one (y or dy), the indices. */
+  const bp_plugin_tensor *full = grad ? out : &in[0], *pooled = grad ? &in[0] : out;
+  const bp_plugin_tensor *index = grad ? &in[1] : &out[1];
+  const int32_t wants_index = op == BP_OP_MAX_POOL || op == BP_OP_MAX_POOL_GRAD;
+  char a[160], b[160];
+  int32_t d, r;
+  if (w == NULL)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                          "%s: attrs.params must be a bp_window_params of at least %u bytes", name,
+                          (unsigned)BP_WINDOW_PARAMS_SIZE_1_6);
+  r = w->spatial_rank;
+  if (r < 1 || r > BP_WINDOW_MAX_RANK)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: the window's spatial_rank %d is not 1..%d", name,
+                          (int)r, (int)BP_WINDOW_MAX_RANK);
+  if (w->groups != 1)
+    return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: a pooling window has groups 1, not %d", name,
+                          (int)w->groups);
+  for (d = 0; d < r; ++d)
+    if (w->kernel[d] < 1 || w->stride[d] < 1 || w->dilation[d] < 1 || w->pad_begin[d] < 0 ||
+        w->pad_end[d] < 0)
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT,
+                            "%s: spatial axis %d of the window has kernel %lld, stride %lld, dilation %lld and "
+                            "padding %lld, %lld (kernel, stride and dilation >= 1, padding >= 0)",
+                            name, (int)d, (long long)w->kernel[d], (long long)w->stride[d],
+                            (long long)w->dilation[d], (long long)w->pad_begin[d], (long long)w->pad_end[d]);
+  if (full->rank != r + 2 || pooled->rank != r + 2 || full->shape[0] != pooled->shape[0] ||
+      full->shape[1] != pooled->shape[1])
+    return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: %s %s and %s %s are not [N, C, %d spatial axes] alike", name,
+                          grad ? "dx" : "input", bp_sdk_shape_text(full->rank, full->shape, a, sizeof a),
+                          grad ? "dy" : "output", bp_sdk_shape_text(pooled->rank, pooled->shape, b, sizeof b),
+                          (int)r);
+  for (d = 0; d < r; ++d) {
+    const int64_t s = full->shape[2 + d], o = pooled->shape[2 + d];
+    const int64_t lo = bp_sdk_window_extent(s, w->kernel[d], w->stride[d], w->dilation[d], w->pad_begin[d],
+                                            w->pad_end[d], 0);
+    const int64_t hi = bp_sdk_window_extent(s, w->kernel[d], w->stride[d], w->dilation[d], w->pad_begin[d],
+                                            w->pad_end[d], 1);
+    int64_t unreached;
+    if (lo < 1)
+      return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                            "%s: spatial axis %d: the window (kernel %lld, dilation %lld) is larger than the padded "
+                            "input (%lld + %lld + %lld)",
+                            name, (int)d, (long long)w->kernel[d], (long long)w->dilation[d],
+                            (long long)w->pad_begin[d], (long long)s, (long long)w->pad_end[d]);
+    if (o != lo && o != hi)
+      return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                            "%s: spatial axis %d: kernel %lld, stride %lld, dilation %lld over %lld elements padded "
+                            "by %lld and %lld give %lld outputs (%lld in ceil mode), not %lld",
+                            name, (int)d, (long long)w->kernel[d], (long long)w->stride[d],
+                            (long long)w->dilation[d], (long long)s, (long long)w->pad_begin[d],
+                            (long long)w->pad_end[d], (long long)lo, (long long)hi, (long long)o);
+    if (op != BP_OP_MAX_POOL) continue;
+    unreached = bp_sdk_window_unreached(s, o, w->kernel[d], w->stride[d], w->dilation[d], w->pad_begin[d]);
+    if (unreached >= 0)
+      return bp_sdk_reject_(c, BP_ERR_SHAPE,
+                            "%s: spatial axis %d: the window of output position %lld covers only padding (it has "
+                            "no maximum)",
+                            name, (int)d, (long long)unreached);
+  }
+  if (!wants_index) {
+    if (!bp_sdk_absent(index))
+      return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: %s must be absent (dtype 0)", name,
+                            grad ? "input 1" : "output 1");
+    return BP_OK;
+  }
+  if (bp_sdk_absent(index)) {
+    if (grad) return bp_sdk_reject_(c, BP_ERR_INVALID_ARGUMENT, "%s: input 1 (the indices) is absent", name);
+    return BP_OK;
+  }
+  if (index->dtype != BP_INT64)
+    return bp_sdk_reject_(c, BP_ERR_DTYPE, "%s: %s (the indices) must be int64, not %s", name,
+                          grad ? "input 1" : "output 1", bp_vocab_dtype_name(index->dtype));
+  if (!bp_sdk_same_shape(index, pooled))
+    return bp_sdk_reject_(c, BP_ERR_SHAPE, "%s: the indices %s do not have the pooled shape %s", name,
+                          bp_sdk_shape_text(index->rank, index->shape, a, sizeof a),
+                          bp_sdk_shape_text(pooled->rank, pooled->shape, b, sizeof b));
+  return BP_OK;
 }
 
 /* Validates everything about an execute() call that plugin.h fixes: the
@@ -652,6 +750,10 @@ static inline bp_status bp_sdk_check_execute(int32_t op, const bp_op_attrs *attr
   if (s != BP_OK) return s;
   if (info->family == BP_OP_FAMILY_CONV) {
     s = bp_sdk_check_conv_(op, attrs, inputs, output, c);
+    if (s != BP_OK) return s;
+  }
+  if (info->family == BP_OP_FAMILY_POOL || info->family == BP_OP_FAMILY_POOL_GRAD) {
+    s = bp_sdk_check_pool_(name, op, attrs, inputs, output, c);
     if (s != BP_OK) return s;
   }
   s = bp_sdk_check_dtypes_(name, op, info->family, inputs, n_inputs, output, info, c);

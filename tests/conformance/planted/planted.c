@@ -191,6 +191,39 @@ static void resort_nan_smallest(const bp_plugin_tensor *values, int64_t *idx, in
 }
 #endif
 
+#ifdef PLANT_POOL_TIES_LAST
+/* MAX_POOL's indices rewritten to the last tap of each window that holds
+ * the maximum (bit for bit), where plugin.h says the first. */
+static void last_ties(const bp_window_params *w, const bp_plugin_tensor *x, const bp_plugin_tensor *y,
+                      const bp_plugin_tensor *indices) {
+  const int32_t r = w->spatial_rank;
+  const size_t size = (size_t)bp_vocab_dtype_size(x->dtype);
+  int64_t o[BP_MAX_RANK] = {0}, numel = 1;
+  int32_t d;
+  for (d = 0; d < y->rank; ++d) numel *= y->shape[d];
+  if (numel == 0) return;
+  do {
+    int64_t k[BP_WINDOW_MAX_RANK] = {0}, p[BP_MAX_RANK], last = -1;
+    const unsigned char *best = element(y, o);
+    p[0] = o[0];
+    p[1] = o[1];
+    for (;;) {
+      int inside = 1;
+      int64_t flat = 0;
+      for (d = 0; d < r; ++d) {
+        p[2 + d] = o[2 + d] * w->stride[d] - w->pad_begin[d] + k[d] * w->dilation[d];
+        inside = inside && p[2 + d] >= 0 && p[2 + d] < x->shape[2 + d];
+        flat = flat * x->shape[2 + d] + p[2 + d];
+      }
+      if (inside && memcmp(element(x, p), best, size) == 0) last = flat;
+      for (d = r - 1; d >= 0 && ++k[d] == w->kernel[d]; --d) k[d] = 0;
+      if (d < 0) break;
+    }
+    if (last >= 0) memcpy(element(indices, o), &last, sizeof last);
+  } while (bp_test_next_index(o, y->shape, y->rank));
+}
+#endif
+
 static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *attrs, const bp_plugin_tensor *in,
                                  int32_t n_in, const bp_plugin_tensor *out) {
   bp_status s;
@@ -199,6 +232,17 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
 #endif
 #ifdef PLANT_CONV
   if (bp_vocab_op_family(op) == BP_OP_FAMILY_CONV) return planted_conv_execute(device, op, attrs, in, n_in, out);
+#endif
+#ifdef PLANT_POOL_COUNT_FLIPPED
+  /* AVG_POOL and AVG_POOL_GRAD divide by the other count: the
+   * count-include-pad flag flipped. */
+  if ((op == BP_OP_AVG_POOL || op == BP_OP_AVG_POOL_GRAD) && bp_sdk_window_params(attrs)) {
+    bp_op_attrs flipped = *attrs; /* params fits: the whole 1.6 struct is there */
+    bp_window_params w = *bp_sdk_window_params(attrs);
+    w.flags ^= BP_WINDOW_COUNT_INCLUDE_PAD;
+    flipped.params = &w;
+    return g_real->execute(device, op, &flipped, in, n_in, out);
+  }
 #endif
 #ifdef PLANT_EXECUTE_UNKNOWN_INVALID
   if (!bp_vocab_op_name(op)) return BP_ERR_INVALID_ARGUMENT;
@@ -323,6 +367,10 @@ static bp_status planted_execute(int32_t device, int32_t op, const bp_op_attrs *
       if (isnan(bp_test_load_float(element(&in[0], idx), in[0].dtype))) memcpy(element(out, oidx), &pos, 8);
     } while (bp_test_next_index(idx, in[0].shape, in[0].rank));
   }
+#endif
+#ifdef PLANT_POOL_TIES_LAST
+  if (op == BP_OP_MAX_POOL && n_in == 1 && !bp_sdk_absent(&out[1]))
+    last_ties(bp_sdk_window_params(attrs), &in[0], &out[0], &out[1]);
 #endif
 #ifdef PLANT_F16_FLUSHES_SUBNORMALS
   /* A float16 conversion that flushes subnormal results to zero (as a

@@ -7,6 +7,7 @@
 #include "attention_cases.hpp"
 #include "conv_cases.hpp"
 #include "family_builders.hpp"
+#include "pool_cases.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
 
@@ -414,6 +415,8 @@ std::vector<Case> make_small_cases(int32_t op, int32_t dtype, int32_t out_dtype,
         add_attention(b, c, spec);
         break;
       }
+      case BP_OP_FAMILY_POOL:
+      case BP_OP_FAMILY_POOL_GRAD: add_pool(b, c, shape); break;
       default: break;
     }
   }

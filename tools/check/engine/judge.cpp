@@ -7,6 +7,7 @@
 
 #include "attention_cases.hpp"
 #include "conv_cases.hpp"
+#include "pool_cases.hpp"
 #include "rules.hpp"
 #include "scales.hpp"
 #include "text.hpp"
@@ -184,6 +185,8 @@ Scales accum_scale(const Case &c) {
     attention_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_CONV) {
     conv_scale(c, sc.sum, sc.terms);
+  } else if (c.op == BP_OP_AVG_POOL || op_family(c.op) == BP_OP_FAMILY_POOL_GRAD) {
+    pool_scale(c, sc.sum, sc.terms);
   } else if (op_family(c.op) == BP_OP_FAMILY_REDUCE) {
     reduce_scale(c, sc.sum, sc.terms);
     if (c.op == BP_OP_MEAN) {

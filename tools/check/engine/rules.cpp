@@ -1,8 +1,11 @@
 #include "rules.hpp"
 
+#include "pool_cases.hpp"
+
 #include <atomic>
 #include <cmath>
 
+#include "pool_cases.hpp"
 #include "text.hpp"
 #include "values.hpp"
 #include "views.hpp"
@@ -20,7 +23,7 @@ const std::vector<RuleSince> kRules = {
      "any value is accepted there)"},
     {Rule::dtypes_1_4, 4, "the dtypes float16, bfloat16, int8, uint8 and int16"},
     {Rule::max_min_signed_zero, kNever,
-     "MAXIMUM, MINIMUM, MAX and MIN of +0 and -0 give either zero (plugin.h leaves which one open)"},
+     "MAXIMUM, MINIMUM, MAX, MIN and MAX_POOL of +0 and -0 give either zero (plugin.h leaves which one open)"},
 };
 
 std::atomic<uint32_t> g_minor{BP_PLUGIN_ABI_MINOR};
@@ -133,6 +136,7 @@ std::vector<Leeway> output_leeway(const Case &c) {
       (c.inputs.size() == 2 || c.attrs.scalar_mode != BP_SCALAR_NONE))
     return binary_zero_leeway(c);
   if ((c.op == BP_OP_MAX || c.op == BP_OP_MIN) && c.inputs.size() == 1) return reduce_zero_leeway(c);
+  if (c.op == BP_OP_MAX_POOL && c.window && c.inputs.size() == 1) return pool_zero_leeway(c);
   return {};
 }
 

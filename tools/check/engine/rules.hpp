@@ -20,7 +20,7 @@ enum class Rule {
   // float16, bfloat16, int8, uint8 and int16 exist (1.4): an older plugin
   // is never handed them by the core.
   dtypes_1_4,
-  // MAXIMUM/MINIMUM (and the MAX/MIN reductions) of +0 and -0 give one of
+  // MAXIMUM/MINIMUM (and the MAX/MIN reductions, MAX_POOL) of +0 and -0 give one of
   // the two zeros: plugin.h leaves which one open, so no version has a rule.
   max_min_signed_zero,
 };

@@ -28,6 +28,8 @@ TolClass tol_class(int32_t op) {
     case BP_OP_SOFTMAX: return TolClass::softmax;
     // A sum of the rows naming an element, in any order (plugin.h).
     case BP_OP_SCATTER_ADD_ND: return TolClass::accum_each;
+    // Sums over windows, divided (AVG_POOL); dy terms added up (the gradients).
+    case BP_OP_AVG_POOL: case BP_OP_MAX_POOL_GRAD: case BP_OP_AVG_POOL_GRAD: return TolClass::accum;
     default: break;
   }
   switch (op_family(op)) {

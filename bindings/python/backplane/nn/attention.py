@@ -22,15 +22,6 @@ def _additive(mask, dtype, device):
     return _tensor.where(mask, hidden, _tensor.zeros((), dtype=dtype, device=device))
 
 
-def _dropout(weights, p):
-    """bp_attention's dropout rule (backplane.h) on explicit weights: kept
-    where the float32 uniform stream of the next seed is >= p, scaled by
-    1 / (1 - p)."""
-    keep = random.rand(*weights.shape, device=weights.device, seed=random.next_seed()) >= p
-    scale = 1.0 / (1.0 - p) if p < 1 else 0.0
-    return weights * (keep.to(weights.dtype) * scale)
-
-
 class MultiheadAttention(Module):
     """Attention over num_heads heads of embed_dim // num_heads features:
     query, key and value are projected (in_proj_weight and in_proj_bias, or
@@ -169,7 +160,7 @@ class MultiheadAttention(Module):
                 scores = scores + _additive(hidden, q.dtype, q.device)
             weights = F.softmax(scores, dim=-1)
             if p > 0:
-                weights = _dropout(weights, p)
+                weights = F.dropout(weights, p)  # bp_attention's rule, the next seed
             out = _tensor.matmul(weights, v)
         else:
             weights = None

@@ -6,6 +6,9 @@ import warnings
 from .. import _C, _softmax, _tensor
 from ._normalization_functional import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 from ._attention_fn import scaled_dot_product_attention  # noqa: F401  (torch.nn.functional's name)
+from ._spatial import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,  # noqa: F401
+                       adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d,
+                       avg_pool3d, dropout, interpolate, max_pool1d, max_pool2d, max_pool3d, pad)
 
 
 def linear(x, weight, bias=None):

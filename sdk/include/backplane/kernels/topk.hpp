@@ -58,9 +58,10 @@ template <class T>
 using topk_key_t = typename topk_unsigned<int(sizeof(T))>::type;
 
 /* The bits of +inf in a float type of this key width (float16's, float32's,
- * float64's; bfloat16's differ and are given by the caller). */
+ * float64's; bfloat16's differ and are given by the caller). BP_HD: device
+ * code (topk_key in a CUDA kernel) calls it too. */
 template <class K>
-constexpr K topk_float_inf_bits() {
+BP_HD constexpr K topk_float_inf_bits() {
   return sizeof(K) == 2 ? K(0x7c00u) : sizeof(K) == 4 ? K(0x7f800000u) : K(0x7ff0000000000000ull);
 }
 
