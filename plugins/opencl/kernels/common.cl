@@ -29,6 +29,26 @@ inline void bp_offsets(const bp_layout *L, long i, long *off) {
   }
 }
 
+/* Rows along the last axis (ClRowsLayout in kernel_source.hpp). */
+typedef struct {
+  long row_shape[7];
+  long row_in[7];
+  long row_out[7];
+  long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
+} bp_rows_layout;
+
+/* The first elements of row r in the input (*in) and the output (*out). */
+inline void bp_row_start(const bp_rows_layout *L, long r, long *in, long *out) {
+  *in = L->in_offset;
+  *out = L->out_offset;
+  for (int d = (int)L->row_rank - 1; d >= 0; --d) {
+    const long e = r % L->row_shape[d];
+    r /= L->row_shape[d];
+    *in += e * L->row_in[d];
+    *out += e * L->row_out[d];
+  }
+}
+
 /* How the two variants of an elementwise-shaped kernel find element i of
  * operand k: "<stem>_1d" with one stride per operand (any view that
  * collapses to one axis), "<stem>_nd" by walking up to 8 axes. A kernel

@@ -123,16 +123,17 @@ struct ClMatmulLayout {
 };
 static_assert(sizeof(ClMatmulLayout) == 37 * sizeof(cl_long), "ClMatmulLayout has padding");
 
-// Scans (CUMSUM): one work-item per row. The `row` axes (every axis but the
-// last) index the rows; each row is walked along the last axis, `len`
-// elements apart by in_step and out_step.
-struct ClScanLayout {
+// Rows along the last axis (CUMSUM, SOFTMAX, LOG_SOFTMAX; rows_layout() in
+// view.hpp fills it): the `row` axes (every axis but the last, extent 1
+// dropped) index the rows; each row is `len` elements, in_step and out_step
+// apart. bp_rows_layout in kernels/common.cl mirrors it field for field.
+struct ClRowsLayout {
   cl_long row_shape[BP_MAX_RANK - 1];
   cl_long row_in[BP_MAX_RANK - 1];
   cl_long row_out[BP_MAX_RANK - 1];
   cl_long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
 };
-static_assert(sizeof(ClScanLayout) == 28 * sizeof(cl_long), "ClScanLayout has padding");
+static_assert(sizeof(ClRowsLayout) == 28 * sizeof(cl_long), "ClRowsLayout has padding");
 
 // GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: the `indexed` tensor (gather's
 // data, scatter's output) of shape [s0..sk-1, r...], the `rows` tensor

@@ -17,21 +17,7 @@ std::string softmax_source() {
 
 void run_softmax(Device &device, const Device::Lock &lock, int32_t op, const View &in, const View &out) {
   if (out.numel == 0) return;
-  const int last = out.rank - 1;  // rank >= 1 (execute checked)
-  ClSoftmaxLayout L{};
-  for (int d = 0; d < last; ++d) {
-    if (out.shape[d] == 1) continue;  // its strides never matter
-    L.row_shape[L.row_rank] = out.shape[d];
-    L.row_in[L.row_rank] = in.strides[d];
-    L.row_out[L.row_rank] = out.strides[d];
-    ++L.row_rank;
-  }
-  L.in_offset = in.offset;
-  L.out_offset = out.offset;
-  L.len = out.shape[last];
-  L.n_rows = out.numel / L.len;
-  L.in_step = in.strides[last];
-  L.out_step = out.strides[last];
+  const ClRowsLayout L = rows_layout(in, out);  // rank >= 1 (execute checked)
   const Kernel &k = device.kernel(lock, Family::Softmax, in.dtype, kernel_stem(op));
   // Work-items per row: enough to share long rows, one for short ones; a
   // power of two for the tree, and only three sizes, since PoCL compiles a
