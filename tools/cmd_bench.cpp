@@ -36,7 +36,8 @@ const Figure kFigures[] = {
      bench::figure_training},
     {"allreduce", "bp_dist_all_reduce across 2 MPI ranks (4-256 MB) vs MPI_Allreduce called directly",
      bench::figure_allreduce},
-    {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy",
+    {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy; "
+               "opencl:0: conversions vs clEnqueueCopyBuffer, add vs float32",
      bench::figure_dtypes},
     {"softmax", "softmax and log_softmax (8192, 1024) on cpu:0 vs memcpy of the same bytes and libtorch",
      bench::figure_softmax},

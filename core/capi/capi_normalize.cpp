@@ -20,16 +20,6 @@ const View *optional_arg(const char *fn, bp_tensor h, const char *what) {
   return h == 0 ? nullptr : &tensor_arg(fn, h, what);
 }
 
-template <class Make>
-bp_status made(const char *fn, std::initializer_list<const char *> internal, bp_tensor *out, Make &&make) {
-  return guarded([&] {
-    as_function(fn, internal, [&] {
-      bp_tensor &o = require(out, fn, "out");
-      o = handles().insert(make());
-    });
-  });
-}
-
 // LAYER_NORM or RMS_NORM; the statistics' handles only for the pointers given.
 bp_status normalize(const char *fn, int32_t op, bp_tensor x, bp_tensor weight, bp_tensor bias, int32_t axes,
                     double eps, bp_tensor *out, bp_tensor *mean, bp_tensor *rstd) {

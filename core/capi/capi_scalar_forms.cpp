@@ -11,22 +11,6 @@
 
 using namespace bp::core;
 
-namespace {
-
-// Runs make() as the C function fn and hands its tensor to *out; the core's
-// messages then name fn.
-template <class Make>
-bp_status made(const char *fn, std::initializer_list<const char *> internal, bp_tensor *out, Make &&make) {
-  return guarded([&] {
-    as_function(fn, internal, [&] {
-      bp_tensor &o = require(out, fn, "out");
-      o = handles().insert(make());
-    });
-  });
-}
-
-}  // namespace
-
 extern "C" {
 
 bp_status bp_reduce_axes(int32_t op, bp_tensor a, const int32_t *axes, int32_t count, int32_t keepdims,

@@ -7,16 +7,12 @@
 // composite of 1.0's operators on a backend without it).
 #include "composites/attention.hpp"
 
-#ifndef BP_CORE_COMPOSITES
-#error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "composites/composites.hpp"
 #include "composites/dropout_mask.hpp"
 #include "dispatch/creation.hpp"
@@ -26,8 +22,6 @@
 #include "errors/names.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 

@@ -6,17 +6,13 @@
 // dispatch/operators.hpp), so the differentiable ones record.
 #include "composites/composites.hpp"
 
-#ifndef BP_CORE_COMPOSITES
-#error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "composites/normalization.hpp"
 #include "devices/registry.hpp"
 #include "dispatch/creation.hpp"
@@ -28,8 +24,6 @@
 #include "tensors/view_ops.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 

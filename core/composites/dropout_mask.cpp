@@ -1,16 +1,10 @@
 // Dropout's keep mask from the shared random stream (dropout_mask.hpp).
 #include "composites/dropout_mask.hpp"
 
-#ifndef BP_CORE_COMPOSITES
-#error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
-#endif
-
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "dispatch/creation.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 View dropout(const View &x, double p, uint64_t seed) {
   if (p == 0) return ag::contiguous(x);

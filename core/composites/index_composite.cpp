@@ -18,15 +18,13 @@
 #include <string>
 #include <utility>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "dispatch/creation.hpp"
 #include "errors/error.hpp"
 #include "errors/names.hpp"
 #include "tensors/view_ops.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 

@@ -6,16 +6,12 @@
 // each records its gradient.
 #include "composites/normalization.hpp"
 
-#ifndef BP_CORE_COMPOSITES
-#error "list this file in composite_sources (core/CMakeLists.txt): that keeps the raw operators out of it"
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "autograd/meta.hpp"
 #include "devices/registry.hpp"
 #include "loader/backend.hpp"
@@ -26,8 +22,6 @@
 #include "errors/names.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 

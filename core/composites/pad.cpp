@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "composites/spatial.hpp"
 #include "composites/take_along.hpp"
 #include "dispatch/creation.hpp"
@@ -20,8 +20,6 @@
 #include "errors/names.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 

@@ -12,15 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "composites/spatial.hpp"
 #include "dispatch/creation.hpp"
 #include "dispatch/function_errors.hpp"
 #include "errors/names.hpp"
 
 namespace bp::core {
-
-namespace ag = autograd;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "dispatch/creation.hpp"
 #include "dispatch/dtype_rules.hpp"
 #include "errors/error.hpp"

@@ -1,6 +1,6 @@
 #include "composites/take_along.hpp"
 
-#include "autograd/functions.hpp"
+#include "composites/recording.hpp"
 #include "dispatch/creation.hpp"
 
 namespace bp::core {
@@ -13,7 +13,7 @@ View take_along(const View &x, int32_t axis, const std::vector<int64_t> &index) 
   for (int32_t d = 0; d < x.rank; ++d) back[size_t(to_front[size_t(d)])] = d;
   const int64_t shape[2] = {int64_t(index.size()), 1};
   const View rows = from_host(x.device(), BP_INT64, 2, shape, index.data());
-  return autograd::permute(autograd::gather_nd(autograd::permute(x, to_front.data()), rows), back.data());
+  return ag::permute(ag::gather_nd(ag::permute(x, to_front.data()), rows), back.data());
 }
 
 }  // namespace bp::core

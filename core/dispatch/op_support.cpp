@@ -101,6 +101,32 @@ void axis_last_view(const View &v, int32_t axis, bp_plugin_tensor &t) {
   std::rotate(t.strides + axis, t.strides + axis + 1, t.strides + v.rank);
 }
 
+namespace {
+
+void row_view(const View &v, int32_t axis, bp_plugin_tensor &t) {
+  if (v.rank > 0) return axis_last_view(v, axis, t);
+  v.to_plugin(t);
+  t.rank = 1;
+  t.shape[0] = 1;
+  t.strides[0] = 1;
+}
+
+}  // namespace
+
+View run_along_last_axis(int32_t op, int32_t compute, int32_t result, const View &a, int32_t axis, const View *out,
+                         bool allow_identical) {
+  std::optional<View> converted;
+  const View &A = as_dtype(a, compute, converted);
+  View made = prepare_output(op, A.device(), result, A.rank, A.shape, out);
+  const View &target = out ? *out : made;
+  bp_plugin_tensor in, o;
+  row_view(A, axis, in);
+  row_view(target, axis, o);
+  if (out) check_overlap(op, target, o, {{&A, &in}}, allow_identical);
+  run(A.device(), op, compute, result, make_attrs(), &in, 1, o);
+  return made;
+}
+
 void broadcast_view(const View &v, int32_t rank, const int64_t *shape, bp_plugin_tensor &t) {
   t.buffer = v.storage ? v.storage->buffer() : nullptr;
   broadcast_geometry(v, rank, shape, t);

@@ -31,6 +31,14 @@ void broadcast_geometry(const View &v, int32_t rank, const int64_t *shape, bp_pl
 // SOFTMAX) get the caller's axis there, so every backend has one kernel shape.
 void axis_last_view(const View &v, int32_t axis, bp_plugin_tensor &t);
 
+// Runs `op` of such a family (SCAN, SOFTMAX): a converted to `compute`,
+// axis `axis` moved last in it and in the output of dtype `result` (*out,
+// when given; allow_identical as for check_overlap), a rank-0 view seen as
+// one row of one element. Returns the new view when it allocated, else an
+// empty one.
+View run_along_last_axis(int32_t op, int32_t compute, int32_t result, const View &a, int32_t axis, const View *out,
+                         bool allow_identical);
+
 // Checks a caller's output (dtype, shape) or allocates one on device.
 // Returns the new view when it allocated, else an empty view.
 View prepare_output(int32_t op, Device &device, int32_t dtype, int32_t rank, const int64_t *shape,

@@ -35,18 +35,7 @@ View scan(int32_t op, const View &a, int32_t axis, const View *out) {
     }
   }
   const BinaryTypes types = reduce_types(op, source->dtype);
-  View converted;
-  const View &A = source->dtype == types.compute
-                      ? *source
-                      : (converted = cast_view(*source, types.compute), converted);
-  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
-  const View &target = out ? *out : result;
-  bp_plugin_tensor in, o;
-  axis_last_view(A, ax, in);
-  axis_last_view(target, ax, o);
-  if (out) check_overlap(op, target, o, {{&A, &in}}, false);
-  run(A.device(), op, types.compute, types.result, make_attrs(), &in, 1, o);
-  return result;
+  return run_along_last_axis(op, types.compute, types.result, *source, ax, out, false);
 }
 
 }  // namespace bp::core::dispatch

@@ -31,20 +31,6 @@ bool softmax_implemented(int32_t op, const View &a) {
   return device.backend->supports(device.index, op, types.compute, types.result);
 }
 
-namespace {
-
-// v as the plugin sees it, axis last; a rank-0 view becomes one row of one
-// element.
-void row_view(const View &v, int32_t axis, bp_plugin_tensor &t) {
-  if (v.rank > 0) return axis_last_view(v, axis, t);
-  v.to_plugin(t);
-  t.rank = 1;
-  t.shape[0] = 1;
-  t.strides[0] = 1;
-}
-
-}  // namespace
-
 View softmax(int32_t op, const View &a, int32_t axis, const View *out) {
   if (!is_family(op, BP_OP_FAMILY_SOFTMAX))
     fail(BP_ERR_INVALID_ARGUMENT,
@@ -53,16 +39,7 @@ View softmax(int32_t op, const View &a, int32_t axis, const View *out) {
   const int32_t ax = softmax_axis(op, axis, a.rank);
   // Integers and bool compute in float64, as for EXP (vocabulary.h's dtype set).
   const BinaryTypes types = unary_types(op, a.dtype);
-  std::optional<View> converted;
-  const View &A = as_dtype(a, types.compute, converted);
-  View result = prepare_output(op, A.device(), types.result, A.rank, A.shape, out);
-  const View &target = out ? *out : result;
-  bp_plugin_tensor in, o;
-  row_view(A, ax, in);
-  row_view(target, ax, o);
-  if (out) check_overlap(op, target, o, {{&A, &in}}, true);
-  run(A.device(), op, types.compute, types.result, make_attrs(), &in, 1, o);
-  return result;
+  return run_along_last_axis(op, types.compute, types.result, a, ax, out, true);
 }
 
 }  // namespace bp::core::dispatch

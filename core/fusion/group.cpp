@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 
+#include "backplane/sdk/fused.h"
 #include "devices/registry.hpp"
 #include "dispatch/op_support.hpp"
 #include "errors/error.hpp"
@@ -98,13 +99,32 @@ View Group::append(int32_t op, int32_t dtype, int32_t out_dtype, const bp_op_att
   return out;
 }
 
-std::vector<bool> Group::live(const std::vector<bool> &needed) const {
-  std::vector<bool> live = needed;
-  for (size_t k = instrs_.size(); k-- > 0;)
-    if (live[k])
-      for (int32_t j = 0; j < instrs_[k].arity; ++j)
-        if (instrs_[k].refs[j] >= 0) live[size_t(instrs_[k].refs[j])] = true;
-  return live;
+Group::Program Group::program(const std::vector<bool> &needed) const {
+  Program p;
+  p.n_inputs = int32_t(inputs_.size());
+  for (size_t k = 0; k < instrs_.size(); ++k) {
+    const Instr &in = instrs_[k];
+    bp_fused_instr c{};
+    c.op = in.op;
+    c.dtype = in.dtype;
+    c.out_dtype = in.out_dtype;
+    c.scalar_mode = in.scalar_mode;
+    c.scalar = in.scalar;
+    for (int32_t j = 0; j < 3; ++j)
+      c.args[j] = j >= in.arity ? -1 : in.refs[j] >= 0 ? p.n_inputs + in.refs[j] : -1 - in.refs[j];
+    p.code.push_back(c);
+    if (needed[k]) p.output_values.push_back(p.n_inputs + int32_t(k));
+  }
+  bp_fused_program whole{};
+  whole.struct_size = sizeof whole;
+  whole.n_inputs = p.n_inputs;
+  whole.n_instrs = int32_t(p.code.size());
+  whole.n_outputs = int32_t(p.output_values.size());
+  whole.instrs = p.code.data();
+  whole.output_values = p.output_values.data();
+  p.live.resize(size_t(whole.n_inputs + whole.n_instrs));
+  bp_sdk_fused_live(&whole, p.live.data());
+  return p;
 }
 
 void Group::plugin_view(const View &v, bp_plugin_tensor &t) const {
@@ -129,51 +149,48 @@ std::string Group::op_list() const {
   return list;
 }
 
-bool Group::execute(const std::vector<bool> &needed, const std::vector<bool> &live, std::string &why_not) {
+bool Group::execute(const std::vector<bool> &needed, const Program &program, std::string &why_not) {
   Backend &b = *device_->backend;
   const auto execute_fused = b.optional(&bp_plugin_api::execute_fused);
   if (!execute_fused) {
     why_not = "backend " + b.name() + " has no execute_fused";
-    run_op_by_op(needed, live);
+    run_op_by_op(needed, program);
     return false;
   }
-  if (std::count(live.begin(), live.end(), true) == 1) {
+  size_t computed = 0;
+  for (size_t k = 0; k < instrs_.size(); ++k) computed += program.instr_live(k);
+  if (computed == 1) {
     // Nothing to fuse: the backend's own kernel for the operator is at
     // least as fast as a program of one instruction.
     why_not = "one operator, nothing to fuse";
-    run_op_by_op(needed, live);
+    run_op_by_op(needed, program);
     return false;
   }
-  // Values as bp_fused_program numbers them: the inputs the live
-  // instructions read, then the live instructions.
-  std::vector<int32_t> input_value(inputs_.size(), -1), instr_value(instrs_.size(), -1);
+  // The program the backend gets holds the live values alone, renumbered:
+  // the inputs in the order the live instructions first read them, then
+  // the live instructions.
+  std::vector<int32_t> value(program.live.size(), -1);
   std::vector<bp_plugin_tensor> inputs, outputs;
   for (size_t k = 0; k < instrs_.size(); ++k)
-    for (int32_t j = 0; live[k] && j < instrs_[k].arity; ++j)
-      if (const int32_t r = instrs_[k].refs[j]; r < 0 && input_value[size_t(-1 - r)] < 0) {
-        input_value[size_t(-1 - r)] = int32_t(inputs.size());
+    for (int32_t j = 0; program.instr_live(k) && j < 3; ++j)
+      if (const int32_t a = program.code[k].args[j]; a >= 0 && a < program.n_inputs && value[size_t(a)] < 0) {
+        value[size_t(a)] = int32_t(inputs.size());
         inputs.emplace_back();
-        plugin_view(inputs_[size_t(-1 - r)], inputs.back());
+        plugin_view(inputs_[size_t(a)], inputs.back());
       }
   std::vector<bp_fused_instr> code;
   std::vector<int32_t> output_values;
   for (size_t k = 0; k < instrs_.size(); ++k) {
-    if (!live[k]) continue;
-    const Instr &in = instrs_[k];
-    bp_fused_instr c{};
-    c.op = in.op;
-    c.dtype = in.dtype;
-    c.out_dtype = in.out_dtype;
-    c.scalar_mode = in.scalar_mode;
-    c.scalar = in.scalar;
-    for (int32_t j = 0; j < 3; ++j)
-      c.args[j] = j >= in.arity ? -1 : in.refs[j] >= 0 ? instr_value[size_t(in.refs[j])] : input_value[size_t(-1 - in.refs[j])];
-    instr_value[k] = int32_t(inputs.size() + code.size());
+    if (!program.instr_live(k)) continue;
+    bp_fused_instr c = program.code[k];
+    for (int32_t &a : c.args)
+      if (a >= 0) a = value[size_t(a)];
+    value[size_t(program.n_inputs) + k] = int32_t(inputs.size() + code.size());
     code.push_back(c);
     if (needed[k]) {
       outputs.emplace_back();
-      result_view(in, outputs.back());
-      output_values.push_back(instr_value[k]);
+      result_view(instrs_[k], outputs.back());
+      output_values.push_back(value[size_t(program.n_inputs) + k]);
     }
   }
   bp_fused_program p{};
@@ -194,7 +211,7 @@ bool Group::execute(const std::vector<bool> &needed, const std::vector<bool> &li
   }
   if (s == BP_ERR_UNSUPPORTED) {
     why_not = "backend " + b.name() + " declined the program: " + f.message;
-    run_op_by_op(needed, live);
+    run_op_by_op(needed, program);
     return false;
   }
   if (s != BP_OK) fail(f.status, "backend " + b.name() + ": execute_fused failed (" + f.code + "): " + f.message);
@@ -202,11 +219,11 @@ bool Group::execute(const std::vector<bool> &needed, const std::vector<bool> &li
   return true;
 }
 
-void Group::run_op_by_op(const std::vector<bool> &needed, const std::vector<bool> &live) {
+void Group::run_op_by_op(const std::vector<bool> &needed, const Program &program) {
   for (size_t k = 0; k < instrs_.size(); ++k)
-    if (live[k] && !needed[k]) instrs_[k].result->allocate_memory();
+    if (program.instr_live(k) && !needed[k]) instrs_[k].result->allocate_memory();
   for (size_t k = 0; k < instrs_.size(); ++k) {
-    if (!live[k]) continue;
+    if (!program.instr_live(k)) continue;
     const Instr &in = instrs_[k];
     bp_plugin_tensor operands[3], out;
     for (int32_t j = 0; j < in.arity; ++j) {
@@ -221,10 +238,11 @@ void Group::run_op_by_op(const std::vector<bool> &needed, const std::vector<bool
   }
 }
 
-void Group::trace(const std::vector<bool> &needed, const std::vector<bool> &live, bool fused,
+void Group::trace(const std::vector<bool> &needed, const Program &program, bool fused,
                   const std::string &why_not) const {
   const auto written = std::count(needed.begin(), needed.end(), true);
-  const auto computed = std::count(live.begin(), live.end(), true);
+  long computed = 0;
+  for (size_t k = 0; k < instrs_.size(); ++k) computed += program.instr_live(k);
   // Op by op, every computed result was allocated (the ones nobody holds only
   // for the run).
   const auto materialised = fused ? written : computed;
@@ -244,14 +262,14 @@ void Group::trace(const std::vector<bool> &needed, const std::vector<bool> &live
 void Group::run(Group *failed_marker) {
   std::vector<bool> needed(instrs_.size());
   for (size_t k = 0; k < instrs_.size(); ++k) needed[k] = instrs_[k].result->use_count() > 1;
-  const std::vector<bool> lv = live(needed);
+  const Program whole = program(needed);
   bool fused = false;
   std::string why_not;
   try {
     if (std::find(needed.begin(), needed.end(), true) != needed.end()) {
       for (size_t k = 0; k < instrs_.size(); ++k)
         if (needed[k]) instrs_[k].result->allocate_memory();
-      fused = execute(needed, lv, why_not);
+      fused = execute(needed, whole, why_not);
     }
   } catch (...) {
     std::shared_ptr<Error> error;
@@ -277,7 +295,7 @@ void Group::run(Group *failed_marker) {
   }
   for (size_t k = 0; k < instrs_.size(); ++k)
     if (needed[k]) instrs_[k].result->set_pending(nullptr);
-  if (trace::on()) trace(needed, lv, fused, why_not);
+  if (trace::on()) trace(needed, whole, fused, why_not);
 }
 
 }  // namespace bp::core::fusion

@@ -3,6 +3,7 @@
 // it. Used under the device's fusion lock only (fusion.cpp).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -52,20 +53,31 @@ class Group {
     StorageRef result;
   };
   enum : int32_t { kUnusable = INT32_MIN, kNewInput = INT32_MIN + 1 };
+  // The whole group as a bp_fused_program numbers its values (input i is
+  // value i, instruction k is value n_inputs + k), its outputs the results
+  // someone holds, and which values are computed: the SDK's liveness
+  // (backplane/sdk/fused.h), the one every backend applies to the programs
+  // it is given.
+  struct Program {
+    int32_t n_inputs = 0;
+    std::vector<bp_fused_instr> code;
+    std::vector<int32_t> output_values;
+    std::vector<uint8_t> live;  // per value
+    bool instr_live(size_t k) const { return live[size_t(n_inputs) + k] != 0; }
+  };
 
   int32_t operand(const View &v) const;
   bool whole(const View &v) const;
   int32_t held_results() const;
   std::string op_list() const;
-  // The instructions whose results are needed, directly or as operands.
-  std::vector<bool> live(const std::vector<bool> &needed) const;
+  // The group's program, `needed` saying which results are its outputs.
+  Program program(const std::vector<bool> &needed) const;
   // Runs the live instructions; true when the backend ran them as one program.
-  bool execute(const std::vector<bool> &needed, const std::vector<bool> &live, std::string &why_not);
-  void run_op_by_op(const std::vector<bool> &needed, const std::vector<bool> &live);
+  bool execute(const std::vector<bool> &needed, const Program &program, std::string &why_not);
+  void run_op_by_op(const std::vector<bool> &needed, const Program &program);
   void plugin_view(const View &v, bp_plugin_tensor &t) const;
   void result_view(const Instr &in, bp_plugin_tensor &t) const;
-  void trace(const std::vector<bool> &needed, const std::vector<bool> &live, bool fused,
-             const std::string &why_not) const;
+  void trace(const std::vector<bool> &needed, const Program &program, bool fused, const std::string &why_not) const;
 
   Device *device_;
   int32_t rank_;

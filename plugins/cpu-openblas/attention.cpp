@@ -33,6 +33,7 @@
 #include "kernels.hpp"
 #include "layout.hpp"
 #include "parallel.hpp"
+#include "simd_exp.hpp"
 #include "small_types.hpp"
 
 namespace cpu_backend {
@@ -106,33 +107,12 @@ BP_AVX2_FMA void half_block_avx2(int64_t depth, const float *a, int64_t lda, con
   }
 }
 
-// exp on 8 lanes (Cephes' expf: x = n ln 2 + r, a degree-6 polynomial for
-// exp(r), 2^n from the exponent bits), within 2 float32 ulp; 0 below
-// log(FLT_MIN) and for -inf, NaN for NaN (the polynomial carries it).
-BP_AVX2_FMA inline __m256 exp_avx2(__m256 x) {
-  const __m256 underflow = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33654f), _CMP_LT_OQ);
-  x = _mm256_max_ps(_mm256_set1_ps(-87.33654f), x);  // NaN passes (second operand)
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
-  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_andnot_ps(underflow, _mm256_mul_ps(y, _mm256_castsi256_ps(bits)));
-}
-
 BP_AVX2_FMA float exp_row_avx2(float *s, int64_t n, float shift) {
   const __m256 m = _mm256_set1_ps(shift);
   __m256 sum = _mm256_setzero_ps();
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    const __m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), m));
+    const __m256 e = simd_exp::exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), m));
     _mm256_storeu_ps(s + j, e);
     sum = _mm256_add_ps(sum, e);
   }
@@ -142,7 +122,7 @@ BP_AVX2_FMA float exp_row_avx2(float *s, int64_t n, float shift) {
   if (j < n) {  // the tail through one more (padded) vector
     alignas(32) float tail[8];
     for (int64_t t = 0; t < 8; ++t) tail[t] = j + t < n ? s[j + t] - shift : -INFINITY;
-    _mm256_store_ps(tail, exp_avx2(_mm256_load_ps(tail)));
+    _mm256_store_ps(tail, simd_exp::exp_avx2(_mm256_load_ps(tail)));
     for (int64_t t = 0; j + t < n; ++t) total += s[j + t] = tail[t];
   }
   return total;
@@ -196,32 +176,12 @@ BP_AVX512 void block_avx512(int64_t depth, const float *a, int64_t lda, const fl
   }
 }
 
-// exp_avx2 on 16 lanes: the same reduction and polynomial, so both paths
-// give the same values.
-BP_AVX512 inline __m512 exp_avx512(__m512 x) {
-  const __mmask16 underflow = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_LT_OQ);
-  x = _mm512_max_ps(_mm512_set1_ps(-87.33654f), x);  // NaN passes (second operand)
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
-  const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
-  return _mm512_maskz_mul_ps(static_cast<__mmask16>(~underflow), y, _mm512_castsi512_ps(bits));
-}
-
 BP_AVX512 float exp_row_avx512(float *s, int64_t n, float shift) {
   const __m512 m = _mm512_set1_ps(shift);
   __m512 sum = _mm512_setzero_ps();
   for (int64_t j = 0; j < n; j += 16) {
     const __mmask16 lanes = n - j >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - j)) - 1);
-    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, s + j), m));
+    const __m512 e = simd_exp::exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, s + j), m));
     _mm512_mask_storeu_ps(s + j, lanes, e);
     sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(lanes, e));
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backplane/half.h"
+#include "backplane/sdk/coalesce.h"
 #include "backplane/sdk/conv.h"
 #include "conv_gemm.hpp"
 #ifdef BP_CPU_HAVE_ONEDNN
@@ -23,15 +24,6 @@ int64_t numel_of(const bp_plugin_tensor &t) {
   int64_t n = 1;
   for (int32_t d = 0; d < t.rank; ++d) n *= t.shape[d];
   return n;
-}
-
-bool is_dense(const bp_plugin_tensor &t) {
-  int64_t stride = 1;
-  for (int32_t d = t.rank - 1; d >= 0; --d) {
-    if (t.shape[d] > 1 && t.strides[d] != stride) return false;
-    stride *= t.shape[d];
-  }
-  return true;
 }
 
 char *base_of(const bp_plugin_tensor &t) { return t.buffer ? t.buffer->data() + t.offset : nullptr; }
@@ -122,7 +114,8 @@ void scatter(ThreadPool &pool, const T *src, const bp_plugin_tensor &t) {
 template <class T>
 const T *dense_input(ThreadPool &pool, const bp_plugin_tensor *t, std::vector<T> &copy) {
   if (!t) return nullptr;
-  if (t->dtype == dtype_of<T>() && is_dense(*t)) return reinterpret_cast<const T *>(base_of(*t));
+  if (t->dtype == dtype_of<T>() && bp_sdk_is_dense(t->rank, t->shape, t->strides))
+    return reinterpret_cast<const T *>(base_of(*t));
   copy.resize(size_t(numel_of(*t)));
   gather(pool, *t, copy.data());
   return copy.data();
@@ -136,7 +129,7 @@ struct DenseOutput {
   std::vector<T> temp;
   T *data;
   DenseOutput(const bp_plugin_tensor &t_, bool direct_ok = true) : t(t_) {
-    if (direct_ok && t.dtype == dtype_of<T>() && is_dense(t)) {
+    if (direct_ok && t.dtype == dtype_of<T>() && bp_sdk_is_dense(t.rank, t.shape, t.strides)) {
       data = reinterpret_cast<T *>(base_of(t));
     } else {
       temp.resize(size_t(numel_of(t)));

@@ -60,36 +60,52 @@ void valid_range(int64_t count, int64_t s, int64_t start, int64_t extent, int64_
   hi = std::max(hi, lo);
 }
 
+// Kernel tap `tap`'s walk over the output rows (every output position but
+// the last axis), in order: row(input, span) with the offset of the input
+// row it reads, -1 when that row is in the padding. Along the last axis,
+// outputs [span.lo, span.hi) read inside the input, output o at
+// span.start + o * stride.
+struct TapSpan {
+  int64_t start, lo, hi;
+};
+template <class Row>
+void walk_tap(const bp_sdk_conv &g, int64_t tap, Row &&row) {
+  const int64_t k2 = tap % g.kernel[2], k1 = tap / g.kernel[2] % g.kernel[1], k0 = tap / (g.kernel[1] * g.kernel[2]);
+  TapSpan span;
+  span.start = k2 * g.dilation[2] - g.pad_begin[2];
+  valid_range(g.out[2], g.stride[2], span.start, g.in[2], span.lo, span.hi);
+  for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
+    const int64_t p0 = o0 * g.stride[0] - g.pad_begin[0] + k0 * g.dilation[0];
+    for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+      const int64_t p1 = o1 * g.stride[1] - g.pad_begin[1] + k1 * g.dilation[1];
+      const bool inside = p0 >= 0 && p0 < g.in[0] && p1 >= 0 && p1 < g.in[1];
+      row(inside ? (p0 * g.in[1] + p1) * g.in[2] : int64_t(-1), span);
+    }
+  }
+}
+
 // col [in_group * taps, out] of one batch item and group: row (c, tap)
 // holds x[c] at every output position's window tap, 0 in the padding.
 template <class T>
 void im2col(ThreadPool &pool, const bp_sdk_conv &g, const Flat &f, const T *x, T *col) {
   parallel_for(pool, f.in_group * f.taps, f.out, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
-      const int64_t c = row / f.taps, tap = row % f.taps;
-      const int64_t k2 = tap % g.kernel[2], k1 = tap / g.kernel[2] % g.kernel[1], k0 = tap / (g.kernel[1] * g.kernel[2]);
-      const T *xc = x + c * f.in;
+      const T *xc = x + row / f.taps * f.in;
       T *dst = col + row * f.out;
-      const int64_t start2 = k2 * g.dilation[2] - g.pad_begin[2];
-      int64_t lo2, hi2;
-      valid_range(g.out[2], g.stride[2], start2, g.in[2], lo2, hi2);
-      for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
-        const int64_t p0 = o0 * g.stride[0] - g.pad_begin[0] + k0 * g.dilation[0];
-        for (int64_t o1 = 0; o1 < g.out[1]; ++o1, dst += g.out[2]) {
-          const int64_t p1 = o1 * g.stride[1] - g.pad_begin[1] + k1 * g.dilation[1];
-          if (p0 < 0 || p0 >= g.in[0] || p1 < 0 || p1 >= g.in[1]) {
-            std::fill(dst, dst + g.out[2], T(0));
-            continue;
-          }
-          const T *src = xc + (p0 * g.in[1] + p1) * g.in[2];
-          std::fill(dst, dst + lo2, T(0));
+      walk_tap(g, row % f.taps, [&](int64_t input, const TapSpan &span) {
+        if (input < 0) {
+          std::fill(dst, dst + g.out[2], T(0));
+        } else {
+          const T *src = xc + input;
+          std::fill(dst, dst + span.lo, T(0));
           if (g.stride[2] == 1)
-            std::copy(src + (start2 + lo2), src + (start2 + hi2), dst + lo2);
+            std::copy(src + (span.start + span.lo), src + (span.start + span.hi), dst + span.lo);
           else
-            for (int64_t o2 = lo2; o2 < hi2; ++o2) dst[o2] = src[start2 + o2 * g.stride[2]];
-          std::fill(dst + hi2, dst + g.out[2], T(0));
+            for (int64_t o2 = span.lo; o2 < span.hi; ++o2) dst[o2] = src[span.start + o2 * g.stride[2]];
+          std::fill(dst + span.hi, dst + g.out[2], T(0));
         }
-      }
+        dst += g.out[2];
+      });
     }
   });
 }
@@ -104,20 +120,14 @@ void col2im(ThreadPool &pool, const bp_sdk_conv &g, const Flat &f, const T *col,
       T *dxc = dx + c * f.in;
       std::fill(dxc, dxc + f.in, bias ? bias[c] : T(0));
       for (int64_t tap = 0; tap < f.taps; ++tap) {
-        const int64_t k2 = tap % g.kernel[2], k1 = tap / g.kernel[2] % g.kernel[1], k0 = tap / (g.kernel[1] * g.kernel[2]);
         const T *src = col + (c * f.taps + tap) * f.out;
-        const int64_t start2 = k2 * g.dilation[2] - g.pad_begin[2];
-        int64_t lo2, hi2;
-        valid_range(g.out[2], g.stride[2], start2, g.in[2], lo2, hi2);
-        for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
-          const int64_t p0 = o0 * g.stride[0] - g.pad_begin[0] + k0 * g.dilation[0];
-          for (int64_t o1 = 0; o1 < g.out[1]; ++o1, src += g.out[2]) {
-            const int64_t p1 = o1 * g.stride[1] - g.pad_begin[1] + k1 * g.dilation[1];
-            if (p0 < 0 || p0 >= g.in[0] || p1 < 0 || p1 >= g.in[1]) continue;
-            T *dst = dxc + (p0 * g.in[1] + p1) * g.in[2];
-            for (int64_t o2 = lo2; o2 < hi2; ++o2) dst[start2 + o2 * g.stride[2]] += src[o2];
+        walk_tap(g, tap, [&](int64_t input, const TapSpan &span) {
+          if (input >= 0) {
+            T *dst = dxc + input;
+            for (int64_t o2 = span.lo; o2 < span.hi; ++o2) dst[span.start + o2 * g.stride[2]] += src[o2];
           }
-        }
+          src += g.out[2];
+        });
       }
     }
   });

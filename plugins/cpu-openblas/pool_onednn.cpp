@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 
+#include "backplane/sdk/coalesce.h"
 #include "backplane/sdk/window.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "parallel.hpp"
@@ -121,15 +122,6 @@ Primitives primitives_for(const Key &key, bool include_pad) {
   return made;
 }
 
-bool dense(const View &v) {
-  int64_t stride = 1;
-  for (int32_t d = v.rank - 1; d >= 0; --d) {
-    if (v.shape[d] > 1 && v.strides[d] != stride) return false;
-    stride *= v.shape[d];
-  }
-  return true;
-}
-
 // The block key of `full` (x or dx) and `pooled` (y or dy) under w, or false
 // when oneDNN's answer would not be plugin.h's: dilation, a window over
 // padding alone, or padding counted past pad_end.
@@ -228,7 +220,9 @@ int64_t spatial_numel(const View &v) {
 bool onednn_pool(ThreadPool &pool, int32_t op, const bp_window_params &w, const View &x, const View &y) {
   const bool max = op == BP_OP_MAX_POOL;
   Key key;
-  if (x.dtype != BP_FLOAT32 || !dense(x) || !dense(y) || !key_of(max, false, w, x, y, key)) return false;
+  if (x.dtype != BP_FLOAT32 || !bp_sdk_is_dense(x.rank, x.shape, x.strides) ||
+      !bp_sdk_is_dense(y.rank, y.shape, y.strides) || !key_of(max, false, w, x, y, key))
+    return false;
   if (max && any_nan(pool, x.data<float>(), x.numel)) return false;
   const int64_t taps = [&] {
     int64_t t = 1;
@@ -241,7 +235,9 @@ bool onednn_pool(ThreadPool &pool, int32_t op, const bp_window_params &w, const 
 
 bool onednn_avg_pool_grad(ThreadPool &pool, const bp_window_params &w, const View &dy, const View &dx) {
   Key key;
-  if (dy.dtype != BP_FLOAT32 || !dense(dy) || !dense(dx) || !key_of(false, true, w, dx, dy, key)) return false;
+  if (dy.dtype != BP_FLOAT32 || !bp_sdk_is_dense(dy.rank, dy.shape, dy.strides) ||
+      !bp_sdk_is_dense(dx.rank, dx.shape, dx.strides) || !key_of(false, true, w, dx, dy, key))
+    return false;
   return run_blocks(pool, key, (w.flags & BP_WINDOW_COUNT_INCLUDE_PAD) != 0, dy.data<float>(), dx.data<float>(),
                     spatial_numel(dy), spatial_numel(dx), dx.shape[0] * dx.shape[1], spatial_numel(dx) * 4);
 }

@@ -1,5 +1,5 @@
-// The tables of softmax_rows.hpp. float32's vector exponential is written
-// here, inline in the row loop: Cephes' expf (2^n times a degree-6
+// The tables of softmax_rows.hpp. float32's vector exponential is
+// simd_exp.hpp's, inline in the row loop: Cephes' expf (2^n times a degree-6
 // polynomial of the remainder, within 1 ulp of exp over the arguments a
 // softmax takes, x - m <= 0), because glibc's libmvec, whose variants
 // float64 rows call (_ZGVdN4v_exp, _ZGVeN8v_exp: within 4 ulp, part of
@@ -19,6 +19,8 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define BP_CPU_SOFTMAX_X86 1
+
+#include "simd_exp.hpp"
 #endif
 
 namespace cpu_backend {
@@ -60,36 +62,6 @@ namespace {
 
 #define BP_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
 
-// Cephes' expf: exp(x) = 2^n p(r) with n = round(x log2(e)) and r = x - n
-// ln(2), ln(2) in two parts (C1 exact in few bits, so n C1 is exact), p the
-// degree-6 minimax polynomial of e^r on [-ln(2)/2, ln(2)/2].
-constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                               4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
-// Below this exp is 0 in float32 (and 2^n in range for the scaling below).
-constexpr float kExpLowest = -150.0f;
-
-// 2^k for integer lanes -126 <= k <= 127: the exponent bits.
-BP_AVX2 __m256 pow2_avx2(__m256i k) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
-}
-
-// expf of 8 lanes, each x <= 0 or NaN (a softmax's x - m). max(lowest, x)
-// keeps a NaN (maxps returns its second operand then); 2^n is applied as
-// two normal factors, so a result below 2^-126 rounds once into the
-// subnormals as exp's would.
-BP_AVX2 __m256 exp_avx2(__m256 x) {
-  x = _mm256_max_ps(_mm256_set1_ps(kExpLowest), x);
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
-  __m256 p = _mm256_set1_ps(kExpPoly[0]);
-  for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpPoly[i]));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i k = _mm256_cvtps_epi32(n), half = _mm256_srai_epi32(k, 1);
-  return _mm256_mul_ps(_mm256_mul_ps(p, pow2_avx2(half)), pow2_avx2(_mm256_sub_epi32(k, half)));
-}
-
 // The AVX2 masks of the first k lanes (k < lanes), as maskload/maskstore take them.
 BP_AVX2 __m256i first_lanes_32(int64_t k) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(k)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -116,7 +88,7 @@ struct F32x8 {
   BP_AVX2 static R add(R a, R b) { return _mm256_add_ps(a, b); }
   BP_AVX2 static R sub(R a, R b) { return _mm256_sub_ps(a, b); }
   BP_AVX2 static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
-  BP_AVX2 static R exp(R a) { return exp_avx2(a); }
+  BP_AVX2 static R exp(R a) { return simd_exp::exp_avx2(a); }
   BP_AVX2 static T hmax(R v) {
     __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     a = _mm_max_ps(a, _mm_movehl_ps(a, a));
@@ -164,19 +136,6 @@ struct F64x4 {
 
 #define BP_AVX512 __attribute__((target("avx512f"), always_inline)) inline
 
-// exp_avx2's expf on 16 lanes; scalef applies 2^n with one rounding, into
-// the subnormals too.
-BP_AVX512 __m512 exp_avx512(__m512 x) {
-  x = _mm512_max_ps(_mm512_set1_ps(kExpLowest), x);
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
-  __m512 p = _mm512_set1_ps(kExpPoly[0]);
-  for (int i = 1; i < 6; ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpPoly[i]));
-  p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_scalef_ps(p, n);
-}
-
 struct F32x16 {
   using T = float;
   using R = __m512;
@@ -193,7 +152,7 @@ struct F32x16 {
   BP_AVX512 static R add(R a, R b) { return _mm512_add_ps(a, b); }
   BP_AVX512 static R sub(R a, R b) { return _mm512_sub_ps(a, b); }
   BP_AVX512 static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
-  BP_AVX512 static R exp(R a) { return exp_avx512(a); }
+  BP_AVX512 static R exp(R a) { return simd_exp::exp_avx512(a); }
   BP_AVX512 static T hmax(R v) { return _mm512_reduce_max_ps(v); }
   BP_AVX512 static T hsum(R v) { return _mm512_reduce_add_ps(v); }
 };

@@ -16,6 +16,7 @@
 #include <climits>
 #include <vector>
 
+#include "backplane/sdk/coalesce.h"
 #include "backplane/sdk/conv.h"
 #include "dense_copy.hpp"
 #include "device_registry.hpp"
@@ -61,15 +62,6 @@ using FilterDesc = Descriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescript
 using ConvDesc = Descriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor,
                             cudnnDestroyConvolutionDescriptor>;
 
-bool is_dense(const View &v) {
-  int64_t stride = 1;
-  for (int32_t d = v.rank - 1; d >= 0; --d) {
-    if (v.shape[d] > 1 && v.strides[d] != stride) return false;
-    stride *= v.shape[d];
-  }
-  return true;
-}
-
 int narrow(const Device &device, int64_t v) {
   if (v > INT_MAX) fail(BP_ERR_UNSUPPORTED, "cuda: a convolution extent of %lld exceeds cuDNN's int", (long long)v);
   (void)device;
@@ -105,7 +97,7 @@ struct Dense {
     int64_t shape[BP_MAX_RANK] = {v.shape[0], v.rank > 1 ? v.shape[1] : 1};
     bool padded = false;
     for (int32_t d = 2; d < v.rank; ++d) shape[d] = ext ? ext[d - 2] : v.shape[d], padded |= shape[d] != v.shape[d];
-    own = padded || v.dtype != compute || !is_dense(v);
+    own = padded || v.dtype != compute || !bp_sdk_is_dense(v.rank, v.shape, v.strides);
     if (!own) {
       data = v.base;
       return;

@@ -32,8 +32,24 @@ static void at(const bp_sdk_conv *g, int64_t a, int64_t b, const int64_t *spatia
   for (i = 0; i < g->rank; ++i) index[2 + i] = spatial[i];
 }
 
-static double value(const bp_plugin_tensor *t, const int64_t *index) {
+/* Element [a, b, spatial...] of t, as a double. */
+static double value(const bp_sdk_conv *g, const bp_plugin_tensor *t, int64_t a, int64_t b, const int64_t *spatial) {
+  int64_t index[BP_MAX_RANK];
+  at(g, a, b, spatial, index);
   return ref_to_f64(ref_get(t, index), t->dtype);
+}
+
+/* Element [a, b, spatial...] of t set to the sum, rounded once. */
+static void store(const bp_sdk_conv *g, const bp_plugin_tensor *t, int64_t a, int64_t b, const int64_t *spatial,
+                  const ref_sum *total) {
+  int64_t index[BP_MAX_RANK];
+  at(g, a, b, spatial, index);
+  ref_set(t, index, ref_from_f64(ref_sum_result(total), t->dtype));
+}
+
+/* The bias of channel c, the sum's first term, when there is one. */
+static void add_bias(const bp_sdk_conv *g, int64_t c, ref_sum *total) {
+  if (g->bias) ref_sum_add(total, ref_to_f64(ref_get(g->bias, &c), g->bias->dtype));
 }
 
 /* Steps the multi-index i over extents e (rank r); 0 once it wrapped. */
@@ -48,7 +64,7 @@ static int next(int64_t *i, const int64_t *e, int32_t r) {
 
 static void conv_forward(const bp_sdk_conv *g) {
   const int64_t in_group = g->c_in / g->groups, out_group = g->c_out / g->groups;
-  int64_t n, co, c, o[R] = {0}, k[R], p[R], index[BP_MAX_RANK];
+  int64_t n, co, c, o[R] = {0}, k[R], p[R];
   for (n = 0; n < g->n; ++n)
     for (co = 0; co < g->c_out; ++co) {
       const int64_t first = co / out_group * in_group;
@@ -56,24 +72,15 @@ static void conv_forward(const bp_sdk_conv *g) {
       do {
         ref_sum total;
         ref_sum_start(&total);
-        if (g->bias) {
-          const int64_t b = co;
-          ref_sum_add(&total, value(g->bias, &b));
-        }
+        add_bias(g, co, &total);
         for (c = 0; c < in_group; ++c) {
           memset(k, 0, sizeof k);
-          do {
-            double xv, wv;
-            if (!window_position(g, o, k, p)) continue;
-            at(g, n, first + c, p, index);
-            xv = value(g->x, index);
-            at(g, co, c, k, index);
-            wv = value(g->w, index);
-            ref_sum_add(&total, xv * wv);
-          } while (next(k, g->kernel, g->rank));
+          do
+            if (window_position(g, o, k, p))
+              ref_sum_add(&total, value(g, g->x, n, first + c, p) * value(g, g->w, co, c, k));
+          while (next(k, g->kernel, g->rank));
         }
-        at(g, n, co, o, index);
-        ref_set(g->y, index, ref_from_f64(ref_sum_result(&total), g->y->dtype));
+        store(g, g->y, n, co, o, &total);
       } while (next(o, g->out, g->rank));
     }
 }
@@ -93,7 +100,7 @@ static int source_position(const bp_sdk_conv *g, const int64_t *p, const int64_t
 
 static void conv_transpose(const bp_sdk_conv *g) {
   const int64_t in_group = g->c_in / g->groups, out_group = g->c_out / g->groups;
-  int64_t n, c, co, p[R] = {0}, k[R], o[R], index[BP_MAX_RANK];
+  int64_t n, c, co, p[R] = {0}, k[R], o[R];
   for (n = 0; n < g->n; ++n)
     for (c = 0; c < g->c_in; ++c) {
       const int64_t group = c / in_group, local = c - group * in_group;
@@ -101,28 +108,22 @@ static void conv_transpose(const bp_sdk_conv *g) {
       do {
         ref_sum total;
         ref_sum_start(&total);
-        if (g->bias) ref_sum_add(&total, value(g->bias, &c));
+        add_bias(g, c, &total);
         for (co = group * out_group; co < (group + 1) * out_group; ++co) {
           memset(k, 0, sizeof k);
-          do {
-            double yv, wv;
-            if (!source_position(g, p, k, o)) continue;
-            at(g, n, co, o, index);
-            yv = value(g->y, index);
-            at(g, co, local, k, index);
-            wv = value(g->w, index);
-            ref_sum_add(&total, yv * wv);
-          } while (next(k, g->kernel, g->rank));
+          do
+            if (source_position(g, p, k, o))
+              ref_sum_add(&total, value(g, g->y, n, co, o) * value(g, g->w, co, local, k));
+          while (next(k, g->kernel, g->rank));
         }
-        at(g, n, c, p, index);
-        ref_set(g->x, index, ref_from_f64(ref_sum_result(&total), g->x->dtype));
+        store(g, g->x, n, c, p, &total);
       } while (next(p, g->in, g->rank));
     }
 }
 
 static void conv_weight_grad(const bp_sdk_conv *g) {
   const int64_t in_group = g->c_in / g->groups, out_group = g->c_out / g->groups;
-  int64_t co, c, n, k[R] = {0}, o[R], p[R], index[BP_MAX_RANK];
+  int64_t co, c, n, k[R] = {0}, o[R], p[R];
   for (co = 0; co < g->c_out; ++co)
     for (c = 0; c < in_group; ++c) {
       const int64_t source = co / out_group * in_group + c;
@@ -132,18 +133,12 @@ static void conv_weight_grad(const bp_sdk_conv *g) {
         ref_sum_start(&total);
         for (n = 0; n < g->n; ++n) {
           memset(o, 0, sizeof o);
-          do {
-            double yv, xv;
-            if (!window_position(g, o, k, p)) continue;
-            at(g, n, co, o, index);
-            yv = value(g->y, index);
-            at(g, n, source, p, index);
-            xv = value(g->x, index);
-            ref_sum_add(&total, yv * xv);
-          } while (next(o, g->out, g->rank));
+          do
+            if (window_position(g, o, k, p))
+              ref_sum_add(&total, value(g, g->y, n, co, o) * value(g, g->x, n, source, p));
+          while (next(o, g->out, g->rank));
         }
-        at(g, co, c, k, index);
-        ref_set(g->w, index, ref_from_f64(ref_sum_result(&total), g->w->dtype));
+        store(g, g->w, co, c, k, &total);
       } while (next(k, g->kernel, g->rank));
     }
 }

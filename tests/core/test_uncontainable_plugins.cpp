@@ -91,7 +91,7 @@ std::string ended_after_changing_the_file(const char *name,
 
 TEST_CASE("uncontainable: a plugin thread that faults after init kills the host with SIGSEGV") {
   fs::path dir = scratch_dir("thread");
-  fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/broken/libbackplane-thread-crashes.so", dir / "libbackplane-thread-crashes.so");
+  fs::copy_file(BP_TEST_FAKE_PLUGIN_DIR "/broken/crashes-later/libbackplane-thread-crashes.so", dir / "libbackplane-thread-crashes.so");
   // No probe: its child could live long enough for the thread to fault
   // there instead, and the point is the host.
   const std::string ended = in_child([&] {

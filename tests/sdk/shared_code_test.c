@@ -76,6 +76,21 @@ static void coalescing(void) {
   }
 }
 
+static void density(void) {
+  const int64_t shape[3] = {2, 1, 3};
+  const int64_t dense[3] = {3, 99, 1};      /* the extent-1 axis's stride never matters */
+  const int64_t transposed[3] = {1, 3, 2};  /* columns first */
+  const int64_t broadcast[3] = {0, 0, 1};   /* a row read twice */
+  const int64_t gapped[3] = {4, 4, 1};      /* rows 4 apart: one element skipped */
+  const int64_t empty[2] = {0, 5}, any[2] = {7, 7};
+  CHECK(bp_sdk_is_dense(3, shape, dense) == 1);
+  CHECK(bp_sdk_is_dense(3, shape, transposed) == 0);
+  CHECK(bp_sdk_is_dense(3, shape, broadcast) == 0);
+  CHECK(bp_sdk_is_dense(3, shape, gapped) == 0);
+  CHECK(bp_sdk_is_dense(2, empty, any) == 0);  /* axis 1's stride should be 1 */
+  CHECK(bp_sdk_is_dense(0, shape, dense) == 1); /* a scalar */
+}
+
 static void saturation(void) {
   int64_t min, max;
   bp_sdk_int_range(1, 1, &min, &max);
@@ -146,6 +161,7 @@ static void fused_programs(void) {
 
 int main(void) {
   coalescing();
+  density();
   saturation();
   storage_types();
   fused_programs();

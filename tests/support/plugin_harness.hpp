@@ -11,8 +11,9 @@
 // builds on this for the SCAN, GATHER and SCATTER families.
 //
 // What the conformance kit's engine (tools/check/engine, bp_kit_engine)
-// already knows comes from it: the tolerances (its one table), reading an
-// element of any dtype, building fused programs. Every dtype list, name and
+// already knows comes from it: the tolerances (its one table) and how a
+// plugin's output is judged against the reference's, reading an element of
+// any dtype, building fused programs. Every dtype list, name and
 // rule comes from backplane/vocabulary.h (through the bp_vocab_* lookups of
 // types.h); nothing here spells them again.
 #pragma once
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "fused_program.hpp"
+#include "judge.hpp"
 #include "plugin_handle.hpp"
 #include "tolerances.hpp"
 #include "values.hpp"
@@ -627,10 +629,11 @@ inline Bytes run_on(const PluginHandle &p, int32_t device, int32_t op, const bp_
 
 // ---- comparison -------------------------------------------------------------
 
-// How close float results must be: |got - ref| <= atol + rtol * max(|got|, |ref|),
-// an entry of the one tolerance table (tools/check/engine/tolerances.hpp,
-// TestBound). Both 0 (kExact) means identical values: NaN equals NaN, zeros
-// agree in sign. Integers and bools are always compared exactly.
+// How close float results must be: an entry of the one tolerance table
+// (tools/check/engine/tolerances.hpp, TestBound), applied as the table
+// says (bpcheck::within_bound: |got - ref| <= atol + rtol * max(|got|, |ref|)).
+// Both 0 (kExact) means identical values: NaN equals NaN, zeros agree in
+// sign. Integers and bools are always compared exactly.
 using Tolerance = bpcheck::Bound;
 using bpcheck::TestBound;
 inline constexpr Tolerance kExact{};
@@ -642,14 +645,6 @@ inline Tolerance table_tolerance(TestBound which, int32_t dtype, double n = 0) {
 
 // One rounded operation (TestBound::rounded); exact for integers and bool.
 inline Tolerance default_tolerance(int32_t dtype) { return table_tolerance(TestBound::rounded, dtype); }
-
-inline bool close(double a, double b, const Tolerance &tol) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  if (tol.exact()) return a == b && std::signbit(a) == std::signbit(b);
-  if (a == b) return true;  // also equal infinities, and -0 == +0
-  if (std::isinf(a) || std::isinf(b)) return false;
-  return std::fabs(a - b) <= tol.atol + tol.rtol * std::max(std::fabs(a), std::fabs(b));
-}
 
 // Element `i` of a buffer of `dtype` as a double (for messages and floats),
 // read as the kit's engine reads elements.
@@ -668,7 +663,7 @@ inline void check_buffers(int32_t dtype, const Bytes &got, const Bytes &ref, con
   std::ostringstream first;
   for (int64_t i = 0; i < n; ++i) {
     const double a = element(dtype, got, i), b = element(dtype, ref, i);
-    const bool same = is_float(dtype) ? close(a, b, tol)
+    const bool same = is_float(dtype) ? bpcheck::within_bound(tol, a, b)
                                       : std::memcmp(got.data() + i * size, ref.data() + i * size,
                                                     static_cast<size_t>(size)) == 0;
     if (!same && mismatches++ < 5) first << "\n  buffer element " << i << ": " << label << " " << a << ", reference " << b;
@@ -731,8 +726,33 @@ inline Outputs run_both(const PluginHandle &plugin, int32_t device, const Plugin
   return run_both(plugin, device, ref, op, attrs, inputs, sentinel_output(out_dtype, out_layout));
 }
 
-// run_both() then check_buffers() with `tol`; the message names the op and
-// every view.
+// The comparison as the conformance kit's engine sees a case: one storage
+// per tensor (an input's bytes, the output's starting bytes) and the views
+// into them.
+inline bpcheck::Case kit_case(int32_t op, const bp_op_attrs &attrs, const std::vector<Tensor> &inputs,
+                              const Tensor &out) {
+  bpcheck::Case c;
+  c.op = op;
+  c.attrs = attrs;
+  const auto add = [&c](const Tensor &t) {
+    bpcheck::ViewDesc v;
+    v.storage = static_cast<int>(c.storages.size());
+    c.storages.push_back(t.bytes);
+    v.dtype = t.dtype;
+    v.rank = static_cast<int32_t>(t.layout.shape.size());
+    std::copy(t.layout.shape.begin(), t.layout.shape.end(), v.shape);
+    std::copy(t.layout.strides.begin(), t.layout.strides.end(), v.strides);
+    v.offset = static_cast<uint64_t>(t.layout.offset * dtype_size(t.dtype));
+    return v;
+  };
+  for (const Tensor &t : inputs) c.inputs.push_back(add(t));
+  c.output = add(out);
+  return c;
+}
+
+// run_both(), then the kit's judgement of the plugin's output (its bytes
+// outside the view untouched, every element against the reference's) at
+// the test's bound `tol`; the message names the op and every view.
 inline void check_against(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, int32_t op,
                           const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, const Tensor &out,
                           const Tolerance &tol) {
@@ -740,7 +760,11 @@ inline void check_against(const PluginHandle &plugin, int32_t device, const Plug
   for (size_t i = 0; i < inputs.size(); ++i) views += ", in" + std::to_string(i) + " " + inputs[i].view().describe();
   INFO(op_name(op) << " on " << plugin.api().device_prefix << ":" << device << ", " << views);
   const Outputs got = run_both(plugin, device, ref, op, attrs, inputs, out);
-  check_buffers(out.dtype, got.got, got.ref, tol, plugin.api().name);
+  const bpcheck::Case c = kit_case(op, attrs, inputs, out);
+  std::string verdict = bpcheck::check_sentinels(c, got.got);
+  if (verdict.empty()) verdict = bpcheck::compare_outputs(c, got.got, got.ref, "the reference", 0, &tol);
+  INFO(plugin.api().name << " " << verdict);
+  CHECK(verdict.empty());
 }
 inline void check_against(const PluginHandle &plugin, int32_t device, const PluginHandle &ref, int32_t op,
                           const bp_op_attrs &attrs, const std::vector<Tensor> &inputs, bp_dtype out_dtype,

@@ -5,7 +5,7 @@
 // libraries, whose loading would otherwise slow every bp call (the reason
 // libtorch and MPI are kept out too). bp runs it as
 //
-//   bp-bench-direct --part gemm|dtypes-gemm|transfer|fusion-opencl|conv [--quick] [--size N]
+//   bp-bench-direct --part gemm|dtypes-gemm|dtypes-opencl|transfer|fusion-opencl|conv [--quick] [--size N]
 //                   [--device opencl:I] (transfer) [--fusion on|off] (fusion-opencl)
 //
 // and reads back its rows (Output::relay, one JSON object per line); its

@@ -33,6 +33,10 @@ bool run_part(const Options &opts, Context &ctx, Report &rep, std::string *why) 
     dtypes::Setup s;
     if (!dtypes::make_setup(ctx, &s, why)) return false;
     dtypes::gemm_rows(ctx, rep, s);
+  } else if (part == "dtypes-opencl") {
+    dtypes::Setup s;
+    if (!dtypes::make_setup(ctx, &s, why)) return false;
+    dtypes::opencl_rows(ctx, rep, s);
   } else if (part == "transfer") {
     const std::string name = opts.get("device");
     for (const bp::Device &d : bp::devices())
@@ -54,15 +58,17 @@ bool run_part(const Options &opts, Context &ctx, Report &rep, std::string *why) 
 
 int main(int argc, char **argv) {
   Options opts("bp-bench-direct", "The rows of a bp bench part whose baseline calls OpenBLAS, OpenCL or CLBlast.");
-  opts.value("part", "NAME", "gemm, dtypes-gemm, transfer, fusion-opencl or conv");
+  opts.value("part", "NAME", "gemm, dtypes-gemm, dtypes-opencl, transfer, fusion-opencl or conv");
   opts.flag("quick", "at reduced size, as bp bench --quick");
   opts.value("size", "N", "the dtypes figure's element count, as bp bench --size");
   opts.value("device", "NAME", "transfer: the OpenCL device (opencl:I)");
   opts.value("fusion", "on|off", "fusion-opencl: Backplane's fusion on or off", "on");
   if (auto rc = opts.parse(argc, argv)) return *rc;
   const std::string part = opts.get("part");
-  if (part != "gemm" && part != "dtypes-gemm" && part != "transfer" && part != "fusion-opencl" && part != "conv")
-    return opts.usage_error("unknown part '" + part + "' (gemm, dtypes-gemm, transfer, fusion-opencl, conv)");
+  if (part != "gemm" && part != "dtypes-gemm" && part != "dtypes-opencl" && part != "transfer" &&
+      part != "fusion-opencl" && part != "conv")
+    return opts.usage_error("unknown part '" + part +
+                            "' (gemm, dtypes-gemm, dtypes-opencl, transfer, fusion-opencl, conv)");
   if (part == "transfer" && !opts.has("device")) return opts.usage_error("--part transfer needs --device");
   const std::string fusion = opts.get("fusion");
   if (fusion != "on" && fusion != "off") return opts.usage_error("--fusion is on or off, not '" + fusion + "'");

@@ -1,6 +1,6 @@
 // dtypes.hpp — the parts of the "dtypes" figure (fig_dtypes.cpp): float16
-// and bfloat16 on cpu:0 next to float32 and to the library calls a user
-// would otherwise make, against the goals of the issue that added them
+// and bfloat16 on cpu:0 (and their conversions on opencl:0) next to float32
+// and to the library calls a user would otherwise make, against the goals of the issue that added them
 // (elementwise add >= 1.6x float32's elements/s, GEMM >= 0.9x cblas_sgemm,
 // conversions >= 0.8x memcpy of the bytes moved).
 #pragma once
@@ -39,5 +39,8 @@ void add_row(Context &ctx, Report &rep, Row r, const std::function<void(Row &)> 
 void elementwise_rows(Context &ctx, Report &rep, const Setup &s);
 void gemm_rows(Context &ctx, Report &rep, const Setup &s);  // in bp-bench-direct
 void conversion_rows(Context &ctx, Report &rep, const Setup &s);
+// The conversions and the add on opencl:0 (in bp-bench-direct: the
+// conversions' baseline is clEnqueueCopyBuffer; dtypes_opencl.cpp).
+void opencl_rows(Context &ctx, Report &rep, const Setup &s);
 
 }  // namespace bptool::bench::dtypes

@@ -67,16 +67,16 @@ struct OpenclDirect::Impl {
   cl_device_id device = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
-  cl_mem a = nullptr, b = nullptr, c = nullptr, t = nullptr, chain_x = nullptr;
+  cl_mem a = nullptr, b = nullptr, c = nullptr, t = nullptr, chain_x = nullptr, copy_from = nullptr, copy_to = nullptr;
   int64_t n = 0;
-  size_t bytes = 0;
+  size_t bytes = 0, copy_bytes = 0;
   std::vector<char> host;
   cl_program chain_program = nullptr;
   cl_kernel chain_kernel = nullptr;
   size_t chain_n = 0;
 
   ~Impl() {
-    for (cl_mem m : {a, b, c, t, chain_x})
+    for (cl_mem m : {a, b, c, t, chain_x, copy_from, copy_to})
       if (m) clReleaseMemObject(m);
     if (chain_kernel) clReleaseKernel(chain_kernel);
     if (chain_program) clReleaseProgram(chain_program);
@@ -238,6 +238,24 @@ void OpenclDirect::read(int64_t repetitions) {
   for (int64_t r = 0; r < repetitions; ++r) m.read_blocking(m.t, m.bytes, m.host.data());
 }
 
+void OpenclDirect::copy_setup(size_t bytes) {
+  Impl &m = *impl_;
+  m.release(m.copy_from);
+  m.release(m.copy_to);
+  m.host.assign(bytes, 1);
+  m.copy_from = m.buffer(bytes, m.host.data());
+  m.copy_to = m.buffer(bytes, m.host.data());  // written once, as the tensors compared with it are
+  m.copy_bytes = bytes;
+}
+
+void OpenclDirect::copy(int64_t repetitions) {
+  Impl &m = *impl_;
+  for (int64_t r = 0; r < repetitions; ++r)
+    check_cl(clEnqueueCopyBuffer(m.queue, m.copy_from, m.copy_to, 0, 0, m.copy_bytes, 0, nullptr, nullptr),
+             "clEnqueueCopyBuffer");
+  check_cl(clFinish(m.queue), "clFinish");
+}
+
 void OpenclDirect::chain_setup(const std::vector<float> &x) {
   Impl &m = *impl_;
   if (!m.chain_program) {
@@ -299,6 +317,8 @@ void OpenclDirect::transfer_setup(size_t) {}
 void OpenclDirect::write(int64_t) {}
 void OpenclDirect::read(int64_t) {}
 void OpenclDirect::write_new(int64_t) {}
+void OpenclDirect::copy_setup(size_t) {}
+void OpenclDirect::copy(int64_t) {}
 void OpenclDirect::chain_setup(const std::vector<float> &) {}
 void OpenclDirect::chain(int64_t) {}
 std::vector<float> OpenclDirect::chain_result() { return {}; }

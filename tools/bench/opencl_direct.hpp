@@ -1,6 +1,6 @@
 // opencl_direct.hpp — the OpenCL baselines of `bp bench`: the same OpenCL
 // device a Backplane opencl:i device uses, driven directly (own context and
-// queue, CLBlast GEMM, clEnqueueWriteBuffer/ReadBuffer), in bp-bench-direct
+// queue, CLBlast GEMM, clEnqueueWriteBuffer/ReadBuffer/CopyBuffer), in bp-bench-direct
 // (direct.hpp). Built with OpenCL where it is found (BP_BENCH_HAVE_OPENCL)
 // and CLBlast (BP_BENCH_HAVE_CLBLAST); otherwise open() says why.
 #pragma once
@@ -35,6 +35,11 @@ class OpenclDirect {
   void read(int64_t repetitions);
   // clCreateBuffer + blocking write + release: what an allocating upload costs.
   void write_new(int64_t repetitions);
+
+  // clEnqueueCopyBuffer of `bytes` between two buffers of the device: the
+  // least any kernel that reads and writes that many bytes can take.
+  void copy_setup(size_t bytes);
+  void copy(int64_t repetitions);  // returns after clFinish
 
   // The chain y = x**2 - 0.5; z = y**3 - 0.2 written by hand as one kernel
   // (z = v * v * v - 0.2f with v = x * x - 0.5f, no contraction into fma,

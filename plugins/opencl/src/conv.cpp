@@ -12,13 +12,16 @@
 #include <clblast.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
+#include "backplane/sdk/coalesce.h"
 #include "backplane/sdk/conv.h"
 #include "buffer.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "ops.hpp"
+#include "temporaries.hpp"
 
 namespace bp_ocl {
 
@@ -40,40 +43,10 @@ static_assert(sizeof(ClConvLayout) == 33 * sizeof(cl_long), "ClConvLayout must h
 // few enough to keep the scratch small.
 constexpr int64_t kColumnBudget = int64_t(64) << 20;
 
-// Device buffers of one call, released when it returns (OpenCL defers the
-// release until the commands using them are done).
-class Temporaries {
- public:
-  Temporaries() = default;
-  Temporaries(const Temporaries &) = delete;
-  Temporaries &operator=(const Temporaries &) = delete;
-  ~Temporaries() {
-    for (cl_mem m : mems_) clReleaseMemObject(m);
-  }
-  View dense(Device &device, int32_t dtype, std::vector<int64_t> shape) {
-    int64_t n = 1;
-    for (int64_t e : shape) n *= e;
-    mems_.push_back(create_memory(device, uint64_t(std::max<int64_t>(n, 1)) * dtype_size(dtype), "execute"));
-    return dense_view(mems_.back(), dtype, int32_t(shape.size()), shape.data());
-  }
-
- private:
-  std::vector<cl_mem> mems_;
-};
-
-bool is_dense(const View &v) {
-  int64_t stride = 1;
-  for (int d = v.rank - 1; d >= 0; --d) {
-    if (v.shape[d] > 1 && v.strides[d] != stride) return false;
-    stride *= v.shape[d];
-  }
-  return true;
-}
-
 // The view as a dense matrix of the compute dtype: itself, or a converted copy.
 View dense_operand(Device &device, const Device::Lock &lock, Temporaries &temps, const View &v, int32_t compute) {
-  if (v.dtype == compute && is_dense(v)) return v;
-  View copy = temps.dense(device, compute, std::vector<int64_t>(v.shape, v.shape + v.rank));
+  if (v.dtype == compute && bp_sdk_is_dense(v.rank, v.shape, v.strides)) return v;
+  View copy = temps.dense(device, compute, v.rank, v.shape);
   run_copy(device, lock, v, copy);
   return copy;
 }
@@ -153,7 +126,7 @@ View channels_first(Device &device, const Device::Lock &lock, Temporaries &temps
   part.shape[1] = count, part.strides[1] = v.strides[0];
   part.numel = 1;
   for (int d = 0; d < part.rank; ++d) part.numel *= part.shape[d];
-  View copy = temps.dense(device, compute, std::vector<int64_t>(part.shape, part.shape + part.rank));
+  View copy = temps.dense(device, compute, part.rank, part.shape);
   run_copy(device, lock, part, copy);
   return copy;
 }
@@ -180,25 +153,39 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
     const Kernel &k = device.kernel(lock, Family::Conv, out.dtype, name);
     device.launch_per_element(lock, k, n, args.data(), args.size());
   };
+  // A store's bias: its channels from `first` on.
+  auto with_bias = [&](ClConvLayout &L, int64_t first) {
+    L.has_bias = has_bias;
+    L.bias_stride = has_bias ? bias.strides[0] : 0;
+    L.bias_offset = has_bias ? bias.offset + first * bias.strides[0] : 0;
+  };
+  // dy's rows for the GEMMs of the gradients (CONV_WEIGHT_GRAD,
+  // CONV_TRANSPOSE): a dense dy of the compute dtype is an operand as it
+  // is, one batch item per launch (dy_step 1); any other view is copied
+  // channels first per launch of dy_step items. dy_rows gives the operand
+  // of items [first, first + count) of `group` and the element its rows
+  // start at.
+  const View &dy = in[op == BP_OP_CONV_WEIGHT_GRAD ? 1 : 0];
+  const bool dy_direct = dy.dtype == compute && bp_sdk_is_dense(dy.rank, dy.shape, dy.strides);
+  const int64_t dy_step = dy_direct ? 1 : chunk;
+  auto dy_rows = [&](int64_t first, int64_t count, int64_t group) -> std::pair<View, int64_t> {
+    if (dy_direct) return {dy, (first * g.c_out + group * p.out_group) * p.out_size};
+    return {channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute), 0};
+  };
 
   if (op == BP_OP_CONV_WEIGHT_GRAD) {
-    const View &x = in[0], &dy = in[1];
+    const View &x = in[0];
     // Dense [C_out, C_in / G, K...]: row co, column (c, tap) of the GEMM.
-    const View dw = temps.dense(device, compute, std::vector<int64_t>(out.shape, out.shape + out.rank));
+    const View dw = temps.dense(device, compute, out.rank, out.shape);
     if (g.n == 0) gemm(device, lock, compute, false, true, g.c_out, p.depth, 0, dw, 0, dw, 0, 0, dw, 0);
-    // A dense dy of the compute dtype is a GEMM operand as it is, one batch
-    // item at a time; other views are copied channels first per launch.
-    const bool direct = dy.dtype == compute && is_dense(dy);
-    const int64_t step = direct ? 1 : chunk;
-    for (int64_t first = 0; first < g.n; first += step) {
-      const int64_t count = std::min(step, g.n - first);
+    for (int64_t first = 0; first < g.n; first += dy_step) {
+      const int64_t count = std::min(dy_step, g.n - first);
       const View col = temps.dense(device, compute, {p.depth, count * p.out_size});
       for (int64_t group = 0; group < g.groups; ++group) {
         ClConvLayout L = p.layout(x, first, count, group, p.in_group);
         L.n = p.depth * count * p.out_size;
         launch("conv_im2col", L.n, {col.mem, x.mem, L});
-        const View dyg = direct ? dy : channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute);
-        const int64_t dy_at = direct ? (first * g.c_out + group * p.out_group) * p.out_size : 0;
+        const auto [dyg, dy_at] = dy_rows(first, count, group);
         gemm(device, lock, compute, false, true, p.out_group, p.depth, count * p.out_size, dyg, dy_at, col, 0,
              first == 0 ? 0.0 : 1.0, dw, group * p.out_group * p.depth);
       }
@@ -212,7 +199,7 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
     const View &x = in[0];
     // A dense y of the compute dtype without a bias takes the GEMM's result
     // in place, one batch item per launch: no store pass.
-    if (!has_bias && out.dtype == compute && is_dense(out)) {
+    if (!has_bias && out.dtype == compute && bp_sdk_is_dense(out.rank, out.shape, out.strides)) {
       const View col = temps.dense(device, compute, {p.depth, p.out_size});
       for (int64_t item = 0; item < g.n; ++item)
         for (int64_t group = 0; group < g.groups; ++group) {
@@ -236,31 +223,24 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
              group * p.out_group * p.depth, col, 0, 0.0, tmp, 0);
         ClConvLayout S = p.layout(out, first, count, group, p.out_group);
         S.n = p.out_group * count * p.out_size;
-        S.has_bias = has_bias;
-        S.bias_stride = has_bias ? bias.strides[0] : 0;
-        S.bias_offset = has_bias ? bias.offset + group * p.out_group * bias.strides[0] : 0;
+        with_bias(S, group * p.out_group);
         launch("conv_store", S.n, {out.mem, tmp.mem, bias.mem, S});
       }
     }
     return;
   }
 
-  const View &dy = in[0];  // CONV_TRANSPOSE: dx = W^T dy, gathered back
-  const bool direct = dy.dtype == compute && is_dense(dy);  // as for CONV_WEIGHT_GRAD
-  const int64_t step = direct ? 1 : chunk;
-  for (int64_t first = 0; first < g.n; first += step) {
-    const int64_t count = std::min(step, g.n - first);
+  // CONV_TRANSPOSE: dx = W^T dy, gathered back.
+  for (int64_t first = 0; first < g.n; first += dy_step) {
+    const int64_t count = std::min(dy_step, g.n - first);
     const View col = temps.dense(device, compute, {p.depth, count * p.out_size});
     for (int64_t group = 0; group < g.groups; ++group) {
-      const View dyg = direct ? dy : channels_first(device, lock, temps, dy, first, count, group, p.out_group, compute);
-      const int64_t dy_at = direct ? (first * g.c_out + group * p.out_group) * p.out_size : 0;
+      const auto [dyg, dy_at] = dy_rows(first, count, group);
       gemm(device, lock, compute, true, false, p.depth, count * p.out_size, p.out_group, w,
            group * p.out_group * p.depth, dyg, dy_at, 0.0, col, 0);
       ClConvLayout L = p.layout(out, first, count, group, p.in_group);
       L.n = p.in_group * count * p.in_size;
-      L.has_bias = has_bias;
-      L.bias_stride = has_bias ? bias.strides[0] : 0;
-      L.bias_offset = has_bias ? bias.offset + group * p.in_group * bias.strides[0] : 0;
+      with_bias(L, group * p.in_group);
       launch("conv_col2im", L.n, {out.mem, col.mem, bias.mem, L});
     }
   }

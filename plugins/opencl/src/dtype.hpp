@@ -36,9 +36,8 @@ const char *dtype_storage_type(int32_t dtype);
 // nearest even); the functions they call are half_conversions_source()'s.
 std::string load_expr(int32_t dtype, const std::string &value);
 std::string store_expr(int32_t dtype, const std::string &value);
-// The OpenCL C of backplane/half.h's conversions (bp_f16_to_f32, ...), and
-// with `fp64` the rounding to odd of doubles that makes float64 -> half
-// round once.
+// backplane/half.h's text, which every program compiles (bp_f32_from_f16,
+// bp_f16_from_f32, ...), with its float64 conversions where `fp64`.
 std::string half_conversions_source(bool fp64);
 
 // A value of some dtype's compute type, ready for clSetKernelArg (bytes + size).

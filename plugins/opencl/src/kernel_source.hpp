@@ -1,6 +1,7 @@
 // kernel_source.hpp — the interface between host code and generated kernels:
-// program families, kernel names, and the argument structs (whose host and
-// OpenCL C definitions must match field for field).
+// program families, kernel names, and the argument structs (whose host
+// definitions here and OpenCL C ones in the family files of kernels/ must
+// match field for field).
 #pragma once
 
 #include <CL/cl.h>
@@ -17,15 +18,15 @@ enum class Family {
   Elementwise,  // binary, comparison, unary and where kernels on one dtype
   Copy,         // conversions from one dtype to each dtype
   Create,       // fill, arange, random_uniform, random_normal of one dtype
-  Reduce,       // sum, mean, norm, prod, logsumexp, max, min, argmax, argmin over one dtype
+  Reduce,       // sum, mean, norm, prod, logsumexp, max, min, argmax, argmin, var over one dtype
   Matmul,       // integer matmul (float matmul goes to CLBlast)
   Scan,         // cumsum of one input dtype
   Index,        // gather_nd, scatter_nd and scatter_add_nd of one data dtype
   Collective,   // the reductions of collective(): sum, mean, max, min of one dtype
-  Softmax,      // softmax and log_softmax of one dtype (softmax.cl)
-  Normalize,    // layer_norm and rms_norm of one dtype (normalize.cl)
-  Topk,         // topk's keys, merge passes and writes for one input dtype (topk.cpp)
-  Conv,         // im2col, col2im and the stores of the convolutions (conv.cl; since 1.6)
+  Softmax,      // softmax and log_softmax of one dtype
+  Normalize,    // layer_norm and rms_norm of one dtype
+  Topk,         // topk's keys, merge passes and writes for one input dtype
+  Conv,         // im2col, col2im and the stores of the convolutions of one dtype
   Pool          // max_pool, avg_pool and their gradients of one dtype (pool.cpp)
 };
 
@@ -38,7 +39,8 @@ struct SourceOptions {
 };
 
 // The OpenCL C of one program: every kernel of `family` for input dtype
-// `dtype` that supports.cpp declares for a device with these options.
+// `dtype` that supports.cpp declares for a device with these options, from
+// the family's file in kernels/ (plugins/opencl/README.md).
 std::string kernel_source(Family family, int32_t dtype, const SourceOptions &options);
 
 // Kernels are named after the operator: kernel_stem(op) is its vocabulary
@@ -121,16 +123,17 @@ struct ClMatmulLayout {
 };
 static_assert(sizeof(ClMatmulLayout) == 37 * sizeof(cl_long), "ClMatmulLayout has padding");
 
-// Scans (CUMSUM): one work-item per row. The `row` axes (every axis but the
-// last) index the rows; each row is walked along the last axis, `len`
-// elements apart by in_step and out_step.
-struct ClScanLayout {
+// Rows along the last axis (CUMSUM, SOFTMAX, LOG_SOFTMAX; rows_layout() in
+// view.hpp fills it): the `row` axes (every axis but the last, extent 1
+// dropped) index the rows; each row is `len` elements, in_step and out_step
+// apart. bp_rows_layout in kernels/common.cl mirrors it field for field.
+struct ClRowsLayout {
   cl_long row_shape[BP_MAX_RANK - 1];
   cl_long row_in[BP_MAX_RANK - 1];
   cl_long row_out[BP_MAX_RANK - 1];
   cl_long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
 };
-static_assert(sizeof(ClScanLayout) == 28 * sizeof(cl_long), "ClScanLayout has padding");
+static_assert(sizeof(ClRowsLayout) == 28 * sizeof(cl_long), "ClRowsLayout has padding");
 
 // GATHER_ND, SCATTER_ND and SCATTER_ADD_ND: the `indexed` tensor (gather's
 // data, scatter's output) of shape [s0..sk-1, r...], the `rows` tensor

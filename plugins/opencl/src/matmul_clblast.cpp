@@ -10,13 +10,13 @@
 #include <clblast.h>
 
 #include <string>
-#include <vector>
 
 #include "backplane/sdk/coalesce.h"
 #include "buffer.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "ops.hpp"
+#include "temporaries.hpp"
 
 namespace bp_ocl {
 
@@ -77,30 +77,6 @@ const char *clblast_status_name(StatusCode status) {
       return cl_error_name(static_cast<cl_int>(status));
   }
 }
-
-// Scratch buffers for one call, released (deferred by OpenCL until the
-// commands using them finish) when the call returns or fails.
-class Scratch {
- public:
-  Scratch() = default;
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  ~Scratch() {
-    for (cl_mem m : mems_) clReleaseMemObject(m);
-  }
-  // A dense copy of `v` converted to `dtype` (0: v's own), or space for
-  // one when `fill` is false.
-  View dense_like(Device &device, const Device::Lock &lock, const View &v, bool fill, int32_t dtype = 0) {
-    if (dtype == 0) dtype = v.dtype;
-    mems_.push_back(create_memory(device, static_cast<uint64_t>(v.numel) * dtype_size(dtype), "execute"));
-    View dense = dense_view(mems_.back(), dtype, v.rank, v.shape);
-    if (fill) run_copy(device, lock, v, dense);
-    return dense;
-  }
-
- private:
-  std::vector<cl_mem> mems_;
-};
 
 // Everything one CLBlast call needs, in row-major terms.
 struct GemmCall {
@@ -172,7 +148,7 @@ void run_gemm_clblast(Device &device, const Device::Lock &lock, const View &a_in
   };
   Transpose t = Transpose::kNo;
   size_t ld = 0;
-  Scratch scratch;
+  Temporaries scratch;
   const View a = blas_form(matrix(a_in, M, K), &t, &ld) ? a_in
                                                         : scratch.dense_like(device, lock, a_in, true);
   const View b = blas_form(matrix(b_in, K, N), &t, &ld) ? b_in
@@ -229,7 +205,7 @@ void run_gemm_halves(Device &device, const Device::Lock &lock, const View &a, co
     run_create(device, lock, BP_OP_FILL, bp_plugin::Attrs{}, out);
     return;
   }
-  Scratch scratch;
+  Temporaries scratch;
   const View a32 = scratch.dense_like(device, lock, a, true, BP_FLOAT32);
   const View b32 = scratch.dense_like(device, lock, b, true, BP_FLOAT32);
   const View c32 = scratch.dense_like(device, lock, out, false, BP_FLOAT32);

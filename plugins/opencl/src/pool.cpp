@@ -4,7 +4,7 @@
 // axes whose leading ones have extent 1.
 #include "dtype.hpp"
 #include "ops.hpp"
-#include "pool_cl.hpp"
+#include "embedded_texts.hpp"
 
 namespace bp_ocl {
 

@@ -2,36 +2,22 @@
 // (the core has moved the caller's axis there). One work-group per row:
 // its work-items share the row's maximum and sum in local memory
 // (softmax.cl), so long rows run in parallel and many rows fill the device.
-#include "softmax_cl.hpp"
 #include "softmax_source.hpp"
 
 #include <algorithm>
 
+#include "embedded_texts.hpp"
 #include "ops.hpp"
 
 namespace bp_ocl {
 
 std::string softmax_source() {
-  return "#define BP_SOFTMAX_GROUP_MAX " + std::to_string(kSoftmaxGroupMax) + "\n" + kSoftmaxClText;
+  return "#define BP_SOFTMAX_GROUP_MAX " + std::to_string(kSoftmaxGroupMax) + "\n" + kSoftmaxCl;
 }
 
 void run_softmax(Device &device, const Device::Lock &lock, int32_t op, const View &in, const View &out) {
   if (out.numel == 0) return;
-  const int last = out.rank - 1;  // rank >= 1 (execute checked)
-  ClSoftmaxLayout L{};
-  for (int d = 0; d < last; ++d) {
-    if (out.shape[d] == 1) continue;  // its strides never matter
-    L.row_shape[L.row_rank] = out.shape[d];
-    L.row_in[L.row_rank] = in.strides[d];
-    L.row_out[L.row_rank] = out.strides[d];
-    ++L.row_rank;
-  }
-  L.in_offset = in.offset;
-  L.out_offset = out.offset;
-  L.len = out.shape[last];
-  L.n_rows = out.numel / L.len;
-  L.in_step = in.strides[last];
-  L.out_step = out.strides[last];
+  const ClRowsLayout L = rows_layout(in, out);  // rank >= 1 (execute checked)
   const Kernel &k = device.kernel(lock, Family::Softmax, in.dtype, kernel_stem(op));
   // Work-items per row: enough to share long rows, one for short ones; a
   // power of two for the tree, and only three sizes, since PoCL compiles a

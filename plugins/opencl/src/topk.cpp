@@ -11,9 +11,10 @@
 
 #include "buffer.hpp"
 #include "dtype.hpp"
+#include "embedded_texts.hpp"
 #include "errors.hpp"
 #include "ops.hpp"
-#include "topk_cl.hpp"
+#include "temporaries.hpp"
 
 namespace bp_ocl {
 
@@ -37,26 +38,6 @@ std::string key_expression(int32_t dtype) {
   if (bp_vocab_dtype_kind(dtype) == BP_DTYPE_KIND_SIGNED_INT) return "((ulong)(long)(v) ^ 0x8000000000000000UL)";
   return "((ulong)(v))";
 }
-
-// Device memory for one call, released when the call returns (OpenCL keeps
-// it until the commands using it are done).
-class Scratch {
- public:
-  Scratch() = default;
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  ~Scratch() {
-    for (cl_mem m : mems_) clReleaseMemObject(m);
-  }
-  cl_mem get(Device &device, uint64_t bytes) {
-    mems_[used_] = create_memory(device, bytes, "execute (topk scratch)");
-    return mems_[used_++];
-  }
-
- private:
-  cl_mem mems_[4] = {};
-  int used_ = 0;
-};
 
 ClTopkLayout topk_layout(const View &in, const View &values, const View &indices) {
   ClTopkLayout L{};
@@ -93,11 +74,11 @@ void run_topk(Device &device, const Device::Lock &lock, const bp_plugin::Attrs &
   if (L.k <= kFewest && L.k * kFewestFraction <= L.n)
     return device.launch_elements(lock, device.kernel(lock, Family::Topk, in.dtype, "topk_few"), L.n_rows,
                                   {values.mem, indices.mem, in.mem, L, largest});
-  Scratch scratch;
+  Temporaries scratch;
   const uint64_t bytes = uint64_t(total) * sizeof(cl_long);
-  cl_mem keys = scratch.get(device, bytes), positions = scratch.get(device, bytes);
-  cl_mem keys_next = total > 1 ? scratch.get(device, bytes) : nullptr;
-  cl_mem positions_next = total > 1 ? scratch.get(device, bytes) : nullptr;
+  cl_mem keys = scratch.memory(device, bytes, "execute (topk scratch)"), positions = scratch.memory(device, bytes, "execute (topk scratch)");
+  cl_mem keys_next = total > 1 ? scratch.memory(device, bytes, "execute (topk scratch)") : nullptr;
+  cl_mem positions_next = total > 1 ? scratch.memory(device, bytes, "execute (topk scratch)") : nullptr;
   device.launch_elements(lock, device.kernel(lock, Family::Topk, in.dtype, "topk_keys"), total,
                          {keys, positions, in.mem, L, largest});
   const Kernel &merge = device.kernel(lock, Family::Topk, in.dtype, "topk_merge");

@@ -68,4 +68,23 @@ ElementwiseLayout elementwise_layout(const View &out, std::initializer_list<cons
   return result;
 }
 
+ClRowsLayout rows_layout(const View &in, const View &out) {
+  ClRowsLayout L{};
+  const int last = out.rank - 1;
+  for (int d = 0; d < last; ++d) {
+    if (out.shape[d] == 1) continue;  // its strides never matter
+    L.row_shape[L.row_rank] = out.shape[d];
+    L.row_in[L.row_rank] = in.strides[d];
+    L.row_out[L.row_rank] = out.strides[d];
+    ++L.row_rank;
+  }
+  L.in_offset = in.offset;
+  L.out_offset = out.offset;
+  L.len = out.shape[last];
+  L.n_rows = L.len == 0 ? 0 : out.numel / L.len;
+  L.in_step = in.strides[last];
+  L.out_step = out.strides[last];
+  return L;
+}
+
 }  // namespace bp_ocl

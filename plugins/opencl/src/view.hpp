@@ -48,4 +48,7 @@ struct ElementwiseLayout {
 };
 ElementwiseLayout elementwise_layout(const View &out, std::initializer_list<const View *> inputs);
 
+// The rows of `in` and `out` (same shape, rank >= 1) along their last axis.
+ClRowsLayout rows_layout(const View &in, const View &out);
+
 }  // namespace bp_ocl

@@ -242,4 +242,12 @@ Bound test_bound(TestBound which, int32_t dtype, double n) {
   return {};
 }
 
+bool within_bound(const Bound &b, double got, double want) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+  if (b.exact()) return got == want && std::signbit(got) == std::signbit(want);
+  if (got == want) return true;  // also equal infinities, and -0 == +0
+  if (std::isinf(got) || std::isinf(want)) return false;
+  return std::fabs(got - want) <= b.atol + b.rtol * std::max(std::fabs(got), std::fabs(want));
+}
+
 }  // namespace bpcheck

@@ -97,4 +97,10 @@ struct Bound {
 };
 Bound test_bound(TestBound which, int32_t dtype, double n = 0);
 
+// Whether a float result got agrees with want under bound b:
+// |got - want| <= atol + rtol * max(|got|, |want|); a NaN agrees with a NaN
+// only, an infinity with the same infinity only; an exact bound asks for the
+// same value, zeros of the same sign.
+bool within_bound(const Bound &b, double got, double want);
+
 }  // namespace bpcheck

@@ -60,4 +60,19 @@ static inline int32_t bp_sdk_coalesce(int32_t rank, const int64_t *shape, int32_
   return out_rank;
 }
 
+/* 1 when a view of `rank` axes of `shape` with `strides` (in elements) is
+ * dense in C order: its elements are consecutive from its first one, as a
+ * library that takes a plain array (a GEMM, cuDNN, oneDNN) reads them.
+ * Axes of extent 1 are skipped (their stride never matters); the others
+ * are judged by their strides alone, an empty view's too. Since 1.6. */
+static inline int32_t bp_sdk_is_dense(int32_t rank, const int64_t *shape, const int64_t *strides) {
+  int64_t stride = 1;
+  int32_t d;
+  for (d = rank - 1; d >= 0; --d) {
+    if (shape[d] > 1 && strides[d] != stride) return 0;
+    stride *= shape[d];
+  }
+  return 1;
+}
+
 #endif /* BACKPLANE_SDK_COALESCE_H */

@@ -1,15 +1,31 @@
-/* LAYER_NORM and RMS_NORM (plugin.h) along the last axis, after the
- * program prelude (kernel_source.cpp: T, S, ACC, LD, SV) and STAT, the
- * statistics' storage type. One work-group per row (a grid-stride loop over
- * rows): its work-items share the row's elements in each pass, the mean,
- * then the squared deviations from it (or the squares), each summed with
- * compensation in ACC and combined in local memory; then y. No barrier sits
- * in a branch. The kernel is bp_normalize: normalize is an OpenCL C builtin. */
+/*
+ * normalize.cl — the Normalize family: LAYER_NORM and RMS_NORM (plugin.h)
+ * along the last axis (ClNormLayout in src/normalize.cpp), float dtypes.
+ * One work-group per row (a grid-stride loop over rows, at most
+ * BP_GROUP_MAX work-items, which kernel_source.cpp defines): its
+ * work-items share the row's elements in each pass, the mean, then the
+ * squared deviations from it (or the squares), each a BP_SUM_* sum in ACC
+ * combined in local memory; then y. No barrier sits in a branch. Sections
+ * (README.md):
+ *
+ *   BP_NORMALIZE  the kernel (kernel_source.cpp names it bp_normalize:
+ *     normalize is an OpenCL C builtin); flags say which of weight, bias,
+ *     mean and rstd are present (BP_NORM_*, kWeight.. in normalize.cpp)
+ */
+
+#ifdef BP_NORMALIZE
 #define BP_NORM_WEIGHT 1
 #define BP_NORM_BIAS 2
 #define BP_NORM_MEAN 4
 #define BP_NORM_RSTD 8
 #define BP_NORM_LAYER 16
+
+/* The statistics' storage type: float32, float64 for float64 x. */
+#if defined(BP_T_FLOAT64)
+typedef double STAT;
+#else
+typedef float STAT;
+#endif
 
 typedef struct {
   long lead_shape[7];
@@ -23,26 +39,19 @@ typedef struct {
   long flags;
 } bp_norm_layout;
 
-#define ADD(s, c, v) { const ACC t_ = s + v; c += fabs(s) >= fabs(v) ? (s - t_) + v : (v - t_) + s; s = t_; }
-#define RESULT(s, c) (isfinite(s) ? s + c : s)
-
 /* The row's sum over the work-group: every work-item gets it. */
 inline ACC bp_norm_total(__local ACC *part, ACC s, ACC c) {
   const int lid = (int)get_local_id(0);
-  part[lid] = RESULT(s, c);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = (int)get_local_size(0) / 2; h > 0; h /= 2) {
-    if (lid < h) part[lid] = part[lid] + part[lid + h];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  const int lsize = (int)get_local_size(0);
+  BP_GROUP_COMBINE(part, lid, lsize, BP_SUM_RESULT(s, c), BP_SUM_COMBINE)
   const ACC total = part[0];
   barrier(CLK_LOCAL_MEM_FENCE); /* read by all before part is reused */
   return total;
 }
 
-__kernel void bp_normalize(__global S *y, __global STAT *mean_out, __global STAT *rstd_out, __global const S *x,
-                        __global const S *w, __global const S *b, bp_norm_layout L, ACC eps) {
-  __local ACC part[{{GROUP_MAX}}];
+__kernel void BP_NAME(__global S *y, __global STAT *mean_out, __global STAT *rstd_out, __global const S *x,
+                      __global const S *w, __global const S *b, bp_norm_layout L, ACC eps) {
+  __local ACC part[BP_GROUP_MAX];
   const int lid = (int)get_local_id(0);
   const int lsize = (int)get_local_size(0);
   const int layer = (L.flags & BP_NORM_LAYER) != 0;
@@ -60,7 +69,7 @@ __kernel void bp_normalize(__global S *y, __global STAT *mean_out, __global STAT
     const long first_pass = layer ? L.n : 0;
     for (long j = lid; j < first_pass; j += lsize) {
       const ACC v = (ACC)LD(x[xo + j * L.x_step]);
-      ADD(s, c, v);
+      BP_SUM_ADD(s, c, v);
     }
     const ACC sum = bp_norm_total(part, s, c);
     const ACC mean = layer ? (L.n > 0 ? sum / (ACC)L.n : (ACC)NAN) : (ACC)0;
@@ -69,7 +78,7 @@ __kernel void bp_normalize(__global S *y, __global STAT *mean_out, __global STAT
     for (long j = lid; j < L.n; j += lsize) {
       const ACC d = (ACC)LD(x[xo + j * L.x_step]) - mean;
       const ACC v = d * d;
-      ADD(s, c, v);
+      BP_SUM_ADD(s, c, v);
     }
     const ACC spread = bp_norm_total(part, s, c);
     const ACC var = L.n > 0 ? spread / (ACC)L.n : (ACC)NAN;
@@ -84,3 +93,9 @@ __kernel void bp_normalize(__global S *y, __global STAT *mean_out, __global STAT
     if (lid == 0 && (L.flags & BP_NORM_RSTD)) rstd_out[ro] = (STAT)rstd;
   }
 }
+#undef BP_NORM_WEIGHT
+#undef BP_NORM_BIAS
+#undef BP_NORM_MEAN
+#undef BP_NORM_RSTD
+#undef BP_NORM_LAYER
+#endif

@@ -10,35 +10,21 @@
  * local memory, then likewise for the sum of exp(x - m) in ACC, and write.
  * No special case for the rows plugin.h gives NaN: with a NaN, a +inf or
  * nothing but -inf in the row, x - m or the sum is NaN, and so is every
- * element. No barrier sits inside a branch (see kernel_source.cpp's
+ * element. No barrier sits inside a branch (see reduction.cl's
  * LOGSUMEXP). BP_SOFTMAX_GROUP_MAX, the largest work-group, is defined
  * before this text (softmax.cpp's kSoftmaxGroupMax).
  */
-/* ClSoftmaxLayout (softmax.cpp): the `row` axes (every axis but the last)
- * index the rows; each row is `len` elements, in_step and out_step apart. */
-typedef struct {
-  long row_shape[7];
-  long row_in[7];
-  long row_out[7];
-  long row_rank, in_offset, out_offset, n_rows, len, in_step, out_step;
-} bp_softmax_layout;
-
 inline ACC bp_softmax_max(ACC a, ACC b) { return b > a ? b : a; }
 
 /* part: the kernel's BP_SOFTMAX_GROUP_MAX partial results (OpenCL C 1.2
  * declares __local arrays at kernel scope only). */
-inline void bp_softmax_rows(__global S *o, __global const S *x, const bp_softmax_layout *L, int log_form,
+inline void bp_softmax_rows(__global S *o, __global const S *x, const bp_rows_layout *L, int log_form,
                             __local ACC *part) {
   const int lid = (int)get_local_id(0);
   const int lsize = (int)get_local_size(0);
   for (long r = get_group_id(0); r < L->n_rows; r += get_num_groups(0)) {
-    long in = L->in_offset, out = L->out_offset, g = r;
-    for (int d = (int)L->row_rank - 1; d >= 0; --d) {
-      const long e = g % L->row_shape[d];
-      g /= L->row_shape[d];
-      in += e * L->row_in[d];
-      out += e * L->row_out[d];
-    }
+    long in, out;
+    bp_row_start(L, r, &in, &out);
     ACC m = -INFINITY;
     for (long j = lid; j < L->len; j += lsize) m = bp_softmax_max(m, (ACC)LD(x[in + j * L->in_step]));
     part[lid] = m;
@@ -67,12 +53,12 @@ inline void bp_softmax_rows(__global S *o, __global const S *x, const bp_softmax
   }
 }
 
-__kernel void softmax(__global S *o, __global const S *x, bp_softmax_layout L) {
+__kernel void softmax(__global S *o, __global const S *x, bp_rows_layout L) {
   __local ACC part[BP_SOFTMAX_GROUP_MAX];
   bp_softmax_rows(o, x, &L, 0, part);
 }
 
-__kernel void log_softmax(__global S *o, __global const S *x, bp_softmax_layout L) {
+__kernel void log_softmax(__global S *o, __global const S *x, bp_rows_layout L) {
   __local ACC part[BP_SOFTMAX_GROUP_MAX];
   bp_softmax_rows(o, x, &L, 1, part);
 }
