@@ -3,16 +3,14 @@ ConvTranspose1d/2d/3d, with PyTorch's arguments, defaults and
 initialisation, and Gluon's Conv1D, Conv2D and Conv3D (the MXNet edition's
 spelling: channels first, in_channels inferred, an activation, Gluon's
 initialisation)."""
-import math
-
 from .. import _tensor
 from . import functional as F
 from . import init as _init
-from .module import Module
+from ._weighted import WeightedLayer, activate, check_activation
 from .parameter import Parameter
 
 
-class _ConvNd(Module):
+class _ConvNd(WeightedLayer):
     """The parameters and arguments every convolution layer shares."""
 
     _n = 2
@@ -66,23 +64,6 @@ class _ConvNd(Module):
         if self._has_bias:
             self.bias = Parameter(_tensor.empty(self.out_channels, dtype=self._dtype, device=self._device))
         self.reset_parameters()
-
-    def reset_parameters(self):
-        """PyTorch's: weight kaiming_uniform_(a=sqrt(5)), the bias uniform in
-        +-1/sqrt(fan_in), fan_in = weight.shape[1] * prod(kernel_size)."""
-        if self._init is not None:
-            Module._initialize(self, self._init)
-            return
-        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = _init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            _init.uniform_(self.bias, -bound, bound)
-
-    def _initialize(self, init):
-        self._init = init
-        if self.weight is not None:
-            self.reset_parameters()
 
     def _convolve(self, x):
         if self.weight is None:
@@ -176,9 +157,6 @@ class ConvTranspose3d(_ConvTransposeNd):
     _n = 3
 
 
-_ACTIVATIONS = {None: None, "relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh}
-
-
 class _GluonConv(_ConvNd):
     """Gluon's nn.Conv1D/2D/3D(channels, kernel_size, strides=1, padding=0,
     dilation=1, groups=1, layout='NC...', activation=None, use_bias=True,
@@ -196,9 +174,7 @@ class _GluonConv(_ConvNd):
         want = "NC" + "DHW"[3 - self._n:]
         if layout not in (None, want):
             raise NotImplementedError("layout={!r}: channels first ({!r}) only".format(layout, want))
-        if activation not in _ACTIVATIONS:
-            raise ValueError("activation must be one of {}, not {!r}".format([a for a in _ACTIVATIONS if a],
-                                                                            activation))
+        check_activation(activation)
         if bias_initializer not in ("zeros", None):
             raise NotImplementedError("bias_initializer={!r}: the bias starts at zeros".format(bias_initializer))
         super().__init__(in_channels, channels, kernel_size, strides, padding, dilation, groups, use_bias,
@@ -206,9 +182,7 @@ class _GluonConv(_ConvNd):
         self.activation = activation
 
     def forward(self, x):
-        y = self._convolve(x)
-        act = _ACTIVATIONS[self.activation]
-        return y if act is None else act(y)
+        return activate(self.activation, self._convolve(x))
 
 
 class Conv1D(_GluonConv):
