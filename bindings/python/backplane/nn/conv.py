@@ -93,9 +93,9 @@ class _ConvNd(WeightedLayer):
         return s
 
 
-class Conv1d(_ConvNd):
-    """torch.nn.Conv1d: (N, C_in, L) -> (N, C_out, L_out)."""
-    _n = 1
+class _TorchConvNd(_ConvNd):
+    """torch.nn.Conv1d/2d/3d's constructor: their arguments in torch's order,
+    without the transposed ones' output_padding or Gluon's initializer."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -103,25 +103,20 @@ class Conv1d(_ConvNd):
                          padding_mode, device=device, dtype=dtype)
 
 
-class Conv2d(_ConvNd):
+class Conv1d(_TorchConvNd):
+    """torch.nn.Conv1d: (N, C_in, L) -> (N, C_out, L_out)."""
+    _n = 1
+
+
+class Conv2d(_TorchConvNd):
     """torch.nn.Conv2d: (N, C_in, H, W) -> (N, C_out, H_out, W_out), H_out =
     floor((H + 2 padding - dilation (kernel_size - 1) - 1) / stride) + 1."""
     _n = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device=device, dtype=dtype)
 
-
-class Conv3d(_ConvNd):
+class Conv3d(_TorchConvNd):
     """torch.nn.Conv3d: (N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out)."""
     _n = 3
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device=device, dtype=dtype)
 
 
 class _ConvTransposeNd(_ConvNd):
