@@ -75,7 +75,8 @@ def train(make_model, device, epochs, batch_size, lr=0.01, seed=0, images=False,
 def main(doc, what, train, epochs, batch_size, lr=0.01):
     """The command line of a digits example: --device, --epochs,
     --batch-size, --lr (defaults as given), then train(device, epochs,
-    batch_size, lr) and the test accuracy printed."""
+    batch_size, lr), the device of the trained parameters and the test
+    accuracy printed."""
     import argparse
     import time
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
@@ -87,5 +88,6 @@ def main(doc, what, train, epochs, batch_size, lr=0.01):
     device = bp.device(args.device)
     print("training {} on the digits on {}".format(what, device))
     t0 = time.perf_counter()
-    _, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
-    print("test accuracy {:.1%} ({:.1f} s)".format(test_accuracy, time.perf_counter() - t0))
+    net, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
+    print("parameters on {}; test accuracy {:.1%} ({:.1f} s)".format(
+        next(net.parameters()).device, test_accuracy, time.perf_counter() - t0))

@@ -11,12 +11,9 @@ epoch and the final accuracy come back to the host.
 
     PYTHONPATH=<build>/python python3 examples/train_digits.py [--device opencl:0]
 """
-import argparse
 import os
 import sys
-import time
 
-import backplane as bp
 from backplane import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,20 +39,5 @@ def train(device="cpu", epochs=12, batch_size=128, lr=0.01, seed=0, log=print):
     return digits_data.train(make_model, device, epochs, batch_size, lr, seed, log=log)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", default="cpu", help="cpu (default), opencl:0, cuda:0, ...")
-    parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=0.01)
-    args = parser.parse_args()
-    device = bp.device(args.device)
-    print("training a 64-128-10 MLP on the digits on {}".format(device))
-    t0 = time.perf_counter()
-    net, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
-    print("parameters on {}; test accuracy {:.1%} ({:.1f} s)".format(
-        net[0].weight.device, test_accuracy, time.perf_counter() - t0))
-
-
 if __name__ == "__main__":
-    main()
+    digits_data.main(__doc__, "a 64-128-10 MLP", train, epochs=12, batch_size=128)

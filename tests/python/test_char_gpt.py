@@ -2,31 +2,17 @@
 and opencl:0 and writes a sample; from the same initial weights over the
 same batches its loss curve over 50 steps of AdamW with warm-up, cosine
 schedule and gradient clipping is PyTorch's within 1e-4 relative."""
-import importlib.util
 import math
-import os
 
-import numpy as np
 import pytest
 
 import backplane as bp
-from conftest import REPO, require
+from conftest import require
+from example_support import assert_curves_match, load_example, skip_under_asan, torch_copy
 
+pytestmark = skip_under_asan
 
-# Minutes of training in the sanitizer build (Debug, ASan): its run covers
-# the same operators in the unit tests; the Release run trains the networks.
-pytestmark = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
-                                reason="networks are trained in the Release run, not under ASan")
-
-def _example():
-    path = os.path.join(REPO, "examples", "char_gpt.py")
-    spec = importlib.util.spec_from_file_location("char_gpt", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gpt = _example()
+gpt = load_example("char_gpt")
 
 
 @pytest.mark.parametrize("name", ["cpu:0", "opencl:0"])
@@ -81,9 +67,20 @@ def _torch_twin(torch, vocab_size, model):
         def forward(self, ids):
             return self.head(self.ln(self.blocks(self.tok(ids) + self.pos(torch.arange(ids.shape[1])))))
 
-    twin = GPT()
-    twin.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in model.state_dict().items()})
-    return twin
+    return torch_copy(torch, model, GPT())
+
+
+def _step(lib, model, opt, sched, x, y):
+    """One step of char_gpt's training, in lib (backplane or torch): the
+    loss as a float."""
+    logits = model(x)
+    loss = lib.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    opt.zero_grad()
+    loss.backward()
+    lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    return loss.item()
 
 
 @pytest.mark.parametrize("name", ["cpu:0", "opencl:0"])
@@ -107,25 +104,7 @@ def test_the_loss_curve_is_pytorchs(name):
         milestones=[warmup])
     ours, theirs = [], []
     for x, y in gpt.batches(data, model.context, 16, steps):
-        bx, by = bp.tensor(x, device=dev), bp.tensor(y, device=dev)
-        logits = model(bx)
-        loss = gpt.F.cross_entropy(logits.reshape(-1, logits.shape[-1]), by.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        gpt.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        ours.append(loss.item())
-        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
-        tlogits = twin(tx)
-        tloss = torch.nn.functional.cross_entropy(tlogits.reshape(-1, tlogits.shape[-1]), ty.reshape(-1))
-        topt.zero_grad()
-        tloss.backward()
-        torch.nn.utils.clip_grad_norm_(twin.parameters(), 1.0)
-        topt.step()
-        tsched.step()
-        theirs.append(tloss.item())
+        ours.append(_step(bp, model, opt, sched, bp.tensor(x, device=dev), bp.tensor(y, device=dev)))
+        theirs.append(_step(torch, twin, topt, tsched, torch.from_numpy(x), torch.from_numpy(y)))
     assert ours[-1] < ours[0]
-    worst = max(abs(a - b) / abs(b) for a, b in zip(ours, theirs))
-    print("largest relative difference of the loss over {} steps on {}: {:.2e}".format(steps, name, worst))
-    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+    assert_curves_match(ours, theirs, name, rtol=1e-4)

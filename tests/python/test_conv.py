@@ -11,6 +11,7 @@ import pytest
 import backplane as bp
 from backplane import nn
 from backplane.nn import functional as F
+from finite_differences import assert_gradients_match, require_float64
 
 torch = pytest.importorskip("torch")
 
@@ -112,30 +113,11 @@ GRADCHECKS = {
 
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))
 def test_gradients_match_finite_differences(dev, name):
-    try:
-        bp.ones(1, dtype="float64", device=dev).exp().numpy()
-    except (bp.DtypeError, bp.UnsupportedError) as e:
-        pytest.skip("{} has no float64: {}".format(dev, e))
+    require_float64(dev)
     fn, shapes = GRADCHECKS[name]
     rng = np.random.default_rng(6)
-    values = [rng.standard_normal(s) for s in shapes]
-    xs = [bp.tensor(v, dtype="float64", device=dev, requires_grad=True) for v in values]
-    out = fn(*xs)
-    w = np.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-    (out * bp.tensor(w, device=dev)).sum().backward()
-    h = 1e-6
-    for i, v in enumerate(values):
-        numeric = np.zeros_like(v)
-        with bp.no_grad():
-            for j in np.ndindex(v.shape):
-                def at(delta):
-                    moved = [u.copy() for u in values]
-                    moved[i][j] += delta
-                    y = fn(*[bp.tensor(u, device=dev) for u in moved])
-                    return (y * bp.tensor(w, device=dev)).sum().item()
-                numeric[j] = (at(h) - at(-h)) / (2 * h)
-        np.testing.assert_allclose(xs[i].grad.numpy(), numeric, rtol=1e-6, atol=1e-6,
-                                   err_msg="{}: input {}".format(name, i))
+    inputs = [rng.standard_normal(s) for s in shapes]
+    assert_gradients_match(fn, inputs, dev, name, weights=lambda n: np.linspace(0.5, 1.5, n))
 
 
 def test_default_initialisation_is_pytorchs():

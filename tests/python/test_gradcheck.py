@@ -7,6 +7,7 @@ import pytest
 
 import backplane as bp
 from backplane import nn
+from finite_differences import assert_gradients_match, require_float64
 
 A = np.array([[0.5, -1.25, 2.0], [0.75, -0.3, 1.5]])
 B = np.array([1.5, 0.4, -0.9])
@@ -110,42 +111,8 @@ CASES = {
 }
 
 
-def weights(n):
-    """Fixed, distinct weights: sum(f(x) * w) exercises every output element."""
-    k = np.arange(n)
-    return 0.5 + 0.25 * (k % 7) - 0.125 * (k % 3)
-
-
-def weighted(fn, tensors):
-    out = fn(*tensors)
-    w = bp.tensor(weights(out.numel()).reshape(out.shape), dtype=out.dtype, device=out.device)
-    return (out * w).sum()
-
-
-def require_float64(dev):
-    try:
-        bp.ones(1, dtype="float64", device=dev).exp().numpy()
-    except (bp.DtypeError, bp.UnsupportedError) as e:
-        pytest.skip("{} has no float64: {}".format(dev, e))
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(dev, name):
     require_float64(dev)
     inputs, fn = CASES[name]
-    xs = [bp.tensor(x, dtype="float64", device=dev, requires_grad=True) for x in inputs]
-    weighted(fn, xs).backward()
-    h = 1e-6
-    for i, x in enumerate(inputs):
-        analytic = xs[i].grad
-        assert analytic is not None and analytic.device == dev and analytic.shape == x.shape
-        numeric = np.zeros_like(x)
-        with bp.no_grad():
-            for j in np.ndindex(x.shape):
-                def at(delta):
-                    moved = [v.copy() for v in inputs]
-                    moved[i][j] += delta
-                    return weighted(fn, [bp.tensor(v, device=dev) for v in moved]).item()
-                numeric[j] = (at(h) - at(-h)) / (2 * h)
-        np.testing.assert_allclose(analytic.numpy(), numeric, rtol=1e-6, atol=1e-6,
-                                   err_msg="{}: input {}".format(name, i))
+    assert_gradients_match(fn, inputs, dev, name)

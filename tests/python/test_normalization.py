@@ -10,15 +10,9 @@ import pytest
 import backplane as bp
 from backplane import nn
 from backplane.nn import functional as F
+from finite_differences import require_float64
 
 RNG = np.random.default_rng(29)
-
-
-def require_float64(dev):
-    try:
-        bp.ones(1, dtype="float64", device=dev).exp().numpy()
-    except (bp.DtypeError, bp.UnsupportedError) as e:
-        pytest.skip("{} has no float64: {}".format(dev, e))
 
 
 def np_layer_norm(x, axes, w=None, b=None, eps=1e-5):

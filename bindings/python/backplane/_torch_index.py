@@ -25,6 +25,21 @@ def index_select(x, dim, index):
     return x[(slice(None),) * _axis(dim, x.ndim) + (index,)]
 
 
+def _gather_coords(index, dim, device):
+    """The index tensors (int64, on device) that pick index's entries along
+    dim and every other position as it is: gather's reading of an index,
+    also ONNX's GatherElements' and ScatterElements'."""
+    coords = []
+    for a, n in enumerate(index.shape):
+        if a == dim:
+            coords.append(index)
+        else:
+            along = (1,) * a + (n,) + (1,) * (index.ndim - a - 1)
+            coords.append(broadcast_to(_C.reshape(arange(n, dtype="int64", device=device), along),
+                                       index.shape))
+    return tuple(coords)
+
+
 def gather(x, dim, index):
     """out[i][j] = x[index[i][j]][j] for dim 0 (x[i][index[i][j]] for dim 1,
     and so on): index has x's rank and picks along dim."""
@@ -32,15 +47,7 @@ def gather(x, dim, index):
     if index.ndim != x.ndim:
         raise ShapeError("gather(): the index has rank {}, the tensor {}".format(
             index.ndim, x.ndim), op="gather")
-    coords = []
-    for a, n in enumerate(index.shape):
-        if a == d:
-            coords.append(index)
-        else:
-            along = (1,) * a + (n,) + (1,) * (x.ndim - a - 1)
-            coords.append(broadcast_to(_C.reshape(arange(n, device=index.device), along),
-                                       index.shape))
-    return x[tuple(coords)]
+    return x[_gather_coords(index, d, index.device)]
 
 
 def take(x, index):

@@ -66,22 +66,17 @@ def _class_indices(logp, target, weight, class_dim, n_classes, ignore_index, red
     nll = where(keep, -picked, 0.0)
     if reduction == "mean":
         denominator = keep.sum() if weight is None else where(keep, target_weight, 0.0).sum()
-    if reduction == "none":
-        loss = nll
-    elif reduction == "sum":
-        loss = nll.sum()
-    else:
-        loss = nll.sum() / denominator
+
+    def reduced(per_position):
+        if reduction == "none":
+            return per_position
+        return per_position.sum() if reduction == "sum" else per_position.sum() / denominator
+
+    loss = reduced(nll)
     if label_smoothing <= 0:
         return loss
     terms = logp if weight is None else logp * _class_weight(weight, logp, class_dim, n_classes)
-    smooth = where(keep, -terms.sum(axis=class_dim), 0.0)
-    if reduction == "none":
-        smoothed = smooth
-    elif reduction == "sum":
-        smoothed = smooth.sum()
-    else:
-        smoothed = smooth.sum() / denominator
+    smoothed = reduced(where(keep, -terms.sum(axis=class_dim), 0.0))
     return loss * (1 - label_smoothing) + smoothed * (label_smoothing / n_classes)
 
 

@@ -3,16 +3,14 @@ ConvTranspose1d/2d/3d, with PyTorch's arguments, defaults and
 initialisation, and Gluon's Conv1D, Conv2D and Conv3D (the MXNet edition's
 spelling: channels first, in_channels inferred, an activation, Gluon's
 initialisation)."""
-import math
-
 from .. import _tensor
 from . import functional as F
 from . import init as _init
-from .module import Module
+from ._weighted import WeightedLayer, activate, check_activation
 from .parameter import Parameter
 
 
-class _ConvNd(Module):
+class _ConvNd(WeightedLayer):
     """The parameters and arguments every convolution layer shares."""
 
     _n = 2
@@ -67,23 +65,6 @@ class _ConvNd(Module):
             self.bias = Parameter(_tensor.empty(self.out_channels, dtype=self._dtype, device=self._device))
         self.reset_parameters()
 
-    def reset_parameters(self):
-        """PyTorch's: weight kaiming_uniform_(a=sqrt(5)), the bias uniform in
-        +-1/sqrt(fan_in), fan_in = weight.shape[1] * prod(kernel_size)."""
-        if self._init is not None:
-            Module._initialize(self, self._init)
-            return
-        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = _init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            _init.uniform_(self.bias, -bound, bound)
-
-    def _initialize(self, init):
-        self._init = init
-        if self.weight is not None:
-            self.reset_parameters()
-
     def _convolve(self, x):
         if self.weight is None:
             self._make_parameters(x.shape[-self._n - 1])
@@ -112,9 +93,9 @@ class _ConvNd(Module):
         return s
 
 
-class Conv1d(_ConvNd):
-    """torch.nn.Conv1d: (N, C_in, L) -> (N, C_out, L_out)."""
-    _n = 1
+class _TorchConvNd(_ConvNd):
+    """torch.nn.Conv1d/2d/3d's constructor: their arguments in torch's order,
+    without the transposed ones' output_padding or Gluon's initializer."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -122,25 +103,20 @@ class Conv1d(_ConvNd):
                          padding_mode, device=device, dtype=dtype)
 
 
-class Conv2d(_ConvNd):
+class Conv1d(_TorchConvNd):
+    """torch.nn.Conv1d: (N, C_in, L) -> (N, C_out, L_out)."""
+    _n = 1
+
+
+class Conv2d(_TorchConvNd):
     """torch.nn.Conv2d: (N, C_in, H, W) -> (N, C_out, H_out, W_out), H_out =
     floor((H + 2 padding - dilation (kernel_size - 1) - 1) / stride) + 1."""
     _n = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device=device, dtype=dtype)
 
-
-class Conv3d(_ConvNd):
+class Conv3d(_TorchConvNd):
     """torch.nn.Conv3d: (N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out)."""
     _n = 3
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device=device, dtype=dtype)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -176,9 +152,6 @@ class ConvTranspose3d(_ConvTransposeNd):
     _n = 3
 
 
-_ACTIVATIONS = {None: None, "relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh}
-
-
 class _GluonConv(_ConvNd):
     """Gluon's nn.Conv1D/2D/3D(channels, kernel_size, strides=1, padding=0,
     dilation=1, groups=1, layout='NC...', activation=None, use_bias=True,
@@ -196,9 +169,7 @@ class _GluonConv(_ConvNd):
         want = "NC" + "DHW"[3 - self._n:]
         if layout not in (None, want):
             raise NotImplementedError("layout={!r}: channels first ({!r}) only".format(layout, want))
-        if activation not in _ACTIVATIONS:
-            raise ValueError("activation must be one of {}, not {!r}".format([a for a in _ACTIVATIONS if a],
-                                                                            activation))
+        check_activation(activation)
         if bias_initializer not in ("zeros", None):
             raise NotImplementedError("bias_initializer={!r}: the bias starts at zeros".format(bias_initializer))
         super().__init__(in_channels, channels, kernel_size, strides, padding, dilation, groups, use_bias,
@@ -206,9 +177,7 @@ class _GluonConv(_ConvNd):
         self.activation = activation
 
     def forward(self, x):
-        y = self._convolve(x)
-        act = _ACTIVATIONS[self.activation]
-        return y if act is None else act(y)
+        return activate(self.activation, self._convolve(x))
 
 
 class Conv1D(_GluonConv):

@@ -1,15 +1,13 @@
 """Fully connected layers: Linear (PyTorch), LazyLinear (input size taken
 from the first input) and Dense (Gluon's spelling of the same layer)."""
-import math
-
 from .. import _tensor
 from . import functional as F
 from . import init as _init
-from .module import Module
+from ._weighted import WeightedLayer, activate, check_activation
 from .parameter import Parameter
 
 
-class Linear(Module):
+class Linear(WeightedLayer):
     """y = x @ weight.T + bias, weight of shape (out_features, in_features).
     Initialised as PyTorch does: weight kaiming_uniform_(a=sqrt(5)) and bias
     uniform, both within +-1/sqrt(in_features). in_features=0 makes the
@@ -38,20 +36,6 @@ class Linear(Module):
                                                 device=self._device))
         self.reset_parameters()
 
-    def reset_parameters(self):
-        if self._init is not None:
-            Module._initialize(self, self._init)
-            return
-        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features)
-            _init.uniform_(self.bias, -bound, bound)
-
-    def _initialize(self, init):
-        self._init = init
-        if self.weight is not None:
-            self.reset_parameters()
-
     def forward(self, x):
         if self.weight is None:
             self._make_parameters(x.shape[-1])
@@ -71,9 +55,6 @@ class LazyLinear(Linear):
         super().__init__(0, out_features, bias, device, dtype)
 
 
-_ACTIVATIONS = {None: None, "relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh}
-
-
 class Dense(Linear):
     """Gluon's nn.Dense(units, activation=None, use_bias=True, flatten=True,
     in_units=0): a Linear layer followed by the activation ('relu',
@@ -85,18 +66,14 @@ class Dense(Linear):
 
     def __init__(self, units, activation=None, use_bias=True, flatten=True, in_units=0,
                  device=None, dtype=None):
-        if activation not in _ACTIVATIONS:
-            raise ValueError("activation must be one of {}, not {!r}".format(
-                [a for a in _ACTIVATIONS if a], activation))
+        check_activation(activation)
         super().__init__(in_units, units, use_bias, device, dtype)
         self.activation, self.flatten = activation, flatten
 
     def forward(self, x):
         if self.flatten and x.ndim > 2:
             x = x.reshape(x.shape[0], -1)
-        y = super().forward(x)
-        act = _ACTIVATIONS[self.activation]
-        return y if act is None else act(y)
+        return activate(self.activation, super().forward(x))
 
     def extra_repr(self):
         return "{} -> {}, {}".format(self.in_features or None, self.out_features,

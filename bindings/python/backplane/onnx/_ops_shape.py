@@ -9,7 +9,7 @@ from .. import _tensor as T
 from .._composite import concatenate
 from .._indexing import _entries
 from .._torch_api import broadcast_to
-from .._torch_index import repeat
+from .._torch_index import _gather_coords, repeat
 from ._registry import converter, require
 from ._ops_elementwise import cast, same
 
@@ -144,28 +144,13 @@ def gather(n, x, idx):
     return x[(slice(None),) * axis + (idx,)]
 
 
-def _coords(idx, axis, index_device):
-    """The index tensors that pick idx's entries along axis and every other
-    position as it is (torch.gather's reading of an index)."""
-    coords = []
-    for a, extent in enumerate(idx.shape):
-        if a == axis:
-            coords.append(idx)
-        else:
-            along = (1,) * a + (extent,) + (1,) * (idx.ndim - a - 1)
-            coords.append(broadcast_to(reshape_to(T.arange(extent, dtype="int64",
-                                                           device=index_device), along),
-                                       idx.shape))
-    return tuple(coords)
-
-
 def _gather_elements_needs(n):
     return index_needs(n.t(0), n.t(1)) + [("arange", "int64")]
 
 
 @converter("GatherElements", needs=_gather_elements_needs)
 def gather_elements(n, x, idx):
-    return x[_coords(idx, _axis(n.attr("axis", 0), x.ndim), x.device)]
+    return x[_gather_coords(idx, _axis(n.attr("axis", 0), x.ndim), x.device)]
 
 
 def _gather_nd_needs(n):
@@ -189,7 +174,7 @@ def _scatter_needs(n):
 
 @converter("ScatterElements", needs=_scatter_needs)
 def scatter_elements(n, x, idx, updates):
-    key = _coords(idx, _axis(n.attr("axis", 0), x.ndim), x.device)
+    key = _gather_coords(idx, _axis(n.attr("axis", 0), x.ndim), x.device)
     return _C.index_put(x, _entries(x, key), updates, n.attr("reduction", "none") == "add")
 
 

@@ -65,6 +65,15 @@ def _window(n, rank, kernel):
     return stride, dilation
 
 
+def _sliding(n, x, kernel, function):
+    """(stride, dilation, pads before, pads after, torch's function<rank>d)
+    of a node sliding kernel over x's spatial axes."""
+    rank = len(kernel)
+    stride, dilation = _window(n, rank, kernel)
+    before, after = _auto_pads(n, x.shape[2:], kernel, stride, dilation)
+    return stride, dilation, before, after, getattr(_functional(), "{}{}d".format(function, rank))
+
+
 def _even(x, rank, before, after, fill):
     """(x, padding): x padded explicitly where ONNX's pads differ between
     the two sides of an axis, and the even padding left to the operator."""
@@ -87,11 +96,8 @@ def _conv_needs(n):
 @converter("Conv", needs=_conv_needs)
 def conv(n, x, w, b=None):
     rank = w.ndim - 2
-    kernel = list(w.shape[2:])
-    stride, dilation = _window(n, rank, kernel)
-    before, after = _auto_pads(n, x.shape[2:], kernel, stride, dilation)
+    stride, dilation, before, after, fn = _sliding(n, x, list(w.shape[2:]), "conv")
     x, padding = _even(x, rank, before, after, 0.0)
-    fn = getattr(_functional(), "conv{}d".format(rank))
     return fn(x, w, b, stride=tuple(stride), padding=padding, dilation=tuple(dilation),
               groups=int(n.attr("group", 1)))
 
@@ -174,10 +180,8 @@ def _max_pool_needs(n):
 def max_pool(n, x):
     kernel = list(n.attr("kernel_shape"))
     rank = len(kernel)
-    stride, dilation = _window(n, rank, kernel)
-    before, after = _auto_pads(n, x.shape[2:], kernel, stride, dilation)
+    stride, dilation, before, after, fn = _sliding(n, x, kernel, "max_pool")
     x, padding = _even(x, rank, before, after, _lowest(x.dtype))
-    fn = getattr(_functional(), "max_pool{}d".format(rank))
     want_indices = len(n.outputs) > 1 and bool(n.outputs[1])
     result = fn(x, tuple(kernel), stride=tuple(stride), padding=padding, dilation=tuple(dilation),
                 ceil_mode=bool(n.attr("ceil_mode", 0)), return_indices=want_indices)
@@ -207,11 +211,9 @@ def _avg_pool_needs(n):
 def average_pool(n, x):
     kernel = list(n.attr("kernel_shape"))
     rank = len(kernel)
-    stride, dilation = _window(n, rank, kernel)
-    before, after = _auto_pads(n, x.shape[2:], kernel, stride, dilation)
+    stride, _, before, after, fn = _sliding(n, x, kernel, "avg_pool")
     include = bool(n.attr("count_include_pad", 0))
     ceil = bool(n.attr("ceil_mode", 0))
-    fn = getattr(_functional(), "avg_pool{}d".format(rank))
     if before == after:
         return fn(x, tuple(kernel), stride=tuple(stride), padding=tuple(before), ceil_mode=ceil,
                   count_include_pad=include)

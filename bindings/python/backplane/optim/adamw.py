@@ -2,15 +2,14 @@
 decoupled from the gradient (the parameter is first scaled by 1 - lr *
 weight_decay), then Adam's step, optionally with amsgrad's running maximum
 of the second moment."""
-import math
-
 from .._tensor import OP
-from .optimizer import ADD, DIV, MUL, SQRT, Optimizer, binary_out, unary_out, zeros_like
+from .adam import _Moments
+from .optimizer import ADD, DIV, MUL, binary_out, zeros_like
 
 MAXIMUM = OP["maximum"]
 
 
-class AdamW(Optimizer):
+class AdamW(_Moments):
     """p *= 1 - lr * weight_decay; m = b1 m + (1 - b1) g; v = b2 v + (1 - b2)
     g*g (with amsgrad, v_max = max(v_max, v) stands for v below); then
     p += -lr / (1 - b1**t) * m / (sqrt(v) / sqrt(1 - b2**t) + eps), each in
@@ -35,10 +34,6 @@ class AdamW(Optimizer):
 
     def _init_state(self, p, group, state):
         super()._init_state(p, group, state)
-        state["step"] = 0
-        state["scratch2"] = zeros_like(p)
-        state["exp_avg"] = zeros_like(p)
-        state["exp_avg_sq"] = zeros_like(p)
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = zeros_like(p)
 
@@ -52,9 +47,7 @@ class AdamW(Optimizer):
         g = binary_out(MUL, grad, -1.0, s) if group["maximize"] else grad
         binary_out(MUL, p, 1 - lr * group["weight_decay"], p)
         # exp_avg.mul_(b1).add_(g, alpha=1 - b1)
-        binary_out(MUL, m, b1, m)
-        binary_out(MUL, g, 1 - b1, s2)
-        binary_out(ADD, m, s2, m)
+        self._first_moment(m, g, b1, s2)
         # exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2)
         binary_out(MUL, v, b2, v)
         binary_out(MUL, g, 1 - b2, s2)
@@ -63,9 +56,7 @@ class AdamW(Optimizer):
         if group["amsgrad"]:
             v = binary_out(MAXIMUM, state["max_exp_avg_sq"], v, state["max_exp_avg_sq"])
         # denom = (v.sqrt() / sqrt(1 - b2**t)).add_(eps), in s2
-        unary_out(SQRT, v, s2)
-        binary_out(DIV, s2, math.sqrt(1 - b2 ** t), s2)
-        binary_out(ADD, s2, eps, s2)
+        self._denominator(v, b2, t, eps, s2)
         # p.addcdiv_(m, denom, value=-lr / (1 - b1**t))
         binary_out(MUL, m, -lr / (1 - b1 ** t), s)
         binary_out(DIV, s, s2, s)

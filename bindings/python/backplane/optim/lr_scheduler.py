@@ -147,6 +147,23 @@ class LRScheduler:
 _LRScheduler = LRScheduler  # PyTorch 1.13's name
 
 
+def _state_with(scheduler, key, entries):
+    """scheduler's state_dict with entries (a list, one per part) saved in
+    place of its attribute key, the parts themselves."""
+    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", key)}
+    state[key] = entries
+    return state
+
+
+def _load_but(scheduler, state_dict, key):
+    """Loads a _state_with state_dict but for key, whose entries it returns
+    for the parts to take."""
+    state = dict(state_dict)
+    entries = state.pop(key)
+    scheduler.__dict__.update(state)
+    return entries
+
+
 class _LambdaScheduler(LRScheduler):
     """What LambdaLR and MultiplicativeLR share: one function per group, and
     their state, which keeps a callable object's __dict__ (a function or a
@@ -164,16 +181,11 @@ class _LambdaScheduler(LRScheduler):
         super().__init__(optimizer, last_epoch, verbose)
 
     def state_dict(self):
-        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                               for fn in self.lr_lambdas]
-        return state
+        return _state_with(self, "lr_lambdas", [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                                                for fn in self.lr_lambdas])
 
     def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        lr_lambdas = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+        for fn, saved in zip(self.lr_lambdas, _load_but(self, state_dict, "lr_lambdas")):
             if saved is not None:
                 fn.__dict__.update(saved)
 
@@ -366,15 +378,10 @@ class _Composed(LRScheduler):
     states are saved in theirs."""
 
     def state_dict(self):
-        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
+        return _state_with(self, "_schedulers", [s.state_dict() for s in self._schedulers])
 
     def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        schedulers = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, saved in zip(self._schedulers, schedulers):
+        for s, saved in zip(self._schedulers, _load_but(self, state_dict, "_schedulers")):
             s.load_state_dict(saved)
 
 
