@@ -34,6 +34,8 @@ const Figure kFigures[] = {
      bench::figure_startup},
     {"training", "one MLP training step (autograd, SGD) vs libtorch, and the cost of recording",
      bench::figure_training},
+    {"gpt", "one training step of a small GPT (2 layers, d_model 64, seq 64; AdamW) vs libtorch",
+     bench::figure_gpt},
     {"allreduce", "bp_dist_all_reduce across 2 MPI ranks (4-256 MB) vs MPI_Allreduce called directly",
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy; "

@@ -11,7 +11,11 @@
 //   opt.zero_grad(); loss.backward(); opt.step();
 //
 // Since 1.6 the normalisation layers (LayerNorm, RMSNorm, GroupNorm,
-// BatchNorm1d/2d) and train()/eval() on every Module.
+// BatchNorm1d/2d) and train()/eval() on every Module, and the transformer
+// kit: Embedding, GELU, SiLU, Softmax, LogSoftmax,
+// TransformerEncoderLayer, TransformerEncoder and AdamW, each with
+// PyTorch's parameter names, shapes, defaults and initialisation, so a
+// torch state_dict maps onto the members one to one.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +23,9 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "backplane.hpp"
@@ -94,6 +101,72 @@ class Linear : public Module {
   Tensor weight, bias;
 };
 
+// PyTorch's Embedding (since 1.6): forward(indices) is the rows of weight
+// [num_embeddings, embedding_dim] that an integer tensor of any shape names,
+// shaped indices.shape + [embedding_dim]. The lookup is the C API's
+// indexing (bp_index, weight[indices]), so the gradient scatter-adds into
+// the rows read, repeated indices adding up, on weight's device. weight is
+// drawn from N(0, 1) as PyTorch draws it; padding_idx (negative counts from
+// the end), when given, is a row of zeros that gets no gradient. As in
+// PyTorch an index outside [0, num_embeddings) is bp::IndexError naming
+// "Embedding", a negative one too (no counting from the end), and indices
+// that are not integers are bp::DtypeError.
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
+            Device d = default_device(), uint64_t seed = next_seed())
+      : num_embeddings(num_embeddings), embedding_dim(embedding_dim) {
+    if (num_embeddings < 0 || embedding_dim < 0)
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "Embedding: num_embeddings and embedding_dim must be >= 0", "", -1, {});
+    if (padding_idx) {
+      if (*padding_idx < -num_embeddings || *padding_idx >= num_embeddings)
+        throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                   "Embedding: padding_idx " + std::to_string(*padding_idx) +
+                                       " must be within num_embeddings " + std::to_string(num_embeddings) +
+                                       " (from " + std::to_string(-num_embeddings) + " to " +
+                                       std::to_string(num_embeddings - 1) + ")",
+                                   "", -1, {});
+      this->padding_idx = (*padding_idx + num_embeddings) % num_embeddings;
+    }
+    Tensor w = random_normal({num_embeddings, embedding_dim}, 0, 1, seed, f32, d);
+    if (this->padding_idx) w.index_put_({*this->padding_idx}, zeros({embedding_dim}, f32, d));
+    weight = parameter_on(w, d);
+  }
+  Tensor forward(const Tensor &indices) override {
+    const bp_dtype t = indices.dtype();
+    const bool is_signed = t == BP_INT8 || t == BP_INT16 || t == BP_INT32 || t == BP_INT64;
+    if (!is_signed && t != BP_UINT8)
+      throw DtypeError(BP_ERR_DTYPE, std::string("Embedding: the indices must be an integer tensor, not ") +
+                                         bp_dtype_name(t), "", -1, {});
+    // A negative index names no row here (NumPy's indexing would count it
+    // from the end): num_embeddings is out of range for bp_index as well.
+    const Tensor wide = t == BP_INT64 ? indices : indices.astype(i64);
+    const Tensor rows = is_signed ? where(wide < 0, num_embeddings, wide) : wide;
+    Tensor out;
+    try {
+      out = weight.index({rows});
+    } catch (const IndexError &e) {
+      throw IndexError(BP_ERR_INDEX,
+                       "Embedding: index out of range in self: the indices must be in [0, " +
+                           std::to_string(num_embeddings) + ") (" + e.what() + ")",
+                       e.op(), e.input(), e.devices());
+    }
+    if (padding_idx) {
+      Shape keep_shape = indices.shape();
+      keep_shape.push_back(1);
+      out = where((indices != *padding_idx).reshape(keep_shape), out, out.detach());
+    }
+    return out;
+  }
+  std::vector<Tensor> parameters() const override { return {weight}; }
+  void to(Device d) override { weight = parameter_on(weight, d); }
+
+  int64_t num_embeddings, embedding_dim;
+  std::optional<int64_t> padding_idx;  // as a row number, 0 to num_embeddings - 1
+  Tensor weight;
+};
+
 // PyTorch's Conv1d/2d/3d (R = 1, 2, 3; since 1.6): weight [out, in / groups,
 // K...] and bias [out], drawn as PyTorch draws them by default
 // (kaiming_uniform with a = sqrt(5): uniform in +-1/sqrt(fan_in), fan_in =
@@ -164,6 +237,66 @@ class ReLU : public Module {
 class Sigmoid : public Module {
  public:
   Tensor forward(const Tensor &x) override { return x.sigmoid(); }
+};
+
+// x * Phi(x), Phi the standard normal CDF (PyTorch's gelu, since 1.6):
+// approximate "none" is exactly x * 0.5 * (1 + erf(x / sqrt(2))), "tanh"
+// PyTorch's 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))). Made of
+// recorded operators in torch's order of operations, so values agree with
+// PyTorch's to float32 rounding and gradients come from autograd on every
+// device; another approximate is bp::InvalidArgumentError.
+inline Tensor gelu(const Tensor &x, const std::string &approximate = "none") {
+  if (approximate == "none") return x * 0.5 * ((x * 0.70710678118654752440).erf() + 1.0);
+  if (approximate == "tanh") {
+    const Tensor inner = (x + x * x * x * 0.044715) * 0.79788456080286535588;  // sqrt(2 / pi)
+    return x * 0.5 * (inner.tanh() + 1.0);
+  }
+  throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                             "gelu: approximate is \"none\" or \"tanh\", not \"" + approximate + "\"", "", -1, {});
+}
+
+// x * sigmoid(x), the swish (PyTorch's silu, since 1.6).
+inline Tensor silu(const Tensor &x) { return x * x.sigmoid(); }
+
+// gelu(x, approximate) as a layer (PyTorch's GELU, since 1.6); the
+// constructor checks approximate.
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none") : approximate(std::move(approximate)) {
+    if (this->approximate != "none" && this->approximate != "tanh")
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "GELU: approximate is \"none\" or \"tanh\", not \"" + this->approximate + "\"",
+                                 "", -1, {});
+  }
+  Tensor forward(const Tensor &x) override { return gelu(x, approximate); }
+
+  std::string approximate;
+};
+
+// silu(x) as a layer (PyTorch's SiLU, since 1.6).
+class SiLU : public Module {
+ public:
+  Tensor forward(const Tensor &x) override { return silu(x); }
+};
+
+// PyTorch's Softmax(dim) and LogSoftmax(dim) (since 1.6): the SOFTMAX and
+// LOG_SOFTMAX operators along dim (negative counts from the end). PyTorch
+// has no default dim worth keeping (it guesses one and warns), so dim is
+// required.
+class Softmax : public Module {
+ public:
+  explicit Softmax(int32_t dim) : dim(dim) {}
+  Tensor forward(const Tensor &x) override { return x.softmax(dim); }
+
+  int32_t dim;
+};
+
+class LogSoftmax : public Module {
+ public:
+  explicit LogSoftmax(int32_t dim) : dim(dim) {}
+  Tensor forward(const Tensor &x) override { return x.log_softmax(dim); }
+
+  int32_t dim;
 };
 
 // Modules applied in order; net[i] is the i-th.
@@ -405,15 +538,241 @@ class AdaptiveAvgPool2d : public Module {
 };
 
 // In training mode x * keep / (1 - p), a fresh mask per call (seeds from
-// `seed` on); the identity in evaluation mode.
+// `seed` on); the identity in evaluation mode and for p = 0 (no operator
+// runs, as in PyTorch).
 class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5, uint64_t seed = next_seed()) : p_(p), seed_(seed) {}
-  Tensor forward(const Tensor &x) override { return is_training() ? dropout(x, p_, seed_ + calls_++) : x; }
+  double p() const { return p_; }
+  Tensor forward(const Tensor &x) override {
+    return is_training() && p_ > 0 ? dropout(x, p_, seed_ + calls_++) : x;
+  }
 
  private:
   double p_;
   uint64_t seed_, calls_ = 0;
+};
+
+// ---- the transformer encoder (since 1.6) ---------------------------------
+
+namespace detail {
+// A mask in bp_attention's convention as an additive float32 one: 0 where a
+// bool mask takes part, -inf where it hides; a float mask as it is.
+inline Tensor additive_mask(const Tensor &mask) {
+  if (mask.dtype() != BP_BOOL) return mask;
+  return where(mask, zeros({}, f32, mask.device()), -INFINITY);
+}
+// src_mask ([L, S] or broadcasting to [N, H, L, S]) and a key padding mask
+// [N, S] as one attention mask: bool when both are, else additive.
+inline Tensor combined_mask(const Tensor &src_mask, const Tensor &key_padding_mask) {
+  if (!key_padding_mask.defined()) return src_mask;
+  const Shape s = key_padding_mask.shape();
+  const Tensor padding = key_padding_mask.reshape({s.at(0), 1, 1, s.at(1)});
+  if (!src_mask.defined()) return padding;
+  if (src_mask.dtype() == BP_BOOL && padding.dtype() == BP_BOOL) return src_mask & padding;
+  return additive_mask(src_mask) + additive_mask(padding);
+}
+// The k-th seed derived from seed (SplitMix64's finaliser): the dropout
+// streams of one layer, each counting up from its seed call by call, start
+// far apart and do not run into each other or into a neighbour's.
+inline uint64_t mixed_seed(uint64_t seed, uint64_t k) {
+  uint64_t z = seed + k * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+// A leaf like p (its device, values and requires_grad), with its own memory.
+inline Tensor copied_parameter(const Tensor &p) {
+  if (!p.defined()) return p;
+  return parameter_on(p.detach().copy_to(p.device()), p.device());
+}
+}  // namespace detail
+
+// PyTorch's TransformerEncoderLayer (since 1.6) over [N, L, E] inputs
+// (batch_first = true; false, the [L, N, E] layout, is
+// bp::InvalidArgumentError): self-attention and a feed-forward block
+// (linear1, the activation "relu" or "gelu", dropout, linear2), each with a
+// residual connection, layer norm and dropout. Post-norm (norm_first false,
+// PyTorch's default): x = norm1(x + sa(x)); x = norm2(x + ff(x)); pre-norm:
+// x = x + sa(norm1(x)); x = x + ff(norm2(x)). The submodules carry torch's
+// names, shapes and initialisation (self_attn, linear1, dropout, linear2,
+// norm1, norm2, dropout1, dropout2), so "self_attn.in_proj_weight" of a
+// torch state_dict is self_attn.in_proj_weight here; parameters() lists
+// them in torch's named_parameters() order. The attention weights drop out
+// with probability `dropout` in training mode, as torch's self_attn does.
+//
+// forward(src, src_mask, src_key_padding_mask, is_causal) takes the masks
+// in bp_attention's convention, the opposite of torch's bool one: a bool
+// true takes part (torch's True hides: pass ~mask), a float mask is added
+// to the scores. src_mask broadcasts to [N, nhead, L, L] (an [L, L] mask,
+// or [N, 1, L, L]); src_key_padding_mask is [N, L]. is_causal without a
+// src_mask hides the keys after each query (bp_attention's causal); with
+// one it is torch's hint that src_mask is causal, and src_mask is used.
+class TransformerEncoderLayer : public Module {
+ public:
+  TransformerEncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforward = 2048, double dropout = 0.1,
+                          const std::string &activation = "relu", double layer_norm_eps = 1e-5,
+                          bool batch_first = true, bool norm_first = false, bool bias = true,
+                          Device d = default_device(), uint64_t seed = next_seed())
+      : self_attn(d_model, nhead, d, seed, bias),
+        linear1(d_model, dim_feedforward, d, seed + 3, bias),
+        dropout(dropout, detail::mixed_seed(seed, 1)),
+        linear2(dim_feedforward, d_model, d, seed + 5, bias),
+        norm1({d_model}, layer_norm_eps, true, bias, d),
+        norm2({d_model}, layer_norm_eps, true, bias, d),
+        dropout1(dropout, detail::mixed_seed(seed, 2)),
+        dropout2(dropout, detail::mixed_seed(seed, 3)),
+        d_model(d_model),
+        nhead(nhead),
+        dim_feedforward(dim_feedforward),
+        activation(activation),
+        layer_norm_eps(layer_norm_eps),
+        norm_first(norm_first),
+        bias(bias),
+        p_(dropout),
+        seed_(detail::mixed_seed(seed, 4)) {
+    if (!batch_first)
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "TransformerEncoderLayer: batch_first = false ([L, N, E] inputs) is not supported; "
+                                 "the C++ layers take [N, L, E]",
+                                 "", -1, {});
+    if (activation != "relu" && activation != "gelu")
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "TransformerEncoderLayer: activation should be \"relu\" or \"gelu\", not \"" +
+                                     activation + "\"",
+                                 "", -1, {});
+    if (!(dropout >= 0 && dropout <= 1))
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "TransformerEncoderLayer: dropout must be in [0, 1], not " + std::to_string(dropout),
+                                 "", -1, {});
+  }
+  Tensor forward(const Tensor &src) override { return forward(src, Tensor()); }
+  Tensor forward(const Tensor &src, const Tensor &src_mask, const Tensor &src_key_padding_mask = Tensor(),
+                 bool is_causal = false) {
+    AttentionOptions options;
+    options.mask = detail::combined_mask(src_mask, src_key_padding_mask);
+    options.causal = is_causal && !src_mask.defined();
+    if (is_training() && p_ > 0) {
+      options.dropout = p_;
+      options.seed = seed_ + calls_++;
+    }
+    Tensor x = src;
+    if (norm_first) {
+      x = x + sa_block(norm1(x), options);
+      return x + ff_block(norm2(x));
+    }
+    x = norm1(x + sa_block(x, options));
+    return norm2(x + ff_block(x));
+  }
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> all;
+    for (const Module *m : std::initializer_list<const Module *>{&self_attn, &linear1, &linear2, &norm1, &norm2})
+      for (Tensor &p : m->parameters()) all.push_back(std::move(p));
+    return all;
+  }
+  void to(Device d) override {
+    self_attn.to(d);
+    linear1.to(d);
+    linear2.to(d);
+    norm1.to(d);
+    norm2.to(d);
+  }
+  void train(bool on = true) override {
+    Module::train(on);
+    for (Module *m : std::initializer_list<Module *>{&self_attn, &linear1, &dropout, &linear2, &norm1, &norm2,
+                                                     &dropout1, &dropout2})
+      m->train(on);
+  }
+  // An independent layer of the same configuration, mode and parameter
+  // values (torch's copy.deepcopy): parameters of its own on the same
+  // device, dropout masks from seeds of its own.
+  std::shared_ptr<TransformerEncoderLayer> clone(uint64_t seed = next_seed()) const {
+    const Tensor &w = self_attn.in_proj_weight;
+    auto copy = std::make_shared<TransformerEncoderLayer>(d_model, nhead, dim_feedforward, p_, activation,
+                                                          layer_norm_eps, true, norm_first, bias, w.device(), seed);
+    copy->self_attn.in_proj_weight = detail::copied_parameter(self_attn.in_proj_weight);
+    copy->self_attn.in_proj_bias = detail::copied_parameter(self_attn.in_proj_bias);
+    for (auto [dst, src] : {std::pair{&copy->self_attn.out_proj, &self_attn.out_proj},
+                            std::pair{&copy->linear1, &linear1}, std::pair{&copy->linear2, &linear2}}) {
+      dst->weight = detail::copied_parameter(src->weight);
+      dst->bias = detail::copied_parameter(src->bias);
+    }
+    for (auto [dst, src] : {std::pair{&copy->norm1, &norm1}, std::pair{&copy->norm2, &norm2}}) {
+      dst->weight = detail::copied_parameter(src->weight);
+      dst->bias = detail::copied_parameter(src->bias);
+    }
+    copy->train(is_training());
+    return copy;
+  }
+
+  MultiheadAttention self_attn;
+  Linear linear1;
+  Dropout dropout;
+  Linear linear2;
+  LayerNorm norm1, norm2;
+  Dropout dropout1, dropout2;
+  int64_t d_model, nhead, dim_feedforward;
+  std::string activation;
+  double layer_norm_eps;
+  bool norm_first, bias;
+
+ private:
+  Tensor sa_block(const Tensor &x, const AttentionOptions &options) {
+    return dropout1(self_attn.forward(x, x, x, options));
+  }
+  Tensor ff_block(const Tensor &x) {
+    const Tensor h = linear1(x);
+    return dropout2(linear2(dropout(activation == "gelu" ? gelu(h) : h.relu())));
+  }
+  double p_;
+  uint64_t seed_, calls_ = 0;
+};
+
+// PyTorch's TransformerEncoder (since 1.6): num_layers independent copies of
+// encoder_layer (layers[i], each starting from encoder_layer's parameter
+// values, as torch's deep copies do) applied in turn, then norm when given
+// (any Module, a LayerNorm in GPT-style models). forward(src, mask,
+// src_key_padding_mask, is_causal) passes the masks, in
+// TransformerEncoderLayer's convention, to every layer.
+class TransformerEncoder : public Module {
+ public:
+  TransformerEncoder(const TransformerEncoderLayer &encoder_layer, int64_t num_layers,
+                     std::shared_ptr<Module> norm = nullptr)
+      : norm(std::move(norm)), num_layers(num_layers) {
+    if (num_layers < 0)
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "TransformerEncoder: num_layers must be >= 0, not " + std::to_string(num_layers), "",
+                                 -1, {});
+    for (int64_t i = 0; i < num_layers; ++i) layers.push_back(encoder_layer.clone());
+  }
+  Tensor forward(const Tensor &src) override { return forward(src, Tensor()); }
+  Tensor forward(const Tensor &src, const Tensor &mask, const Tensor &src_key_padding_mask = Tensor(),
+                 bool is_causal = false) {
+    Tensor x = src;
+    for (const auto &layer : layers) x = layer->forward(x, mask, src_key_padding_mask, is_causal);
+    return norm ? norm->forward(x) : x;
+  }
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> all;
+    for (const auto &layer : layers)
+      for (Tensor &p : layer->parameters()) all.push_back(std::move(p));
+    if (norm)
+      for (Tensor &p : norm->parameters()) all.push_back(std::move(p));
+    return all;
+  }
+  void to(Device d) override {
+    for (const auto &layer : layers) layer->to(d);
+    if (norm) norm->to(d);
+  }
+  void train(bool on = true) override {
+    Module::train(on);
+    for (const auto &layer : layers) layer->train(on);
+    if (norm) norm->train(on);
+  }
+
+  std::vector<std::shared_ptr<TransformerEncoderLayer>> layers;
+  std::shared_ptr<Module> norm;
+  int64_t num_layers;
 };
 
 // mean((prediction - target)^2)
@@ -477,6 +836,77 @@ class SGD {
   std::vector<Tensor> params_;
   double lr_, momentum_, weight_decay_;
   std::vector<Tensor> scratch_, velocity_, decay_;
+};
+
+// PyTorch's AdamW (since 1.6): Adam with decoupled weight decay, torch's
+// defaults (lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2) and
+// update, in its order of operations, per parameter with a gradient:
+//   p *= 1 - lr * weight_decay
+//   m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+//   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+// t counting that parameter's steps (one without a gradient is skipped and
+// keeps its count), as torch's. No amsgrad. Like SGD, step() writes into
+// the parameters with _out operators under NoGradGuard and allocates nothing
+// after the first step.
+class AdamW {
+ public:
+  AdamW(std::vector<Tensor> params, double lr = 1e-3, std::pair<double, double> betas = {0.9, 0.999},
+        double eps = 1e-8, double weight_decay = 1e-2)
+      : params_(std::move(params)), lr_(lr), beta1_(betas.first), beta2_(betas.second), eps_(eps),
+        weight_decay_(weight_decay) {
+    if (!(lr >= 0) || !(eps >= 0) || !(weight_decay >= 0) || !(beta1_ >= 0 && beta1_ < 1) ||
+        !(beta2_ >= 0 && beta2_ < 1))
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "AdamW: lr, eps and weight_decay must be >= 0 and each beta in [0, 1)", "", -1,
+                                 {});
+  }
+
+  void zero_grad() const {
+    for (const Tensor &p : params_) p.clear_grad();
+  }
+
+  void step() {
+    NoGradGuard no_grad;
+    if (exp_avg_.empty())
+      for (const Tensor &p : params_) {
+        exp_avg_.push_back(zeros(p.shape(), p.dtype(), p.device()));
+        exp_avg_sq_.push_back(zeros(p.shape(), p.dtype(), p.device()));
+        scratch_.push_back(zeros(p.shape(), p.dtype(), p.device()));
+        steps_.push_back(0);
+      }
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Tensor &p = params_[i];
+      const Tensor g = p.grad();
+      if (!g.defined()) continue;
+      const Tensor &m = exp_avg_[i], &v = exp_avg_sq_[i], &s = scratch_[i];
+      const int64_t t = ++steps_[i];
+      if (weight_decay_ != 0) scalar_out(BP_OP_MUL, p, 1 - lr_ * weight_decay_, p);
+      scalar_out(BP_OP_MUL, m, beta1_, m);  // m = beta1 m + (1 - beta1) g
+      scalar_out(BP_OP_MUL, g, 1 - beta1_, s);
+      binary_out(BP_OP_ADD, m, s, m);
+      scalar_out(BP_OP_MUL, v, beta2_, v);  // v = beta2 v + (1 - beta2) g g
+      binary_out(BP_OP_MUL, g, g, s);
+      scalar_out(BP_OP_MUL, s, 1 - beta2_, s);
+      binary_out(BP_OP_ADD, v, s, v);
+      const double bias_correction1 = 1 - std::pow(beta1_, double(t));
+      const double bias_correction2 = 1 - std::pow(beta2_, double(t));
+      check(bp_unary_out(BP_OP_SQRT, v.handle(), s.handle()));  // s = sqrt(v) / sqrt(bc2) + eps
+      scalar_out(BP_OP_DIV, s, std::sqrt(bias_correction2), s);
+      scalar_out(BP_OP_ADD, s, eps_, s);
+      binary_out(BP_OP_DIV, m, s, s);  // p += -lr / bc1 * m / s
+      scalar_out(BP_OP_MUL, s, -lr_ / bias_correction1, s);
+      binary_out(BP_OP_ADD, p, s, p);
+    }
+  }
+
+ private:
+  static void scalar_out(bp_op op, const Tensor &a, double scalar, const Tensor &out) {
+    check(bp_binary_scalar_out(op, a.handle(), scalar, 0, out.handle()));
+  }
+  std::vector<Tensor> params_;
+  double lr_, beta1_, beta2_, eps_, weight_decay_;
+  std::vector<Tensor> exp_avg_, exp_avg_sq_, scratch_;
+  std::vector<int64_t> steps_;
 };
 
 }  // namespace bp::nn

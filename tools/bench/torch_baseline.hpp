@@ -21,6 +21,7 @@ struct TorchBaseline {
 
 // `what`: "add_out" (a 1-element float32 at::add_out into a preallocated
 // output), "train_step" (one step of the training figure's MLP),
+// "gpt_train_step" (one step of the gpt figure's model, training_shape.hpp),
 // "matmul" (an n x n at::mm_out, `extra` = {"--dtype", "bfloat16", "--n",
 // "512"}), "softmax" / "log_softmax" (at::softmax_out of an R x n float32
 // matrix along its rows, `extra` = {"--rows", "8192", "--n", "1024"}) or

@@ -2,7 +2,7 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv|<pool>[_train]
+//   bp-bench-torch --measure add_out|train_step|gpt_train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv|<pool>[_train]
 //                  --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
 //                  [--rows R --n N]                           (layer_norm, softmax, log_softmax)
@@ -24,6 +24,12 @@
 // add_out: a 1-element float32 at::add_out into a preallocated output on the
 // CPU. train_step: one forward, backward and SGD step of the training
 // figure's MLP (bench/training_shape.hpp) with torch::nn and torch::optim.
+// gpt_train_step: one forward, backward and AdamW step of the gpt figure's
+// model (training_shape.hpp) with torch::nn's Embedding, TransformerEncoder
+// (its layers post-norm, as libtorch's C++ layer always is, and [S, N, E]:
+// the embeddings are transposed in and out) and Linear, the causal mask as
+// the float mask torch 1.13 takes (it has no is_causal), cross_entropy and
+// torch::optim::AdamW with its defaults.
 // matmul: at::mm_out of two n x n matrices of --dtype (uniform in [-1, 1))
 // into a preallocated output, for the dtypes figure. layer_norm:
 // at::layer_norm over the last axis of a float32 (rows, n) normal x with
@@ -55,7 +61,11 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/transformercoder.h>
+#include <torch/nn/modules/transformerlayer.h>
+#include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 #include <torch/types.h>
 #include <torch/utils.h>
@@ -68,7 +78,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -83,7 +95,7 @@ namespace {
 int usage(const char *why) {
   std::fprintf(stderr,
                "bp-bench-torch: %s\nusage: bp-bench-torch --measure "
-               "add_out|train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv "
+               "add_out|train_step|gpt_train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv "
                "--threads N --trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R --n N] "
                "[--batch N --n L] [--rows R --n N --k K]\n"
                "[--layer I --pass forward|data|weight --batch N]\n",
@@ -149,7 +161,7 @@ int main(int argc, char **argv) {
         pool = &l;
         pool_train = train;
       }
-  if (what != "add_out" && what != "train_step" && what != "matmul" && what != "layer_norm" &&
+  if (what != "add_out" && what != "train_step" && what != "gpt_train_step" && what != "matmul" && what != "layer_norm" &&
       what != "attention" && !softmax && what != "topk" && what != "conv" && !pool)
     return usage(("unknown measurement " + what).c_str());
   if (what == "conv" && (layer < 0 || layer >= bptool::bench::kResNet18LayerCount || batch < 1 ||
@@ -272,6 +284,40 @@ int main(int argc, char **argv) {
       seconds = measure(run, trials, target);
       baseline = std::string("libtorch ") + (pass == "forward" ? "at::convolution" : "at::convolution_backward") +
                  " (built with oneDNN: " + (at::hasMKLDNN() ? "yes" : "no") + ")";
+    } else if (what == "gpt_train_step") {
+      torch::manual_seed(0);
+      torch::nn::Embedding tok(kGptVocab, kGptModel), pos(kGptSeq, kGptModel);
+      torch::nn::TransformerEncoder encoder(torch::nn::TransformerEncoderOptions(
+          torch::nn::TransformerEncoderLayerOptions(kGptModel, kGptHeads)
+              .dim_feedforward(kGptFeedForward)
+              .dropout(0.0)
+              .activation(torch::kGELU),
+          kGptLayers));
+      torch::nn::Linear head(kGptModel, kGptVocab);
+      std::vector<at::Tensor> params;
+      const std::vector<std::shared_ptr<torch::nn::Module>> modules = {tok.ptr(), pos.ptr(), encoder.ptr(),
+                                                                        head.ptr()};
+      for (const auto &m : modules)
+        for (const at::Tensor &p : m->parameters()) params.push_back(p);
+      torch::optim::AdamW opt(params, torch::optim::AdamWOptions());
+      const at::Tensor tokens = torch::randint(0, kGptVocab, {kGptBatch, kGptSeq}, torch::kLong);
+      const at::Tensor targets = torch::randint(0, kGptVocab, {kGptBatch, kGptSeq}, torch::kLong);
+      const at::Tensor positions = torch::arange(kGptSeq, torch::kLong);
+      const at::Tensor causal = torch::full({kGptSeq, kGptSeq}, -INFINITY).triu(1);
+      const Work step = [&](int64_t k) {
+        for (int64_t i = 0; i < k; ++i) {
+          const at::Tensor x = tok->forward(tokens) + pos->forward(positions);  // [B, T, D]
+          const at::Tensor h = encoder->forward(x.transpose(0, 1), causal).transpose(0, 1);
+          const at::Tensor logits = head->forward(h).reshape({kGptBatch * kGptSeq, kGptVocab});
+          const at::Tensor loss =
+              torch::nn::functional::cross_entropy(logits, targets.reshape({kGptBatch * kGptSeq}));
+          opt.zero_grad();
+          loss.backward();
+          opt.step();
+        }
+      };
+      seconds = measure(step, trials, target);
+      baseline = "libtorch step (torch::nn Embedding, TransformerEncoder, Linear; torch::optim::AdamW)";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),
