@@ -1,5 +1,5 @@
 /*
- * sdk_checks.h — what the SDK's validation tests (tests/sdk) share: the
+ * sdk_checks.h — what the SDK's C tests (tests/sdk) share: the
  * count of checks and failures that main reports, and dense views on the
  * fake plugin's buffers. C99; one test program includes it once.
  */
