@@ -21,11 +21,12 @@
 #include "backplane/backplane.h"
 #include "fuzz_support.hpp"
 #include "tolerances.hpp"
+#include "two_sides.hpp"
 
 namespace {
 
-constexpr int kSides = 2;  // 0: cpu:0, 1: reference:0
-bp_device g_devices[kSides];
+using bp_fuzz::kSides;
+bp_device (&g_devices)[kSides] = bp_fuzz::g_sides;
 
 class Reader {
  public:
@@ -66,21 +67,16 @@ void make(Tensors &out, Reader &in, int32_t dtype, const std::vector<int64_t> &s
   }
 }
 
-struct Snapshot {
-  int32_t dtype = 0, rank = 0;
-  int64_t shape[BP_MAX_RANK] = {};
+struct Snapshot : bp_fuzz::Metadata {
   std::vector<double> values;
 };
 
 Snapshot snapshot(bp_tensor t) {
   Snapshot s;
-  int64_t n = 0;
-  if (bp_tensor_dtype(t, &s.dtype) != BP_OK || bp_tensor_rank(t, &s.rank) != BP_OK ||
-      bp_tensor_shape(t, s.shape) != BP_OK || bp_tensor_numel(t, &n) != BP_OK)
-    bp_fuzz::fail("metadata of a result: %s", bp_last_error());
+  static_cast<bp_fuzz::Metadata &>(s) = bp_fuzz::metadata_of(t, "a result");
   bp_tensor f64 = 0;
   if (bp_cast(t, BP_FLOAT64, &f64) != BP_OK) bp_fuzz::fail("bp_cast of a result: %s", bp_last_error());
-  s.values.resize(size_t(n));
+  s.values.resize(size_t(s.numel));
   if (bp_to_host(f64, s.values.data(), s.values.size() * 8) != BP_OK)
     bp_fuzz::fail("bp_to_host of a result: %s", bp_last_error());
   bp_tensor_release(f64);
@@ -189,20 +185,10 @@ void run(Reader &in) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  bp_fuzz::start_host_runtime();
-  if (bp_device_get("cpu:0", &g_devices[0]) != BP_OK || bp_device_get("reference:0", &g_devices[1]) != BP_OK)
-    bp_fuzz::fail("cpu:0 and reference:0 are both needed: %s", bp_last_error());
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const int64_t live = bp_live_tensor_count();
-  {
+  bp_fuzz::without_leaks([&] {
     Reader in(data, size);
     run(in);
-  }
-  if (bp_live_tensor_count() != live)
-    bp_fuzz::fail("%lld tensors outlive their release", (long long)(bp_live_tensor_count() - live));
+  });
   return 0;
 }

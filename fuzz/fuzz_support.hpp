@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -41,5 +42,30 @@ inline void start_runtime(const char *devices_table) {
 }
 
 inline void start_host_runtime() { start_runtime("[devices]\nfallback = [\"cpu\", \"reference\"]\n"); }
+
+// What a live tensor says of itself.
+struct Metadata {
+  int32_t dtype = 0, rank = 0;
+  int64_t shape[BP_MAX_RANK] = {};
+  int64_t numel = 0;
+};
+
+// A finding naming `what` when the tensor will not say.
+inline Metadata metadata_of(bp_tensor t, const char *what) {
+  Metadata m;
+  if (bp_tensor_dtype(t, &m.dtype) != BP_OK || bp_tensor_rank(t, &m.rank) != BP_OK ||
+      bp_tensor_shape(t, m.shape) != BP_OK || bp_tensor_numel(t, &m.numel) != BP_OK)
+    fail("metadata of %s: %s", what, bp_last_error());
+  return m;
+}
+
+// run() on one input, whose tensors must all be released by its end.
+template <class F>
+void without_leaks(F &&run) {
+  const int64_t live = bp_live_tensor_count();
+  run();
+  if (bp_live_tensor_count() != live)
+    fail("%lld tensors outlive their release", (long long)(bp_live_tensor_count() - live));
+}
 
 }  // namespace bp_fuzz

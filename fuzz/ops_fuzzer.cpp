@@ -19,15 +19,16 @@
 #include "backplane/backplane.h"
 #include "fuzz_support.hpp"
 #include "tolerances.hpp"
+#include "two_sides.hpp"
 
 namespace {
 
 constexpr int kRegisters = 6;
 constexpr int kMaxSteps = 32;
 constexpr int64_t kMaxExtent = 4;  // rank <= 3: at most 64 elements a tensor
-constexpr int kSides = 2;           // 0: cpu:0, 1: reference:0 (the oracle)
+using bp_fuzz::kSides;
 
-bp_device g_devices[kSides];
+bp_device (&g_devices)[kSides] = bp_fuzz::g_sides;
 
 const double kScalars[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, 127.0, 255.0, 256.0,
                            2147483647.0, -2147483648.0, 2147483648.0, 1e10, -1e10, 9.3e18,
@@ -59,19 +60,15 @@ class Reader {
 
 // A tensor's metadata and its elements widened to double (exact for every
 // dtype but int64 beyond 2^53, which is compared through its own bits).
-struct Snapshot {
-  int32_t dtype = 0, rank = 0;
-  int64_t shape[BP_MAX_RANK] = {};
+struct Snapshot : bp_fuzz::Metadata {
   std::vector<double> values;
   std::vector<int64_t> ints;
 };
 
 Snapshot snapshot(bp_tensor t) {
   Snapshot s;
-  int64_t n = 0;
-  if (bp_tensor_dtype(t, &s.dtype) != BP_OK || bp_tensor_rank(t, &s.rank) != BP_OK ||
-      bp_tensor_shape(t, s.shape) != BP_OK || bp_tensor_numel(t, &n) != BP_OK)
-    bp_fuzz::fail("metadata of a live tensor: %s", bp_last_error());
+  static_cast<bp_fuzz::Metadata &>(s) = bp_fuzz::metadata_of(t, "a live tensor");
+  const int64_t n = s.numel;
   std::vector<uint8_t> bytes(size_t(n) * size_t(bp_dtype_size(s.dtype)));
   if (bp_to_host(t, bytes.data(), bytes.size()) != BP_OK)
     bp_fuzz::fail("bp_to_host of a live tensor: %s", bp_last_error());
@@ -457,21 +454,11 @@ class Program {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  bp_fuzz::start_host_runtime();
-  if (bp_device_get("cpu:0", &g_devices[0]) != BP_OK || bp_device_get("reference:0", &g_devices[1]) != BP_OK)
-    bp_fuzz::fail("cpu:0 and reference:0 are both needed: %s", bp_last_error());
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const int64_t live = bp_live_tensor_count();
-  {
+  bp_fuzz::without_leaks([&] {
     Reader in(data, size);
     Program program;
     program.run(in);
-  }
-  if (bp_live_tensor_count() != live)
-    bp_fuzz::fail("%lld tensors outlive their release", (long long)(bp_live_tensor_count() - live));
+  });
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backplane_nn.hpp"
+#include "mse_training.hpp"
 #include "runtime_fixture.hpp"
 
 namespace {
@@ -353,15 +354,7 @@ TEST_CASE("the C++ layers: Conv1d/2d/3d and ConvTranspose2d with PyTorch's shape
   // A few SGD steps on a fixed target lower the loss.
   const bp::Tensor target = bp::zeros({2, 4, 6, 5}, bp::f32, d);
   bp::nn::SGD opt(conv.parameters(), 0.1);
-  double first = 0, last = 0;
-  for (int step = 0; step < 5; ++step) {
-    const bp::Tensor loss = bp::nn::mse_loss(conv(x), target);
-    if (step == 0) first = loss.item<float>();
-    last = loss.item<float>();
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
-  }
+  const auto [first, last] = bp_test::train_mse(conv, opt, x, target, 5);
   CHECK(last < first);
   bp::nn::Conv1d c1(2, 3, {4}, {}, false, d, 8);
   CHECK(!c1.bias.defined());

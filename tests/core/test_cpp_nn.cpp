@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backplane_nn.hpp"
+#include "mse_training.hpp"
 #include "runtime_fixture.hpp"
 
 TEST_CASE("Linear computes x W^T + b with parameters that require gradients on its device") {
@@ -57,15 +58,7 @@ TEST_CASE("a network trains on its device and moves with to()") {
   const bp::Tensor x = bp::random_uniform({64, 2}, -1, 1, 9, bp::f32, d);
   const bp::Tensor y = (x.slice(1, 0, 1) * 2.0 - x.slice(1, 1, 2)).contiguous();
   bp::nn::SGD opt(net.parameters(), 0.1, 0.9);
-  float first = 0, last = 0;
-  for (int step = 0; step < 60; ++step) {
-    const bp::Tensor loss = bp::nn::mse_loss(net(x), y);
-    if (step == 0) first = loss.item<float>();
-    last = loss.item<float>();
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
-  }
+  const auto [first, last] = bp_test::train_mse(net, opt, x, y, 60);
   CHECK(last < first / 20);
   const bp::Device other(d.name() == "cpu:0" ? "reference:0" : "cpu:0");
   net.to(other);

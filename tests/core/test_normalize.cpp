@@ -46,6 +46,22 @@ void check_near(const std::vector<double> &got, const std::vector<double> &want,
 const std::vector<double> kX = {0.5, -1.25, 2.0, 0.75, -0.3, 1.5, 0.2, -0.7, 1.1, 0.9, -2.0, 0.4,
                                 3.0, 1.0,   -1.5, 2.5, 0.1,  0.0, 1.2, 1.4,  -0.6, 0.8, 2.2, -1.0};
 
+// The statistics of a reduction over the first and last axes of kX viewed
+// as [outer, middle, inner], at middle index m: the mean of its values, and
+// the sum of their squared deviations from it.
+struct Moments {
+  double mean = 0, m2 = 0;
+};
+Moments moments_at(int outer, int middle, int inner, int m) {
+  std::vector<double> v;
+  for (int a = 0; a < outer; ++a)
+    for (int c = 0; c < inner; ++c) v.push_back(kX[size_t((a * middle + m) * inner + c)]);
+  Moments s;
+  for (double e : v) s.mean += e / double(v.size());
+  for (double e : v) s.m2 += (e - s.mean) * (e - s.mean);
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("layer_norm over the last axes, with the statistics PyTorch's native_layer_norm returns") {
@@ -105,15 +121,7 @@ TEST_CASE("var over a set of axes at once, with a correction") {
   const bp::Tensor x = bp::from_vector<double>(kX, {2, 3, 4}, d);
   // Over axes 0 and 2: each of the 3 middle indices pools 8 values.
   std::vector<double> want;
-  for (int m = 0; m < 3; ++m) {
-    std::vector<double> v;
-    for (int a = 0; a < 2; ++a)
-      for (int c = 0; c < 4; ++c) v.push_back(kX[size_t(a * 12 + m * 4 + c)]);
-    double mean = 0, m2 = 0;
-    for (double e : v) mean += e / 8;
-    for (double e : v) m2 += (e - mean) * (e - mean);
-    want.push_back(m2 / 7);
-  }
+  for (int m = 0; m < 3; ++m) want.push_back(moments_at(2, 3, 4, m).m2 / 7);
   check_near(bp::var(x, {0, -1}, 1).to_vector<double>(), want);
   CHECK(bp::var(x, {2, 0}, 1, true).shape() == bp::Shape{1, 3, 1});
   const int32_t twice[2] = {1, -2};
@@ -162,14 +170,9 @@ TEST_CASE("batch_norm trains with the batch's statistics and moves the running o
   const bp::Tensor y = bp::batch_norm(x, rm, rv, {}, {}, true, 0.1, 1e-5);
   std::vector<double> means, vars;
   for (int c = 0; c < 2; ++c) {
-    std::vector<double> v;
-    for (int n = 0; n < 3; ++n)
-      for (int l = 0; l < 4; ++l) v.push_back(kX[size_t(n * 8 + c * 4 + l)]);
-    double mean = 0, m2 = 0;
-    for (double e : v) mean += e / 12;
-    for (double e : v) m2 += (e - mean) * (e - mean);
-    means.push_back(mean);
-    vars.push_back(m2 / 12);
+    const Moments s = moments_at(3, 2, 4, c);
+    means.push_back(s.mean);
+    vars.push_back(s.m2 / 12);
   }
   std::vector<double> want(kX.size());
   for (size_t k = 0; k < kX.size(); ++k) {

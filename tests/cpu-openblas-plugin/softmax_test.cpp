@@ -6,11 +6,15 @@
 
 using namespace cpu_test;
 
-TEST_CASE("softmax and log_softmax match the reference for every dtype, layout and special row", "[softmax]") {
-  Pair pair;
-  std::mt19937_64 rng(67);
-  check_softmax(pair.cpu, 0, pair.ref, rng);
-}
+namespace {
+
+const ComparisonTest kTests[] = {
+    {"softmax and log_softmax match the reference for every dtype, layout and special row", "[softmax]", 67,
+     check_softmax},
+};
+const ComparisonTests kRegistered(kTests, run_on_cpu);
+
+}  // namespace
 
 TEST_CASE("the device names its softmax row kernel", "[softmax][properties]") {
   Pair pair;

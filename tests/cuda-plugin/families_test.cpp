@@ -6,31 +6,17 @@
 
 using namespace cuda_test;
 
-TEST_CASE("cuda: scans match the reference for every dtype and layout", "[cuda][scan]") {
-  Pair pair;
-  if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(71);
-  check_scans(pair.plugin, 0, pair.ref, rng);
-}
+namespace {
 
-TEST_CASE("cuda: gathers of every index length match the reference for every dtype and layout", "[cuda][gather]") {
-  Pair pair;
-  if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(72);
-  check_gathers(pair.plugin, 0, pair.ref, rng);
-}
+const ComparisonTest kTests[] = {
+    {"cuda: scans match the reference for every dtype and layout", "[cuda][scan]", 71, check_scans},
+    {"cuda: gathers of every index length match the reference for every dtype and layout", "[cuda][gather]", 72,
+     check_gathers},
+    {"cuda: scatters of every index length into known values match the reference for every dtype and layout",
+     "[cuda][scatter]", 73, check_scatters},
+    {"cuda: topk matches the reference bit for bit for every dtype, direction, k and layout", "[cuda][topk]", 74,
+     check_topks},
+};
+const ComparisonTests kRegistered(kTests, run_on_cuda);
 
-TEST_CASE("cuda: scatters of every index length into known values match the reference for every dtype and layout",
-          "[cuda][scatter]") {
-  Pair pair;
-  if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(73);
-  check_scatters(pair.plugin, 0, pair.ref, rng);
-}
-
-TEST_CASE("cuda: topk matches the reference bit for bit for every dtype, direction, k and layout", "[cuda][topk]") {
-  Pair pair;
-  if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(74);
-  check_topks(pair.plugin, 0, pair.ref, rng);
-}
+}  // namespace

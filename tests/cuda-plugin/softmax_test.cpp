@@ -7,10 +7,12 @@
 
 using namespace cuda_test;
 
-TEST_CASE("cuda: softmax and log_softmax match the reference for every dtype, layout and special row",
-          "[cuda][softmax]") {
-  Pair pair;
-  if (!has_device(pair.plugin)) return;
-  std::mt19937_64 rng(77);
-  check_softmax(pair.plugin, 0, pair.ref, rng);
-}
+namespace {
+
+const ComparisonTest kTests[] = {
+    {"cuda: softmax and log_softmax match the reference for every dtype, layout and special row", "[cuda][softmax]",
+     77, check_softmax},
+};
+const ComparisonTests kRegistered(kTests, run_on_cuda);
+
+}  // namespace

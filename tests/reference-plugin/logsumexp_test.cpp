@@ -11,16 +11,7 @@ namespace {
 
 template <class T>
 std::vector<T> logsumexp(Reference &ref, const bp_plugin_tensor &in, const Shape &out_shape) {
-  bp_plugin_tensor out = ref.empty(dtype_of<T>::value, out_shape);
-  ref.exec(BP_OP_LOGSUMEXP, {in}, out);
-  return ref.values<T>(out);
-}
-
-// Relative closeness for each dtype: the reference rounds its float64
-// result once into T (exp and log are libm's, as plugin.h allows).
-template <class T>
-double closeness() {
-  return table_tolerance(TestBound::libm_rounded_once, dtype_of<T>::value).rtol;
+  return op_values<T>(ref, BP_OP_LOGSUMEXP, in, out_shape);
 }
 
 }  // namespace
@@ -30,12 +21,12 @@ TEMPLATE_TEST_CASE("logsumexp over one axis, all axes, or none", "[reduce][logsu
   using T = TestType;
   bp_plugin_tensor x = ref.tensor<T>({2, 3}, {1, 2, 3, 4, 5, 6});
   const double e1 = std::log(1 + std::exp(-1.0) + std::exp(-2.0));  // three terms a step apart
-  check_close(logsumexp<T>(ref, x, {2, 1}), {3 + e1, 6 + e1}, closeness<T>());
+  check_close(logsumexp<T>(ref, x, {2, 1}), {3 + e1, 6 + e1}, libm_closeness<T>());
   const double e3 = std::log(1 + std::exp(-3.0));  // columns: x and x + 3
-  check_close(logsumexp<T>(ref, x, {1, 3}), {4 + e3, 5 + e3, 6 + e3}, closeness<T>());
+  check_close(logsumexp<T>(ref, x, {1, 3}), {4 + e3, 5 + e3, 6 + e3}, libm_closeness<T>());
   double all = 0;
   for (int v = 1; v <= 6; ++v) all += std::exp(v - 6.0);
-  check_close(logsumexp<T>(ref, x, {1, 1}), {6 + std::log(all)}, closeness<T>());
+  check_close(logsumexp<T>(ref, x, {1, 1}), {6 + std::log(all)}, libm_closeness<T>());
   // Nothing reduced: log(exp(x)) is x itself, exactly.
   check_values(logsumexp<T>(ref, x, {2, 3}), std::vector<T>{1, 2, 3, 4, 5, 6});
 }
@@ -46,7 +37,7 @@ TEMPLATE_TEST_CASE("logsumexp does not overflow or underflow", "[reduce][logsume
   // exp(1000) and exp(-1000) are beyond every float dtype; the shifted sums are not.
   bp_plugin_tensor x = ref.tensor<T>({2, 2}, {1000, 1000, -1000, -1000});
   const double log2 = std::log(2.0);
-  check_close(logsumexp<T>(ref, x, {2, 1}), {1000 + log2, -1000 + log2}, closeness<T>());
+  check_close(logsumexp<T>(ref, x, {2, 1}), {1000 + log2, -1000 + log2}, libm_closeness<T>());
   // A term far below the maximum adds nothing.
   bp_plugin_tensor far = ref.tensor<T>({2}, {0, -1000});
   check_values(logsumexp<T>(ref, far, {1}), std::vector<T>{0});
@@ -58,7 +49,7 @@ TEMPLATE_TEST_CASE("logsumexp of NaN, infinities and nothing", "[reduce][logsume
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
   // Rows: a NaN among infinities; +inf; only -inf; -inf among numbers.
   bp_plugin_tensor x = ref.tensor<T>({4, 3}, {inf, nan, -inf, 1, inf, 2, -inf, -inf, -inf, -inf, 0, 0});
-  check_close(logsumexp<T>(ref, x, {4, 1}), {kNaN, kInf, -kInf, std::log(2.0)}, closeness<T>());
+  check_close(logsumexp<T>(ref, x, {4, 1}), {kNaN, kInf, -kInf, std::log(2.0)}, libm_closeness<T>());
   // The empty set: log(0) = -inf, like NumPy and PyTorch.
   bp_plugin_tensor none = dense_view(nullptr, dtype_of<T>::value, {2, 0});
   check_values(logsumexp<T>(ref, none, {2, 1}), std::vector<T>{-inf, -inf});

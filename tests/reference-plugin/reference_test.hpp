@@ -15,4 +15,19 @@ class Reference : public Session {
   Reference() : Session("reference") {}
 };
 
+// `op` of one input into a new output of `out_shape` and T's dtype, read back.
+template <class T>
+std::vector<T> op_values(Reference &ref, int32_t op, const bp_plugin_tensor &in, const Shape &out_shape) {
+  bp_plugin_tensor out = ref.empty(dtype_of<T>::value, out_shape);
+  ref.exec(op, {in}, out);
+  return ref.values<T>(out);
+}
+
+// Relative closeness in T of the operators built on libm's exp and log:
+// the reference rounds its float64 result once into T.
+template <class T>
+double libm_closeness() {
+  return table_tolerance(TestBound::libm_rounded_once, dtype_of<T>::value).rtol;
+}
+
 }  // namespace ref_test

@@ -12,16 +12,10 @@ using namespace ref_test;
 
 namespace {
 
+// The output of a softmax has its input's shape.
 template <class T>
 std::vector<T> run(Reference &ref, int32_t op, const bp_plugin_tensor &in) {
-  bp_plugin_tensor out = ref.empty(dtype_of<T>::value, Shape(in.shape, in.shape + in.rank));
-  ref.exec(op, {in}, out);
-  return ref.values<T>(out);
-}
-
-template <class T>
-double closeness() {
-  return table_tolerance(TestBound::libm_rounded_once, dtype_of<T>::value).rtol;
+  return op_values<T>(ref, op, in, Shape(in.shape, in.shape + in.rank));
 }
 
 }  // namespace
@@ -33,9 +27,9 @@ TEMPLATE_TEST_CASE("softmax and log_softmax of each row along the last axis", "[
   // Both rows are x + c of one row: the same result (the maximum cancels).
   const double s = 1 + std::exp(-1.0) + std::exp(-2.0);
   const std::vector<double> p = {std::exp(-2.0) / s, std::exp(-1.0) / s, 1 / s};
-  check_close(run<T>(ref, BP_OP_SOFTMAX, x), {p[0], p[1], p[2], p[0], p[1], p[2]}, closeness<T>());
+  check_close(run<T>(ref, BP_OP_SOFTMAX, x), {p[0], p[1], p[2], p[0], p[1], p[2]}, libm_closeness<T>());
   const double ls = std::log(s);
-  check_close(run<T>(ref, BP_OP_LOG_SOFTMAX, x), {-2 - ls, -1 - ls, -ls, -2 - ls, -1 - ls, -ls}, closeness<T>());
+  check_close(run<T>(ref, BP_OP_LOG_SOFTMAX, x), {-2 - ls, -1 - ls, -ls, -2 - ls, -1 - ls, -ls}, libm_closeness<T>());
   // One element: softmax 1, log_softmax 0, exactly.
   bp_plugin_tensor one = ref.tensor<T>({3, 1}, {-7, 0, 1e30});
   check_values(run<T>(ref, BP_OP_SOFTMAX, one), std::vector<T>{1, 1, 1});
@@ -54,7 +48,7 @@ TEMPLATE_TEST_CASE("softmax follows the views' strides: a column is a row", "[so
   const std::vector<double> small = {std::exp(-2.0) / s, std::exp(-1.0) / s, 1 / s};
   const double t = 1 + std::exp(-10.0) + std::exp(-20.0);
   check_close(run<T>(ref, BP_OP_SOFTMAX, x),
-              {small[0], small[1], small[2], std::exp(-20.0) / t, std::exp(-10.0) / t, 1 / t}, closeness<T>());
+              {small[0], small[1], small[2], std::exp(-20.0) / t, std::exp(-10.0) / t, 1 / t}, libm_closeness<T>());
 }
 
 TEMPLATE_TEST_CASE("no overflow near the float maximum, no underflow of log_softmax", "[softmax]", float, double) {
@@ -66,7 +60,7 @@ TEMPLATE_TEST_CASE("no overflow near the float maximum, no underflow of log_soft
   check_values(run<T>(ref, BP_OP_SOFTMAX, x), std::vector<T>{T(0.5), T(0.5), 1, 0});
   // -big - big is below the lowest value: log_softmax -inf, as PyTorch's.
   const std::vector<T> l = run<T>(ref, BP_OP_LOG_SOFTMAX, x);
-  check_close(std::vector<T>{l[0], l[1], l[2]}, {-std::log(2.0), -std::log(2.0), 0}, closeness<T>());
+  check_close(std::vector<T>{l[0], l[1], l[2]}, {-std::log(2.0), -std::log(2.0), 0}, libm_closeness<T>());
   CHECK(l[3] == -std::numeric_limits<T>::infinity());
   // softmax rounds exp(-1000) to 0; log_softmax keeps -1000 exactly.
   bp_plugin_tensor wide = ref.tensor<T>({2}, {0, -1000});

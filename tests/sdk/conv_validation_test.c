@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "backplane/plugin_sdk.h"
-
-static int g_failed = 0, g_checks = 0;
+#include "sdk_checks.h"
 
 /* One large buffer the fake plugin owns: every view of the tests fits. */
 static struct bp_buffer_s {
@@ -26,19 +25,7 @@ static int32_t bytes_of(void *context, bp_buffer buffer, uint64_t *bytes) {
 }
 
 static bp_plugin_tensor view(int32_t dtype, int32_t rank, const int64_t *shape) {
-  bp_plugin_tensor t;
-  int64_t stride = 1;
-  int32_t d;
-  memset(&t, 0, sizeof t);
-  t.buffer = &g_buffer;
-  t.dtype = dtype;
-  t.rank = rank;
-  for (d = rank - 1; d >= 0; --d) {
-    t.shape[d] = shape[d];
-    t.strides[d] = stride;
-    stride *= shape[d];
-  }
-  return t;
+  return bp_test_dense_view(&g_buffer, dtype, rank, shape);
 }
 
 static bp_plugin_tensor absent(void) {
@@ -46,15 +33,6 @@ static bp_plugin_tensor absent(void) {
   memset(&t, 0, sizeof t);
   return t;
 }
-
-#define CHECK(cond)                                            \
-  do {                                                         \
-    ++g_checks;                                                \
-    if (!(cond)) {                                             \
-      ++g_failed;                                              \
-      printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                          \
-  } while (0)
 
 /* A 2-D problem: x [2, 4, 6, 5], weight [6, 2, 3, 3] (groups 2), padding 1,
  * stride 1: y [2, 6, 6, 5]. */

@@ -11,17 +11,7 @@
 #include <string.h>
 
 #include "backplane/plugin_sdk.h"
-
-static int g_failed = 0, g_checks = 0;
-
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    ++g_checks;                                                            \
-    if (!(cond)) {                                                         \
-      ++g_failed;                                                          \
-      printf("FAILED line %d: %s\n", __LINE__, #cond);                     \
-    }                                                                      \
-  } while (0)
+#include "sdk_checks.h"
 
 static void coalescing(void) {
   /* [2, 3, 4] dense, and a [2, 3, 4] view that broadcasts axis 1. */

@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "backplane/plugin_sdk.h"
-
-static int g_failed = 0, g_checks = 0;
+#include "sdk_checks.h"
 
 /* Two buffers the fake plugin owns, of 64 bytes each. */
 static struct bp_buffer_s {
@@ -28,19 +27,7 @@ static int32_t bytes_of(void *context, bp_buffer buffer, uint64_t *bytes) {
 
 /* A dense view of `rank` extents (strides computed) at offset 0 of buffer b. */
 static bp_plugin_tensor dense(int32_t dtype, int b, int32_t rank, const int64_t *shape) {
-  bp_plugin_tensor t;
-  int64_t stride = 1;
-  int32_t d;
-  memset(&t, 0, sizeof t);
-  t.buffer = &g_buffers[b];
-  t.dtype = dtype;
-  t.rank = rank;
-  for (d = rank - 1; d >= 0; --d) {
-    t.shape[d] = shape[d];
-    t.strides[d] = stride;
-    stride *= shape[d];
-  }
-  return t;
+  return bp_test_dense_view(&g_buffers[b], dtype, rank, shape);
 }
 
 static bp_op_attrs attrs_of(int32_t scalar_mode) {
@@ -69,15 +56,6 @@ static bp_status run(int32_t op, const bp_op_attrs *attrs, const bp_plugin_tenso
              #call, bp_vocab_status_name(got_), bp_vocab_status_name(want),                  \
              got_ == BP_OK ? "" : c_.message);                                               \
     }                                                                                        \
-  } while (0)
-
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    ++g_checks;                                                            \
-    if (!(cond)) {                                                         \
-      ++g_failed;                                                          \
-      printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
-    }                                                                      \
   } while (0)
 
 /* The cases, each a function of the check struct so EXPECT can name it. */
@@ -239,23 +217,18 @@ static bp_status attention_absent_with_rank(bp_sdk_check *c) {
   m.rank = 2;
   return attention_with(&m, &v, c);
 }
-static bp_status attention_absent_q(bp_sdk_check *c) {
+/* The unmasked call with every view of `dtype`, q absent unless `with_q`. */
+static bp_status attention_of(int32_t dtype, int with_q, bp_sdk_check *c) {
   bp_plugin_tensor in[4];
-  const bp_plugin_tensor out = dense(BP_FLOAT32, 1, 2, k22);
+  const bp_plugin_tensor out = dense(dtype, 1, 2, k22);
   memset(in, 0, sizeof in);
-  in[1] = dense(BP_FLOAT32, 0, 2, k23);
-  in[2] = dense(BP_FLOAT32, 1, 2, k22);
+  if (with_q) in[0] = dense(dtype, 0, 2, k23);
+  in[1] = dense(dtype, 0, 2, k23);
+  in[2] = dense(dtype, 1, 2, k22);
   return run(BP_OP_ATTENTION, &g_attrs, in, 4, &out, c);
 }
-static bp_status attention_integers(bp_sdk_check *c) {
-  bp_plugin_tensor in[4];
-  const bp_plugin_tensor out = dense(BP_INT32, 1, 2, k22);
-  memset(in, 0, sizeof in);
-  in[0] = dense(BP_INT32, 0, 2, k23);
-  in[1] = dense(BP_INT32, 0, 2, k23);
-  in[2] = dense(BP_INT32, 1, 2, k22);
-  return run(BP_OP_ATTENTION, &g_attrs, in, 4, &out, c);
-}
+static bp_status attention_absent_q(bp_sdk_check *c) { return attention_of(BP_FLOAT32, 0, c); }
+static bp_status attention_integers(bp_sdk_check *c) { return attention_of(BP_INT32, 1, c); }
 
 /* The reset call made collective `which`, with the [4] views of `side` (g_in or
  * g_out) made [2, 4]: the side with one row per participant. */

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -124,6 +125,22 @@ std::vector<bp::Device> devices_with_prefix(const std::string &prefix);
 bool is_host_device(const bp::Device &d);
 // Host address of a cpu/reference tensor after waiting for it.
 void *host_address(const bp::Tensor &t);
+// cpu:0 into *cpu, for the figures that time it alone; without one, the
+// figure's first row (these fields) is skipped saying why, and false.
+bool cpu_or_skip(Report &rep, const std::string &figure, const std::string &params, const std::string &unit,
+                 const std::string &baseline_name, bp::Device *cpu);
+// The rows of a figure that times the same work on every device in ms,
+// each against cpu:0's time of it; the reference backend, the oracle and
+// naive on purpose, is not timed. `ms_on(d)` sets the work up on d and
+// times it. cpu:0's own row is left to the figure (against libtorch): its
+// time comes back, NaN when it failed or there is no cpu:0.
+struct TimedOnDevices {
+  std::string figure, params, unit;
+  std::string same;  // the others' baseline: "cpu:0 (the same call)"
+  std::string step;  // the progress line's "<step> on <device>"
+};
+double rows_against_cpu(Context &ctx, Report &rep, const TimedOnDevices &rows,
+                        const std::function<double(const bp::Device &)> &ms_on);
 // bp_binary ADD of a and b into a new tensor, released at once; with `wait`,
 // only after waiting for it, so that the add itself is part of the work.
 // Inline: the figures time it in loops of nanosecond-scale calls.

@@ -244,6 +244,42 @@ LargeRun large_run(const Context &ctx) {
   return run;
 }
 
+bool cpu_or_skip(Report &rep, const std::string &figure, const std::string &params, const std::string &unit,
+                 const std::string &baseline_name, bp::Device *cpu) {
+  bp_device id;
+  if (bp_cpu(&id) != BP_OK) {
+    rep.skip(figure, params, "cpu:0", unit, baseline_name, std::string("no cpu:0: ") + bp_last_error());
+    return false;
+  }
+  *cpu = bp::Device(id);
+  return true;
+}
+
+double rows_against_cpu(Context &ctx, Report &rep, const TimedOnDevices &rows,
+                        const std::function<double(const bp::Device &)> &ms_on) {
+  double cpu_ms = kNaN;
+  for (const bp::Device &d : bp::devices()) {
+    const std::string dev = d.name();
+    if (dev.rfind("reference:", 0) == 0) continue;
+    ctx.progress(rows.step + " on " + dev);
+    try {
+      Row r{rows.figure, rows.params, dev, rows.unit};
+      r.higher_is_better = false;
+      r.backplane = ms_on(d);
+      if (dev == "cpu:0") {
+        cpu_ms = r.backplane;
+        continue;
+      }
+      r.baseline_name = rows.same;
+      r.baseline = cpu_ms;
+      rep.add(r);
+    } catch (const bp::Error &e) {
+      rep.skip(rows.figure, rows.params, dev, rows.unit, rows.same, std::string("failed: ") + e.what());
+    }
+  }
+  return cpu_ms;
+}
+
 int cpu_thread_count(const Context &ctx) {
   const int n = std::atoi(ctx.cpu_threads.c_str());
   if (n > 0) return n;

@@ -11,12 +11,8 @@
 namespace bptool::bench {
 
 void figure_elementwise(Context &ctx, Report &rep) {
-  bp_device cpu_id;
-  if (bp_cpu(&cpu_id) != BP_OK) {
-    rep.skip("elementwise", "add", "cpu:0", "GB/s", "memcpy", std::string("no cpu:0: ") + bp_last_error());
-    return;
-  }
-  const bp::Device cpu(cpu_id);
+  bp::Device cpu;
+  if (!cpu_or_skip(rep, "elementwise", "add", "GB/s", "memcpy", &cpu)) return;
   const LargeRun run = large_run(ctx);
 
   ctx.progress("elementwise: allocating " + run.count + " float32 x 3");
@@ -38,7 +34,7 @@ void figure_elementwise(Context &ctx, Report &rep) {
   ctx.progress("elementwise: add into existing output (" + run.count + ")");
   const Work add_out = [&](int64_t k) {
     for (int64_t i = 0; i < k; ++i) bp::check(bp_binary_out(BP_OP_ADD, hx, hy, ho));
-    bp::check(bp_synchronize(cpu_id));
+    bp::check(bp_synchronize(cpu.id()));
   };
   const Work copy = [&](int64_t k) {
     for (int64_t i = 0; i < k; ++i)

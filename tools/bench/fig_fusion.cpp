@@ -29,11 +29,8 @@ class FusionSetting {
 }  // namespace
 
 void figure_fusion(Context &ctx, Report &rep) {
-  bp_device cpu_id;
-  if (bp_cpu(&cpu_id) != BP_OK) {
-    rep.skip("fusion", "chain", "cpu:0", "GB/s", "plain C++ loop", std::string("no cpu:0: ") + bp_last_error());
-  } else {
-    const bp::Device cpu(cpu_id);
+  bp::Device cpu;
+  if (cpu_or_skip(rep, "fusion", "chain", "GB/s", "plain C++ loop", &cpu)) {
     const LargeRun run = large_run(ctx);
 
     ctx.progress("fusion: allocating " + run.count + " float32");

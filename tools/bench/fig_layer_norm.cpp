@@ -20,12 +20,8 @@ namespace bptool::bench {
 void figure_layer_norm(Context &ctx, Report &rep) {
   const int64_t rows = ctx.quick ? 1024 : 8192, n = 1024;
   const std::string params = "(" + std::to_string(rows) + ", " + std::to_string(n) + ") float32, weight and bias";
-  bp_device cpu_id;
-  if (bp_cpu(&cpu_id) != BP_OK) {
-    rep.skip("layer_norm", params, "cpu:0", "GB/s", "memcpy", std::string("no cpu:0: ") + bp_last_error());
-    return;
-  }
-  const bp::Device cpu(cpu_id);
+  bp::Device cpu;
+  if (!cpu_or_skip(rep, "layer_norm", params, "GB/s", "memcpy", &cpu)) return;
   const int threads = cpu_thread_count(ctx);
   const std::string thr = std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
   const int trials = ctx.quick ? 3 : 5;

@@ -29,12 +29,8 @@ std::string cpu_property(const bp::Device &cpu, const std::string &key) {
 }  // namespace
 
 void figure_softmax(Context &ctx, Report &rep) {
-  bp_device cpu_id;
-  if (bp_cpu(&cpu_id) != BP_OK) {
-    rep.skip("softmax", "softmax (8192, 1024) float32", "cpu:0", "GB/s", "memcpy", std::string("no cpu:0: ") + bp_last_error());
-    return;
-  }
-  const bp::Device cpu(cpu_id);
+  bp::Device cpu;
+  if (!cpu_or_skip(rep, "softmax", "softmax (8192, 1024) float32", "GB/s", "memcpy", &cpu)) return;
   const int64_t rows = ctx.quick ? 2048 : 8192, cols = 1024, n = rows * cols;
   const std::string shape = "(" + std::to_string(rows) + ", " + std::to_string(cols) + ") float32";
   const double bytes = double(n) * sizeof(float);
@@ -59,7 +55,7 @@ void figure_softmax(Context &ctx, Report &rep) {
     const char *name = log ? "log_softmax" : "softmax";
     const Work ours = [&](int64_t k) {
       for (int64_t i = 0; i < k; ++i) bp::check(log ? bp_log_softmax_out(hx, 1, ho) : bp_softmax_out(hx, 1, ho));
-      bp::check(bp_synchronize(cpu_id));
+      bp::check(bp_synchronize(cpu.id()));
     };
     const std::string params = std::string(name) + " " + shape + " along dim 1, into an existing output";
 

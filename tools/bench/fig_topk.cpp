@@ -24,33 +24,17 @@ void figure_topk(Context &ctx, Report &rep) {
   const Shape shapes[] = {{8, "topk k=8"}, {n, "sort (stable)"}};
   for (const Shape &s : shapes) {
     const std::string params = std::string(s.what) + ", float32 [" + std::to_string(rows) + ", " + std::to_string(n) + "]";
-    double cpu_ms = kNaN;
-    for (const bp::Device &d : bp::devices()) {
-      const std::string dev = d.name();
-      if (dev.rfind("reference:", 0) == 0) continue;  // the oracle, naive on purpose: not timed
-      ctx.progress("topk: " + params + " on " + dev);
-      try {
-        const bp::Tensor x = bp::random_uniform({rows, n}, -1, 1, 29, bp::f32, d);
-        const bp::Tensor values = bp::empty({rows, s.k}, bp::f32, d), indices = bp::empty({rows, s.k}, BP_INT64, d);
-        const Work run = [&](int64_t times) {
-          for (int64_t i = 0; i < times; ++i)
-            bp::check(bp_topk_out(x.handle(), s.k, 1, 1, values.handle(), indices.handle()));
-          bp::check(bp_synchronize(d.id()));
-        };
-        Row r{"topk", params, dev, "ms"};
-        r.higher_is_better = false;
-        r.backplane = measure(run, trials, target) * 1e3;
-        if (dev == "cpu:0") {
-          cpu_ms = r.backplane;
-          continue;  // its row comes with the libtorch baseline below
-        }
-        r.baseline_name = "cpu:0 (the same call)";
-        r.baseline = cpu_ms;
-        rep.add(r);
-      } catch (const bp::Error &e) {
-        rep.skip("topk", params, dev, "ms", "cpu:0 (the same call)", std::string("failed: ") + e.what());
-      }
-    }
+    const double cpu_ms = rows_against_cpu(
+        ctx, rep, {"topk", params, "ms", "cpu:0 (the same call)", "topk: " + params}, [&](const bp::Device &d) {
+          const bp::Tensor x = bp::random_uniform({rows, n}, -1, 1, 29, bp::f32, d);
+          const bp::Tensor values = bp::empty({rows, s.k}, bp::f32, d), indices = bp::empty({rows, s.k}, BP_INT64, d);
+          const Work run = [&](int64_t times) {
+            for (int64_t i = 0; i < times; ++i)
+              bp::check(bp_topk_out(x.handle(), s.k, 1, 1, values.handle(), indices.handle()));
+            bp::check(bp_synchronize(d.id()));
+          };
+          return measure(run, trials, target) * 1e3;
+        });
     Row t{"topk", params, "cpu:0", "ms"};
     t.higher_is_better = false;
     t.backplane = cpu_ms;

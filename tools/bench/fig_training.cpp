@@ -35,38 +35,20 @@ void figure_training(Context &ctx, Report &rep) {
   const int trials = ctx.quick ? 3 : 7;
   const double target = ctx.quick ? 0.05 : 0.3;
   const std::string shape = "MLP 784-256-10, batch 256, cross-entropy, SGD";
-  double cpu_ms = kNaN;
-
-  for (const bp::Device &d : bp::devices()) {
-    const std::string dev = d.name();
-    // The reference backend is the oracle, naive on purpose: not timed.
-    if (dev.rfind("reference:", 0) == 0) continue;
-    ctx.progress("training: a step on " + dev);
-    try {
-    bp::nn::Sequential net;
-    net.add(std::make_shared<bp::nn::Linear>(kTrainInputs, kTrainHidden, d, 1));
-    net.add(std::make_shared<bp::nn::ReLU>());
-    net.add(std::make_shared<bp::nn::Linear>(kTrainHidden, kTrainClasses, d, 3));
-    bp::nn::SGD opt(net.parameters(), 0.01);
-    const bp::Tensor x = bp::random_normal({kTrainBatch, kTrainInputs}, 0, 1, 5, bp::f32, d);
-    bp_tensor labels_h = BP_NO_TENSOR;
-    const int64_t batch[1] = {kTrainBatch};
-    bp::check(bp_random_integers(d.id(), BP_INT64, 1, batch, 0, kTrainClasses, 6, &labels_h));
-    const bp::Tensor labels = bp::Tensor::adopt(labels_h);
-    Row r{"training", shape, dev, "ms/step"};
-    r.higher_is_better = false;
-    r.backplane = measure(training_step(net, opt, x, labels, d.id()), trials, target) * 1e3;
-    if (dev == "cpu:0") {
-      cpu_ms = r.backplane;
-      continue;  // its row comes with the libtorch baseline below
-    }
-    r.baseline_name = "cpu:0 (the same step)";
-    r.baseline = cpu_ms;
-    rep.add(r);
-    } catch (const bp::Error &e) {
-      rep.skip("training", shape, dev, "ms/step", "cpu:0 (the same step)", std::string("failed: ") + e.what());
-    }
-  }
+  const double cpu_ms = rows_against_cpu(
+      ctx, rep, {"training", shape, "ms/step", "cpu:0 (the same step)", "training: a step"}, [&](const bp::Device &d) {
+        bp::nn::Sequential net;
+        net.add(std::make_shared<bp::nn::Linear>(kTrainInputs, kTrainHidden, d, 1));
+        net.add(std::make_shared<bp::nn::ReLU>());
+        net.add(std::make_shared<bp::nn::Linear>(kTrainHidden, kTrainClasses, d, 3));
+        bp::nn::SGD opt(net.parameters(), 0.01);
+        const bp::Tensor x = bp::random_normal({kTrainBatch, kTrainInputs}, 0, 1, 5, bp::f32, d);
+        bp_tensor labels_h = BP_NO_TENSOR;
+        const int64_t batch[1] = {kTrainBatch};
+        bp::check(bp_random_integers(d.id(), BP_INT64, 1, batch, 0, kTrainClasses, 6, &labels_h));
+        const bp::Tensor labels = bp::Tensor::adopt(labels_h);
+        return measure(training_step(net, opt, x, labels, d.id()), trials, target) * 1e3;
+      });
 
   Row t{"training", shape, "cpu:0", "ms/step"};
   t.higher_is_better = false;

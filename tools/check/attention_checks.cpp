@@ -4,12 +4,10 @@
 // for every float dtype the plugin declares it for. A plugin that does not
 // declare it is skipped: the core runs bp_attention's composite on its
 // devices, which the numerics group has checked operator by operator.
+#include "against_reference.hpp"
 #include "attention_cases.hpp"
-#include "case_runner.hpp"
 #include "family_builders.hpp"
 #include "groups.hpp"
-#include "judge.hpp"
-#include "paths.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
 
@@ -39,8 +37,7 @@ void group_attention(Context &ctx, Plugin &p, Plugin &ref) {
   Recorder &rec = ctx.rec;
   // The reference checked against itself: each problem runs once, judged
   // for sentinels and untouched inputs only (as in the numerics group).
-  const bool self = real_path(p.path()) == real_path(ref.path());
-  if (self) rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes, not compared");
+  const bool self = is_reference_itself(rec, p, ref, "outputs are checked for out-of-bounds writes, not compared");
   bool any = false;
   for (int32_t d : ctx.devices(p, false)) {
     const std::string on = d != 0 ? " on " + p.device_name(d) : "";
@@ -49,22 +46,13 @@ void group_attention(Context &ctx, Plugin &p, Plugin &ref) {
       any = true;
       const std::string name = combo_name(BP_OP_ATTENTION, dtype, dtype);
       Builder b(BP_OP_ATTENTION, dtype, dtype, 0xA77E0000u + uint64_t(dtype));
+      const Comparison cmp{p, d, ref, name, on, self, false};
       bool failed = false;
       for (int i = 0; i < kProblems && !failed; ++i) {
         const AttentionSpec spec = random_attention(b.rng);
         Case &c = b.start(format("random #%d: ", i) + spec_text(spec));
         add_attention(b, c, spec);
-        rec.begin(name + on + ", " + c.label);
-        const Outcome got = run_case(p, d, c), expected = self ? got : run_case(ref, 0, c);
-        if (!expected.ok) {
-          rec.note(name + ", " + c.label + ": the reference failed (" + expected.failure + "): not compared");
-          continue;
-        }
-        const std::string verdict = judge(c, got, expected);
-        if (!verdict.empty()) {
-          rec.fail("declares " + name + " but " + verdict + on + " (" + c.label + ")");
-          failed = true;
-        }
+        failed = compare_case(rec, cmp, c, c.label) == CaseVerdict::failed;
         b.cases.clear();  // each problem's storages are done with
       }
       if (!failed) rec.pass(name + on + format(": %d random problems agree with the reference", kProblems));

@@ -5,14 +5,12 @@
 // plugin.h says it must refuse, each leaving the output untouched.
 #include <functional>
 
+#include "against_reference.hpp"
 #include "case_runner.hpp"
 #include "conv_cases.hpp"
 #include "family_builders.hpp"
 #include "groups.hpp"
-#include "judge.hpp"
-#include "paths.hpp"
 #include "selection.hpp"
-#include "text.hpp"
 #include "vocab.hpp"
 
 namespace bpcheck {
@@ -78,10 +76,8 @@ void check_refusals(Recorder &rec, Plugin &p, int32_t device, const std::string 
 void group_conv(Context &ctx, Plugin &p, Plugin &ref) {
   Recorder &rec = ctx.rec;
   rec.info("reference", ref.path());
-  const bool self = real_path(p.path()) == real_path(ref.path());
-  if (self)
-    rec.note("this is the reference plugin itself: its results are checked for out-of-bounds writes and its "
-             "refusals, not compared with itself");
+  const bool self = is_reference_itself(
+      rec, p, ref, "its results are checked for out-of-bounds writes and its refusals, not compared with itself");
   size_t checked = 0;
   for (int32_t d : ctx.devices(p, false)) {
     const std::string on = d != 0 ? " on " + p.device_name(d) : "";
@@ -90,26 +86,10 @@ void group_conv(Context &ctx, Plugin &p, Plugin &ref) {
       if (!ctx.options.ops.empty() && !op_selected(ctx.options.ops, combo.op)) continue;
       const std::string name = combo_name(combo.op, combo.dtype, combo.out_dtype);
       ++checked;
-      bool failed = false;
-      const std::vector<Case> cases =
-          random_conv_cases(combo.op, combo.dtype, uint64_t(combo.op) * 7919u + uint64_t(combo.dtype), kProblems);
-      for (const Case &c : cases) {
-        rec.begin(name + on + ", case " + c.label);
-        const Outcome got = run_case(p, d, c);
-        const Outcome expected = self ? got : run_case(ref, 0, c);
-        if (!expected.ok) {
-          rec.fail(name + ": the reference failed on case " + c.label + ": " + expected.failure);
-          failed = true;
-          break;
-        }
-        const std::string verdict = judge(c, got, expected);
-        if (!verdict.empty()) {
-          rec.fail("declares " + name + " but " + verdict + on + " (case " + c.label + ")");
-          failed = true;
-          break;
-        }
-      }
-      if (!failed) rec.pass(name + on + format(": %zu random problems agree with the reference", cases.size()));
+      compare_cases(rec, {p, d, ref, name, on, self, true},
+                    random_conv_cases(combo.op, combo.dtype, uint64_t(combo.op) * 7919u + uint64_t(combo.dtype),
+                                      kProblems),
+                    "random problems");
       check_refusals(rec, p, d, on, combo);
     }
   }

@@ -18,10 +18,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "against_reference.hpp"
 #include "fused_program.hpp"
 #include "groups.hpp"
 #include "judge.hpp"
-#include "paths.hpp"
 #include "text.hpp"
 #include "values.hpp"
 #include "views.hpp"
@@ -271,8 +271,7 @@ void group_fused(Context &ctx, Plugin &p) {
   if (!ref) return;
   rec.info("reference", ref->path());
   // The reference checked against itself: its own execute is the oracle.
-  const bool self = real_path(p.path()) == real_path(ref->path());
-  if (self) rec.note("this is the reference plugin itself: programs are compared with its execute op by op only");
+  const bool self = is_reference_itself(rec, p, *ref, "programs are compared with its execute op by op only");
   for (int32_t d : ctx.devices(p, false)) {
     const std::vector<Combo> combos = fusable_combos(p, d);
     if (combos.empty()) {

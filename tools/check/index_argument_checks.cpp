@@ -12,6 +12,7 @@
 #include "case_runner.hpp"
 #include "groups.hpp"
 #include "judge.hpp"
+#include "refusals.hpp"
 #include "text.hpp"
 #include "values.hpp"
 #include "vocab.hpp"
@@ -47,12 +48,9 @@ void check_combo(Recorder &rec, Plugin &p, const Combo &combo) {
     const std::string name = call + " with " + what;
     rec.begin(name);
     const bp_status s = p.execute(0, combo.op, &c.attrs, in.data(), 2, &out);
-    const char *message = p.api().last_error();
-    if (s != expected)
-      rec.fail(name + " returned " + (s == BP_OK ? std::string("BP_OK") : p.describe(s)) + "; it must be " +
-               status_name(expected));
-    else if (!message || !*message)
-      rec.fail(name + " failed with " + status_name(s) + " but last_error() gives no message");
+    const std::string failure = refusal_failure(p, s, expected, p.api().last_error());
+    if (!failure.empty())
+      rec.fail(name + failure);
     else
       rec.pass(name + ": " + status_name(s));
   };

@@ -11,14 +11,14 @@
 #include <cmath>
 #include <vector>
 
+#include "against_reference.hpp"
 #include "case_builders.hpp"
 #include "case_runner.hpp"
 #include "groups.hpp"
-#include "judge.hpp"
 #include "paths.hpp"
+#include "refusals.hpp"
 #include "rules.hpp"
 #include "selection.hpp"
-#include "text.hpp"
 #include "vocab.hpp"
 
 namespace bpcheck {
@@ -57,11 +57,9 @@ void check_refusals(Recorder &rec, Plugin &p, int32_t device, const std::string 
       const ViewDesc &v = output_at(c, k);
       if (!is_absent(v)) untouched = after[size_t(v.storage)] == c.storages[size_t(v.storage)];
     }
-    if (s != expected)
-      rec.fail(name + " returned " + (s == BP_OK ? std::string("BP_OK") : p.describe(s)) + "; it must be " +
-               status_name(expected));
-    else if (!message || !*message)
-      rec.fail(name + " failed with " + status_name(s) + " but last_error() gives no message");
+    const std::string failure = refusal_failure(p, s, expected, message);
+    if (!failure.empty())
+      rec.fail(name + failure);
     else if (!problem.empty())
       rec.fail(name + ": " + problem);
     else if (!untouched)
@@ -117,29 +115,9 @@ void group_normalize(Context &ctx, Plugin &p, Plugin &ref) {
     const bool self = real_path(p.path()) == real_path(ref.path());
     for (const Combo &combo : combos) {
       const std::string name = combo_name(combo.op, combo.dtype, combo.out_dtype);
-      if (!ref.declares(0, combo.op, combo.dtype, combo.out_dtype)) {
-        rec.note("declares " + name + ", which plugin.h does not define (the reference does not implement it): not compared");
-        continue;
-      }
-      const std::vector<Case> cases = make_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo));
-      bool failed = false;
-      for (const Case &c : cases) {
-        rec.begin(name + on + ", case " + c.label);
-        const Outcome got = run_case(p, d, c);
-        // The reference itself is judged for what it writes, not against itself.
-        const Outcome expected = self && got.ok ? got : run_case(ref, 0, c);
-        if (!expected.ok) {
-          rec.note(name + ", case " + c.label + ": the reference failed (" + expected.failure + "): not compared");
-          continue;
-        }
-        const std::string verdict = judge(c, got, expected);
-        if (!verdict.empty()) {
-          rec.fail("declares " + name + " but " + verdict + on + " (case " + c.label + ")");
-          failed = true;
-          break;
-        }
-      }
-      if (!failed) rec.pass(name + on + format(": %zu cases agree with the reference", cases.size()));
+      if (!reference_declares(rec, ref, combo, name)) continue;
+      compare_cases(rec, {p, d, ref, name, on, self, false},
+                    make_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo)), "cases");
       check_refusals(rec, p, d, on, combo);
     }
   }

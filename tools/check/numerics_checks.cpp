@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "against_reference.hpp"
 #include "case_builders.hpp"
 #include "case_runner.hpp"
 #include "groups.hpp"
@@ -15,7 +16,6 @@
 #include "rules.hpp"
 #include "text.hpp"
 #include "vocab.hpp"
-#include "paths.hpp"
 #include "pool_cases.hpp"
 #include "selection.hpp"
 
@@ -66,11 +66,10 @@ void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
   // Checking the reference itself: comparing it with itself proves nothing
   // (its own unit tests pin its values), so each case runs once and is
   // judged for sentinels and untouched inputs, and against host_result.
-  const bool self = real_path(p.path()) == real_path(ref.path());
-  if (self)
-    rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes and, where plugin.h "
-             "fixes every bit (conversions and creation in the 1.4 dtypes), against the kit's own results; not "
-             "compared with itself");
+  const bool self = is_reference_itself(rec, p, ref,
+                                        "outputs are checked for out-of-bounds writes and, where plugin.h fixes every "
+                                        "bit (conversions and creation in the 1.4 dtypes), against the kit's own "
+                                        "results; not compared with itself");
 
   const std::vector<int32_t> devices = ctx.devices(p, false);
   for (int32_t d : devices) {
@@ -106,10 +105,7 @@ void group_numerics(Context &ctx, Plugin &p, Plugin &ref) {
         continue;
       }
       if (is_pool_op(combo.op)) continue;  // the pool group's
-      if (!ref.declares(0, combo.op, combo.dtype, combo.out_dtype)) {
-        rec.note("declares " + name + ", which plugin.h does not define (the reference does not implement it): not compared");
-        continue;
-      }
+      if (!reference_declares(rec, ref, combo, name)) continue;
       ++compared;
       std::vector<Case> cases = make_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo));
       bool failed = false;

@@ -7,14 +7,12 @@
 // outside its plane on a host-memory plugin.
 #include <cstring>
 
+#include "against_reference.hpp"
 #include "case_runner.hpp"
 #include "groups.hpp"
 #include "host_results.hpp"
-#include "judge.hpp"
-#include "paths.hpp"
 #include "pool_cases.hpp"
 #include "selection.hpp"
-#include "text.hpp"
 #include "vocab.hpp"
 
 namespace bpcheck {
@@ -86,10 +84,8 @@ void check_refusals(Recorder &rec, Plugin &p, const Combo &combo) {
 void group_pool(Context &ctx, Plugin &p, Plugin &ref) {
   Recorder &rec = ctx.rec;
   rec.info("reference", ref.path());
-  const bool self = real_path(p.path()) == real_path(ref.path());
-  if (self)
-    rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes and untouched "
-             "inputs, not compared with itself");
+  const bool self = is_reference_itself(
+      rec, p, ref, "outputs are checked for out-of-bounds writes and untouched inputs, not compared with itself");
   const std::vector<int32_t> devices = ctx.devices(p, false);
   size_t compared = 0;
   for (int32_t d : devices) {
@@ -98,31 +94,10 @@ void group_pool(Context &ctx, Plugin &p, Plugin &ref) {
     for (const Combo &combo : declared_combos(p, d)) {
       if (!is_pool_op(combo.op) || !op_selected(ctx.options.ops, combo.op)) continue;
       const std::string name = combo_name(combo.op, combo.dtype, combo.out_dtype);
-      if (!ref.declares(0, combo.op, combo.dtype, combo.out_dtype)) {
-        rec.note("declares " + name + ", which plugin.h does not define (the reference does not implement it): not compared");
-        continue;
-      }
+      if (!reference_declares(rec, ref, combo, name)) continue;
       ++compared;
-      const std::vector<Case> cases = pool_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo));
-      bool failed = false;
-      for (const Case &c : cases) {
-        rec.begin(name + on + ", case " + c.label);
-        const Outcome got = run_case(p, d, c);
-        const Outcome expected = self ? got : run_case(ref, 0, c);
-        ++cases_run;
-        if (!expected.ok) {
-          rec.fail(name + ", case " + c.label + ": the reference failed (" + expected.failure + ")");
-          failed = true;
-          break;
-        }
-        const std::string verdict = judge(c, got, expected);
-        if (!verdict.empty()) {
-          rec.fail("declares " + name + " but " + verdict + on + " (case " + c.label + ")");
-          failed = true;
-          break;
-        }
-      }
-      if (!failed) rec.pass(name + on + format(": %zu cases agree with the reference", cases.size()));
+      cases_run += compare_cases(rec, {p, d, ref, name, on, self, true},
+                                 pool_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo)), "cases");
       if (d == 0) check_refusals(rec, p, combo);
     }
     rec.info("cases", std::to_string(cases_run));

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "against_reference.hpp"
 #include "case_builders.hpp"
 #include "case_runner.hpp"
 #include "groups.hpp"
-#include "judge.hpp"
-#include "paths.hpp"
+#include "refusals.hpp"
 #include "rules.hpp"
 #include "selection.hpp"
 #include "text.hpp"
@@ -45,26 +45,9 @@ std::vector<double> row_sums(const Case &c, const std::vector<uint8_t> &out, boo
 void compare_with_reference(Recorder &rec, Plugin &p, Plugin &ref, int32_t device, const std::string &on,
                             const Combo &combo, bool self) {
   const std::string name = combo_name(combo.op, combo.dtype, combo.out_dtype);
-  if (!ref.declares(0, combo.op, combo.dtype, combo.out_dtype)) {
-    rec.note("declares " + name + ", which plugin.h does not define (the reference does not implement it): not compared");
-    return;
-  }
-  const std::vector<Case> cases = make_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo));
-  for (const Case &c : cases) {
-    rec.begin(name + on + ", case " + c.label);
-    const Outcome got = run_case(p, device, c);
-    const Outcome expected = self ? got : run_case(ref, 0, c);
-    if (!expected.ok) {
-      rec.note(name + ", case " + c.label + ": the reference failed (" + expected.failure + "): not compared");
-      continue;
-    }
-    const std::string verdict = judge(c, got, expected);
-    if (!verdict.empty()) {
-      rec.fail("declares " + name + " but " + verdict + on + " (case " + c.label + ")");
-      return;
-    }
-  }
-  rec.pass(name + on + format(": %zu cases agree with the reference", cases.size()));
+  if (!reference_declares(rec, ref, combo, name)) return;
+  compare_cases(rec, {p, device, ref, name, on, self, false},
+                make_cases(combo.op, combo.dtype, combo.out_dtype, seed_of(combo)), "cases");
 }
 
 // A row of softmax sums to 1, and so do the exponentials of a log_softmax
@@ -114,12 +97,9 @@ void check_refusals(Recorder &rec, Plugin &p, int32_t device, const Combo &combo
     const std::string name = call + " with " + what;
     rec.begin(name);
     const bp_status s = p.execute(device, combo.op, &c.attrs, in, n_inputs, &out);
-    const char *message = p.api().last_error();
-    if (s != expected)
-      rec.fail(name + " returned " + (s == BP_OK ? std::string("BP_OK") : p.describe(s)) + "; it must be " +
-               status_name(expected));
-    else if (!message || !*message)
-      rec.fail(name + " failed with " + status_name(s) + " but last_error() gives no message");
+    const std::string failure = refusal_failure(p, s, expected, p.api().last_error());
+    if (!failure.empty())
+      rec.fail(name + failure);
     else
       rec.pass(name + ": " + status_name(s));
   };
@@ -153,10 +133,8 @@ void group_softmax(Context &ctx, Plugin &p, Plugin &ref) {
     return;
   }
   rec.info("reference", ref.path());
-  const bool self = real_path(p.path()) == real_path(ref.path());
-  if (self)
-    rec.note("this is the reference plugin itself: outputs are checked for out-of-bounds writes and row sums; not "
-             "compared with itself");
+  const bool self = is_reference_itself(
+      rec, p, ref, "outputs are checked for out-of-bounds writes and row sums; not compared with itself");
   const std::vector<int32_t> devices = ctx.devices(p, false);
   for (int32_t d : devices) {
     const std::string on = devices.size() > 1 || d != 0 ? " on " + p.device_name(d) : "";

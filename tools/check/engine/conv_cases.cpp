@@ -89,26 +89,19 @@ void add_conv(Builder &b, const ConvSpec &s, const std::string &what) {
   Case &c = b.start(what.empty() ? conv_spec_text(b.op, s) : what + ": " + conv_spec_text(b.op, s));
   c.window = window_of(s);
   const Shape bias_shape{b.op == BP_OP_CONV ? s.c_out : s.c_in};
-  switch (b.op) {
-    case BP_OP_CONV:
-      c.inputs.push_back(b.input(c, 0, b.dtype, e.x, s.in0));
-      c.inputs.push_back(b.input(c, 1, b.dtype, e.w, s.in1));
-      c.inputs.push_back(s.bias ? b.input(c, 2, b.dtype, bias_shape, dense()) : absent_view());
-      c.output = add_view(c, b.out_dtype, e.y, s.out, true);
-      break;
-    case BP_OP_CONV_TRANSPOSE:
-      c.inputs.push_back(b.input(c, 0, b.dtype, e.y, s.in0));
-      c.inputs.push_back(b.input(c, 1, b.dtype, e.w, s.in1));
-      c.inputs.push_back(s.bias ? b.input(c, 2, b.dtype, bias_shape, dense()) : absent_view());
-      c.output = add_view(c, b.out_dtype, e.x, s.out, true);
-      break;
-    default:
-      c.inputs.push_back(b.input(c, 0, b.dtype, e.x, s.in0));
-      c.inputs.push_back(b.input(c, 1, b.dtype, e.y, s.in1));
-      c.inputs.push_back(absent_view());
-      c.output = add_view(c, b.out_dtype, e.w, s.out, true);
-      break;
-  }
+  // Which extents each operator reads and writes: CONV x, w (bias) -> y;
+  // its transpose y, w (bias) -> x; the weight gradient x, dy -> dw.
+  struct Roles {
+    const Shape &in0, &in1, &out;
+    bool bias;
+  };
+  const Roles r = b.op == BP_OP_CONV             ? Roles{e.x, e.w, e.y, s.bias}
+                  : b.op == BP_OP_CONV_TRANSPOSE ? Roles{e.y, e.w, e.x, s.bias}
+                                                 : Roles{e.x, e.y, e.w, false};
+  c.inputs.push_back(b.input(c, 0, b.dtype, r.in0, s.in0));
+  c.inputs.push_back(b.input(c, 1, b.dtype, r.in1, s.in1));
+  c.inputs.push_back(r.bias ? b.input(c, 2, b.dtype, bias_shape, dense()) : absent_view());
+  c.output = add_view(c, b.out_dtype, r.out, s.out, true);
 }
 
 void conv_cases(Builder &b) {

@@ -49,12 +49,15 @@ std::string label(const char *what, const Shape &shape);
 inline const Shape kLarge = {600, 500};
 inline const Shape kLargeish = {400, 250};
 
+// A case of the families that map each row along the last axis to a row of
+// its length (SCAN, SOFTMAX): an input of `shape` and an output of its shape.
+void add_rowwise(Builder &b, Case &c, const Shape &shape, LayoutSpec in = dense(), LayoutSpec out = dense());
+
 // The views of one case of each family, into c (b.dtype in, b.out_dtype out):
-// a scan of `shape`; a gather of n index rows of k coordinates from data of
+// a gather of n index rows of k coordinates from data of
 // shape `data`; a scatter of n index rows into an output of shape `out`,
 // which starts with known values (its unnamed elements must keep them); the
 // rows are distinct unless the operator defines repeats (SCATTER_ADD_ND).
-void add_scan(Builder &b, Case &c, const Shape &shape, LayoutSpec in = dense(), LayoutSpec out = dense());
 void add_gather(Builder &b, Case &c, const Shape &data, int k, int64_t n, LayoutSpec data_layout = dense(),
                 LayoutSpec index_layout = dense(), LayoutSpec out_layout = dense());
 void add_scatter(Builder &b, Case &c, const Shape &out, int k, int64_t n, LayoutSpec out_layout = dense(),
@@ -79,9 +82,7 @@ void gather_cases(Builder &b);
 void scatter_cases(Builder &b);
 void attention_cases(Builder &b);  // attention_cases.cpp (since 1.6)
 
-// A softmax of `shape` along its last axis, and the SOFTMAX family's cases
-// (softmax_cases.cpp; since 1.6).
-void add_softmax(Builder &b, Case &c, const Shape &shape, LayoutSpec in = dense(), LayoutSpec out = dense());
+// The SOFTMAX family's cases (softmax_cases.cpp; since 1.6).
 void softmax_cases(Builder &b);
 
 }  // namespace bpcheck
