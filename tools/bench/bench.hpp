@@ -141,6 +141,11 @@ struct TimedOnDevices {
 };
 double rows_against_cpu(Context &ctx, Report &rep, const TimedOnDevices &rows,
                         const std::function<double(const bp::Device &)> &ms_on);
+// The row of a training figure that puts cpu:0's step (cpu_ms) next to
+// libtorch's same step, which bp-bench-torch measures as `measure` at the
+// cpu plugin's thread count (or says why it could not).
+void add_torch_step_row(Context &ctx, Report &rep, const std::string &figure, const std::string &params,
+                        double cpu_ms, const std::string &measure, int trials, double target_s);
 // bp_binary ADD of a and b into a new tensor, released at once; with `wait`,
 // only after waiting for it, so that the add itself is part of the work.
 // Inline: the figures time it in loops of nanosecond-scale calls.

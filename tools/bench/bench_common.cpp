@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -8,6 +9,7 @@
 #include "progress.hpp"
 #include "runtime_info.hpp"
 #include "table.hpp"
+#include "torch_baseline.hpp"
 
 namespace bptool::bench {
 
@@ -278,6 +280,22 @@ double rows_against_cpu(Context &ctx, Report &rep, const TimedOnDevices &rows,
     }
   }
   return cpu_ms;
+}
+
+void add_torch_step_row(Context &ctx, Report &rep, const std::string &figure, const std::string &params,
+                        double cpu_ms, const std::string &measure, int trials, double target_s) {
+  Row t{figure, params, "cpu:0", "ms/step"};
+  t.higher_is_better = false;
+  t.backplane = cpu_ms;
+  t.baseline_name = "libtorch, same threads";
+  const int threads = ctx.cpu_threads.empty() ? 1 : std::max(1, std::atoi(ctx.cpu_threads.c_str()));
+  ctx.progress(figure + ": the libtorch step (bp-bench-torch)");
+  const TorchBaseline torch = run_torch_baseline(measure, trials, target_s, threads);
+  t.baseline = torch.ns_per_op / 1e6;
+  t.note = torch.why_not.empty() ? "libtorch " + torch.version + ", " + std::to_string(threads) +
+                                       " threads, BLAS: " + torch.blas_threads
+                                 : "baseline skipped: " + torch.why_not;
+  rep.add(t);
 }
 
 int cpu_thread_count(const Context &ctx) {

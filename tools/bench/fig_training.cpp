@@ -8,7 +8,6 @@
 
 #include "backplane_nn.hpp"
 #include "bench.hpp"
-#include "torch_baseline.hpp"
 #include "training_shape.hpp"
 
 namespace bptool::bench {
@@ -50,17 +49,7 @@ void figure_training(Context &ctx, Report &rep) {
         return measure(training_step(net, opt, x, labels, d.id()), trials, target) * 1e3;
       });
 
-  Row t{"training", shape, "cpu:0", "ms/step"};
-  t.higher_is_better = false;
-  t.backplane = cpu_ms;
-  t.baseline_name = "libtorch, same threads";
-  const int threads = ctx.cpu_threads.empty() ? 1 : std::max(1, std::atoi(ctx.cpu_threads.c_str()));
-  ctx.progress("training: the libtorch step (bp-bench-torch)");
-  const TorchBaseline torch = run_torch_baseline("train_step", trials, target, threads);
-  t.baseline = torch.ns_per_op / 1e6;
-  t.note = torch.why_not.empty() ? "libtorch " + torch.version + ", " + std::to_string(threads) + " threads, BLAS: " + torch.blas_threads
-                                 : "baseline skipped: " + torch.why_not;
-  rep.add(t);
+  add_torch_step_row(ctx, rep, "training", shape, cpu_ms, "train_step", trials, target);
 
   // Recording: the same 1-element add, its input requiring gradients or not.
   const bp::Device cpu = bp::cpu();
