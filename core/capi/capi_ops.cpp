@@ -60,6 +60,27 @@ bp_status scatter(int32_t op, void (*write)(const View &, const View &, const Vi
   });
 }
 
+// The families run along one axis (SCAN, SOFTMAX): into a new tensor
+// through the recording layer, or into a caller's output through dispatch.
+using AxisRecorded = View (*)(int32_t op, const View &a, int32_t axis);
+using AxisInto = View (*)(int32_t op, const View &a, int32_t axis, const View *out);
+
+bp_status along_axis(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out, AxisRecorded recorded) {
+  return guarded([&] {
+    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
+    emit(recorded(op, input(a, op, 0), axis), out, op);
+  });
+}
+
+bp_status along_axis_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out, AxisInto into) {
+  return guarded([&] {
+    const View &x = input(a, op, 0), &o = output(out, op);
+    ag::before_write(op_name(op), o, {&x});
+    into(op, x, axis, &o);
+    ag::wrote(o);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -195,50 +216,22 @@ bp_status bp_matmul_out(bp_tensor a, bp_tensor b, int32_t transpose_a, int32_t t
 }
 
 bp_status bp_scan(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out) {
-  return guarded([&] {
-    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(ag::scan(op, input(a, op, 0), axis), out, op);
-  });
+  return along_axis(op, a, axis, out, ag::scan);
 }
-
 bp_status bp_scan_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
-  return guarded([&] {
-    const View &x = input(a, op, 0), &o = output(out, op);
-    ag::before_write(op_name(op), o, {&x});
-    dispatch::scan(op, x, axis, &o);
-    ag::wrote(o);
-  });
+  return along_axis_out(op, a, axis, out, dispatch::scan);
 }
-
-namespace {
-
-bp_status softmax_family(int32_t op, bp_tensor a, int32_t axis, bp_tensor *out) {
-  return guarded([&] {
-    if (!out) fail(BP_ERR_INVALID_ARGUMENT, std::string(op_name(op)) + ": out is NULL");
-    emit(ag::softmax(op, input(a, op, 0), axis), out, op);
-  });
+bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out) {
+  return along_axis(BP_OP_SOFTMAX, a, axis, out, ag::softmax);
 }
-
-bp_status softmax_family_out(int32_t op, bp_tensor a, int32_t axis, bp_tensor out) {
-  return guarded([&] {
-    const View &x = input(a, op, 0), &o = output(out, op);
-    ag::before_write(op_name(op), o, {&x});
-    dispatch::softmax(op, x, axis, &o);
-    ag::wrote(o);
-  });
-}
-
-}  // namespace
-
-bp_status bp_softmax(bp_tensor a, int32_t axis, bp_tensor *out) { return softmax_family(BP_OP_SOFTMAX, a, axis, out); }
 bp_status bp_softmax_out(bp_tensor a, int32_t axis, bp_tensor out) {
-  return softmax_family_out(BP_OP_SOFTMAX, a, axis, out);
+  return along_axis_out(BP_OP_SOFTMAX, a, axis, out, dispatch::softmax);
 }
 bp_status bp_log_softmax(bp_tensor a, int32_t axis, bp_tensor *out) {
-  return softmax_family(BP_OP_LOG_SOFTMAX, a, axis, out);
+  return along_axis(BP_OP_LOG_SOFTMAX, a, axis, out, ag::softmax);
 }
 bp_status bp_log_softmax_out(bp_tensor a, int32_t axis, bp_tensor out) {
-  return softmax_family_out(BP_OP_LOG_SOFTMAX, a, axis, out);
+  return along_axis_out(BP_OP_LOG_SOFTMAX, a, axis, out, dispatch::softmax);
 }
 
 bp_status bp_gather_nd(bp_tensor a, bp_tensor index, bp_tensor *out) {
