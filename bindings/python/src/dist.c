@@ -44,23 +44,7 @@ static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t n
     PyMem_Free(outs);
     Py_RETURN_NONE;
   }
-  PyObject *list = PyList_New(n);
-  if (!list) {
-    for (Py_ssize_t j = 0; j < n; ++j) p_bp_tensor_release(outs[j]);
-    PyMem_Free(outs);
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *t = wrap(outs[i]);
-    if (!t) {
-      /* wrap released what it could not wrap; release the rest too. */
-      for (Py_ssize_t j = i + 1; j < n; ++j) p_bp_tensor_release(outs[j]);
-      Py_DECREF(list);
-      PyMem_Free(outs);
-      return NULL;
-    }
-    PyList_SET_ITEM(list, i, t);
-  }
+  PyObject *list = wrap_list(outs, n);
   PyMem_Free(outs);
   return list;
 }

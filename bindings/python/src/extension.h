@@ -78,6 +78,10 @@ extern PyTypeObject *g_tensor_cls;   /* the Python subclass results are made of 
 PyObject *wrap(bp_tensor handle);
 /* The same as an object of tp, a subclass of TensorBase. */
 PyObject *wrap_as(PyTypeObject *tp, bp_tensor handle);
+/* A tuple or a list of new tensor objects for n handles the caller owns;
+ * every handle is released when one cannot be wrapped. */
+PyObject *wrap_tuple(bp_tensor *handles, Py_ssize_t n);
+PyObject *wrap_list(bp_tensor *handles, Py_ssize_t n);
 
 /* o's handle into *out: 1, or 0 with a TypeError when o is no tensor. */
 int get_tensor(PyObject *o, bp_tensor *out);

@@ -34,27 +34,6 @@ static PyObject *m_var_axes(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-/* A tuple of the new tensors; every handle is released when one cannot be wrapped. */
-static PyObject *tuple_of(bp_tensor *handles, int count) {
-  PyObject *t = PyTuple_New(count);
-  int i;
-  if (!t) {
-    for (i = 0; i < count; ++i) p_bp_tensor_release(handles[i]);
-    return NULL;
-  }
-  for (i = 0; i < count; ++i) {
-    PyObject *w = wrap(handles[i]); /* releases its handle on failure */
-    if (!w) {
-      int j;
-      for (j = i + 1; j < count; ++j) p_bp_tensor_release(handles[j]);
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, i, w);
-  }
-  return t;
-}
-
 /* layer_norm(x, weight, bias, axes, eps, stats): y, or (y, mean, rstd) with stats. */
 static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
   (void)mod;
@@ -65,7 +44,7 @@ static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
                         optional_converter, &b, &axes, &eps, &stats))
     return NULL;
   CHECK(p_bp_layer_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL, stats ? &h[2] : NULL));
-  return stats ? tuple_of(h, 3) : wrap(h[0]);
+  return stats ? wrap_tuple(h, 3) : wrap(h[0]);
 }
 
 /* rms_norm(x, weight, bias, axes, eps, stats): y, or (y, rstd) with stats. */
@@ -78,7 +57,7 @@ static PyObject *m_rms_norm(PyObject *mod, PyObject *args) {
                         optional_converter, &b, &axes, &eps, &stats))
     return NULL;
   CHECK(p_bp_rms_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL));
-  return stats ? tuple_of(h, 2) : wrap(h[0]);
+  return stats ? wrap_tuple(h, 2) : wrap(h[0]);
 }
 
 /* group_norm(x, groups, weight, bias, eps) */

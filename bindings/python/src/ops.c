@@ -477,26 +477,11 @@ static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
   return wrap(out);
 }
 
-/* (wrap(values), wrap(indices)); on failure both handles are released. */
-static PyObject *pair(bp_tensor values, bp_tensor indices) {
-  PyObject *v = wrap(values);
-  if (!v) {
-    p_bp_tensor_release(indices);
-    return NULL;
-  }
-  PyObject *i = wrap(indices);
-  if (!i) {
-    Py_DECREF(v);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", v, i);
-}
-
 /* topk(a, k, axis, largest[, values, indices]) -> (values, indices):
  * bp_topk, or bp_topk_out into the two tensors given. */
 static PyObject *m_topk(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor a, values, indices;
+  bp_tensor a, h[2]; /* values, indices */
   long long k;
   long axis;
   if (nargs != 4 && nargs != 6) return PyErr_Format(PyExc_TypeError, "topk(a, k, axis, largest[, values, indices])");
@@ -506,26 +491,26 @@ static PyObject *m_topk(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   int largest = PyObject_IsTrue(args[3]);
   if (largest < 0) return NULL;
   if (nargs == 6) {
-    if (!get_tensor(args[4], &values) || !get_tensor(args[5], &indices)) return NULL;
-    CHECK(p_bp_topk_out(a, (int64_t)k, (int32_t)axis, largest, values, indices));
+    if (!get_tensor(args[4], &h[0]) || !get_tensor(args[5], &h[1])) return NULL;
+    CHECK(p_bp_topk_out(a, (int64_t)k, (int32_t)axis, largest, h[0], h[1]));
     return PyTuple_Pack(2, args[4], args[5]);
   }
-  CHECK(p_bp_topk(a, (int64_t)k, (int32_t)axis, largest, &values, &indices));
-  return pair(values, indices);
+  CHECK(p_bp_topk(a, (int64_t)k, (int32_t)axis, largest, &h[0], &h[1]));
+  return wrap_tuple(h, 2);
 }
 
 /* sort(a, axis, descending) -> (values, indices); argsort(a, axis,
  * descending) -> indices. */
 static PyObject *m_sort(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor a, values, indices;
+  bp_tensor a, h[2]; /* values, indices */
   long axis;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "sort(a, axis, descending)");
   if (!get_tensor(args[0], &a) || !int_arg(args[1], &axis)) return NULL;
   int descending = PyObject_IsTrue(args[2]);
   if (descending < 0) return NULL;
-  CHECK(p_bp_sort(a, (int32_t)axis, descending, &values, &indices));
-  return pair(values, indices);
+  CHECK(p_bp_sort(a, (int32_t)axis, descending, &h[0], &h[1]));
+  return wrap_tuple(h, 2);
 }
 
 static PyObject *m_argsort(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {

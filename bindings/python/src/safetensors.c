@@ -285,17 +285,7 @@ static PyObject *m_safetensors_load_all(PyObject *mod, PyObject *args) {
     PyMem_Free(out);
     return raise_status(st);
   }
-  PyObject *list = PyList_New(n);
-  for (int32_t i = 0; i < n; ++i) {
-    PyObject *t = list ? wrap(out[i]) : NULL; /* wrap releases the handle it fails on */
-    if (t) {
-      PyList_SET_ITEM(list, i, t);
-      continue;
-    }
-    for (int32_t j = list ? i + 1 : i; j < n; ++j) p_bp_tensor_release(out[j]);
-    Py_CLEAR(list);
-    break;
-  }
+  PyObject *list = wrap_list(out, n);
   PyMem_Free(out);
   return list;
 }

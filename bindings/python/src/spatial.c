@@ -51,21 +51,14 @@ static int pool_args(PyObject *const *args, bp_tensor *x, bp_pool_options *o) {
  * count_include_pad, return_indices) -> y or (y, indices) */
 static PyObject *m_max_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor x, out, indices;
+  bp_tensor x, h[2]; /* y, indices */
   bp_pool_options o;
   if (nargs != 10) return PyErr_Format(PyExc_TypeError, "max_pool takes 10 arguments");
   if (!pool_args(args, &x, &o)) return NULL;
   const int with_indices = PyObject_IsTrue(args[9]);
   if (with_indices < 0) return NULL;
-  CHECK(p_bp_max_pool(x, &o, &out, with_indices ? &indices : NULL));
-  PyObject *y = wrap(out);
-  if (!with_indices || !y) return y;
-  PyObject *i = wrap(indices);
-  if (!i) {
-    Py_DECREF(y);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", y, i);
+  CHECK(p_bp_max_pool(x, &o, &h[0], with_indices ? &h[1] : NULL));
+  return with_indices ? wrap_tuple(h, 2) : wrap(h[0]);
 }
 
 /* avg_pool(x, rank, kernel, stride, pad_begin, pad_end, dilation, ceil_mode,
@@ -83,7 +76,7 @@ static PyObject *m_avg_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 /* adaptive_pool(max, x, output_size, return_indices) -> y or (y, indices) */
 static PyObject *m_adaptive_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor x, out, indices;
+  bp_tensor x, h[2]; /* y, indices */
   int64_t size[MAX_SHAPE];
   if (nargs != 4) return PyErr_Format(PyExc_TypeError, "adaptive_pool(max, x, output_size, return_indices)");
   const int is_max = PyObject_IsTrue(args[0]), with_indices = PyObject_IsTrue(args[3]);
@@ -91,18 +84,11 @@ static PyObject *m_adaptive_pool(PyObject *mod, PyObject *const *args, Py_ssize_
   const int rank = get_shape_arg(args[2], size);
   if (rank < 0) return NULL;
   if (!is_max) {
-    CHECK(p_bp_adaptive_avg_pool(x, rank, size, &out));
-    return wrap(out);
+    CHECK(p_bp_adaptive_avg_pool(x, rank, size, &h[0]));
+    return wrap(h[0]);
   }
-  CHECK(p_bp_adaptive_max_pool(x, rank, size, &out, with_indices ? &indices : NULL));
-  PyObject *y = wrap(out);
-  if (!with_indices || !y) return y;
-  PyObject *i = wrap(indices);
-  if (!i) {
-    Py_DECREF(y);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", y, i);
+  CHECK(p_bp_adaptive_max_pool(x, rank, size, &h[0], with_indices ? &h[1] : NULL));
+  return with_indices ? wrap_tuple(h, 2) : wrap(h[0]);
 }
 
 /* global_pool(max, x, spatial_rank) -> [N, C, 1...] */
