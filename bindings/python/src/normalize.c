@@ -34,30 +34,31 @@ static PyObject *m_var_axes(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-/* layer_norm(x, weight, bias, axes, eps, stats): y, or (y, mean, rstd) with stats. */
-static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
-  (void)mod;
+/* layer_norm(x, weight, bias, axes, eps, stats): y, or (y, mean, rstd) with
+ * stats; rms_norm(...) the same with (y, rstd). The two take one argument
+ * list and differ in the statistics they give. */
+static PyObject *norm_over_axes(PyObject *args, int rms) {
   bp_tensor x, w, b, h[3];
   int axes, stats;
   double eps;
-  if (!PyArg_ParseTuple(args, "O&O&O&idp:layer_norm", tensor_converter, &x, optional_converter, &w,
-                        optional_converter, &b, &axes, &eps, &stats))
+  if (!PyArg_ParseTuple(args, rms ? "O&O&O&idp:rms_norm" : "O&O&O&idp:layer_norm", tensor_converter, &x,
+                        optional_converter, &w, optional_converter, &b, &axes, &eps, &stats))
     return NULL;
-  CHECK(p_bp_layer_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL, stats ? &h[2] : NULL));
-  return stats ? wrap_tuple(h, 3) : wrap(h[0]);
+  if (rms)
+    CHECK(p_bp_rms_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL));
+  else
+    CHECK(p_bp_layer_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL, stats ? &h[2] : NULL));
+  return stats ? wrap_tuple(h, rms ? 2 : 3) : wrap(h[0]);
 }
 
-/* rms_norm(x, weight, bias, axes, eps, stats): y, or (y, rstd) with stats. */
+static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return norm_over_axes(args, 0);
+}
+
 static PyObject *m_rms_norm(PyObject *mod, PyObject *args) {
   (void)mod;
-  bp_tensor x, w, b, h[2];
-  int axes, stats;
-  double eps;
-  if (!PyArg_ParseTuple(args, "O&O&O&idp:rms_norm", tensor_converter, &x, optional_converter, &w,
-                        optional_converter, &b, &axes, &eps, &stats))
-    return NULL;
-  CHECK(p_bp_rms_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL));
-  return stats ? wrap_tuple(h, 2) : wrap(h[0]);
+  return norm_over_axes(args, 1);
 }
 
 /* group_norm(x, groups, weight, bias, eps) */
