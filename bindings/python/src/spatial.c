@@ -23,9 +23,14 @@ static int ints_arg(PyObject *seq, const char *what, int32_t n, int64_t *v) {
 }
 
 /* (x, spatial_rank, kernel, stride, pad_begin, pad_end, dilation, ceil_mode,
- * count_include_pad) into *options. */
-static int pool_args(PyObject *const *args, bp_tensor *x, bp_pool_options *o) {
+ * count_include_pad) into *options, of the `want` arguments fn takes. */
+static int pool_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, bp_tensor *x,
+                     bp_pool_options *o) {
   long rank;
+  if (nargs != want) {
+    PyErr_Format(PyExc_TypeError, "%s takes %d arguments", fn, (int)want);
+    return 0;
+  }
   memset(o, 0, sizeof *o);
   o->struct_size = sizeof *o;
   if (!get_tensor(args[0], x) || !int_arg(args[1], &rank)) return 0;
@@ -53,8 +58,7 @@ static PyObject *m_max_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nar
   (void)mod;
   bp_tensor x, h[2]; /* y, indices */
   bp_pool_options o;
-  if (nargs != 10) return PyErr_Format(PyExc_TypeError, "max_pool takes 10 arguments");
-  if (!pool_args(args, &x, &o)) return NULL;
+  if (!pool_args("max_pool", args, nargs, 10, &x, &o)) return NULL;
   const int with_indices = PyObject_IsTrue(args[9]);
   if (with_indices < 0) return NULL;
   CHECK(p_bp_max_pool(x, &o, &h[0], with_indices ? &h[1] : NULL));
@@ -67,8 +71,7 @@ static PyObject *m_avg_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nar
   (void)mod;
   bp_tensor x, out;
   bp_pool_options o;
-  if (nargs != 9) return PyErr_Format(PyExc_TypeError, "avg_pool takes 9 arguments");
-  if (!pool_args(args, &x, &o)) return NULL;
+  if (!pool_args("avg_pool", args, nargs, 9, &x, &o)) return NULL;
   CHECK(p_bp_avg_pool(x, &o, &out));
   return wrap(out);
 }
