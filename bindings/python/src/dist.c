@@ -14,28 +14,23 @@
 static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   long kind, arg;
-  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "collective(kind, tensors, arg)");
-  if (!int_arg(args[0], &kind) || !int_arg(args[2], &arg)) return NULL;
-  PyObject *seq;
-  Py_ssize_t n;
-  bp_tensor *handles = handles_of("collective", args[1], &seq, &n);
-  if (!handles) return NULL;
+  TensorSeq t;
+  if (!int_tensors_int("collective(kind, tensors, arg)", args, nargs, &kind, &t, &arg)) return NULL;
+  const Py_ssize_t n = t.n;
   bp_tensor *outs = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1));
   if (!outs) {
-    PyMem_Free(handles);
-    Py_DECREF(seq);
+    tensor_seq_free(&t);
     return PyErr_NoMemory();
   }
   bp_status st;
   Py_BEGIN_ALLOW_THREADS switch (kind) {
-    case BP_COLLECTIVE_ALL_REDUCE: st = p_bp_all_reduce(handles, (int32_t)n, (int32_t)arg); break;
-    case BP_COLLECTIVE_BROADCAST: st = p_bp_broadcast(handles, (int32_t)n, (int32_t)arg); break;
-    case BP_COLLECTIVE_ALL_GATHER: st = p_bp_all_gather(handles, (int32_t)n, outs); break;
-    default: st = p_bp_reduce_scatter(handles, (int32_t)n, (int32_t)arg, outs); break;
+    case BP_COLLECTIVE_ALL_REDUCE: st = p_bp_all_reduce(t.handles, (int32_t)n, (int32_t)arg); break;
+    case BP_COLLECTIVE_BROADCAST: st = p_bp_broadcast(t.handles, (int32_t)n, (int32_t)arg); break;
+    case BP_COLLECTIVE_ALL_GATHER: st = p_bp_all_gather(t.handles, (int32_t)n, outs); break;
+    default: st = p_bp_reduce_scatter(t.handles, (int32_t)n, (int32_t)arg, outs); break;
   }
   Py_END_ALLOW_THREADS
-  PyMem_Free(handles);
-  Py_DECREF(seq);
+  tensor_seq_free(&t);
   if (st != BP_OK) {
     PyMem_Free(outs);
     CHECK(st);

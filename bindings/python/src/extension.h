@@ -97,11 +97,22 @@ PyObject *binary(int32_t op, PyObject *a, PyObject *b);
 /* op(a) of a tensor object. */
 PyObject *unary(int32_t op, PyObject *a);
 
-/* The handles of obj, a sequence of tensors, in a PyMem block the caller
- * frees, with *seq the sequence (a new reference the caller drops after the
- * call that uses the handles, since it keeps the tensors alive); NULL with an
- * exception set naming fn on failure. */
-bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n);
+/* The handles of a sequence of tensors, in a PyMem block, with the sequence
+ * (a new reference), which keeps the tensors alive while a call uses the
+ * handles. */
+typedef struct {
+  PyObject *seq;
+  Py_ssize_t n;
+  bp_tensor *handles;
+} TensorSeq;
+
+/* The (int, [tensors], int) arguments of a call such as join and collective,
+ * `usage` its signature ("name(a, tensors, b)"): 1, with *tensors for
+ * tensor_seq_free; or 0 with an exception set that names the call, and
+ * nothing to free. */
+int int_tensors_int(const char *usage, PyObject *const *args, Py_ssize_t nargs, long *first, TensorSeq *tensors,
+                    long *last);
+void tensor_seq_free(TensorSeq *tensors);
 
 /* f(t) -> tensor: defines m_f over p_bp_f for the calls that take a tensor
  * and give one. */

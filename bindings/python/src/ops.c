@@ -623,22 +623,33 @@ WRAP_INDEX(index, 2)
 WRAP_INDEX(index_put, 4)
 WRAP_INDEX(index_put_into, 4)
 
-bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n) {
+int int_tensors_int(const char *usage, PyObject *const *args, Py_ssize_t nargs, long *first, TensorSeq *t,
+                    long *last) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, usage);
+    return 0;
+  }
+  if (!int_arg(args[0], first) || !int_arg(args[2], last)) return 0;
   char message[80];
-  snprintf(message, sizeof message, "%s: tensors must be a sequence", fn);
-  *seq = PySequence_Fast(obj, message);
-  if (!*seq) return NULL;
-  *n = PySequence_Fast_GET_SIZE(*seq);
-  bp_tensor *handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(*n > 0 ? *n : 1));
-  if (!handles) PyErr_NoMemory();
-  for (Py_ssize_t i = 0; handles && i < *n; ++i) {
-    if (!get_tensor(PySequence_Fast_GET_ITEM(*seq, i), &handles[i])) {
-      PyMem_Free(handles);
-      handles = NULL;
+  snprintf(message, sizeof message, "%.*s: tensors must be a sequence", (int)strcspn(usage, "("), usage);
+  t->seq = PySequence_Fast(args[1], message);
+  if (!t->seq) return 0;
+  t->n = PySequence_Fast_GET_SIZE(t->seq);
+  t->handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(t->n > 0 ? t->n : 1));
+  if (!t->handles) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; t->handles && i < t->n; ++i) {
+    if (!get_tensor(PySequence_Fast_GET_ITEM(t->seq, i), &t->handles[i])) {
+      PyMem_Free(t->handles);
+      t->handles = NULL;
     }
   }
-  if (!handles) Py_CLEAR(*seq);
-  return handles;
+  if (!t->handles) Py_CLEAR(t->seq);
+  return t->handles != NULL;
+}
+
+void tensor_seq_free(TensorSeq *t) {
+  PyMem_Free(t->handles);
+  Py_DECREF(t->seq);
 }
 
 /* join(stack, [tensors], axis): bp_stack or bp_concatenate of the sequence's
@@ -646,17 +657,12 @@ bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t 
 static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   long stack, axis;
-  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "join(stack, tensors, axis)");
-  if (!int_arg(args[0], &stack) || !int_arg(args[2], &axis)) return NULL;
-  PyObject *seq;
-  Py_ssize_t n;
-  bp_tensor *handles = handles_of("join", args[1], &seq, &n);
-  if (!handles) return NULL;
+  TensorSeq t;
+  if (!int_tensors_int("join(stack, tensors, axis)", args, nargs, &stack, &t, &axis)) return NULL;
   bp_tensor out;
-  bp_status st = stack ? p_bp_stack(handles, (int32_t)n, (int32_t)axis, &out)
-                       : p_bp_concatenate(handles, (int32_t)n, (int32_t)axis, &out);
-  PyMem_Free(handles);
-  Py_DECREF(seq);
+  bp_status st = stack ? p_bp_stack(t.handles, (int32_t)t.n, (int32_t)axis, &out)
+                       : p_bp_concatenate(t.handles, (int32_t)t.n, (int32_t)axis, &out);
+  tensor_seq_free(&t);
   CHECK(st);
   return wrap(out);
 }
