@@ -115,15 +115,17 @@ int int_tensors_int(const char *usage, PyObject *const *args, Py_ssize_t nargs, 
 void tensor_seq_free(TensorSeq *tensors);
 
 /* f(t) -> tensor: defines m_f over p_bp_f for the calls that take a tensor
- * and give one. */
-#define WRAP_TENSOR(f)                                   \
+ * and give one; WRAP_TENSOR_WITH(CHECK_WITHOUT_GIL, f) for one that may
+ * wait. */
+#define WRAP_TENSOR_WITH(check, f)                       \
   static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
     (void)mod;                                           \
     bp_tensor t, out;                                    \
     if (!get_tensor(arg, &t)) return NULL;               \
-    CHECK(p_bp_##f(t, &out));                            \
+    check(p_bp_##f(t, &out));                            \
     return wrap(out);                                    \
   }
+#define WRAP_TENSOR(f) WRAP_TENSOR_WITH(CHECK, f)
 
 /* ---- shapes -------------------------------------------------------------- */
 

@@ -469,13 +469,8 @@ static PyObject *m_gather_nd(PyObject *mod, PyObject *const *args, Py_ssize_t na
 WRAP_SCATTER(scatter_nd)
 WRAP_SCATTER(scatter_add_nd)
 
-static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  bp_tensor a, out;
-  if (!get_tensor(arg, &a)) return NULL;
-  CHECK_WITHOUT_GIL(p_bp_nonzero(a, &out));
-  return wrap(out);
-}
+/* The result's size depends on the values: bp_nonzero waits for them. */
+WRAP_TENSOR_WITH(CHECK_WITHOUT_GIL, nonzero)
 
 /* topk(a, k, axis, largest[, values, indices]) -> (values, indices):
  * bp_topk, or bp_topk_out into the two tensors given. */
