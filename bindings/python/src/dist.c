@@ -104,9 +104,9 @@ static PyObject *m_dist_collective(PyObject *mod, PyObject *const *args, Py_ssiz
 
 PyMethodDef dist_methods[] = {
     FAST(collective),
-    {"dist_init", m_dist_init, METH_O, NULL},
-    {"dist_finalize", m_dist_finalize, METH_NOARGS, NULL},
-    {"dist_barrier", m_dist_barrier, METH_NOARGS, NULL},
-    {"dist_info", m_dist_info, METH_NOARGS, NULL},
+    ONE_ARG(dist_init),
+    NO_ARGS(dist_finalize),
+    NO_ARGS(dist_barrier),
+    NO_ARGS(dist_info),
     FAST(dist_collective),
     {NULL, NULL, 0, NULL}};

@@ -144,8 +144,12 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 
 /* ---- the module's parts -------------------------------------------------- */
 
-/* An entry of a METH_FASTCALL function m_<name>. */
+/* The entry of a function m_<name> in a PyMethodDef table, by its calling
+ * convention: METH_FASTCALL, METH_VARARGS, METH_O or METH_NOARGS. */
 #define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
+#define VARARGS(name) {#name, m_##name, METH_VARARGS, NULL}
+#define ONE_ARG(name) {#name, m_##name, METH_O, NULL}
+#define NO_ARGS(name) {#name, m_##name, METH_NOARGS, NULL}
 
 /* The functions of ops.c, autograd.c, dist.c, normalize.c, attention.c and
  * safetensors.c, added by PyInit__C. */

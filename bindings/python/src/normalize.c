@@ -89,10 +89,10 @@ static PyObject *m_batch_norm(PyObject *mod, PyObject *args) {
 }
 
 PyMethodDef normalize_methods[] = {
-    {"var_axes", m_var_axes, METH_VARARGS, NULL},
-    {"layer_norm", m_layer_norm, METH_VARARGS, NULL},
-    {"rms_norm", m_rms_norm, METH_VARARGS, NULL},
-    {"group_norm", m_group_norm, METH_VARARGS, NULL},
-    {"batch_norm", m_batch_norm, METH_VARARGS, NULL},
+    VARARGS(var_axes),
+    VARARGS(layer_norm),
+    VARARGS(rms_norm),
+    VARARGS(group_norm),
+    VARARGS(batch_norm),
     {NULL, NULL, 0, NULL},
 };

@@ -289,14 +289,14 @@ static PyObject *m_safetensors_load_all(PyObject *mod, PyObject *args) {
 }
 
 PyMethodDef safetensors_methods[] = {
-    {"safetensors_save", m_safetensors_save, METH_VARARGS, NULL},
-    {"safetensors_write", m_safetensors_write, METH_VARARGS, NULL},
-    {"safetensors_open", m_safetensors_open, METH_O, NULL},
-    {"safetensors_open_bytes", m_safetensors_open_bytes, METH_O, NULL},
-    {"safetensors_close", m_safetensors_close, METH_O, NULL},
-    {"safetensors_entries", m_safetensors_entries, METH_O, NULL},
-    {"safetensors_metadata", m_safetensors_metadata, METH_O, NULL},
-    {"safetensors_load", m_safetensors_load, METH_VARARGS, NULL},
-    {"safetensors_load_all", m_safetensors_load_all, METH_VARARGS, NULL},
+    VARARGS(safetensors_save),
+    VARARGS(safetensors_write),
+    ONE_ARG(safetensors_open),
+    ONE_ARG(safetensors_open_bytes),
+    ONE_ARG(safetensors_close),
+    ONE_ARG(safetensors_entries),
+    ONE_ARG(safetensors_metadata),
+    VARARGS(safetensors_load),
+    VARARGS(safetensors_load_all),
     {NULL, NULL, 0, NULL},
 };

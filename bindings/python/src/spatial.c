@@ -177,7 +177,7 @@ PyMethodDef spatial_methods[] = {
     FAST(avg_pool),
     FAST(adaptive_pool),
     FAST(global_pool),
-    {"dropout", m_dropout, METH_VARARGS, NULL},
+    VARARGS(dropout),
     FAST(pad),
     FAST(interpolate),
     {NULL, NULL, 0, NULL}};
