@@ -75,30 +75,46 @@ inline Tensor parameter_on(const Tensor &t, Device d) {
   return p;
 }
 
+// What Linear, the convolutions and the normalisation layers share: a
+// learnable `weight` and `bias`, each of which a layer may go without.
+class WeightAndBias : public Module {
+ public:
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> out;
+    for (const Tensor *t : {&weight, &bias})
+      if (t->defined()) out.push_back(*t);
+    return out;
+  }
+  void to(Device d) override {
+    if (weight.defined()) weight = parameter_on(weight, d);
+    if (bias.defined()) bias = parameter_on(bias, d);
+  }
+
+  Tensor weight, bias;
+
+ protected:
+  // PyTorch's default for Linear and the convolutions: weight and bias
+  // uniform in +-1/sqrt(fan_in).
+  void init_uniform(const Shape &weight_shape, int64_t fan_in, bool with_bias, int64_t bias_size, Device d,
+                    uint64_t seed) {
+    const double bound = 1.0 / std::sqrt(double(fan_in > 0 ? fan_in : 1));
+    weight = parameter_on(random_uniform(weight_shape, -bound, bound, seed, f32, d), d);
+    if (with_bias) bias = parameter_on(random_uniform({bias_size}, -bound, bound, seed + 1, f32, d), d);
+  }
+};
+
 // y = x W^T + b, W of shape [out, in] and b of [out] (PyTorch's Linear),
 // both drawn uniformly from +-1/sqrt(in) as PyTorch does by default.
-class Linear : public Module {
+class Linear : public WeightAndBias {
  public:
   Linear(int64_t in_features, int64_t out_features, Device d = default_device(), uint64_t seed = next_seed(),
          bool with_bias = true) {
-    const double bound = 1.0 / std::sqrt(double(in_features > 0 ? in_features : 1));
-    weight = parameter_on(random_uniform({out_features, in_features}, -bound, bound, seed, f32, d), d);
-    if (with_bias) bias = parameter_on(random_uniform({out_features}, -bound, bound, seed + 1, f32, d), d);
+    init_uniform({out_features, in_features}, in_features, with_bias, out_features, d, seed);
   }
   Tensor forward(const Tensor &x) override {
     Tensor y = matmul(x, weight, false, true);
     return bias.defined() ? y + bias : y;
   }
-  std::vector<Tensor> parameters() const override {
-    if (bias.defined()) return {weight, bias};
-    return {weight};
-  }
-  void to(Device d) override {
-    weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
-  }
-
-  Tensor weight, bias;
 };
 
 // PyTorch's Embedding (since 1.6): forward(indices) is the rows of weight
@@ -173,7 +189,7 @@ class Embedding : public Module {
 // in / groups * prod(K), the bias likewise). A kernel_size of one value
 // stands for every spatial axis.
 template <int R>
-class ConvNd : public Module {
+class ConvNd : public WeightAndBias {
  public:
   ConvNd(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, ConvOptions options = {},
          bool with_bias = true, Device d = default_device(), uint64_t seed = next_seed())
@@ -182,16 +198,6 @@ class ConvNd : public Module {
     init(shape, kernel_size, d, seed, with_bias, out_channels);
   }
   Tensor forward(const Tensor &x) override { return conv(x, weight, bias, options_); }
-  std::vector<Tensor> parameters() const override {
-    if (bias.defined()) return {weight, bias};
-    return {weight};
-  }
-  void to(Device d) override {
-    weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
-  }
-
-  Tensor weight, bias;
 
  protected:
   ConvNd() = default;
@@ -204,9 +210,7 @@ class ConvNd : public Module {
       shape.push_back(k);
       fan_in *= k;
     }
-    const double bound = 1.0 / std::sqrt(double(fan_in > 0 ? fan_in : 1));
-    weight = parameter_on(random_uniform(shape, -bound, bound, seed, f32, d), d);
-    if (with_bias) bias = parameter_on(random_uniform({bias_size}, -bound, bound, seed + 1, f32, d), d);
+    init_uniform(shape, fan_in, with_bias, bias_size, d, seed);
   }
   ConvOptions options_;
 };
@@ -334,22 +338,8 @@ class Sequential : public Module {
 // ---- normalisation (since 1.6) ----------------------------------------------
 
 // What the normalisation layers share: an optional scale `weight` (ones)
-// and shift `bias` (zeros) of one shape, learnable.
-class AffineNorm : public Module {
- public:
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> out;
-    for (const Tensor *t : {&weight, &bias})
-      if (t->defined()) out.push_back(*t);
-    return out;
-  }
-  void to(Device d) override {
-    if (weight.defined()) weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
-  }
-
-  Tensor weight, bias;
-
+// and shift `bias` (zeros) of one shape.
+class AffineNorm : public WeightAndBias {
  protected:
   AffineNorm(const Shape &shape, bool with_weight, bool with_bias, Device d) {
     if (with_weight) weight = full(shape, 1.0, f32, d).requires_grad_();
