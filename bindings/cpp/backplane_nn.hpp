@@ -492,29 +492,31 @@ class MultiheadAttention : public Module {
 
 // 2-d pooling layers over [N, C, H, W] (since 1.6), PyTorch's defaults:
 // stride = kernel, no padding; AvgPool2d counts the padding in its divisor
-// (count_include_pad) as PyTorch's does.
-class MaxPool2d : public Module {
- public:
-  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+// (count_include_pad) as PyTorch's does. Both take one kernel, stride,
+// padding and dilation for H and W.
+class Pool2d : public Module {
+ protected:
+  Pool2d(int64_t kernel, int64_t stride, int64_t padding, int64_t dilation, bool ceil_mode)
       : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding}, {dilation, dilation})
                      .ceil_mode(ceil_mode)) {}
-  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
-
- private:
   PoolOptions options_;
 };
 
-class AvgPool2d : public Module {
+class MaxPool2d : public Pool2d {
+ public:
+  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+      : Pool2d(kernel, stride, padding, dilation, ceil_mode) {}
+  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
+};
+
+class AvgPool2d : public Pool2d {
  public:
   AvgPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, bool ceil_mode = false,
             bool count_include_pad = true)
-      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding})
-                     .ceil_mode(ceil_mode)
-                     .include_pad(count_include_pad)) {}
+      : Pool2d(kernel, stride, padding, 1, ceil_mode) {
+    options_.include_pad(count_include_pad);
+  }
   Tensor forward(const Tensor &x) override { return avg_pool(x, options_); }
-
- private:
-  PoolOptions options_;
 };
 
 // Average pooling to a fixed [oh, ow] whatever the input's extents.
