@@ -783,30 +783,46 @@ inline Tensor cross_entropy(const Tensor &logits, const Tensor &labels) {
   return (logits.reduce(BP_OP_LOGSUMEXP, 1) - picked).mean();
 }
 
-// Stochastic gradient descent with optional momentum and weight decay
-// (PyTorch's update rule). step() writes into the parameters with _out
-// operators under NoGradGuard and allocates nothing after the first step.
-class SGD {
+// What SGD and AdamW share: their parameters, zero_grad, and a step that
+// writes into the parameters with _out operators under NoGradGuard, its
+// buffers made on the first step so that later ones allocate nothing.
+class Optimizer {
  public:
-  SGD(std::vector<Tensor> params, double lr, double momentum = 0, double weight_decay = 0)
-      : params_(std::move(params)), lr_(lr), momentum_(momentum), weight_decay_(weight_decay) {}
-
   void zero_grad() const {
     for (const Tensor &p : params_) p.clear_grad();
   }
+
+ protected:
+  explicit Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {}
+  // f(i, params_[i], its gradient) for the parameters that have one.
+  template <class F>
+  void each_with_grad(F &&f) const {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Tensor g = params_[i].grad();
+      if (g.defined()) f(i, params_[i], g);
+    }
+  }
+  static Tensor buffer_for(const Tensor &p) { return zeros(p.shape(), p.dtype(), p.device()); }
+
+  std::vector<Tensor> params_;
+};
+
+// Stochastic gradient descent with optional momentum and weight decay
+// (PyTorch's update rule).
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, double lr, double momentum = 0, double weight_decay = 0)
+      : Optimizer(std::move(params)), lr_(lr), momentum_(momentum), weight_decay_(weight_decay) {}
 
   void step() {
     NoGradGuard no_grad;
     if (scratch_.empty())
       for (const Tensor &p : params_) {
-        scratch_.push_back(zeros(p.shape(), p.dtype(), p.device()));
-        velocity_.push_back(momentum_ != 0 ? zeros(p.shape(), p.dtype(), p.device()) : Tensor());
-        decay_.push_back(weight_decay_ != 0 ? zeros(p.shape(), p.dtype(), p.device()) : Tensor());
+        scratch_.push_back(buffer_for(p));
+        velocity_.push_back(momentum_ != 0 ? buffer_for(p) : Tensor());
+        decay_.push_back(weight_decay_ != 0 ? buffer_for(p) : Tensor());
       }
-    for (size_t i = 0; i < params_.size(); ++i) {
-      const Tensor &p = params_[i];
-      const Tensor g = p.grad();
-      if (!g.defined()) continue;
+    each_with_grad([&](size_t i, const Tensor &p, const Tensor &g) {
       const Tensor *d = &g;
       if (weight_decay_ != 0) {  // d = g + weight_decay * p
         check(bp_binary_scalar_out(BP_OP_MUL, p.handle(), weight_decay_, 0, decay_[i].handle()));
@@ -821,11 +837,10 @@ class SGD {
       // p += -lr * d
       check(bp_binary_scalar_out(BP_OP_MUL, d->handle(), -lr_, 0, scratch_[i].handle()));
       binary_out(BP_OP_ADD, p, scratch_[i], p);
-    }
+    });
   }
 
  private:
-  std::vector<Tensor> params_;
   double lr_, momentum_, weight_decay_;
   std::vector<Tensor> scratch_, velocity_, decay_;
 };
@@ -837,14 +852,12 @@ class SGD {
 //   m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 // t counting that parameter's steps (one without a gradient is skipped and
-// keeps its count), as torch's. No amsgrad. Like SGD, step() writes into
-// the parameters with _out operators under NoGradGuard and allocates nothing
-// after the first step.
-class AdamW {
+// keeps its count), as torch's. No amsgrad.
+class AdamW : public Optimizer {
  public:
   AdamW(std::vector<Tensor> params, double lr = 1e-3, std::pair<double, double> betas = {0.9, 0.999},
         double eps = 1e-8, double weight_decay = 1e-2)
-      : params_(std::move(params)), lr_(lr), beta1_(betas.first), beta2_(betas.second), eps_(eps),
+      : Optimizer(std::move(params)), lr_(lr), beta1_(betas.first), beta2_(betas.second), eps_(eps),
         weight_decay_(weight_decay) {
     if (!(lr >= 0) || !(eps >= 0) || !(weight_decay >= 0) || !(beta1_ >= 0 && beta1_ < 1) ||
         !(beta2_ >= 0 && beta2_ < 1))
@@ -853,23 +866,16 @@ class AdamW {
                                  {});
   }
 
-  void zero_grad() const {
-    for (const Tensor &p : params_) p.clear_grad();
-  }
-
   void step() {
     NoGradGuard no_grad;
     if (exp_avg_.empty())
       for (const Tensor &p : params_) {
-        exp_avg_.push_back(zeros(p.shape(), p.dtype(), p.device()));
-        exp_avg_sq_.push_back(zeros(p.shape(), p.dtype(), p.device()));
-        scratch_.push_back(zeros(p.shape(), p.dtype(), p.device()));
+        exp_avg_.push_back(buffer_for(p));
+        exp_avg_sq_.push_back(buffer_for(p));
+        scratch_.push_back(buffer_for(p));
         steps_.push_back(0);
       }
-    for (size_t i = 0; i < params_.size(); ++i) {
-      const Tensor &p = params_[i];
-      const Tensor g = p.grad();
-      if (!g.defined()) continue;
+    each_with_grad([&](size_t i, const Tensor &p, const Tensor &g) {
       const Tensor &m = exp_avg_[i], &v = exp_avg_sq_[i], &s = scratch_[i];
       const int64_t t = ++steps_[i];
       if (weight_decay_ != 0) scalar_out(BP_OP_MUL, p, 1 - lr_ * weight_decay_, p);
@@ -888,14 +894,13 @@ class AdamW {
       binary_out(BP_OP_DIV, m, s, s);  // p += -lr / bc1 * m / s
       scalar_out(BP_OP_MUL, s, -lr_ / bias_correction1, s);
       binary_out(BP_OP_ADD, p, s, p);
-    }
+    });
   }
 
  private:
   static void scalar_out(bp_op op, const Tensor &a, double scalar, const Tensor &out) {
     check(bp_binary_scalar_out(op, a.handle(), scalar, 0, out.handle()));
   }
-  std::vector<Tensor> params_;
   double lr_, beta1_, beta2_, eps_, weight_decay_;
   std::vector<Tensor> exp_avg_, exp_avg_sq_, scratch_;
   std::vector<int64_t> steps_;
