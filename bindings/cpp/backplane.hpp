@@ -742,10 +742,15 @@ inline Tensor conv_transpose(const Tensor &x, const Tensor &weight, const Tensor
 // ---- composites (since 1.1) ------------------------------------------------
 
 namespace detail {
+// The C API's arrays of handles and index keys: get(x) for each x of v.
+template <class T, class Get>
+auto c_array(const std::vector<T> &v, Get get) {
+  std::vector<std::decay_t<decltype(get(v.front()))>> out;
+  for (const T &x : v) out.push_back(get(x));
+  return out;
+}
 inline std::vector<bp_tensor> handles_of(const std::vector<Tensor> &ts) {
-  std::vector<bp_tensor> hs;
-  for (const Tensor &t : ts) hs.push_back(t.handle());
-  return hs;
+  return c_array(ts, [](const Tensor &t) { return t.handle(); });
 }
 }  // namespace detail
 
@@ -947,9 +952,7 @@ class Index {
 
 namespace detail {
 inline std::vector<bp_index_key> keys_of(const std::vector<Index> &key) {
-  std::vector<bp_index_key> keys;
-  for (const Index &i : key) keys.push_back(i.key());
-  return keys;
+  return c_array(key, [](const Index &i) { return i.key(); });
 }
 }  // namespace detail
 

@@ -75,30 +75,46 @@ inline Tensor parameter_on(const Tensor &t, Device d) {
   return p;
 }
 
+// What Linear, the convolutions and the normalisation layers share: a
+// learnable `weight` and `bias`, each of which a layer may go without.
+class WeightAndBias : public Module {
+ public:
+  std::vector<Tensor> parameters() const override {
+    std::vector<Tensor> out;
+    for (const Tensor *t : {&weight, &bias})
+      if (t->defined()) out.push_back(*t);
+    return out;
+  }
+  void to(Device d) override {
+    if (weight.defined()) weight = parameter_on(weight, d);
+    if (bias.defined()) bias = parameter_on(bias, d);
+  }
+
+  Tensor weight, bias;
+
+ protected:
+  // PyTorch's default for Linear and the convolutions: weight and bias
+  // uniform in +-1/sqrt(fan_in).
+  void init_uniform(const Shape &weight_shape, int64_t fan_in, bool with_bias, int64_t bias_size, Device d,
+                    uint64_t seed) {
+    const double bound = 1.0 / std::sqrt(double(fan_in > 0 ? fan_in : 1));
+    weight = parameter_on(random_uniform(weight_shape, -bound, bound, seed, f32, d), d);
+    if (with_bias) bias = parameter_on(random_uniform({bias_size}, -bound, bound, seed + 1, f32, d), d);
+  }
+};
+
 // y = x W^T + b, W of shape [out, in] and b of [out] (PyTorch's Linear),
 // both drawn uniformly from +-1/sqrt(in) as PyTorch does by default.
-class Linear : public Module {
+class Linear : public WeightAndBias {
  public:
   Linear(int64_t in_features, int64_t out_features, Device d = default_device(), uint64_t seed = next_seed(),
          bool with_bias = true) {
-    const double bound = 1.0 / std::sqrt(double(in_features > 0 ? in_features : 1));
-    weight = parameter_on(random_uniform({out_features, in_features}, -bound, bound, seed, f32, d), d);
-    if (with_bias) bias = parameter_on(random_uniform({out_features}, -bound, bound, seed + 1, f32, d), d);
+    init_uniform({out_features, in_features}, in_features, with_bias, out_features, d, seed);
   }
   Tensor forward(const Tensor &x) override {
     Tensor y = matmul(x, weight, false, true);
     return bias.defined() ? y + bias : y;
   }
-  std::vector<Tensor> parameters() const override {
-    if (bias.defined()) return {weight, bias};
-    return {weight};
-  }
-  void to(Device d) override {
-    weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
-  }
-
-  Tensor weight, bias;
 };
 
 // PyTorch's Embedding (since 1.6): forward(indices) is the rows of weight
@@ -173,7 +189,7 @@ class Embedding : public Module {
 // in / groups * prod(K), the bias likewise). A kernel_size of one value
 // stands for every spatial axis.
 template <int R>
-class ConvNd : public Module {
+class ConvNd : public WeightAndBias {
  public:
   ConvNd(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, ConvOptions options = {},
          bool with_bias = true, Device d = default_device(), uint64_t seed = next_seed())
@@ -182,16 +198,6 @@ class ConvNd : public Module {
     init(shape, kernel_size, d, seed, with_bias, out_channels);
   }
   Tensor forward(const Tensor &x) override { return conv(x, weight, bias, options_); }
-  std::vector<Tensor> parameters() const override {
-    if (bias.defined()) return {weight, bias};
-    return {weight};
-  }
-  void to(Device d) override {
-    weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
-  }
-
-  Tensor weight, bias;
 
  protected:
   ConvNd() = default;
@@ -204,9 +210,7 @@ class ConvNd : public Module {
       shape.push_back(k);
       fan_in *= k;
     }
-    const double bound = 1.0 / std::sqrt(double(fan_in > 0 ? fan_in : 1));
-    weight = parameter_on(random_uniform(shape, -bound, bound, seed, f32, d), d);
-    if (with_bias) bias = parameter_on(random_uniform({bias_size}, -bound, bound, seed + 1, f32, d), d);
+    init_uniform(shape, fan_in, with_bias, bias_size, d, seed);
   }
   ConvOptions options_;
 };
@@ -334,22 +338,8 @@ class Sequential : public Module {
 // ---- normalisation (since 1.6) ----------------------------------------------
 
 // What the normalisation layers share: an optional scale `weight` (ones)
-// and shift `bias` (zeros) of one shape, learnable.
-class AffineNorm : public Module {
- public:
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> out;
-    for (const Tensor *t : {&weight, &bias})
-      if (t->defined()) out.push_back(*t);
-    return out;
-  }
-  void to(Device d) override {
-    if (weight.defined()) weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
-  }
-
-  Tensor weight, bias;
-
+// and shift `bias` (zeros) of one shape.
+class AffineNorm : public WeightAndBias {
  protected:
   AffineNorm(const Shape &shape, bool with_weight, bool with_bias, Device d) {
     if (with_weight) weight = full(shape, 1.0, f32, d).requires_grad_();
@@ -502,29 +492,31 @@ class MultiheadAttention : public Module {
 
 // 2-d pooling layers over [N, C, H, W] (since 1.6), PyTorch's defaults:
 // stride = kernel, no padding; AvgPool2d counts the padding in its divisor
-// (count_include_pad) as PyTorch's does.
-class MaxPool2d : public Module {
- public:
-  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+// (count_include_pad) as PyTorch's does. Both take one kernel, stride,
+// padding and dilation for H and W.
+class Pool2d : public Module {
+ protected:
+  Pool2d(int64_t kernel, int64_t stride, int64_t padding, int64_t dilation, bool ceil_mode)
       : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding}, {dilation, dilation})
                      .ceil_mode(ceil_mode)) {}
-  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
-
- private:
   PoolOptions options_;
 };
 
-class AvgPool2d : public Module {
+class MaxPool2d : public Pool2d {
+ public:
+  MaxPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false)
+      : Pool2d(kernel, stride, padding, dilation, ceil_mode) {}
+  Tensor forward(const Tensor &x) override { return max_pool(x, options_); }
+};
+
+class AvgPool2d : public Pool2d {
  public:
   AvgPool2d(int64_t kernel, int64_t stride = 0, int64_t padding = 0, bool ceil_mode = false,
             bool count_include_pad = true)
-      : options_(pool_options({kernel, kernel}, {stride, stride}, {padding, padding})
-                     .ceil_mode(ceil_mode)
-                     .include_pad(count_include_pad)) {}
+      : Pool2d(kernel, stride, padding, 1, ceil_mode) {
+    options_.include_pad(count_include_pad);
+  }
   Tensor forward(const Tensor &x) override { return avg_pool(x, options_); }
-
- private:
-  PoolOptions options_;
 };
 
 // Average pooling to a fixed [oh, ow] whatever the input's extents.
@@ -791,30 +783,46 @@ inline Tensor cross_entropy(const Tensor &logits, const Tensor &labels) {
   return (logits.reduce(BP_OP_LOGSUMEXP, 1) - picked).mean();
 }
 
-// Stochastic gradient descent with optional momentum and weight decay
-// (PyTorch's update rule). step() writes into the parameters with _out
-// operators under NoGradGuard and allocates nothing after the first step.
-class SGD {
+// What SGD and AdamW share: their parameters, zero_grad, and a step that
+// writes into the parameters with _out operators under NoGradGuard, its
+// buffers made on the first step so that later ones allocate nothing.
+class Optimizer {
  public:
-  SGD(std::vector<Tensor> params, double lr, double momentum = 0, double weight_decay = 0)
-      : params_(std::move(params)), lr_(lr), momentum_(momentum), weight_decay_(weight_decay) {}
-
   void zero_grad() const {
     for (const Tensor &p : params_) p.clear_grad();
   }
+
+ protected:
+  explicit Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {}
+  // f(i, params_[i], its gradient) for the parameters that have one.
+  template <class F>
+  void each_with_grad(F &&f) const {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Tensor g = params_[i].grad();
+      if (g.defined()) f(i, params_[i], g);
+    }
+  }
+  static Tensor buffer_for(const Tensor &p) { return zeros(p.shape(), p.dtype(), p.device()); }
+
+  std::vector<Tensor> params_;
+};
+
+// Stochastic gradient descent with optional momentum and weight decay
+// (PyTorch's update rule).
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, double lr, double momentum = 0, double weight_decay = 0)
+      : Optimizer(std::move(params)), lr_(lr), momentum_(momentum), weight_decay_(weight_decay) {}
 
   void step() {
     NoGradGuard no_grad;
     if (scratch_.empty())
       for (const Tensor &p : params_) {
-        scratch_.push_back(zeros(p.shape(), p.dtype(), p.device()));
-        velocity_.push_back(momentum_ != 0 ? zeros(p.shape(), p.dtype(), p.device()) : Tensor());
-        decay_.push_back(weight_decay_ != 0 ? zeros(p.shape(), p.dtype(), p.device()) : Tensor());
+        scratch_.push_back(buffer_for(p));
+        velocity_.push_back(momentum_ != 0 ? buffer_for(p) : Tensor());
+        decay_.push_back(weight_decay_ != 0 ? buffer_for(p) : Tensor());
       }
-    for (size_t i = 0; i < params_.size(); ++i) {
-      const Tensor &p = params_[i];
-      const Tensor g = p.grad();
-      if (!g.defined()) continue;
+    each_with_grad([&](size_t i, const Tensor &p, const Tensor &g) {
       const Tensor *d = &g;
       if (weight_decay_ != 0) {  // d = g + weight_decay * p
         check(bp_binary_scalar_out(BP_OP_MUL, p.handle(), weight_decay_, 0, decay_[i].handle()));
@@ -829,11 +837,10 @@ class SGD {
       // p += -lr * d
       check(bp_binary_scalar_out(BP_OP_MUL, d->handle(), -lr_, 0, scratch_[i].handle()));
       binary_out(BP_OP_ADD, p, scratch_[i], p);
-    }
+    });
   }
 
  private:
-  std::vector<Tensor> params_;
   double lr_, momentum_, weight_decay_;
   std::vector<Tensor> scratch_, velocity_, decay_;
 };
@@ -845,14 +852,12 @@ class SGD {
 //   m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 // t counting that parameter's steps (one without a gradient is skipped and
-// keeps its count), as torch's. No amsgrad. Like SGD, step() writes into
-// the parameters with _out operators under NoGradGuard and allocates nothing
-// after the first step.
-class AdamW {
+// keeps its count), as torch's. No amsgrad.
+class AdamW : public Optimizer {
  public:
   AdamW(std::vector<Tensor> params, double lr = 1e-3, std::pair<double, double> betas = {0.9, 0.999},
         double eps = 1e-8, double weight_decay = 1e-2)
-      : params_(std::move(params)), lr_(lr), beta1_(betas.first), beta2_(betas.second), eps_(eps),
+      : Optimizer(std::move(params)), lr_(lr), beta1_(betas.first), beta2_(betas.second), eps_(eps),
         weight_decay_(weight_decay) {
     if (!(lr >= 0) || !(eps >= 0) || !(weight_decay >= 0) || !(beta1_ >= 0 && beta1_ < 1) ||
         !(beta2_ >= 0 && beta2_ < 1))
@@ -861,23 +866,16 @@ class AdamW {
                                  {});
   }
 
-  void zero_grad() const {
-    for (const Tensor &p : params_) p.clear_grad();
-  }
-
   void step() {
     NoGradGuard no_grad;
     if (exp_avg_.empty())
       for (const Tensor &p : params_) {
-        exp_avg_.push_back(zeros(p.shape(), p.dtype(), p.device()));
-        exp_avg_sq_.push_back(zeros(p.shape(), p.dtype(), p.device()));
-        scratch_.push_back(zeros(p.shape(), p.dtype(), p.device()));
+        exp_avg_.push_back(buffer_for(p));
+        exp_avg_sq_.push_back(buffer_for(p));
+        scratch_.push_back(buffer_for(p));
         steps_.push_back(0);
       }
-    for (size_t i = 0; i < params_.size(); ++i) {
-      const Tensor &p = params_[i];
-      const Tensor g = p.grad();
-      if (!g.defined()) continue;
+    each_with_grad([&](size_t i, const Tensor &p, const Tensor &g) {
       const Tensor &m = exp_avg_[i], &v = exp_avg_sq_[i], &s = scratch_[i];
       const int64_t t = ++steps_[i];
       if (weight_decay_ != 0) scalar_out(BP_OP_MUL, p, 1 - lr_ * weight_decay_, p);
@@ -896,14 +894,13 @@ class AdamW {
       binary_out(BP_OP_DIV, m, s, s);  // p += -lr / bc1 * m / s
       scalar_out(BP_OP_MUL, s, -lr_ / bias_correction1, s);
       binary_out(BP_OP_ADD, p, s, p);
-    }
+    });
   }
 
  private:
   static void scalar_out(bp_op op, const Tensor &a, double scalar, const Tensor &out) {
     check(bp_binary_scalar_out(op, a.handle(), scalar, 0, out.handle()));
   }
-  std::vector<Tensor> params_;
   double lr_, beta1_, beta2_, eps_, weight_decay_;
   std::vector<Tensor> exp_avg_, exp_avg_sq_, scratch_;
   std::vector<int64_t> steps_;

@@ -30,5 +30,5 @@ static PyObject *m_attention(PyObject *mod, PyObject *args) {
 }
 
 PyMethodDef attention_methods[] = {
-    {"attention", m_attention, METH_VARARGS, NULL},
+    VARARGS(attention),
     {NULL, NULL, 0, NULL}};

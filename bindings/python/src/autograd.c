@@ -127,15 +127,15 @@ static PyObject *m_rebind(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
 
 PyMethodDef autograd_methods[] = {
     FAST(set_requires_grad),
-    {"requires_grad", m_requires_grad, METH_O, NULL},
-    {"is_leaf", m_is_leaf, METH_O, NULL},
-    {"grad", m_grad, METH_O, NULL},
-    {"clear_grad", m_clear_grad, METH_O, NULL},
-    {"grad_fn", m_grad_fn, METH_O, NULL},
+    ONE_ARG(requires_grad),
+    ONE_ARG(is_leaf),
+    ONE_ARG(grad),
+    ONE_ARG(clear_grad),
+    ONE_ARG(grad_fn),
     FAST(backward),
-    {"set_grad_enabled", m_set_grad_enabled, METH_O, NULL},
-    {"is_grad_enabled", m_is_grad_enabled, METH_NOARGS, NULL},
-    {"detach", m_detach, METH_O, NULL},
+    ONE_ARG(set_grad_enabled),
+    NO_ARGS(is_grad_enabled),
+    ONE_ARG(detach),
     FAST(adopt),
     FAST(rebind),
     {NULL, NULL, 0, NULL}};

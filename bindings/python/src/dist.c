@@ -14,28 +14,23 @@
 static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   long kind, arg;
-  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "collective(kind, tensors, arg)");
-  if (!int_arg(args[0], &kind) || !int_arg(args[2], &arg)) return NULL;
-  PyObject *seq;
-  Py_ssize_t n;
-  bp_tensor *handles = handles_of("collective", args[1], &seq, &n);
-  if (!handles) return NULL;
+  TensorSeq t;
+  if (!int_tensors_int("collective(kind, tensors, arg)", args, nargs, &kind, &t, &arg)) return NULL;
+  const Py_ssize_t n = t.n;
   bp_tensor *outs = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(n > 0 ? n : 1));
   if (!outs) {
-    PyMem_Free(handles);
-    Py_DECREF(seq);
+    tensor_seq_free(&t);
     return PyErr_NoMemory();
   }
   bp_status st;
   Py_BEGIN_ALLOW_THREADS switch (kind) {
-    case BP_COLLECTIVE_ALL_REDUCE: st = p_bp_all_reduce(handles, (int32_t)n, (int32_t)arg); break;
-    case BP_COLLECTIVE_BROADCAST: st = p_bp_broadcast(handles, (int32_t)n, (int32_t)arg); break;
-    case BP_COLLECTIVE_ALL_GATHER: st = p_bp_all_gather(handles, (int32_t)n, outs); break;
-    default: st = p_bp_reduce_scatter(handles, (int32_t)n, (int32_t)arg, outs); break;
+    case BP_COLLECTIVE_ALL_REDUCE: st = p_bp_all_reduce(t.handles, (int32_t)n, (int32_t)arg); break;
+    case BP_COLLECTIVE_BROADCAST: st = p_bp_broadcast(t.handles, (int32_t)n, (int32_t)arg); break;
+    case BP_COLLECTIVE_ALL_GATHER: st = p_bp_all_gather(t.handles, (int32_t)n, outs); break;
+    default: st = p_bp_reduce_scatter(t.handles, (int32_t)n, (int32_t)arg, outs); break;
   }
   Py_END_ALLOW_THREADS
-  PyMem_Free(handles);
-  Py_DECREF(seq);
+  tensor_seq_free(&t);
   if (st != BP_OK) {
     PyMem_Free(outs);
     CHECK(st);
@@ -44,23 +39,7 @@ static PyObject *m_collective(PyObject *mod, PyObject *const *args, Py_ssize_t n
     PyMem_Free(outs);
     Py_RETURN_NONE;
   }
-  PyObject *list = PyList_New(n);
-  if (!list) {
-    for (Py_ssize_t j = 0; j < n; ++j) p_bp_tensor_release(outs[j]);
-    PyMem_Free(outs);
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *t = wrap(outs[i]);
-    if (!t) {
-      /* wrap released what it could not wrap; release the rest too. */
-      for (Py_ssize_t j = i + 1; j < n; ++j) p_bp_tensor_release(outs[j]);
-      Py_DECREF(list);
-      PyMem_Free(outs);
-      return NULL;
-    }
-    PyList_SET_ITEM(list, i, t);
-  }
+  PyObject *list = wrap_list(outs, n);
   PyMem_Free(outs);
   return list;
 }
@@ -125,9 +104,9 @@ static PyObject *m_dist_collective(PyObject *mod, PyObject *const *args, Py_ssiz
 
 PyMethodDef dist_methods[] = {
     FAST(collective),
-    {"dist_init", m_dist_init, METH_O, NULL},
-    {"dist_finalize", m_dist_finalize, METH_NOARGS, NULL},
-    {"dist_barrier", m_dist_barrier, METH_NOARGS, NULL},
-    {"dist_info", m_dist_info, METH_NOARGS, NULL},
+    ONE_ARG(dist_init),
+    NO_ARGS(dist_finalize),
+    NO_ARGS(dist_barrier),
+    NO_ARGS(dist_info),
     FAST(dist_collective),
     {NULL, NULL, 0, NULL}};

@@ -78,6 +78,10 @@ extern PyTypeObject *g_tensor_cls;   /* the Python subclass results are made of 
 PyObject *wrap(bp_tensor handle);
 /* The same as an object of tp, a subclass of TensorBase. */
 PyObject *wrap_as(PyTypeObject *tp, bp_tensor handle);
+/* A tuple or a list of new tensor objects for n handles the caller owns;
+ * every handle is released when one cannot be wrapped. */
+PyObject *wrap_tuple(bp_tensor *handles, Py_ssize_t n);
+PyObject *wrap_list(bp_tensor *handles, Py_ssize_t n);
 
 /* o's handle into *out: 1, or 0 with a TypeError when o is no tensor. */
 int get_tensor(PyObject *o, bp_tensor *out);
@@ -93,22 +97,35 @@ PyObject *binary(int32_t op, PyObject *a, PyObject *b);
 /* op(a) of a tensor object. */
 PyObject *unary(int32_t op, PyObject *a);
 
-/* The handles of obj, a sequence of tensors, in a PyMem block the caller
- * frees, with *seq the sequence (a new reference the caller drops after the
- * call that uses the handles, since it keeps the tensors alive); NULL with an
- * exception set naming fn on failure. */
-bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n);
+/* The handles of a sequence of tensors, in a PyMem block, with the sequence
+ * (a new reference), which keeps the tensors alive while a call uses the
+ * handles. */
+typedef struct {
+  PyObject *seq;
+  Py_ssize_t n;
+  bp_tensor *handles;
+} TensorSeq;
+
+/* The (int, [tensors], int) arguments of a call such as join and collective,
+ * `usage` its signature ("name(a, tensors, b)"): 1, with *tensors for
+ * tensor_seq_free; or 0 with an exception set that names the call, and
+ * nothing to free. */
+int int_tensors_int(const char *usage, PyObject *const *args, Py_ssize_t nargs, long *first, TensorSeq *tensors,
+                    long *last);
+void tensor_seq_free(TensorSeq *tensors);
 
 /* f(t) -> tensor: defines m_f over p_bp_f for the calls that take a tensor
- * and give one. */
-#define WRAP_TENSOR(f)                                   \
+ * and give one; WRAP_TENSOR_WITH(CHECK_WITHOUT_GIL, f) for one that may
+ * wait. */
+#define WRAP_TENSOR_WITH(check, f)                       \
   static PyObject *m_##f(PyObject *mod, PyObject *arg) { \
     (void)mod;                                           \
     bp_tensor t, out;                                    \
     if (!get_tensor(arg, &t)) return NULL;               \
-    CHECK(p_bp_##f(t, &out));                            \
+    check(p_bp_##f(t, &out));                            \
     return wrap(out);                                    \
   }
+#define WRAP_TENSOR(f) WRAP_TENSOR_WITH(CHECK, f)
 
 /* ---- shapes -------------------------------------------------------------- */
 
@@ -127,8 +144,12 @@ PyObject *int_tuple(const int64_t *v, int32_t n);
 
 /* ---- the module's parts -------------------------------------------------- */
 
-/* An entry of a METH_FASTCALL function m_<name>. */
+/* The entry of a function m_<name> in a PyMethodDef table, by its calling
+ * convention: METH_FASTCALL, METH_VARARGS, METH_O or METH_NOARGS. */
 #define FAST(name) {#name, (PyCFunction)(void (*)(void))m_##name, METH_FASTCALL, NULL}
+#define VARARGS(name) {#name, m_##name, METH_VARARGS, NULL}
+#define ONE_ARG(name) {#name, m_##name, METH_O, NULL}
+#define NO_ARGS(name) {#name, m_##name, METH_NOARGS, NULL}
 
 /* The functions of ops.c, autograd.c, dist.c, normalize.c, attention.c and
  * safetensors.c, added by PyInit__C. */

@@ -34,51 +34,31 @@ static PyObject *m_var_axes(PyObject *mod, PyObject *args) {
   return wrap(out);
 }
 
-/* A tuple of the new tensors; every handle is released when one cannot be wrapped. */
-static PyObject *tuple_of(bp_tensor *handles, int count) {
-  PyObject *t = PyTuple_New(count);
-  int i;
-  if (!t) {
-    for (i = 0; i < count; ++i) p_bp_tensor_release(handles[i]);
-    return NULL;
-  }
-  for (i = 0; i < count; ++i) {
-    PyObject *w = wrap(handles[i]); /* releases its handle on failure */
-    if (!w) {
-      int j;
-      for (j = i + 1; j < count; ++j) p_bp_tensor_release(handles[j]);
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, i, w);
-  }
-  return t;
-}
-
-/* layer_norm(x, weight, bias, axes, eps, stats): y, or (y, mean, rstd) with stats. */
-static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
-  (void)mod;
+/* layer_norm(x, weight, bias, axes, eps, stats): y, or (y, mean, rstd) with
+ * stats; rms_norm(...) the same with (y, rstd). The two take one argument
+ * list and differ in the statistics they give. */
+static PyObject *norm_over_axes(PyObject *args, int rms) {
   bp_tensor x, w, b, h[3];
   int axes, stats;
   double eps;
-  if (!PyArg_ParseTuple(args, "O&O&O&idp:layer_norm", tensor_converter, &x, optional_converter, &w,
-                        optional_converter, &b, &axes, &eps, &stats))
+  if (!PyArg_ParseTuple(args, rms ? "O&O&O&idp:rms_norm" : "O&O&O&idp:layer_norm", tensor_converter, &x,
+                        optional_converter, &w, optional_converter, &b, &axes, &eps, &stats))
     return NULL;
-  CHECK(p_bp_layer_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL, stats ? &h[2] : NULL));
-  return stats ? tuple_of(h, 3) : wrap(h[0]);
+  if (rms)
+    CHECK(p_bp_rms_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL));
+  else
+    CHECK(p_bp_layer_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL, stats ? &h[2] : NULL));
+  return stats ? wrap_tuple(h, rms ? 2 : 3) : wrap(h[0]);
 }
 
-/* rms_norm(x, weight, bias, axes, eps, stats): y, or (y, rstd) with stats. */
+static PyObject *m_layer_norm(PyObject *mod, PyObject *args) {
+  (void)mod;
+  return norm_over_axes(args, 0);
+}
+
 static PyObject *m_rms_norm(PyObject *mod, PyObject *args) {
   (void)mod;
-  bp_tensor x, w, b, h[2];
-  int axes, stats;
-  double eps;
-  if (!PyArg_ParseTuple(args, "O&O&O&idp:rms_norm", tensor_converter, &x, optional_converter, &w,
-                        optional_converter, &b, &axes, &eps, &stats))
-    return NULL;
-  CHECK(p_bp_rms_norm(x, w, b, axes, eps, &h[0], stats ? &h[1] : NULL));
-  return stats ? tuple_of(h, 2) : wrap(h[0]);
+  return norm_over_axes(args, 1);
 }
 
 /* group_norm(x, groups, weight, bias, eps) */
@@ -109,10 +89,10 @@ static PyObject *m_batch_norm(PyObject *mod, PyObject *args) {
 }
 
 PyMethodDef normalize_methods[] = {
-    {"var_axes", m_var_axes, METH_VARARGS, NULL},
-    {"layer_norm", m_layer_norm, METH_VARARGS, NULL},
-    {"rms_norm", m_rms_norm, METH_VARARGS, NULL},
-    {"group_norm", m_group_norm, METH_VARARGS, NULL},
-    {"batch_norm", m_batch_norm, METH_VARARGS, NULL},
+    VARARGS(var_axes),
+    VARARGS(layer_norm),
+    VARARGS(rms_norm),
+    VARARGS(group_norm),
+    VARARGS(batch_norm),
     {NULL, NULL, 0, NULL},
 };

@@ -469,34 +469,14 @@ static PyObject *m_gather_nd(PyObject *mod, PyObject *const *args, Py_ssize_t na
 WRAP_SCATTER(scatter_nd)
 WRAP_SCATTER(scatter_add_nd)
 
-static PyObject *m_nonzero(PyObject *mod, PyObject *arg) {
-  (void)mod;
-  bp_tensor a, out;
-  if (!get_tensor(arg, &a)) return NULL;
-  CHECK_WITHOUT_GIL(p_bp_nonzero(a, &out));
-  return wrap(out);
-}
-
-/* (wrap(values), wrap(indices)); on failure both handles are released. */
-static PyObject *pair(bp_tensor values, bp_tensor indices) {
-  PyObject *v = wrap(values);
-  if (!v) {
-    p_bp_tensor_release(indices);
-    return NULL;
-  }
-  PyObject *i = wrap(indices);
-  if (!i) {
-    Py_DECREF(v);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", v, i);
-}
+/* The result's size depends on the values: bp_nonzero waits for them. */
+WRAP_TENSOR_WITH(CHECK_WITHOUT_GIL, nonzero)
 
 /* topk(a, k, axis, largest[, values, indices]) -> (values, indices):
  * bp_topk, or bp_topk_out into the two tensors given. */
 static PyObject *m_topk(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor a, values, indices;
+  bp_tensor a, h[2]; /* values, indices */
   long long k;
   long axis;
   if (nargs != 4 && nargs != 6) return PyErr_Format(PyExc_TypeError, "topk(a, k, axis, largest[, values, indices])");
@@ -506,26 +486,26 @@ static PyObject *m_topk(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
   int largest = PyObject_IsTrue(args[3]);
   if (largest < 0) return NULL;
   if (nargs == 6) {
-    if (!get_tensor(args[4], &values) || !get_tensor(args[5], &indices)) return NULL;
-    CHECK(p_bp_topk_out(a, (int64_t)k, (int32_t)axis, largest, values, indices));
+    if (!get_tensor(args[4], &h[0]) || !get_tensor(args[5], &h[1])) return NULL;
+    CHECK(p_bp_topk_out(a, (int64_t)k, (int32_t)axis, largest, h[0], h[1]));
     return PyTuple_Pack(2, args[4], args[5]);
   }
-  CHECK(p_bp_topk(a, (int64_t)k, (int32_t)axis, largest, &values, &indices));
-  return pair(values, indices);
+  CHECK(p_bp_topk(a, (int64_t)k, (int32_t)axis, largest, &h[0], &h[1]));
+  return wrap_tuple(h, 2);
 }
 
 /* sort(a, axis, descending) -> (values, indices); argsort(a, axis,
  * descending) -> indices. */
 static PyObject *m_sort(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor a, values, indices;
+  bp_tensor a, h[2]; /* values, indices */
   long axis;
   if (nargs != 3) return PyErr_Format(PyExc_TypeError, "sort(a, axis, descending)");
   if (!get_tensor(args[0], &a) || !int_arg(args[1], &axis)) return NULL;
   int descending = PyObject_IsTrue(args[2]);
   if (descending < 0) return NULL;
-  CHECK(p_bp_sort(a, (int32_t)axis, descending, &values, &indices));
-  return pair(values, indices);
+  CHECK(p_bp_sort(a, (int32_t)axis, descending, &h[0], &h[1]));
+  return wrap_tuple(h, 2);
 }
 
 static PyObject *m_argsort(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
@@ -638,22 +618,33 @@ WRAP_INDEX(index, 2)
 WRAP_INDEX(index_put, 4)
 WRAP_INDEX(index_put_into, 4)
 
-bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t *n) {
+int int_tensors_int(const char *usage, PyObject *const *args, Py_ssize_t nargs, long *first, TensorSeq *t,
+                    long *last) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, usage);
+    return 0;
+  }
+  if (!int_arg(args[0], first) || !int_arg(args[2], last)) return 0;
   char message[80];
-  snprintf(message, sizeof message, "%s: tensors must be a sequence", fn);
-  *seq = PySequence_Fast(obj, message);
-  if (!*seq) return NULL;
-  *n = PySequence_Fast_GET_SIZE(*seq);
-  bp_tensor *handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(*n > 0 ? *n : 1));
-  if (!handles) PyErr_NoMemory();
-  for (Py_ssize_t i = 0; handles && i < *n; ++i) {
-    if (!get_tensor(PySequence_Fast_GET_ITEM(*seq, i), &handles[i])) {
-      PyMem_Free(handles);
-      handles = NULL;
+  snprintf(message, sizeof message, "%.*s: tensors must be a sequence", (int)strcspn(usage, "("), usage);
+  t->seq = PySequence_Fast(args[1], message);
+  if (!t->seq) return 0;
+  t->n = PySequence_Fast_GET_SIZE(t->seq);
+  t->handles = PyMem_Malloc(sizeof(bp_tensor) * (size_t)(t->n > 0 ? t->n : 1));
+  if (!t->handles) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; t->handles && i < t->n; ++i) {
+    if (!get_tensor(PySequence_Fast_GET_ITEM(t->seq, i), &t->handles[i])) {
+      PyMem_Free(t->handles);
+      t->handles = NULL;
     }
   }
-  if (!handles) Py_CLEAR(*seq);
-  return handles;
+  if (!t->handles) Py_CLEAR(t->seq);
+  return t->handles != NULL;
+}
+
+void tensor_seq_free(TensorSeq *t) {
+  PyMem_Free(t->handles);
+  Py_DECREF(t->seq);
 }
 
 /* join(stack, [tensors], axis): bp_stack or bp_concatenate of the sequence's
@@ -661,17 +652,12 @@ bp_tensor *handles_of(const char *fn, PyObject *obj, PyObject **seq, Py_ssize_t 
 static PyObject *m_join(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   long stack, axis;
-  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "join(stack, tensors, axis)");
-  if (!int_arg(args[0], &stack) || !int_arg(args[2], &axis)) return NULL;
-  PyObject *seq;
-  Py_ssize_t n;
-  bp_tensor *handles = handles_of("join", args[1], &seq, &n);
-  if (!handles) return NULL;
+  TensorSeq t;
+  if (!int_tensors_int("join(stack, tensors, axis)", args, nargs, &stack, &t, &axis)) return NULL;
   bp_tensor out;
-  bp_status st = stack ? p_bp_stack(handles, (int32_t)n, (int32_t)axis, &out)
-                       : p_bp_concatenate(handles, (int32_t)n, (int32_t)axis, &out);
-  PyMem_Free(handles);
-  Py_DECREF(seq);
+  bp_status st = stack ? p_bp_stack(t.handles, (int32_t)t.n, (int32_t)axis, &out)
+                       : p_bp_concatenate(t.handles, (int32_t)t.n, (int32_t)axis, &out);
+  tensor_seq_free(&t);
   CHECK(st);
   return wrap(out);
 }
@@ -839,22 +825,22 @@ static PyObject *m__bench_core(PyObject *mod, PyObject *const *args, Py_ssize_t 
 
 
 PyMethodDef ops_methods[] = {
-    {"empty", m_empty, METH_VARARGS, NULL},
-    {"zeros", m_zeros, METH_VARARGS, NULL},
-    {"ones", m_ones, METH_VARARGS, NULL},
-    {"full", m_full, METH_VARARGS, NULL},
-    {"full_kind", m_full_kind, METH_VARARGS, NULL},
-    {"arange", m_arange, METH_VARARGS, NULL},
-    {"random_uniform", m_random_uniform, METH_VARARGS, NULL},
-    {"random_normal", m_random_normal, METH_VARARGS, NULL},
-    {"random_integers", m_random_integers, METH_VARARGS, NULL},
-    {"from_buffer", m_from_buffer, METH_VARARGS, NULL},
-    {"to_buffer", m_to_buffer, METH_VARARGS, NULL},
-    {"host_address", m_host_address, METH_O, NULL},
-    {"reshape", m_reshape, METH_VARARGS, NULL},
-    {"permute", m_permute, METH_VARARGS, NULL},
-    {"transpose", m_transpose, METH_O, NULL},
-    {"contiguous", m_contiguous, METH_O, NULL},
+    VARARGS(empty),
+    VARARGS(zeros),
+    VARARGS(ones),
+    VARARGS(full),
+    VARARGS(full_kind),
+    VARARGS(arange),
+    VARARGS(random_uniform),
+    VARARGS(random_normal),
+    VARARGS(random_integers),
+    VARARGS(from_buffer),
+    VARARGS(to_buffer),
+    ONE_ARG(host_address),
+    VARARGS(reshape),
+    VARARGS(permute),
+    ONE_ARG(transpose),
+    ONE_ARG(contiguous),
     FAST(slice),
     FAST(select),
     FAST(copy_to),
@@ -875,18 +861,18 @@ PyMethodDef ops_methods[] = {
     FAST(index_put_into),
     FAST(scatter_nd),
     FAST(scatter_add_nd),
-    {"nonzero", m_nonzero, METH_O, NULL},
+    ONE_ARG(nonzero),
     FAST(topk),
     FAST(sort),
     FAST(argsort),
     FAST(join),
-    {"eye", m_eye, METH_VARARGS, NULL},
-    {"linspace", m_linspace, METH_VARARGS, NULL},
-    {"clip", m_clip, METH_VARARGS, NULL},
-    {"moments", m_moments, METH_VARARGS, NULL},
-    {"softmax", m_softmax, METH_VARARGS, NULL},
-    {"log_softmax", m_log_softmax, METH_VARARGS, NULL},
-    {"allclose", m_allclose, METH_VARARGS, NULL},
+    VARARGS(eye),
+    VARARGS(linspace),
+    VARARGS(clip),
+    VARARGS(moments),
+    VARARGS(softmax),
+    VARARGS(log_softmax),
+    VARARGS(allclose),
     FAST(expand_dims),
     FAST(matmul),
     FAST(cast),

@@ -202,52 +202,50 @@ static PyObject *m_safetensors_close(PyObject *mod, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
-/* [(name, dtype number, shape tuple)] in the file's order. */
-static PyObject *m_safetensors_entries(PyObject *mod, PyObject *arg) {
-  (void)mod;
+/* The list of item(f, i) for the count(f) entries of the file handle arg;
+ * NULL with the error of the first call that fails. */
+static PyObject *file_list(PyObject *arg, __typeof__(bp_safetensors_count) *count,
+                           PyObject *(*item)(bp_safetensors, int32_t)) {
   REQUIRE_LOADED();
   bp_safetensors f;
   int32_t n;
   if (!file_arg(arg, &f)) return NULL;
-  CHECK(p_bp_safetensors_count(f, &n));
+  CHECK(count(f, &n));
   PyObject *list = PyList_New(n);
   for (int32_t i = 0; list && i < n; ++i) {
-    const char *name;
-    int32_t dtype, rank;
-    int64_t shape[BP_MAX_RANK];
-    bp_status st = p_bp_safetensors_entry(f, i, &name, &dtype, &rank, shape);
-    if (st != BP_OK) {
-      Py_DECREF(list);
-      return raise_status(st);
-    }
-    PyObject *item = Py_BuildValue("(siN)", name, (int)dtype, int_tuple(shape, rank));
-    if (!item) Py_CLEAR(list);
-    else PyList_SET_ITEM(list, i, item);
+    PyObject *it = item(f, i);
+    if (!it) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, i, it);
   }
   return list;
+}
+
+/* (name, dtype number, shape tuple) */
+static PyObject *entry_item(bp_safetensors f, int32_t i) {
+  const char *name;
+  int32_t dtype, rank;
+  int64_t shape[BP_MAX_RANK];
+  CHECK(p_bp_safetensors_entry(f, i, &name, &dtype, &rank, shape));
+  return Py_BuildValue("(siN)", name, (int)dtype, int_tuple(shape, rank));
+}
+
+/* (key, value) */
+static PyObject *metadata_item(bp_safetensors f, int32_t i) {
+  const char *key, *value;
+  CHECK(p_bp_safetensors_metadata(f, i, &key, &value));
+  return Py_BuildValue("(ss)", key, value);
+}
+
+/* [(name, dtype number, shape tuple)] in the file's order. */
+static PyObject *m_safetensors_entries(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  return file_list(arg, p_bp_safetensors_count, entry_item);
 }
 
 /* [(key, value)] of the file's metadata. */
 static PyObject *m_safetensors_metadata(PyObject *mod, PyObject *arg) {
   (void)mod;
-  REQUIRE_LOADED();
-  bp_safetensors f;
-  int32_t n;
-  if (!file_arg(arg, &f)) return NULL;
-  CHECK(p_bp_safetensors_metadata_count(f, &n));
-  PyObject *list = PyList_New(n);
-  for (int32_t i = 0; list && i < n; ++i) {
-    const char *key, *value;
-    bp_status st = p_bp_safetensors_metadata(f, i, &key, &value);
-    if (st != BP_OK) {
-      Py_DECREF(list);
-      return raise_status(st);
-    }
-    PyObject *item = Py_BuildValue("(ss)", key, value);
-    if (!item) Py_CLEAR(list);
-    else PyList_SET_ITEM(list, i, item);
-  }
-  return list;
+  return file_list(arg, p_bp_safetensors_metadata_count, metadata_item);
 }
 
 /* load(file, name, device) -> tensor */
@@ -285,30 +283,20 @@ static PyObject *m_safetensors_load_all(PyObject *mod, PyObject *args) {
     PyMem_Free(out);
     return raise_status(st);
   }
-  PyObject *list = PyList_New(n);
-  for (int32_t i = 0; i < n; ++i) {
-    PyObject *t = list ? wrap(out[i]) : NULL; /* wrap releases the handle it fails on */
-    if (t) {
-      PyList_SET_ITEM(list, i, t);
-      continue;
-    }
-    for (int32_t j = list ? i + 1 : i; j < n; ++j) p_bp_tensor_release(out[j]);
-    Py_CLEAR(list);
-    break;
-  }
+  PyObject *list = wrap_list(out, n);
   PyMem_Free(out);
   return list;
 }
 
 PyMethodDef safetensors_methods[] = {
-    {"safetensors_save", m_safetensors_save, METH_VARARGS, NULL},
-    {"safetensors_write", m_safetensors_write, METH_VARARGS, NULL},
-    {"safetensors_open", m_safetensors_open, METH_O, NULL},
-    {"safetensors_open_bytes", m_safetensors_open_bytes, METH_O, NULL},
-    {"safetensors_close", m_safetensors_close, METH_O, NULL},
-    {"safetensors_entries", m_safetensors_entries, METH_O, NULL},
-    {"safetensors_metadata", m_safetensors_metadata, METH_O, NULL},
-    {"safetensors_load", m_safetensors_load, METH_VARARGS, NULL},
-    {"safetensors_load_all", m_safetensors_load_all, METH_VARARGS, NULL},
+    VARARGS(safetensors_save),
+    VARARGS(safetensors_write),
+    ONE_ARG(safetensors_open),
+    ONE_ARG(safetensors_open_bytes),
+    ONE_ARG(safetensors_close),
+    ONE_ARG(safetensors_entries),
+    ONE_ARG(safetensors_metadata),
+    VARARGS(safetensors_load),
+    VARARGS(safetensors_load_all),
     {NULL, NULL, 0, NULL},
 };

@@ -23,9 +23,14 @@ static int ints_arg(PyObject *seq, const char *what, int32_t n, int64_t *v) {
 }
 
 /* (x, spatial_rank, kernel, stride, pad_begin, pad_end, dilation, ceil_mode,
- * count_include_pad) into *options. */
-static int pool_args(PyObject *const *args, bp_tensor *x, bp_pool_options *o) {
+ * count_include_pad) into *options, of the `want` arguments fn takes. */
+static int pool_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, bp_tensor *x,
+                     bp_pool_options *o) {
   long rank;
+  if (nargs != want) {
+    PyErr_Format(PyExc_TypeError, "%s takes %d arguments", fn, (int)want);
+    return 0;
+  }
   memset(o, 0, sizeof *o);
   o->struct_size = sizeof *o;
   if (!get_tensor(args[0], x) || !int_arg(args[1], &rank)) return 0;
@@ -51,21 +56,13 @@ static int pool_args(PyObject *const *args, bp_tensor *x, bp_pool_options *o) {
  * count_include_pad, return_indices) -> y or (y, indices) */
 static PyObject *m_max_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor x, out, indices;
+  bp_tensor x, h[2]; /* y, indices */
   bp_pool_options o;
-  if (nargs != 10) return PyErr_Format(PyExc_TypeError, "max_pool takes 10 arguments");
-  if (!pool_args(args, &x, &o)) return NULL;
+  if (!pool_args("max_pool", args, nargs, 10, &x, &o)) return NULL;
   const int with_indices = PyObject_IsTrue(args[9]);
   if (with_indices < 0) return NULL;
-  CHECK(p_bp_max_pool(x, &o, &out, with_indices ? &indices : NULL));
-  PyObject *y = wrap(out);
-  if (!with_indices || !y) return y;
-  PyObject *i = wrap(indices);
-  if (!i) {
-    Py_DECREF(y);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", y, i);
+  CHECK(p_bp_max_pool(x, &o, &h[0], with_indices ? &h[1] : NULL));
+  return with_indices ? wrap_tuple(h, 2) : wrap(h[0]);
 }
 
 /* avg_pool(x, rank, kernel, stride, pad_begin, pad_end, dilation, ceil_mode,
@@ -74,8 +71,7 @@ static PyObject *m_avg_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nar
   (void)mod;
   bp_tensor x, out;
   bp_pool_options o;
-  if (nargs != 9) return PyErr_Format(PyExc_TypeError, "avg_pool takes 9 arguments");
-  if (!pool_args(args, &x, &o)) return NULL;
+  if (!pool_args("avg_pool", args, nargs, 9, &x, &o)) return NULL;
   CHECK(p_bp_avg_pool(x, &o, &out));
   return wrap(out);
 }
@@ -83,7 +79,7 @@ static PyObject *m_avg_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 /* adaptive_pool(max, x, output_size, return_indices) -> y or (y, indices) */
 static PyObject *m_adaptive_pool(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  bp_tensor x, out, indices;
+  bp_tensor x, h[2]; /* y, indices */
   int64_t size[MAX_SHAPE];
   if (nargs != 4) return PyErr_Format(PyExc_TypeError, "adaptive_pool(max, x, output_size, return_indices)");
   const int is_max = PyObject_IsTrue(args[0]), with_indices = PyObject_IsTrue(args[3]);
@@ -91,18 +87,11 @@ static PyObject *m_adaptive_pool(PyObject *mod, PyObject *const *args, Py_ssize_
   const int rank = get_shape_arg(args[2], size);
   if (rank < 0) return NULL;
   if (!is_max) {
-    CHECK(p_bp_adaptive_avg_pool(x, rank, size, &out));
-    return wrap(out);
+    CHECK(p_bp_adaptive_avg_pool(x, rank, size, &h[0]));
+    return wrap(h[0]);
   }
-  CHECK(p_bp_adaptive_max_pool(x, rank, size, &out, with_indices ? &indices : NULL));
-  PyObject *y = wrap(out);
-  if (!with_indices || !y) return y;
-  PyObject *i = wrap(indices);
-  if (!i) {
-    Py_DECREF(y);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", y, i);
+  CHECK(p_bp_adaptive_max_pool(x, rank, size, &h[0], with_indices ? &h[1] : NULL));
+  return with_indices ? wrap_tuple(h, 2) : wrap(h[0]);
 }
 
 /* global_pool(max, x, spatial_rank) -> [N, C, 1...] */
@@ -188,7 +177,7 @@ PyMethodDef spatial_methods[] = {
     FAST(avg_pool),
     FAST(adaptive_pool),
     FAST(global_pool),
-    {"dropout", m_dropout, METH_VARARGS, NULL},
+    VARARGS(dropout),
     FAST(pad),
     FAST(interpolate),
     {NULL, NULL, 0, NULL}};

@@ -28,6 +28,25 @@ PyObject *wrap_as(PyTypeObject *tp, bp_tensor handle) {
   return (PyObject *)self;
 }
 
+static PyObject *wrap_into(PyObject *seq, int is_list, bp_tensor *handles, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *t = seq ? wrap(handles[i]) : NULL; /* wrap releases the handle it fails on */
+    if (t) {
+      if (is_list) PyList_SET_ITEM(seq, i, t);
+      else PyTuple_SET_ITEM(seq, i, t);
+      continue;
+    }
+    for (Py_ssize_t j = seq ? i + 1 : i; j < n; ++j) p_bp_tensor_release(handles[j]);
+    Py_CLEAR(seq);
+    break;
+  }
+  return seq;
+}
+
+PyObject *wrap_tuple(bp_tensor *handles, Py_ssize_t n) { return wrap_into(PyTuple_New(n), 0, handles, n); }
+
+PyObject *wrap_list(bp_tensor *handles, Py_ssize_t n) { return wrap_into(PyList_New(n), 1, handles, n); }
+
 static void tensor_dealloc(TensorObject *self) {
   if (self->handle && g_library) p_bp_tensor_release(self->handle);
   self->handle = BP_NO_TENSOR;

@@ -91,7 +91,7 @@ static PyObject *m_promote(PyObject *mod, PyObject *args) {
 }
 
 static PyMethodDef vocabulary_methods[] = {
-    {"promote", m_promote, METH_VARARGS, NULL},
+    VARARGS(promote),
     {NULL, NULL, 0, NULL}};
 
 int add_vocabulary(PyObject *m) {
