@@ -40,16 +40,23 @@ inline void bp_pool_taps(const bp_pool_layout *L, int d, long o, long *b, long *
   *e = end > first ? end : first;
 }
 
+/* Output element i's window: its plane and position o, the taps [b, e)
+ * inside the input along each axis, the input position start of tap 0;
+ * returns the offset of the input plane it reads. */
+inline long bp_pool_window(const bp_pool_layout *L, long i, long *plane, long *o, long *b, long *e, long *start) {
+  bp_pool_split(L, L->out, i, plane, o);
+  for (int d = 0; d < 3; ++d) {
+    bp_pool_taps(L, d, o[d], &b[d], &e[d]);
+    start[d] = o[d] * L->stride[d] - L->pad_begin[d];
+  }
+  return L->full_offset + *plane / L->channels * L->full_plane[0] + *plane % L->channels * L->full_plane[1];
+}
+
 __kernel void max_pool(__global S *y, __global long *index, __global const S *x, bp_pool_layout L) {
   for (long i = get_global_id(0); i < L.n; i += get_global_size(0)) {
     long plane, o[3], b[3], e[3], start[3];
-    bp_pool_split(&L, L.out, i, &plane, o);
+    const long xo = bp_pool_window(&L, i, &plane, o, b, e, start);
     const long n = plane / L.channels, c = plane % L.channels;
-    const long xo = L.full_offset + n * L.full_plane[0] + c * L.full_plane[1];
-    for (int d = 0; d < 3; ++d) {
-      bp_pool_taps(&L, d, o[d], &b[d], &e[d]);
-      start[d] = o[d] * L.stride[d] - L.pad_begin[d];
-    }
     int found = 0, nan = 0;
     T best = (T)0;
     S raw = (S)0;
@@ -108,13 +115,8 @@ inline long bp_pool_divisor(const bp_pool_layout *L, const long *o) {
 __kernel void avg_pool(__global S *y, __global const S *x, bp_pool_layout L) {
   for (long i = get_global_id(0); i < L.n; i += get_global_size(0)) {
     long plane, o[3], b[3], e[3], start[3];
-    bp_pool_split(&L, L.out, i, &plane, o);
+    const long xo = bp_pool_window(&L, i, &plane, o, b, e, start);
     const long n = plane / L.channels, c = plane % L.channels;
-    const long xo = L.full_offset + n * L.full_plane[0] + c * L.full_plane[1];
-    for (int d = 0; d < 3; ++d) {
-      bp_pool_taps(&L, d, o[d], &b[d], &e[d]);
-      start[d] = o[d] * L.stride[d] - L.pad_begin[d];
-    }
     ACC sum = (ACC)0;
     for (long k0 = b[0]; k0 < e[0]; ++k0)
       for (long k1 = b[1]; k1 < e[1]; ++k1)
