@@ -1,6 +1,40 @@
 #include "thread_pool.hpp"
 
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace cpu_backend {
+
+namespace {
+
+// How long a thread spins for its condition before it sleeps: longer than
+// the gap between two jobs of a training step and than a task's tail, far
+// shorter than a scheduler slice.
+constexpr std::chrono::microseconds kSpin{50};
+
+void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until ready() or kSpin has passed; the clock is read every 64
+// rounds, as reading it costs more than a round.
+template <class Ready>
+void spin_until(Ready &&ready) {
+  const auto end = std::chrono::steady_clock::now() + kSpin;
+  for (int round = 1; !ready(); ++round) {
+    relax();
+    if (round % 64 == 0 && std::chrono::steady_clock::now() >= end) return;
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -34,31 +68,34 @@ void ThreadPool::run(int64_t count, Task task, void *context) {
     count_ = count;
     next_.store(0, std::memory_order_relaxed);
     job_open_ = true;
-    ++generation_;
+    posted_.store(++generation_, std::memory_order_release);
   }
   wake_.notify_all();
   run_tasks();
   // Every task has been handed out; wait for the workers still running one,
-  // then close the job so that a late waker does not join it. The mutex
-  // also publishes the workers' writes to this thread.
+  // then close the job so that a late waker does not join it. The spin only
+  // saves the sleep: the mutex, taken after it either way, publishes the
+  // workers' writes to this thread.
+  spin_until([this] { return busy_.load(std::memory_order_relaxed) == 0; });
   std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return busy_ == 0; });
+  idle_.wait(lock, [this] { return busy_.load(std::memory_order_relaxed) == 0; });
   job_open_ = false;
 }
 
 void ThreadPool::worker_loop() {
   uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
+    spin_until([&] { return posted_.load(std::memory_order_relaxed) != seen; });
+    std::unique_lock<std::mutex> lock(mutex_);
     wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
     if (stop_) return;
     seen = generation_;
     if (!job_open_) continue;
-    ++busy_;
+    busy_.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();
     run_tasks();
     lock.lock();
-    if (--busy_ == 0) idle_.notify_one();
+    if (busy_.fetch_sub(1, std::memory_order_relaxed) == 1) idle_.notify_one();
   }
 }
 
