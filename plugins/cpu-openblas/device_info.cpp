@@ -1,4 +1,5 @@
 #include "device_info.hpp"
+#include "unary_vector.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -116,6 +117,7 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("gemm_half_path", (f16 == bf16 ? f16 : "float16 " + f16 + ", bfloat16 " + bf16).c_str());
   put("softmax_path", softmax_path());  // the vector row kernel of softmax and log_softmax
   put("attention_path", attention_path());
+  put("unary_path", unary_vector().path);  // float32 exp and erf over dense runs (since 1.6)
   // How the convolutions run (since 1.6).
   put("conv_float32_path", conv_path(BP_FLOAT32).c_str());
   put("conv_float64_path", conv_path(BP_FLOAT64).c_str());

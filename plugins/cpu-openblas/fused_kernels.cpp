@@ -10,6 +10,7 @@
 #include "fused_plan.hpp"
 #include "half_block.hpp"
 #include "small_types.hpp"
+#include "unary_vector.hpp"
 
 namespace cpu_backend {
 
@@ -89,6 +90,12 @@ void unary_loop(int64_t n, void *dst, const void *a, const void *, const void *)
   }
 }
 
+// float32 EXP and ERF: the vector runs execute() takes (unary.cpp), for its bits.
+template <int32_t op>
+void vector_unary_loop(int64_t n, void *dst, const void *a, const void *, const void *) {
+  (op == BP_OP_EXP ? unary_vector().exp : unary_vector().erf)(static_cast<const float *>(a), static_cast<float *>(dst), n);
+}
+
 template <class T>
 void where_loop(int64_t n, void *dst, const void *a, const void *b, const void *c) {
   T *__restrict d = static_cast<T *>(dst);
@@ -121,7 +128,9 @@ FusedKernel functor_loop(const bp_fused_instr &in) {
   FusedKernel k = nullptr;
   bk::dispatch_op<op>(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (form == Form::Unary) k = unary_loop<T, T, F>;
+    if constexpr (form == Form::Unary && (op == BP_OP_EXP || op == BP_OP_ERF) && std::is_same<T, float>::value)
+      k = vector_unary_loop<op>;
+    else if constexpr (form == Form::Unary) k = unary_loop<T, T, F>;
     else if constexpr (form == Form::UnaryBool) k = unary_loop<boolean, T, F>;
     else k = with_side<std::conditional_t<form == Form::Comparison, boolean, T>, T, F>(in.scalar_mode);
   });

@@ -1,5 +1,6 @@
 // Unary operators (ISNAN and ISINF with a bool output) and COPY (conversion between any two dtypes): the
 // functors of backplane/kernels/op_table.h driven by map1.
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -10,6 +11,7 @@
 #include "kernels.hpp"
 #include "map.hpp"
 #include "small_types.hpp"
+#include "unary_vector.hpp"
 
 namespace cpu_backend {
 
@@ -17,8 +19,48 @@ namespace bk = bp_kernels;
 
 namespace {
 
+// Both views dense in the same order (a run per piece, straight between the
+// buffers).
+bool dense_pair(const View &in, const View &out) {
+  const Layout<2> layout = make_layout<2>(out.rank, out.shape, {out.strides, in.strides});
+  return layout.rank == 1 && layout.inner_stride(0) == 1 && layout.inner_stride(1) == 1;
+}
+
+// EXP and ERF of float32: unary_vector.hpp's runs, on every layout (a
+// strided run through a buffer), so that a result never depends on the
+// layout, and fused programs (fused_kernels.cpp) get the same bits.
+template <int32_t op>
+bool unary_vector_run(ThreadPool &pool, int64_t cost, const View &in, const View &out) {
+  if constexpr (op == BP_OP_EXP || op == BP_OP_ERF) {
+    if (out.dtype != BP_FLOAT32 || out.numel == 0) return false;
+    const UnaryRunFn run = op == BP_OP_EXP ? unary_vector().exp : unary_vector().erf;
+    const Layout<2> layout = make_layout<2>(out.rank, out.shape, {out.strides, in.strides});
+    const int64_t so = layout.inner_stride(0), si = layout.inner_stride(1);
+    float *o = out.data<float>();
+    const float *x = in.data<float>();
+    parallel_for(pool, out.numel, cost, [&](int64_t begin, int64_t end) {
+      walk(layout, begin, end, [&](const int64_t *off, int64_t n, int64_t) {
+        if (so == 1 && si == 1) return run(x + off[1], o + off[0], n);
+        constexpr int64_t kRun = 256;
+        float buf[kRun];
+        for (int64_t b = 0; b < n; b += kRun) {
+          const int64_t m = std::min(kRun, n - b);
+          for (int64_t i = 0; i < m; ++i) buf[i] = x[off[1] + (b + i) * si];
+          run(buf, buf, m);
+          for (int64_t i = 0; i < m; ++i) o[off[0] + (b + i) * so] = buf[i];
+        }
+      });
+    });
+    return true;
+  } else {
+    (void)pool, (void)cost, (void)in, (void)out;
+    return false;
+  }
+}
+
 template <int32_t op, class F>
 void unary(ThreadPool &pool, int64_t cost, const View &in, const View &out) {
+  if (unary_vector_run<op>(pool, cost, in, out)) return;
   bk::dispatch_op<op>(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map1<T, T>(pool, cost, F{}, out, in);
@@ -38,9 +80,7 @@ void unary_bool(ThreadPool &pool, const View &in, const View &out) {
 // copy beats any loop), or nothing at all when copying onto itself. The
 // views never overlap otherwise (plugin.h).
 bool copy_dense(ThreadPool &pool, const View &in, const View &out) {
-  if (in.dtype != out.dtype || out.numel <= 1) return false;
-  const Layout<2> layout = make_layout<2>(out.rank, out.shape, {out.strides, in.strides});
-  if (layout.rank != 1 || layout.inner_stride(0) != 1 || layout.inner_stride(1) != 1) return false;
+  if (in.dtype != out.dtype || out.numel <= 1 || !dense_pair(in, out)) return false;
   if (in.base == out.base) return true;
   const int64_t size = dtype_size(out.dtype);
   parallel_for(pool, out.numel, kCheap, [&](int64_t begin, int64_t end) {
@@ -73,9 +113,7 @@ template <class H>
 bool convert_dense(ThreadPool &pool, const View &in, const View &out) {
   const bool widening = out.dtype == BP_FLOAT32 && in.dtype == dtype_of<H>::value;
   const bool narrowing = in.dtype == BP_FLOAT32 && out.dtype == dtype_of<H>::value;
-  if ((!widening && !narrowing) || out.numel <= 1) return false;
-  const Layout<2> layout = make_layout<2>(out.rank, out.shape, {out.strides, in.strides});
-  if (layout.rank != 1 || layout.inner_stride(0) != 1 || layout.inner_stride(1) != 1) return false;
+  if ((!widening && !narrowing) || out.numel <= 1 || !dense_pair(in, out)) return false;
   const HalfConverters &c = converters();
   const bool f16 = std::is_same<H, float16>::value;
   parallel_for(pool, out.numel, kCheap, [&](int64_t begin, int64_t end) {
