@@ -68,7 +68,7 @@ void ThreadPool::run(int64_t count, Task task, void *context) {
     count_ = count;
     next_.store(0, std::memory_order_relaxed);
     job_open_ = true;
-    posted_.store(++generation_, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_relaxed);
   }
   wake_.notify_all();
   run_tasks();
@@ -85,11 +85,11 @@ void ThreadPool::run(int64_t count, Task task, void *context) {
 void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
-    spin_until([&] { return posted_.load(std::memory_order_relaxed) != seen; });
+    spin_until([&] { return generation_.load(std::memory_order_relaxed) != seen; });
     std::unique_lock<std::mutex> lock(mutex_);
-    wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+    wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
     if (stop_) return;
-    seen = generation_;
+    seen = generation_.load(std::memory_order_relaxed);
     if (!job_open_) continue;
     busy_.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();

@@ -48,11 +48,12 @@ class ThreadPool {
   std::mutex mutex_;  // guards everything below except next_
   std::condition_variable wake_;  // a job was posted, or stop
   std::condition_variable idle_;  // busy_ dropped to 0
-  uint64_t generation_ = 0;       // bumped per job, so a worker takes each job once
+  // Bumped per job (under mutex_), so a worker takes each job once; read
+  // without the mutex while spinning.
+  std::atomic<uint64_t> generation_{0};
   bool job_open_ = false;         // workers may still join the current job
   bool stop_ = false;
   std::atomic<int> busy_{0};      // workers inside the current job; changed under mutex_
-  std::atomic<uint64_t> posted_{0};  // generation_'s last value, read while spinning
   Task task_ = nullptr;
   void *context_ = nullptr;
   int64_t count_ = 0;

@@ -34,6 +34,10 @@ bool unary_vector_run(ThreadPool &pool, int64_t cost, const View &in, const View
   if constexpr (op == BP_OP_EXP || op == BP_OP_ERF) {
     if (out.dtype != BP_FLOAT32 || out.numel == 0) return false;
     const UnaryRunFn run = op == BP_OP_EXP ? unary_vector().exp : unary_vector().erf;
+    if (out.numel == 1) {  // as map1's one element: no layout, no pool
+      run(in.data<float>(), out.data<float>(), 1);
+      return true;
+    }
     const Layout<2> layout = make_layout<2>(out.rank, out.shape, {out.strides, in.strides});
     const int64_t so = layout.inner_stride(0), si = layout.inner_stride(1);
     float *o = out.data<float>();
