@@ -43,10 +43,11 @@ def accuracy(net, X, y, batch_size=512):
     return correct / len(X)
 
 
-def train(make_model, device, epochs, batch_size, lr=0.01, seed=0, images=False, log=print):
+def train(make_model, device, epochs, batch_size, lr=0.01, seed=0, images=False, cosine=False, log=print):
     """Trains make_model() from bp.manual_seed(seed) with Adam on device over
-    the fixed batches, the network in training mode; returns (net, mean loss
-    of each epoch, test accuracy). Everything stays on the device: the data,
+    the fixed batches, the network in training mode, with cosine the
+    learning rate annealed from lr to 0 over all steps (stepped after each
+    batch); returns (net, mean loss of each epoch, test accuracy). Everything stays on the device: the data,
     the parameters, both passes and the optimiser's steps; only each epoch's
     loss (summed on the device) is read back."""
     from backplane import nn, optim
@@ -55,6 +56,8 @@ def train(make_model, device, epochs, batch_size, lr=0.01, seed=0, images=False,
     net = make_model().to(device)
     loss_fn = nn.CrossEntropyLoss()
     opt = optim.Adam(net.parameters(), lr=lr)
+    steps_per_epoch = len(epoch_batches(len(X), batch_size, 0, seed))
+    schedule = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch) if cosine else None
     epoch_losses = []
     for epoch in range(epochs):
         net.train()
@@ -66,17 +69,20 @@ def train(make_model, device, epochs, batch_size, lr=0.01, seed=0, images=False,
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if schedule is not None:
+                schedule.step()
             total = total + loss.detach()
         epoch_losses.append(total.item() / len(batches))
         log("epoch {:2d}  loss {:.4f}".format(epoch + 1, epoch_losses[-1]))
     return net, epoch_losses, accuracy(net, X_test, y_test)
 
 
-def main(doc, what, train, epochs, batch_size, lr=0.01):
+def main(doc, what, train, epochs, batch_size, lr=0.01, options=None):
     """The command line of a digits example: --device, --epochs,
-    --batch-size, --lr (defaults as given), then train(device, epochs,
-    batch_size, lr), the device of the trained parameters and the test
-    accuracy printed."""
+    --batch-size, --lr (defaults as given) and the example's own switches
+    (options maps each --flag to (keyword, help): given, train gets
+    keyword=False), then train(device, epochs, batch_size, lr, ...), the
+    device of the trained parameters and the test accuracy printed."""
     import argparse
     import time
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
@@ -84,10 +90,13 @@ def main(doc, what, train, epochs, batch_size, lr=0.01):
     parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--batch-size", type=int, default=batch_size)
     parser.add_argument("--lr", type=float, default=lr)
+    for flag, (keyword, help) in (options or {}).items():
+        parser.add_argument(flag, dest=keyword, action="store_false", help=help)
     args = parser.parse_args()
     device = bp.device(args.device)
     print("training {} on the digits on {}".format(what, device))
     t0 = time.perf_counter()
-    net, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr)
+    switches = {keyword: getattr(args, keyword) for keyword, _ in (options or {}).values()}
+    net, _, test_accuracy = train(device, args.epochs, args.batch_size, args.lr, **switches)
     print("parameters on {}; test accuracy {:.1%} ({:.1f} s)".format(
         next(net.parameters()).device, test_accuracy, time.perf_counter() - t0))

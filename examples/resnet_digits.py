@@ -52,9 +52,12 @@ def make_model():
 
 
 def train(device="cpu", epochs=20, batch_size=64, lr=0.01, seed=0, log=print):
-    """Trains from bp.manual_seed(seed) with Adam on device; returns (net,
-    mean loss of each epoch, test accuracy)."""
-    return digits_data.train(make_model, device, epochs, batch_size, lr, seed, images=True, log=log)
+    """Trains from bp.manual_seed(seed) with Adam on device, the learning
+    rate annealed to 0 along a cosine over all steps (at a constant rate the
+    running statistics of batch norm lag behind the weights' last steps, and
+    test accuracy swings between 92% and 99% from one epoch to the next);
+    returns (net, mean loss of each epoch, test accuracy)."""
+    return digits_data.train(make_model, device, epochs, batch_size, lr, seed, images=True, cosine=True, log=log)
 
 
 if __name__ == "__main__":

@@ -56,16 +56,18 @@ def train_step(model, loss_fn, opt, x, y):
     return loss.item()
 
 
-def paired_losses(torch, net, model, opt, topt, X, y, batches):
-    """The cross-entropy losses of net (ours, on X's device) and model (its
-    torch copy), each stepped by its optimizer over the same batches (index
-    arrays into X and y): (ours, theirs)."""
+def paired_losses(torch, net, model, opt, topt, X, y, batches, dtype=None):
+    """The cross-entropy losses of net (ours, on X's device, its batches
+    converted to dtype where given) and model (its torch copy), each stepped
+    by its optimizer over the same batches (index arrays into X and y):
+    (ours, theirs)."""
     Xh, yh = torch.from_numpy(X.numpy()), torch.from_numpy(y.numpy())
     loss_fn, torch_loss_fn = bp.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
     ours, theirs = [], []
     for idx in batches:
         rows = bp.tensor(idx, device=X.device)
-        ours.append(train_step(net, loss_fn, opt, X[rows], y[rows]))
+        x = X[rows] if dtype is None else X[rows].to(dtype)
+        ours.append(train_step(net, loss_fn, opt, x, y[rows]))
         theirs.append(train_step(model, torch_loss_fn, topt, Xh[idx], yh[idx]))
     return ours, theirs
 

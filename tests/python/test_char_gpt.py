@@ -1,7 +1,8 @@
 """examples/char_gpt.py: the character-level GPT learns the docs on cpu:0
 and opencl:0 and writes a sample; from the same initial weights over the
 same batches its loss curve over 50 steps of AdamW with warm-up, cosine
-schedule and gradient clipping is PyTorch's within 1e-4 relative."""
+schedule and gradient clipping is PyTorch's within 1e-4 relative, and in
+bfloat16 within 2e-2 of PyTorch's float32 curve."""
 import math
 
 import pytest
@@ -83,8 +84,18 @@ def _step(lib, model, opt, sched, x, y):
     return loss.item()
 
 
+# The model in bfloat16 (parameters, activations, gradients and AdamW's
+# moments) against PyTorch's float32 run from the same weights: bfloat16's 8
+# significant bits round the loss itself to within 2^-9 (2e-3) relative, and
+# 50 steps of rounded updates take the curve 7.4e-3 (cpu:0) and 7.1e-3
+# (opencl:0) away from float32's at most; the bound leaves room for other
+# accumulation orders.
+CURVE_RTOL = {"float32": 1e-4, "bfloat16": 2e-2}
+
+
 @pytest.mark.parametrize("name", ["cpu:0", "opencl:0"])
-def test_the_loss_curve_is_pytorchs(name):
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_the_loss_curve_is_pytorchs(name, dtype):
     torch = pytest.importorskip("torch", reason="PyTorch (python3-torch) is the reference")
     dev = require(name)
     torch.set_num_threads(1)
@@ -95,6 +106,7 @@ def test_the_loss_curve_is_pytorchs(name):
     bp.manual_seed(0)
     model = gpt.GPT(len(vocab)).to(dev)
     twin = _torch_twin(torch, len(vocab), model)
+    model.to(getattr(bp, dtype))
     opt = gpt.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.1)
     sched = gpt.schedule(opt, steps, warmup)
     topt = torch.optim.AdamW(twin.parameters(), lr=lr, weight_decay=0.1)
@@ -107,4 +119,4 @@ def test_the_loss_curve_is_pytorchs(name):
         ours.append(_step(bp, model, opt, sched, bp.tensor(x, device=dev), bp.tensor(y, device=dev)))
         theirs.append(_step(torch, twin, topt, tsched, torch.from_numpy(x), torch.from_numpy(y)))
     assert ours[-1] < ours[0]
-    assert_curves_match(ours, theirs, name, rtol=1e-4)
+    assert_curves_match(ours, theirs, name, rtol=CURVE_RTOL[dtype])
