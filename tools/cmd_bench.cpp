@@ -36,6 +36,8 @@ const Figure kFigures[] = {
      bench::figure_training},
     {"gpt", "one training step of a small GPT (2 layers, d_model 64, seq 64; AdamW) vs libtorch",
      bench::figure_gpt},
+    {"resnet", "one training step of the digits ResNet (batch 64 of 8x8, batch norm; AdamW) vs libtorch",
+     bench::figure_resnet},
     {"allreduce", "bp_dist_all_reduce across 2 MPI ranks (4-256 MB) vs MPI_Allreduce called directly",
      bench::figure_allreduce},
     {"dtypes", "float16/bfloat16 on cpu:0: add vs float32, GEMM vs cblas_sgemm, conversions vs memcpy; "

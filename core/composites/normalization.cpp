@@ -164,10 +164,17 @@ View batch_norm(const View &x, const View *running_mean, const View *running_var
     mean = channels(fn, *running_mean, "running_mean", c, x.rank);
     var = channels(fn, *running_var, "running_var", c, x.rank);
   }
-  View y = ag::binary(BP_OP_MUL, ag::binary(BP_OP_SUB, x, mean),
-                      ag::unary(BP_OP_RSQRT, ag::binary_scalar(BP_OP_ADD, var, eps, false)));
-  if (weight) y = ag::binary(BP_OP_MUL, y, channels(fn, *weight, "the weight", c, x.rank));
-  if (bias) y = ag::binary(BP_OP_ADD, y, channels(fn, *bias, "the bias", c, x.rank));
+  // y = x * scale + shift with scale = weight / sqrt(var + eps) and shift =
+  // bias - mean * scale per channel, as PyTorch's CPU kernel computes it:
+  // two passes over x forward (four for (x - mean) * rstd * weight + bias)
+  // and fewer in the recorded backward, where batch norm is most of a
+  // ResNet's elementwise work.
+  View scale = ag::unary(BP_OP_RSQRT, ag::binary_scalar(BP_OP_ADD, var, eps, false));
+  if (weight) scale = ag::binary(BP_OP_MUL, scale, channels(fn, *weight, "the weight", c, x.rank));
+  const View centre = ag::binary(BP_OP_MUL, mean, scale);
+  const View shift = bias ? ag::binary(BP_OP_SUB, channels(fn, *bias, "the bias", c, x.rank), centre)
+                          : ag::binary_scalar(BP_OP_MUL, centre, -1.0, false);
+  View y = ag::binary(BP_OP_ADD, ag::binary(BP_OP_MUL, x, scale), shift);
   // y in x's dtype (running statistics of another float dtype promote it).
   // Returned by name, which moves it: a copy would drop its autograd link.
   if (y.dtype != x.dtype && is_float(x.dtype)) y = ag::cast(y, x.dtype);

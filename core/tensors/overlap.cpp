@@ -67,6 +67,12 @@ bool views_overlap(const View &a, const View &b) {
   const uint64_t a0 = a.offset, a1 = a.offset + a.extent_bytes();
   const uint64_t b0 = b.offset, b1 = b.offset + b.extent_bytes();
   if (a1 <= b0 || b1 <= a0) return false;
+  // A contiguous view holds every byte of its range, which the other's
+  // first or last byte then falls in. In-place updates (an optimiser's
+  // step, x += y) ask this of whole tensors, whose runs would otherwise be
+  // listed and sorted on every call.
+  if (a.contiguous() && (b0 >= a0 || b1 <= a1)) return true;
+  if (b.contiguous() && (a0 >= b0 || a1 <= b1)) return true;
   if (disjoint_residues(a, b)) return false;
   std::vector<Run> ra, rb;
   if (!runs_of(a, ra) || !runs_of(b, rb)) return true;

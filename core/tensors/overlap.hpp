@@ -8,7 +8,8 @@
 namespace bp::core {
 
 // a and b view the same storage. Byte ranges that do not meet answer at
-// once; interleaved views whose elements fall in different residues modulo
+// once, as does a contiguous view whose range holds the other's first or
+// last byte; interleaved views whose elements fall in different residues modulo
 // the strides' common divisor too; anything else is decided by walking both
 // views' dense runs. Only beyond kMaxRuns runs a view is the answer
 // conservative (true).

@@ -29,6 +29,13 @@ TEST_CASE("disjoint strided views of one storage may be read and written by one 
     REQUIRE(bp_assign(col2.handle(), col0.handle()) == BP_OK);
     CHECK_THAT(m.to_vector<int32_t>(), Equals(std::vector<int32_t>{0, 1, 0, 3, 4, 5, 4, 7, 8, 9, 8, 11}));
   }
+  SECTION("a contiguous run inside the gap of a strided view around it") {
+    // x[0::4] spans elements 0 to 8, past both ends of x[1:4], and meets none of them.
+    bp::Tensor x = bp::arange(0, 9, 1, bp::f32, d);
+    bp::Tensor every_fourth = x.slice(0, 0, 9, 4), inside = x.slice(0, 1, 4);
+    REQUIRE(add_out(every_fourth, every_fourth, inside) == BP_OK);
+    CHECK_THAT(x.to_vector<float>(), Equals(std::vector<float>{0, 0, 8, 16, 4, 5, 6, 7, 8}));
+  }
   SECTION("even rows into odd rows") {
     bp::Tensor m = bp::arange(0, 12, 1, bp::f64, d).reshape({4, 3});
     bp::Tensor even = m.slice(0, 0, 4, 2), odd = m.slice(0, 1, 4, 2);
@@ -46,6 +53,12 @@ TEST_CASE("views of one storage that share an element are refused as overlapping
   }
   SECTION("every second and every fourth element") {
     CHECK(add_out(x.slice(0, 0, 12, 4), x.slice(0, 0, 12, 4), x.slice(0, 0, 6, 2)) == BP_ERR_INVALID_ARGUMENT);
+  }
+  SECTION("a contiguous run and a strided view starting inside it") {
+    CHECK(add_out(x.slice(0, 0, 4), x.slice(0, 0, 4), x.slice(0, 2, 12, 3)) == BP_ERR_INVALID_ARGUMENT);
+  }
+  SECTION("a contiguous run and a strided view ending inside it") {
+    CHECK(add_out(x.slice(0, 0, 8, 2), x.slice(0, 0, 8, 2), x.slice(0, 5, 9)) == BP_ERR_INVALID_ARGUMENT);
   }
   SECTION("a square matrix and its transpose") {
     bp::Tensor m = x.slice(0, 0, 9).reshape({3, 3});

@@ -214,6 +214,7 @@ struct Figure {
 
 void figure_training(Context &, Report &);
 void figure_gpt(Context &, Report &);
+void figure_resnet(Context &, Report &);
 void figure_overhead(Context &, Report &);
 void figure_gemm(Context &, Report &);  // measured by bp-bench-direct (direct.hpp)
 void figure_elementwise(Context &, Report &);

@@ -2,7 +2,7 @@
 // own so that bp never links libtorch (whose start-up cost would land on
 // every bp call). bp bench runs it as a child process:
 //
-//   bp-bench-torch --measure add_out|train_step|gpt_train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv|<pool>[_train]
+//   bp-bench-torch --measure add_out|train_step|gpt_train_step|resnet_train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv|<pool>[_train]
 //                  --threads N --trials N --target SECONDS
 //                  [--dtype float32|bfloat16|float16 --n N]   (matmul only)
 //                  [--rows R --n N]                           (layer_norm, softmax, log_softmax)
@@ -29,7 +29,9 @@
 // (its layers post-norm, as libtorch's C++ layer always is, and [S, N, E]:
 // the embeddings are transposed in and out) and Linear, the causal mask as
 // the float mask torch 1.13 takes (it has no is_causal), cross_entropy and
-// torch::optim::AdamW with its defaults.
+// torch::optim::AdamW with its defaults. resnet_train_step: the same for
+// the resnet figure's network (training_shape.hpp) with torch::nn's Conv2d,
+// BatchNorm2d (training mode) and Linear, relu and adaptive_avg_pool2d.
 // matmul: at::mm_out of two n x n matrices of --dtype (uniform in [-1, 1))
 // into a preallocated output, for the dtypes figure. layer_norm:
 // at::layer_norm over the last axis of a float32 (rows, n) normal x with
@@ -59,7 +61,10 @@
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
 #include <torch/nn/functional/loss.h>
+#include <torch/nn/functional/pooling.h>
 #include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
@@ -95,7 +100,7 @@ namespace {
 int usage(const char *why) {
   std::fprintf(stderr,
                "bp-bench-torch: %s\nusage: bp-bench-torch --measure "
-               "add_out|train_step|gpt_train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv "
+               "add_out|train_step|gpt_train_step|resnet_train_step|matmul|layer_norm|attention|softmax|log_softmax|topk|conv "
                "--threads N --trials N --target SECONDS [--dtype float32|bfloat16|float16 --n N] [--rows R --n N] "
                "[--batch N --n L] [--rows R --n N --k K]\n"
                "[--layer I --pass forward|data|weight --batch N]\n",
@@ -120,6 +125,62 @@ std::string cap_blas_threads(int n) {
 }
 
 // Backplane's dtype names, as bp bench passes them.
+// The book's residual block, as resnet_digits.py's Residual.
+struct ResidualImpl : torch::nn::Module {
+  ResidualImpl(int64_t in, int64_t out, bool use_1x1conv, int64_t stride)
+      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).stride(stride).padding(1)))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(out, out, 3).padding(1)))),
+        bn1(register_module("bn1", torch::nn::BatchNorm2d(out))),
+        bn2(register_module("bn2", torch::nn::BatchNorm2d(out))) {
+    if (use_1x1conv) conv3 = register_module("conv3", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 1).stride(stride)));
+  }
+  at::Tensor forward(const at::Tensor &x) {
+    const at::Tensor y = bn2(conv2(torch::relu(bn1(conv1(x)))));
+    return torch::relu(y + (conv3 ? conv3(x) : x));
+  }
+  torch::nn::Conv2d conv1, conv2, conv3{nullptr};
+  torch::nn::BatchNorm2d bn1, bn2;
+};
+TORCH_MODULE(Residual);
+
+// The resnet figure's step (training_shape.hpp), its network and data held
+// by the returned Work.
+bptool::bench::Work resnet_step() {
+  using namespace bptool::bench;
+  struct State {
+    torch::nn::Conv2d stem{torch::nn::Conv2dOptions(1, kResNetWidth, 3).padding(1)};
+    torch::nn::BatchNorm2d stem_bn{kResNetWidth};
+    std::vector<Residual> blocks{Residual(kResNetWidth, kResNetWidth, false, 1),
+                                 Residual(kResNetWidth, kResNetWidth, false, 1),
+                                 Residual(kResNetWidth, 2 * kResNetWidth, true, 2),
+                                 Residual(2 * kResNetWidth, 2 * kResNetWidth, false, 1)};
+    torch::nn::Linear head{2 * kResNetWidth, kResNetClasses};
+    std::unique_ptr<torch::optim::AdamW> opt;
+    at::Tensor images = torch::rand({kResNetBatch, 1, kResNetSize, kResNetSize});
+    at::Tensor labels = torch::randint(0, kResNetClasses, {kResNetBatch}, torch::kLong);
+  };
+  auto st = std::make_shared<State>();
+  std::vector<at::Tensor> params;
+  std::vector<std::shared_ptr<torch::nn::Module>> modules = {st->stem.ptr(), st->stem_bn.ptr(), st->head.ptr()};
+  for (const Residual &b : st->blocks) modules.push_back(b.ptr());
+  for (const auto &m : modules)
+    for (const at::Tensor &p : m->parameters()) params.push_back(p);
+  st->opt = std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions());
+  return [st](int64_t k) {
+    for (int64_t i = 0; i < k; ++i) {
+      at::Tensor x = torch::relu(st->stem_bn(st->stem(st->images)));
+      for (Residual &b : st->blocks) x = b(x);
+      const at::Tensor pooled = torch::nn::functional::adaptive_avg_pool2d(
+          x, torch::nn::functional::AdaptiveAvgPool2dFuncOptions({1, 1}));
+      const at::Tensor logits = st->head(pooled.reshape({kResNetBatch, 2 * kResNetWidth}));
+      const at::Tensor loss = torch::nn::functional::cross_entropy(logits, st->labels);
+      st->opt->zero_grad();
+      loss.backward();
+      st->opt->step();
+    }
+  };
+}
+
 bool scalar_type(const std::string &name, at::ScalarType *type) {
   if (name == "float32") *type = at::kFloat;
   else if (name == "bfloat16") *type = at::kBFloat16;
@@ -161,8 +222,9 @@ int main(int argc, char **argv) {
         pool = &l;
         pool_train = train;
       }
-  if (what != "add_out" && what != "train_step" && what != "gpt_train_step" && what != "matmul" && what != "layer_norm" &&
-      what != "attention" && !softmax && what != "topk" && what != "conv" && !pool)
+  if (what != "add_out" && what != "train_step" && what != "gpt_train_step" && what != "resnet_train_step" &&
+      what != "matmul" && what != "layer_norm" && what != "attention" && !softmax && what != "topk" && what != "conv" &&
+      !pool)
     return usage(("unknown measurement " + what).c_str());
   if (what == "conv" && (layer < 0 || layer >= bptool::bench::kResNet18LayerCount || batch < 1 ||
                          (pass != "forward" && pass != "data" && pass != "weight")))
@@ -318,6 +380,10 @@ int main(int argc, char **argv) {
       };
       seconds = measure(step, trials, target);
       baseline = "libtorch step (torch::nn Embedding, TransformerEncoder, Linear; torch::optim::AdamW)";
+    } else if (what == "resnet_train_step") {
+      torch::manual_seed(0);
+      seconds = measure(resnet_step(), trials, target);
+      baseline = "libtorch step (torch::nn Conv2d, BatchNorm2d, Linear; torch::optim::AdamW)";
     } else {
       torch::manual_seed(0);
       torch::nn::Sequential net(torch::nn::Linear(kTrainInputs, kTrainHidden), torch::nn::ReLU(),
