@@ -123,7 +123,7 @@ TEST_CASE("the normalisation layers: LayerNorm, RMSNorm, GroupNorm and BatchNorm
   bp::nn::BatchNorm1d bn(2, 1e-5, 0.1, true, true, d);
   CHECK(bn.is_training());
   const bp::Tensor yb = bn(x);
-  CHECK(bn.num_batches_tracked == 1);
+  CHECK(bn.num_batches_tracked.item<int64_t>() == 1);
   double mean0 = 0;
   for (int n = 0; n < 2; ++n)
     for (int l = 0; l < 4; ++l) mean0 += xs[size_t(n * 8 + l)] / 8.0;
@@ -132,7 +132,7 @@ TEST_CASE("the normalisation layers: LayerNorm, RMSNorm, GroupNorm and BatchNorm
   const std::vector<float> before = bn.running_mean.to_vector<float>();
   const std::vector<float> e = bn(x).to_vector<float>();
   CHECK(bn.running_mean.to_vector<float>() == before);
-  CHECK(bn.num_batches_tracked == 1);
+  CHECK(bn.num_batches_tracked.item<int64_t>() == 1);
   const float rv0 = bn.running_var.to_vector<float>()[0];
   CHECK(e[0] == Approx((1 - before[0]) / std::sqrt(rv0 + 1e-5)));
   // Sequential passes train() and eval() to its layers.
