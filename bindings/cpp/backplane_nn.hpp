@@ -137,11 +137,16 @@ class Module {
   void save(const std::string &path, const Metadata &metadata = {}) const {
     save_safetensors(path, state_dict(), metadata);
   }
-  // load_state_dict(state, strict) of the file at path, read onto cpu() and
-  // copied from there to each tensor's device; bp::IoError and
-  // bp::FormatError for a file that cannot be read (since 1.6).
+  // load_state_dict(state, strict) of the file at path, read onto the
+  // device of the module's first tensor (default_device() for a module
+  // without state), so that a module on one device is written without a
+  // second transfer, and copied from there to any tensor elsewhere;
+  // bp::IoError and bp::FormatError for a file that cannot be read
+  // (since 1.6).
   LoadResult load(const std::string &path, bool strict = true) {
-    return load_state_dict(load_safetensors(path, cpu()), strict);
+    const NamedTensors own = state_dict();
+    return load_state_dict(load_safetensors(path, own.empty() ? default_device() : own.front().second.device()),
+                           strict);
   }
 
   // Moves the parameters and buffers to `d`: parameters become new leaves
