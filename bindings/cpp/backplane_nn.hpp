@@ -15,15 +15,25 @@
 // kit: Embedding, GELU, SiLU, Softmax, LogSoftmax,
 // TransformerEncoderLayer, TransformerEncoder and AdamW, each with
 // PyTorch's parameter names, shapes, defaults and initialisation, so a
-// torch state_dict maps onto the members one to one.
+// torch state_dict maps onto the members one to one. Also since 1.6 the
+// module state of torch.nn.Module: named_parameters(), named_buffers(),
+// state_dict() and load_state_dict() by torch's dotted names and in its
+// order, and save()/load() as safetensors files that torch's
+// safetensors.torch reads and writes:
+//
+//   net.save("net.safetensors");        // torch: model.load_state_dict(load_file(...))
+//   other.load("net.safetensors");      // values copied in place, checked first
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,18 +43,121 @@
 
 namespace bp::nn {
 
-// A layer or a network: forward(x) and the tensors it learns.
+// A moved or new parameter: a leaf on `d` that requires gradients.
+inline Tensor parameter_on(const Tensor &t, Device d) {
+  if (t.device() == d && t.requires_grad() && t.is_leaf()) return t;
+  Tensor p = t.device() == d ? t.detach() : t.to(d).detach();
+  p.requires_grad_();
+  return p;
+}
+
+// What a tensor of a Module's state is (since 1.6): a parameter (learned:
+// in parameters() and so in the optimisers) or a buffer (state that is not
+// trained, such as batch norm's running statistics).
+enum class StateKind { parameter, buffer };
+
+// Called by Module::visit_state for each tensor of a module's state: its
+// dotted name from the top (torch's, "layers.0.linear1.weight"), the member
+// itself (assigning to it rebinds the member) and its kind (since 1.6).
+using StateVisitor = std::function<void(const std::string &name, Tensor &tensor, StateKind kind)>;
+
+// The keys load_state_dict did not match (torch's _IncompatibleKeys, since
+// 1.6): the module's keys the dict lacks, in state_dict() order, and the
+// dict's keys the module lacks, in the dict's order.
+struct LoadResult {
+  std::vector<std::string> missing_keys, unexpected_keys;
+};
+
+// A layer or a network: forward(x) and the tensors it learns and keeps.
+//
+// Its state is the one list visit_state reports; parameters(),
+// named_parameters(), named_buffers(), state_dict(), load_state_dict(),
+// save(), load() and to() are all read from it, so a layer of one's own
+// overrides visit_state once (since 1.6; one that overrides only
+// parameters(), as before 1.6, trains on its own but is invisible to the
+// containers and to state_dict()).
 class Module {
  public:
   virtual ~Module() = default;
   virtual Tensor forward(const Tensor &x) = 0;
   Tensor operator()(const Tensor &x) { return forward(x); }
-  // The learnable tensors (leaves that require gradients), in a fixed order.
-  virtual std::vector<Tensor> parameters() const { return {}; }
-  // Moves the parameters to `d`: new leaves there, gradients start anew, so
-  // build optimisers after moving (one built before holds the old tensors).
-  // Parameters already on `d` stay the same tensors.
-  virtual void to(Device) {}
+
+  // Reports each defined tensor of the state to visit under prefix + its
+  // name, in torch's state_dict order: this module's parameters, then its
+  // buffers, in the order torch registers them, then each submodule's
+  // (visit_child, "prefix + child name + '.'"). The default reports nothing,
+  // right for a module without state (ReLU, Dropout). (since 1.6)
+  virtual void visit_state(const std::string &, const StateVisitor &) {}
+
+  // The learnable tensors (leaves that require gradients), in
+  // named_parameters() order; a tensor reached twice (a module added to a
+  // Sequential twice) is listed once, as in torch.
+  virtual std::vector<Tensor> parameters() const {
+    std::vector<Tensor> out;
+    for (auto &[name, p] : named_parameters()) out.push_back(std::move(p));
+    return out;
+  }
+  // (name, parameter) in torch's named_parameters() order, the tensors
+  // themselves (not copies), each once under its first name (since 1.6).
+  NamedTensors named_parameters() const { return named(StateKind::parameter); }
+  // (name, buffer) likewise: BatchNorm's running_mean, running_var and
+  // num_batches_tracked (a 0-d int64 tensor) as torch names them (since 1.6).
+  NamedTensors named_buffers() const { return named(StateKind::buffer); }
+  // Every parameter and buffer by name in torch's state_dict() order, a
+  // tensor reached under two names listed under both (as torch lists it).
+  // The tensors are detached views of the module's own storage, not
+  // copies: a later optimiser step or load_state_dict shows through them,
+  // and save() writes them as they are then. (since 1.6)
+  NamedTensors state_dict() const {
+    NamedTensors out;
+    each_state([&](const std::string &name, Tensor &t, StateKind) { out.emplace_back(name, t.detach()); });
+    return out;
+  }
+
+  // Copies state's values into this module's tensors in place, so that
+  // optimisers built on parameters() keep training them (since 1.6). A key
+  // of the module that state lacks is missing, a key of state the module
+  // lacks unexpected: with strict either is bp::InvalidArgumentError naming
+  // them all; without, they are skipped and returned. Every value matched
+  // must have its tensor's shape (else bp::ShapeError) and dtype (else
+  // bp::DtypeError, no conversion), each naming the key and both shapes or
+  // dtypes, and be defined (else bp::InvalidArgumentError). All of that is
+  // checked, and each value on another device copied to its tensor's device
+  // (bp::Tensor::copy_to, an explicit transfer), before anything is
+  // written: an error leaves every tensor as it was. state's tensors are
+  // only read; the module keeps no reference to them.
+  LoadResult load_state_dict(const std::map<std::string, Tensor> &state, bool strict = true);
+  // The same from a state_dict() of another module (a key given twice is
+  // bp::InvalidArgumentError).
+  LoadResult load_state_dict(const NamedTensors &state, bool strict = true);
+
+  // state_dict() as a safetensors file at path (bp::save_safetensors: a
+  // temporary renamed over path; its errors), which torch reads with
+  // safetensors.torch.load_file into a model of the same layers (since 1.6).
+  void save(const std::string &path, const Metadata &metadata = {}) const {
+    save_safetensors(path, state_dict(), metadata);
+  }
+  // load_state_dict(state, strict) of the file at path, read onto the
+  // device of the module's first tensor (default_device() for a module
+  // without state), so that a module on one device is written without a
+  // second transfer, and copied from there to any tensor elsewhere;
+  // bp::IoError and bp::FormatError for a file that cannot be read
+  // (since 1.6).
+  LoadResult load(const std::string &path, bool strict = true) {
+    const NamedTensors own = state_dict();
+    return load_state_dict(load_safetensors(path, own.empty() ? default_device() : own.front().second.device()),
+                           strict);
+  }
+
+  // Moves the parameters and buffers to `d`: parameters become new leaves
+  // there, gradients start anew, so build optimisers after moving (one
+  // built before holds the old tensors). Tensors already on `d` stay the
+  // same tensors.
+  virtual void to(Device d) {
+    visit_state("", [&](const std::string &, Tensor &t, StateKind kind) {
+      t = kind == StateKind::parameter ? parameter_on(t, d) : t.to(d);
+    });
+  }
   void zero_grad() const {
     for (const Tensor &p : parameters()) p.clear_grad();
   }
@@ -56,9 +169,105 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
+ protected:
+  // visit_state's parts: a parameter or buffer of this module (skipped
+  // when undefined: a layer without bias), and a submodule's state.
+  static void visit_parameter(const std::string &prefix, const char *name, Tensor &t, const StateVisitor &visit) {
+    if (t.defined()) visit(prefix + name, t, StateKind::parameter);
+  }
+  static void visit_buffer(const std::string &prefix, const char *name, Tensor &t, const StateVisitor &visit) {
+    if (t.defined()) visit(prefix + name, t, StateKind::buffer);
+  }
+  static void visit_child(const std::string &prefix, const std::string &name, Module &child,
+                          const StateVisitor &visit) {
+    child.visit_state(prefix + name + ".", visit);
+  }
+
  private:
+  // visit_state for the readers: the hook hands out the members by
+  // reference so that to() can rebind them, and these callers only read.
+  void each_state(const StateVisitor &visit) const { const_cast<Module *>(this)->visit_state("", visit); }
+  NamedTensors named(StateKind wanted) const {
+    NamedTensors out;
+    std::set<bp_tensor> seen;
+    each_state([&](const std::string &name, Tensor &t, StateKind kind) {
+      if (kind == wanted && seen.insert(t.handle()).second) out.emplace_back(name, t);
+    });
+    return out;
+  }
+
   bool training_ = true;
 };
+
+namespace detail {
+// "[2, 3]", as the errors print a shape.
+inline std::string shape_text(const Shape &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+// "['a', 'b']", as Python's load_state_dict prints its keys.
+inline std::string keys_text(const std::vector<std::string> &keys) {
+  std::string out = "[";
+  for (size_t i = 0; i < keys.size(); ++i) out += (i ? ", '" : "'") + keys[i] + "'";
+  return out + "]";
+}
+}  // namespace detail
+
+inline LoadResult Module::load_state_dict(const std::map<std::string, Tensor> &state, bool strict) {
+  NamedTensors own;  // each entry holds the member's handle: assigning into it writes the member
+  each_state([&](const std::string &name, Tensor &t, StateKind) { own.emplace_back(name, t); });
+  LoadResult result;
+  std::set<std::string> own_names;
+  for (const auto &[name, t] : own) {
+    own_names.insert(name);
+    if (!state.count(name)) result.missing_keys.push_back(name);
+  }
+  for (const auto &entry : state)
+    if (!own_names.count(entry.first)) result.unexpected_keys.push_back(entry.first);
+  if (strict && (!result.missing_keys.empty() || !result.unexpected_keys.empty()))
+    throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                               "load_state_dict: missing keys " + detail::keys_text(result.missing_keys) +
+                                   ", unexpected keys " + detail::keys_text(result.unexpected_keys),
+                               "", -1, {});
+  std::vector<std::pair<Tensor, Tensor>> writes;  // (member, value on the member's device)
+  for (const auto &[name, t] : own) {
+    const auto found = state.find(name);
+    if (found == state.end()) continue;
+    const Tensor &value = found->second;
+    if (!value.defined())
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT, "load_state_dict: " + name + " is an undefined tensor",
+                                 "", -1, {});
+    if (value.shape() != t.shape())
+      throw ShapeError(BP_ERR_SHAPE,
+                       "load_state_dict: " + name + " has shape " + detail::shape_text(t.shape()) +
+                           " in the module and " + detail::shape_text(value.shape()) + " in the state dict",
+                       "", -1, {});
+    if (value.dtype() != t.dtype())
+      throw DtypeError(BP_ERR_DTYPE,
+                       "load_state_dict: " + name + " has dtype " + bp_dtype_name(t.dtype()) + " in the module and " +
+                           bp_dtype_name(value.dtype()) + " in the state dict",
+                       "", -1, {});
+    writes.emplace_back(t, value);
+  }
+  // Every transfer before the first write, so that a failed one leaves the
+  // module as it was.
+  for (auto &[t, value] : writes)
+    if (value.device() != t.device()) value = value.copy_to(t.device());
+  // The parameters require gradients: written as an optimiser writes them.
+  NoGradGuard no_grad;
+  for (const auto &[t, value] : writes) t.assign(value);
+  return result;
+}
+
+inline LoadResult Module::load_state_dict(const NamedTensors &state, bool strict) {
+  std::map<std::string, Tensor> by_name;
+  for (const auto &[name, t] : state)
+    if (!by_name.emplace(name, t).second)
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT, "load_state_dict: the key '" + name + "' is given twice",
+                                 "", -1, {});
+  return load_state_dict(by_name, strict);
+}
 
 // Seeds for initialisers not given one: distinct and reproducible in a
 // process (the n-th layer made gets the n-th seed).
@@ -67,27 +276,13 @@ inline uint64_t next_seed() {
   return 0x5eed0000u + 2 * count.fetch_add(1);
 }
 
-// A moved or new parameter: a leaf on `d` that requires gradients.
-inline Tensor parameter_on(const Tensor &t, Device d) {
-  if (t.device() == d && t.requires_grad() && t.is_leaf()) return t;
-  Tensor p = t.device() == d ? t.detach() : t.to(d).detach();
-  p.requires_grad_();
-  return p;
-}
-
 // What Linear, the convolutions and the normalisation layers share: a
 // learnable `weight` and `bias`, each of which a layer may go without.
 class WeightAndBias : public Module {
  public:
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> out;
-    for (const Tensor *t : {&weight, &bias})
-      if (t->defined()) out.push_back(*t);
-    return out;
-  }
-  void to(Device d) override {
-    if (weight.defined()) weight = parameter_on(weight, d);
-    if (bias.defined()) bias = parameter_on(bias, d);
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    visit_parameter(prefix, "weight", weight, visit);
+    visit_parameter(prefix, "bias", bias, visit);
   }
 
   Tensor weight, bias;
@@ -127,14 +322,27 @@ class Linear : public WeightAndBias {
 // PyTorch an index outside [0, num_embeddings) is bp::IndexError naming
 // "Embedding", a negative one too (no counting from the end), and indices
 // that are not integers are bp::DtypeError.
+//
+// With max_norm (since 1.6, as torch's), each call first renormalises in
+// place the rows the indices name whose norm_type-norm (2 by default; any
+// p > 0, or INFINITY for the largest magnitude) exceeds max_norm, scaling
+// them by max_norm / (norm + 1e-7) with gradients off, as torch's
+// embedding_renorm_ does: weight changes in the forward pass, so a graph
+// that saved weight before (an earlier call not yet backward) cannot run
+// backward after it (bp::StateError), as in torch. An index out of range
+// is refused before any row is written.
 class Embedding : public Module {
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
-            Device d = default_device(), uint64_t seed = next_seed())
-      : num_embeddings(num_embeddings), embedding_dim(embedding_dim) {
+            Device d = default_device(), uint64_t seed = next_seed(), std::optional<double> max_norm = std::nullopt,
+            double norm_type = 2.0)
+      : num_embeddings(num_embeddings), embedding_dim(embedding_dim), max_norm(max_norm), norm_type(norm_type) {
     if (num_embeddings < 0 || embedding_dim < 0)
       throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
                                  "Embedding: num_embeddings and embedding_dim must be >= 0", "", -1, {});
+    if (!(norm_type > 0))
+      throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
+                                 "Embedding: norm_type must be > 0, not " + std::to_string(norm_type), "", -1, {});
     if (padding_idx) {
       if (*padding_idx < -num_embeddings || *padding_idx >= num_embeddings)
         throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
@@ -161,6 +369,7 @@ class Embedding : public Module {
     const Tensor rows = is_signed ? where(wide < 0, num_embeddings, wide) : wide;
     Tensor out;
     try {
+      if (max_norm) renorm(rows);
       out = weight.index({rows});
     } catch (const IndexError &e) {
       throw IndexError(BP_ERR_INDEX,
@@ -175,12 +384,32 @@ class Embedding : public Module {
     }
     return out;
   }
-  std::vector<Tensor> parameters() const override { return {weight}; }
-  void to(Device d) override { weight = parameter_on(weight, d); }
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    visit_parameter(prefix, "weight", weight, visit);
+  }
 
   int64_t num_embeddings, embedding_dim;
   std::optional<int64_t> padding_idx;  // as a row number, 0 to num_embeddings - 1
+  std::optional<double> max_norm;
+  double norm_type;
   Tensor weight;
+
+ private:
+  // The rows of weight that rows (int64, any shape) names, each scaled to
+  // max_norm when its norm is above it; reading them first throws for an
+  // index out of range before anything is written.
+  void renorm(const Tensor &rows) {
+    NoGradGuard no_grad;
+    const Tensor flat = rows.reshape({-1});
+    const Tensor picked = weight.index({flat});
+    const Tensor magnitude = picked.abs();
+    const Tensor norms = std::isinf(norm_type) ? magnitude.max(1)
+                         : norm_type == 1      ? magnitude.sum(1)
+                         : norm_type == 2      ? picked.reduce(BP_OP_NORM, 1)
+                                               : pow(pow(magnitude, norm_type).sum(1), 1.0 / norm_type);
+    const Tensor scale = where(norms > *max_norm, *max_norm / (norms + 1e-7), 1.0);
+    weight.index_put_({flat}, picked * scale.reshape({-1, 1}));
+  }
 };
 
 // PyTorch's Conv1d/2d/3d (R = 1, 2, 3; since 1.6): weight [out, in / groups,
@@ -317,14 +546,9 @@ class Sequential : public Module {
     for (const auto &m : layers_) y = m->forward(y);
     return y;
   }
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> all;
-    for (const auto &m : layers_)
-      for (Tensor &p : m->parameters()) all.push_back(std::move(p));
-    return all;
-  }
-  void to(Device d) override {
-    for (const auto &m : layers_) m->to(d);
+  // The i-th layer's state under "i." (torch's "0.weight").
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    for (size_t i = 0; i < layers_.size(); ++i) visit_child(prefix, std::to_string(i), *layers_[i], visit);
   }
   void train(bool on = true) override {
     Module::train(on);
@@ -396,7 +620,10 @@ class GroupNorm : public AffineNorm {
 // momentum (PyTorch's rule: running = (1 - momentum) running + momentum
 // batch, the unbiased batch variance) and counting num_batches_tracked; in
 // evaluation (eval()) the running statistics. The running statistics are
-// no parameters: to() moves them.
+// buffers, as torch's (not parameters; to() moves them, state_dict() holds
+// them): running_mean and running_var float32 [num_features] and
+// num_batches_tracked a 0-d int64 tensor (since 1.6 a tensor, as torch's),
+// all three undefined without track_running_stats.
 class BatchNorm : public AffineNorm {
  public:
   explicit BatchNorm(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
@@ -405,23 +632,23 @@ class BatchNorm : public AffineNorm {
     if (track_running_stats) {
       running_mean = zeros({num_features}, f32, d);
       running_var = ones({num_features}, f32, d);
+      num_batches_tracked = zeros({}, i64, d);
     }
   }
   Tensor forward(const Tensor &x) override {
-    if (is_training() && running_mean.defined()) ++num_batches_tracked;
+    if (is_training() && running_mean.defined())
+      check(bp_binary_scalar_out(BP_OP_ADD, num_batches_tracked.handle(), 1, 0, num_batches_tracked.handle()));
     const bool batch_statistics = is_training() || !running_mean.defined();
     return batch_norm(x, running_mean, running_var, weight, bias, batch_statistics, momentum_, eps_);
   }
-  void to(Device d) override {
-    AffineNorm::to(d);
-    if (running_mean.defined()) {
-      running_mean = running_mean.to(d);
-      running_var = running_var.to(d);
-    }
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    AffineNorm::visit_state(prefix, visit);
+    visit_buffer(prefix, "running_mean", running_mean, visit);
+    visit_buffer(prefix, "running_var", running_var, visit);
+    visit_buffer(prefix, "num_batches_tracked", num_batches_tracked, visit);
   }
 
-  Tensor running_mean, running_var;
-  int64_t num_batches_tracked = 0;
+  Tensor running_mean, running_var, num_batches_tracked;
 
  private:
   double eps_, momentum_;
@@ -463,16 +690,10 @@ class MultiheadAttention : public Module {
     const Shape s = query.shape();
     return out_proj(heads.permute({0, 2, 1, 3}).reshape({s.at(0), s.at(1), e}));
   }
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> all{in_proj_weight};
-    if (in_proj_bias.defined()) all.push_back(in_proj_bias);
-    for (Tensor &p : out_proj.parameters()) all.push_back(std::move(p));
-    return all;
-  }
-  void to(Device d) override {
-    in_proj_weight = parameter_on(in_proj_weight, d);
-    if (in_proj_bias.defined()) in_proj_bias = parameter_on(in_proj_bias, d);
-    out_proj.to(d);
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    visit_parameter(prefix, "in_proj_weight", in_proj_weight, visit);
+    visit_parameter(prefix, "in_proj_bias", in_proj_bias, visit);
+    visit_child(prefix, "out_proj", out_proj, visit);
   }
 
   int64_t embed_dim, num_heads;
@@ -573,11 +794,6 @@ inline uint64_t mixed_seed(uint64_t seed, uint64_t k) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-// A leaf like p (its device, values and requires_grad), with its own memory.
-inline Tensor copied_parameter(const Tensor &p) {
-  if (!p.defined()) return p;
-  return parameter_on(p.detach().copy_to(p.device()), p.device());
-}
 }  // namespace detail
 
 // PyTorch's TransformerEncoderLayer (since 1.6) over [N, L, E] inputs
@@ -656,18 +872,13 @@ class TransformerEncoderLayer : public Module {
     x = norm1(x + sa_block(x, options));
     return norm2(x + ff_block(x));
   }
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> all;
-    for (const Module *m : std::initializer_list<const Module *>{&self_attn, &linear1, &linear2, &norm1, &norm2})
-      for (Tensor &p : m->parameters()) all.push_back(std::move(p));
-    return all;
-  }
-  void to(Device d) override {
-    self_attn.to(d);
-    linear1.to(d);
-    linear2.to(d);
-    norm1.to(d);
-    norm2.to(d);
+  // The submodules in torch's order; the dropouts have no state.
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    visit_child(prefix, "self_attn", self_attn, visit);
+    visit_child(prefix, "linear1", linear1, visit);
+    visit_child(prefix, "linear2", linear2, visit);
+    visit_child(prefix, "norm1", norm1, visit);
+    visit_child(prefix, "norm2", norm2, visit);
   }
   void train(bool on = true) override {
     Module::train(on);
@@ -682,17 +893,7 @@ class TransformerEncoderLayer : public Module {
     const Tensor &w = self_attn.in_proj_weight;
     auto copy = std::make_shared<TransformerEncoderLayer>(d_model, nhead, dim_feedforward, p_, activation,
                                                           layer_norm_eps, true, norm_first, bias, w.device(), seed);
-    copy->self_attn.in_proj_weight = detail::copied_parameter(self_attn.in_proj_weight);
-    copy->self_attn.in_proj_bias = detail::copied_parameter(self_attn.in_proj_bias);
-    for (auto [dst, src] : {std::pair{&copy->self_attn.out_proj, &self_attn.out_proj},
-                            std::pair{&copy->linear1, &linear1}, std::pair{&copy->linear2, &linear2}}) {
-      dst->weight = detail::copied_parameter(src->weight);
-      dst->bias = detail::copied_parameter(src->bias);
-    }
-    for (auto [dst, src] : {std::pair{&copy->norm1, &norm1}, std::pair{&copy->norm2, &norm2}}) {
-      dst->weight = detail::copied_parameter(src->weight);
-      dst->bias = detail::copied_parameter(src->bias);
-    }
+    copy->load_state_dict(state_dict());
     copy->train(is_training());
     return copy;
   }
@@ -744,17 +945,10 @@ class TransformerEncoder : public Module {
     for (const auto &layer : layers) x = layer->forward(x, mask, src_key_padding_mask, is_causal);
     return norm ? norm->forward(x) : x;
   }
-  std::vector<Tensor> parameters() const override {
-    std::vector<Tensor> all;
-    for (const auto &layer : layers)
-      for (Tensor &p : layer->parameters()) all.push_back(std::move(p));
-    if (norm)
-      for (Tensor &p : norm->parameters()) all.push_back(std::move(p));
-    return all;
-  }
-  void to(Device d) override {
-    for (const auto &layer : layers) layer->to(d);
-    if (norm) norm->to(d);
+  // torch's ModuleList "layers.<i>." and then "norm.".
+  void visit_state(const std::string &prefix, const StateVisitor &visit) override {
+    for (size_t i = 0; i < layers.size(); ++i) visit_child(prefix, "layers." + std::to_string(i), *layers[i], visit);
+    if (norm) visit_child(prefix, "norm", *norm, visit);
   }
   void train(bool on = true) override {
     Module::train(on);
@@ -852,13 +1046,15 @@ class SGD : public Optimizer {
 //   m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 // t counting that parameter's steps (one without a gradient is skipped and
-// keeps its count), as torch's. No amsgrad.
+// keeps its count), as torch's. With amsgrad (since 1.6, torch's), the
+// running maximum v_max = max(v_max, v) (from zeros) stands for v in the
+// last line.
 class AdamW : public Optimizer {
  public:
   AdamW(std::vector<Tensor> params, double lr = 1e-3, std::pair<double, double> betas = {0.9, 0.999},
-        double eps = 1e-8, double weight_decay = 1e-2)
+        double eps = 1e-8, double weight_decay = 1e-2, bool amsgrad = false)
       : Optimizer(std::move(params)), lr_(lr), beta1_(betas.first), beta2_(betas.second), eps_(eps),
-        weight_decay_(weight_decay) {
+        weight_decay_(weight_decay), amsgrad_(amsgrad) {
     if (!(lr >= 0) || !(eps >= 0) || !(weight_decay >= 0) || !(beta1_ >= 0 && beta1_ < 1) ||
         !(beta2_ >= 0 && beta2_ < 1))
       throw InvalidArgumentError(BP_ERR_INVALID_ARGUMENT,
@@ -872,6 +1068,7 @@ class AdamW : public Optimizer {
       for (const Tensor &p : params_) {
         exp_avg_.push_back(buffer_for(p));
         exp_avg_sq_.push_back(buffer_for(p));
+        max_exp_avg_sq_.push_back(amsgrad_ ? buffer_for(p) : Tensor());
         scratch_.push_back(buffer_for(p));
         steps_.push_back(0);
       }
@@ -886,9 +1083,11 @@ class AdamW : public Optimizer {
       binary_out(BP_OP_MUL, g, g, s);
       scalar_out(BP_OP_MUL, s, 1 - beta2_, s);
       binary_out(BP_OP_ADD, v, s, v);
+      if (amsgrad_) binary_out(BP_OP_MAXIMUM, max_exp_avg_sq_[i], v, max_exp_avg_sq_[i]);
+      const Tensor &second = amsgrad_ ? max_exp_avg_sq_[i] : v;
       const double bias_correction1 = 1 - std::pow(beta1_, double(t));
       const double bias_correction2 = 1 - std::pow(beta2_, double(t));
-      check(bp_unary_out(BP_OP_SQRT, v.handle(), s.handle()));  // s = sqrt(v) / sqrt(bc2) + eps
+      check(bp_unary_out(BP_OP_SQRT, second.handle(), s.handle()));  // s = sqrt(v) / sqrt(bc2) + eps
       scalar_out(BP_OP_DIV, s, std::sqrt(bias_correction2), s);
       scalar_out(BP_OP_ADD, s, eps_, s);
       binary_out(BP_OP_DIV, m, s, s);  // p += -lr / bc1 * m / s
@@ -902,7 +1101,8 @@ class AdamW : public Optimizer {
     check(bp_binary_scalar_out(op, a.handle(), scalar, 0, out.handle()));
   }
   double lr_, beta1_, beta2_, eps_, weight_decay_;
-  std::vector<Tensor> exp_avg_, exp_avg_sq_, scratch_;
+  bool amsgrad_;
+  std::vector<Tensor> exp_avg_, exp_avg_sq_, max_exp_avg_sq_, scratch_;
   std::vector<int64_t> steps_;
 };
 

@@ -3,6 +3,7 @@
 // that trains, and parameters that move between devices.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -123,7 +124,7 @@ TEST_CASE("the normalisation layers: LayerNorm, RMSNorm, GroupNorm and BatchNorm
   bp::nn::BatchNorm1d bn(2, 1e-5, 0.1, true, true, d);
   CHECK(bn.is_training());
   const bp::Tensor yb = bn(x);
-  CHECK(bn.num_batches_tracked == 1);
+  CHECK(bn.num_batches_tracked.item<int64_t>() == 1);
   double mean0 = 0;
   for (int n = 0; n < 2; ++n)
     for (int l = 0; l < 4; ++l) mean0 += xs[size_t(n * 8 + l)] / 8.0;
@@ -132,7 +133,7 @@ TEST_CASE("the normalisation layers: LayerNorm, RMSNorm, GroupNorm and BatchNorm
   const std::vector<float> before = bn.running_mean.to_vector<float>();
   const std::vector<float> e = bn(x).to_vector<float>();
   CHECK(bn.running_mean.to_vector<float>() == before);
-  CHECK(bn.num_batches_tracked == 1);
+  CHECK(bn.num_batches_tracked.item<int64_t>() == 1);
   const float rv0 = bn.running_var.to_vector<float>()[0];
   CHECK(e[0] == Approx((1 - before[0]) / std::sqrt(rv0 + 1e-5)));
   // Sequential passes train() and eval() to its layers.
@@ -148,4 +149,72 @@ TEST_CASE("the normalisation layers: LayerNorm, RMSNorm, GroupNorm and BatchNorm
   (bn(leaf) * bn(leaf)).sum().backward();
   CHECK(leaf.grad().defined());
   CHECK(bn.weight.grad().defined());
+}
+
+TEST_CASE("AdamW with amsgrad divides by the running maximum of the second moment, as torch's") {
+  const bp::Device d = bp_test::each_host_device();
+  // loss = scale * sum(p^2) with a shrinking scale: the gradients fall, so
+  // v falls below its maximum and amsgrad's steps differ from Adam's.
+  // beta2 0.5 lets v follow the gradients down within a few steps.
+  const double lr = 0.1, b1 = 0.9, b2 = 0.5, eps = 1e-8, wd = 0.01, scales[3] = {1, 0.1, 0.01};
+  const auto reference = [&](bool amsgrad) {
+    std::vector<double> p = {1.0, -2.0}, m(2, 0), v(2, 0), vmax(2, 0);
+    for (int t = 1; t <= 3; ++t)
+      for (size_t i = 0; i < 2; ++i) {
+        const double g = 2 * scales[t - 1] * p[i];
+        p[i] *= 1 - lr * wd;
+        m[i] = b1 * m[i] + (1 - b1) * g;
+        v[i] = b2 * v[i] + (1 - b2) * g * g;
+        vmax[i] = std::max(vmax[i], v[i]);
+        const double second = amsgrad ? vmax[i] : v[i];
+        p[i] -= lr / (1 - std::pow(b1, t)) * m[i] / (std::sqrt(second) / std::sqrt(1 - std::pow(b2, t)) + eps);
+      }
+    return p;
+  };
+  const std::vector<double> adam = reference(false), ams = reference(true);
+  REQUIRE(std::abs(adam[0] - ams[0]) > 1e-3);
+  for (bool amsgrad : {false, true}) {
+    INFO("amsgrad " << amsgrad);
+    const bp::Tensor p = bp::from_vector<float>({1.0f, -2.0f}, {2}, d).requires_grad_();
+    bp::nn::AdamW opt({p}, lr, {b1, b2}, eps, wd, amsgrad);
+    for (double scale : scales) {
+      opt.zero_grad();
+      ((p * p).sum() * scale).backward();
+      opt.step();
+    }
+    const std::vector<float> got = p.to_vector<float>();
+    const std::vector<double> &want = amsgrad ? ams : adam;
+    for (size_t i = 0; i < 2; ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("Embedding with max_norm renormalises the rows it reads in place, in each norm_type") {
+  const bp::Device d = bp_test::each_host_device();
+  // Rows of 2-norm 5, 0.5 and 10 (1-norm 7, 0.7, 14; largest magnitude 4, 0.4, 8).
+  const std::vector<float> rows = {3, 4, 0.3f, 0.4f, 6, 8};
+  for (const double norm_type : {2.0, 1.0, double(INFINITY), 3.0}) {
+    INFO("norm_type " << norm_type);
+    bp::nn::Embedding emb(3, 2, std::nullopt, d, 1, 1.0, norm_type);
+    emb.weight = bp::nn::parameter_on(bp::from_vector<float>(rows, {3, 2}, d), d);
+    const bp::Tensor out = emb(bp::from_vector<int64_t>({0, 1, 0}, {3}, d));
+    const double norm0 = norm_type == 2 ? 5 : norm_type == 1 ? 7 : std::isinf(norm_type) ? 4 : std::cbrt(27.0 + 64.0);
+    const double scale = 1.0 / (norm0 + 1e-7);
+    const std::vector<float> w = emb.weight.to_vector<float>(), o = out.to_vector<float>();
+    CHECK(w[0] == Approx(3 * scale).epsilon(1e-6));
+    CHECK(w[1] == Approx(4 * scale).epsilon(1e-6));
+    CHECK(w[2] == 0.3f);  // under max_norm
+    CHECK(w[3] == 0.4f);
+    CHECK(w[4] == 6);  // not read
+    CHECK(w[5] == 8);
+    CHECK(o == std::vector<float>{w[0], w[1], w[2], w[3], w[0], w[1]});
+    // The lookup after the renormalisation still records its gradient.
+    out.sum().backward();
+    CHECK(emb.weight.grad().to_vector<float>() == std::vector<float>{2, 2, 1, 1, 0, 0});
+  }
+  // An index out of range is refused before a row is written.
+  bp::nn::Embedding emb(3, 2, std::nullopt, d, 1, 1.0);
+  emb.weight = bp::nn::parameter_on(bp::from_vector<float>(rows, {3, 2}, d), d);
+  CHECK_THROWS_AS(emb(bp::from_vector<int64_t>({0, 3}, {2}, d)), bp::IndexError);
+  CHECK(emb.weight.to_vector<float>() == rows);
+  CHECK_THROWS_AS(bp::nn::Embedding(3, 2, std::nullopt, d, 1, 1.0, 0.0), bp::InvalidArgumentError);
 }
