@@ -9,6 +9,7 @@
 // written with streaming stores. The row loop is compiled twice, for the
 // baseline and for AVX2 (target attributes, picked at run time), so the
 // plugin still runs on any x86-64.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #if defined(__SSE2__)
@@ -129,13 +130,10 @@ BP_NORM_AVX2 void row_out_streamed_avx2(const C *x, C *y, int64_t n, C mean, C r
                                          const C *b) {
   int64_t j = 0;
   if constexpr (std::is_same<C, float>::value) {
+    // y is 16-byte aligned: up to the next 32-byte boundary, four lanes.
+    j = std::min<int64_t>(n, int64_t(((32 - (reinterpret_cast<uintptr_t>(y) & 31)) & 31) / sizeof(C)));
+    row_out_streamed(x, y, j, mean, rstd, w, b);
     const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(rstd);
-    for (; j < n && (reinterpret_cast<uintptr_t>(y + j) & 31) != 0; ++j) {
-      C v = (x[j] - mean) * rstd;
-      if (w) v = v * w[j];
-      if (b) v = v + b[j];
-      y[j] = v;
-    }
     for (; j + 8 <= n; j += 8) {
       __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), m), s);
       if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));

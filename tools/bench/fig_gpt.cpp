@@ -80,31 +80,13 @@ void figure_gpt(Context &ctx, Report &rep) {
                             " heads, GELU MLP " + std::to_string(kGptFeedForward) + ", seq " +
                             std::to_string(kGptSeq) + ", batch " + std::to_string(kGptBatch) +
                             ", causal, cross-entropy, AdamW";
-  double cpu_ms = kNaN;
-
-  for (const bp::Device &d : bp::devices()) {
-    const std::string dev = d.name();
-    // The reference backend is the oracle, naive on purpose: not timed.
-    if (dev.rfind("reference:", 0) == 0) continue;
-    ctx.progress("gpt: a step on " + dev);
-    try {
-      Gpt model(d);
-      bp::nn::AdamW opt(model.parameters());
-      const bp::Tensor tokens = random_tokens(d, 11), targets = random_tokens(d, 13);
-      Row r{"gpt", shape, dev, "ms/step"};
-      r.higher_is_better = false;
-      r.backplane = measure(gpt_step(model, opt, tokens, targets, d.id()), trials, target) * 1e3;
-      if (dev == "cpu:0") {
-        cpu_ms = r.backplane;
-        continue;  // its row comes with the libtorch baseline below
-      }
-      r.baseline_name = "cpu:0 (the same step)";
-      r.baseline = cpu_ms;
-      rep.add(r);
-    } catch (const bp::Error &e) {
-      rep.skip("gpt", shape, dev, "ms/step", "cpu:0 (the same step)", std::string("failed: ") + e.what());
-    }
-  }
+  const double cpu_ms = rows_against_cpu(
+      ctx, rep, {"gpt", shape, "ms/step", "cpu:0 (the same step)", "gpt: a step"}, [&](const bp::Device &d) {
+        Gpt model(d);
+        bp::nn::AdamW opt(model.parameters());
+        const bp::Tensor tokens = random_tokens(d, 11), targets = random_tokens(d, 13);
+        return measure(gpt_step(model, opt, tokens, targets, d.id()), trials, target) * 1e3;
+      });
 
   add_torch_step_row(ctx, rep, "gpt", shape, cpu_ms, "gpt_train_step", trials, target);
 }

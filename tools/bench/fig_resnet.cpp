@@ -6,6 +6,8 @@
 // next to cpu:0's step.
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "backplane_nn.hpp"
 #include "bench.hpp"
@@ -22,8 +24,10 @@ bp::ConvOptions conv_options(int64_t stride, int64_t padding) {
   return o;
 }
 
-// The book's residual block, as resnet_digits.py's Residual.
-struct Residual {
+// The book's residual block, as resnet_digits.py's Residual: a Module, so
+// that a Sequential lists its parameters.
+class Residual : public bp::nn::Module {
+ public:
   Residual(int64_t in, int64_t out, bool use_1x1conv, int64_t stride, const bp::Device &d, uint64_t seed)
       : conv1(in, out, {3}, conv_options(stride, 1), true, d, seed),
         conv2(out, out, {3}, conv_options(1, 1), true, d, seed + 2),
@@ -32,56 +36,56 @@ struct Residual {
     if (use_1x1conv) conv3.emplace(in, out, std::vector<int64_t>{1}, conv_options(stride, 0), true, d, seed + 4);
   }
 
-  bp::Tensor forward(const bp::Tensor &x) {
+  bp::Tensor forward(const bp::Tensor &x) override {
     const bp::Tensor y = bn2(conv2(bn1(conv1(x)).relu()));
     return (y + (conv3 ? (*conv3)(x) : x)).relu();
   }
 
-  void add_parameters(std::vector<bp::Tensor> &all) const {
-    for (const bp::nn::Module *m : std::initializer_list<const bp::nn::Module *>{&conv1, &bn1, &conv2, &bn2})
-      for (bp::Tensor &p : m->parameters()) all.push_back(std::move(p));
-    if (conv3)
-      for (bp::Tensor &p : conv3->parameters()) all.push_back(std::move(p));
+  void visit_state(const std::string &prefix, const bp::nn::StateVisitor &visit) override {
+    visit_child(prefix, "conv1", conv1, visit);
+    visit_child(prefix, "conv2", conv2, visit);
+    if (conv3) visit_child(prefix, "conv3", *conv3, visit);
+    visit_child(prefix, "bn1", bn1, visit);
+    visit_child(prefix, "bn2", bn2, visit);
   }
 
+ private:
   bp::nn::Conv2d conv1, conv2;
   std::optional<bp::nn::Conv2d> conv3;
   bp::nn::BatchNorm2d bn1, bn2;
 };
 
+// The network up to the pooled features [B, 2 kResNetWidth, 1, 1].
+bp::nn::Sequential resnet_body(const bp::Device &d) {
+  const int64_t w = kResNetWidth;
+  bp::nn::Sequential body;
+  body.add(std::make_shared<bp::nn::Conv2d>(1, w, std::vector<int64_t>{3}, conv_options(1, 1), true, d, 1));
+  body.add(std::make_shared<bp::nn::BatchNorm2d>(w, 1e-5, 0.1, true, true, d));
+  body.add(std::make_shared<bp::nn::ReLU>());
+  body.add(std::make_shared<Residual>(w, w, false, 1, d, 10));
+  body.add(std::make_shared<Residual>(w, w, false, 1, d, 20));
+  body.add(std::make_shared<Residual>(w, 2 * w, true, 2, d, 30));
+  body.add(std::make_shared<Residual>(2 * w, 2 * w, false, 1, d, 40));
+  body.add(std::make_shared<bp::nn::AdaptiveAvgPool2d>(1, 1));
+  return body;
+}
+
 struct ResNet {
-  explicit ResNet(const bp::Device &d)
-      : stem(1, kResNetWidth, {3}, conv_options(1, 1), true, d, 1),
-        stem_bn(kResNetWidth, 1e-5, 0.1, true, true, d),
-        pool(1, 1),
-        head(2 * kResNetWidth, kResNetClasses, d, 3) {
-    const int64_t w = kResNetWidth;
-    blocks.emplace_back(std::make_unique<Residual>(w, w, false, 1, d, 10));
-    blocks.emplace_back(std::make_unique<Residual>(w, w, false, 1, d, 20));
-    blocks.emplace_back(std::make_unique<Residual>(w, 2 * w, true, 2, d, 30));
-    blocks.emplace_back(std::make_unique<Residual>(2 * w, 2 * w, false, 1, d, 40));
-  }
+  explicit ResNet(const bp::Device &d) : body(resnet_body(d)), head(2 * kResNetWidth, kResNetClasses, d, 3) {}
 
   std::vector<bp::Tensor> parameters() const {
-    std::vector<bp::Tensor> all = stem.parameters();
-    for (bp::Tensor &p : stem_bn.parameters()) all.push_back(std::move(p));
-    for (const auto &b : blocks) b->add_parameters(all);
+    std::vector<bp::Tensor> all = body.parameters();
     for (bp::Tensor &p : head.parameters()) all.push_back(std::move(p));
     return all;
   }
 
   // The mean cross-entropy of the logits of images [B, 1, S, S] against labels [B].
   bp::Tensor loss(const bp::Tensor &images, const bp::Tensor &labels) {
-    bp::Tensor x = stem_bn(stem(images)).relu();
-    for (const auto &b : blocks) x = b->forward(x);
-    const bp::Tensor logits = head(pool(x).reshape({kResNetBatch, 2 * kResNetWidth}));
+    const bp::Tensor logits = head(body(images).reshape({kResNetBatch, 2 * kResNetWidth}));
     return bp::nn::cross_entropy(logits, labels);
   }
 
-  bp::nn::Conv2d stem;
-  bp::nn::BatchNorm2d stem_bn;
-  std::vector<std::unique_ptr<Residual>> blocks;
-  bp::nn::AdaptiveAvgPool2d pool;
+  bp::nn::Sequential body;
   bp::nn::Linear head;
 };
 
@@ -115,32 +119,15 @@ void figure_resnet(Context &ctx, Report &rep) {
   const std::string shape = "ResNet 1x" + s + "x" + s + ", batch " + std::to_string(kResNetBatch) + ", stem 3x3 " +
                             w + ", residual blocks " + w + ", " + w + ", " + w2 + "/2, " + w2 +
                             ", batch norm, cross-entropy, AdamW";
-  double cpu_ms = kNaN;
-
-  for (const bp::Device &d : bp::devices()) {
-    const std::string dev = d.name();
-    // The reference backend is the oracle, naive on purpose: not timed.
-    if (dev.rfind("reference:", 0) == 0) continue;
-    ctx.progress("resnet: a step on " + dev);
-    try {
-      ResNet model(d);
-      bp::nn::AdamW opt(model.parameters());
-      const bp::Tensor images = bp::random_uniform({kResNetBatch, 1, kResNetSize, kResNetSize}, 0, 1, 11, bp::f32, d);
-      const bp::Tensor labels = random_labels(d);
-      Row r{"resnet", shape, dev, "ms/step"};
-      r.higher_is_better = false;
-      r.backplane = measure(resnet_step(model, opt, images, labels, d.id()), trials, target) * 1e3;
-      if (dev == "cpu:0") {
-        cpu_ms = r.backplane;
-        continue;  // its row comes with the libtorch baseline below
-      }
-      r.baseline_name = "cpu:0 (the same step)";
-      r.baseline = cpu_ms;
-      rep.add(r);
-    } catch (const bp::Error &e) {
-      rep.skip("resnet", shape, dev, "ms/step", "cpu:0 (the same step)", std::string("failed: ") + e.what());
-    }
-  }
+  const double cpu_ms = rows_against_cpu(
+      ctx, rep, {"resnet", shape, "ms/step", "cpu:0 (the same step)", "resnet: a step"}, [&](const bp::Device &d) {
+        ResNet model(d);
+        bp::nn::AdamW opt(model.parameters());
+        const bp::Tensor images =
+            bp::random_uniform({kResNetBatch, 1, kResNetSize, kResNetSize}, 0, 1, 11, bp::f32, d);
+        const bp::Tensor labels = random_labels(d);
+        return measure(resnet_step(model, opt, images, labels, d.id()), trials, target) * 1e3;
+      });
 
   add_torch_step_row(ctx, rep, "resnet", shape, cpu_ms, "resnet_train_step", trials, target);
 }
