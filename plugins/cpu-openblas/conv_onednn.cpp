@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend.hpp"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "parallel.hpp"
 
@@ -162,48 +163,6 @@ std::shared_ptr<const Plan> plan_for(int32_t op, const bp_sdk_conv &g, int64_t n
   return plan;
 }
 
-// Uninitialised, 64-byte aligned bytes for a layout oneDNN fills itself.
-struct Scratch {
-  explicit Scratch(size_t bytes) : p(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr) {
-    if (bytes && !p) throw std::bad_alloc();
-  }
-  ~Scratch() { std::free(p); }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  void *p;
-};
-
-// A thread's scratch, kept between calls: fresh blocks of a call's blocked
-// layouts and scratchpad would cost their pages' faults every time (a few
-// hundred microseconds for a 56x56 layer). Blocks above kKeep bytes are the
-// call's own, so a rare large problem does not stay resident.
-class ThreadScratch {
- public:
-  static constexpr size_t kKeep = size_t(64) << 20;
-  ~ThreadScratch() { std::free(kept_); }
-  void *get(size_t bytes) {
-    if (bytes == 0) return nullptr;
-    if (bytes > kKeep) {
-      own_ = std::make_unique<Scratch>(bytes);
-      return own_->p;
-    }
-    if (bytes > size_) {
-      std::free(kept_);
-      kept_ = nullptr, size_ = 0;
-      kept_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-      if (!kept_) throw std::bad_alloc();
-      size_ = bytes;
-    }
-    return kept_;
-  }
-  void release_own() { own_.reset(); }
-
- private:
-  void *kept_ = nullptr;
-  size_t size_ = 0;
-  std::unique_ptr<Scratch> own_;
-};
-
 void *at(const void *base, int64_t elements, size_t size) {
   return const_cast<char *>(static_cast<const char *>(base)) + size_t(elements) * size;
 }
@@ -227,34 +186,37 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
         base > 0 ? plan_for(op, g, base, data, bias != nullptr, pad_end) : nullptr};
     // The weights of CONV and CONV_TRANSPOSE are shared by every slice:
     // reordered once per plan.
-    std::unique_ptr<Scratch> own_weights[2];
+    MemoryPool &memory_pool = g_backend.memory;
+    std::unique_ptr<ScratchBlock> own_weights[2];
     dnnl::stream stream(engine());
     omp_set_num_threads(1);
     for (int k = 0; k < 2 && op != BP_OP_CONV_WEIGHT_GRAD; ++k)
       if (plans[k] && plans[k]->reorder_b && !(k == 1 && plans[0]->b_own == plans[1]->b_own)) {
-        own_weights[k] = std::make_unique<Scratch>(plans[k]->b_own.get_size());
-        memory from(plans[k]->b_user, engine(), const_cast<void *>(b)), to(plans[k]->b_own, engine(), own_weights[k]->p);
+        own_weights[k] = std::make_unique<ScratchBlock>(memory_pool, plans[k]->b_own.get_size());
+        memory from(plans[k]->b_user, engine(), const_cast<void *>(b)),
+            to(plans[k]->b_own, engine(), own_weights[k]->data());
         plans[k]->b_in.execute(stream, from, to);
       }
     stream.wait();
     // CONV_WEIGHT_GRAD: each slice's share of dw, added up at the end.
-    std::vector<std::unique_ptr<Scratch>> partial(static_cast<size_t>(slices));
+    std::vector<std::unique_ptr<ScratchBlock>> partial(static_cast<size_t>(slices));
     for (int64_t i = 1; i < slices && op == BP_OP_CONV_WEIGHT_GRAD; ++i)
-      partial[size_t(i)] = std::make_unique<Scratch>(size_t(weights) * sizeof(float));
+      partial[size_t(i)] = std::make_unique<ScratchBlock>(memory_pool, uint64_t(weights) * sizeof(float));
     struct Context {
       int32_t op;
       const bp_sdk_conv *g;
       const std::shared_ptr<const Plan> *plans;
-      std::unique_ptr<Scratch> *own_weights;
-      std::vector<std::unique_ptr<Scratch>> *partial;
+      MemoryPool *memory_pool;
+      std::unique_ptr<ScratchBlock> *own_weights;
+      std::vector<std::unique_ptr<ScratchBlock>> *partial;
       const void *a, *b;
       const float *bias;
       void *out;
       size_t size;
       int64_t base, extra, in_size, out_size, omp_threads;
       std::atomic<bool> failed{false};
-    } context{op,   &g,   plans, own_weights, &partial, a, b, bias, out, size, base, extra, in_size, out_size,
-              std::max<int64_t>(1, threads / slices)};
+    } context{op,  &g,   plans, &memory_pool, own_weights, &partial, a, b, bias, out, size, base, extra, in_size,
+              out_size, std::max<int64_t>(1, threads / slices)};
     pool.run(
         slices,
         [](void *p, int64_t i) {
@@ -271,26 +233,27 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
             const void *a = at(c.a, c.op == BP_OP_CONV_TRANSPOSE ? y_at : x_at, c.size);
             const void *b = c.op == BP_OP_CONV_WEIGHT_GRAD ? at(c.b, y_at, c.size) : c.b;
             void *out = c.op == BP_OP_CONV_WEIGHT_GRAD
-                            ? (i == 0 ? c.out : (*c.partial)[size_t(i)]->p)
+                            ? (i == 0 ? c.out : (*c.partial)[size_t(i)]->data())
                             : at(c.out, c.op == BP_OP_CONV ? y_at : x_at, c.size);
-            thread_local ThreadScratch kept[4];
-            struct Release {
-              ThreadScratch *k;
-              ~Release() {
-                for (int j = 0; j < 4; ++j) k[j].release_own();
-              }
-            } release{kept};
-            void *const a_own = kept[0].get(plan.reorder_a ? plan.a_own.get_size() : 0);
-            void *const b_own = kept[1].get(c.op == BP_OP_CONV_WEIGHT_GRAD && plan.reorder_b ? plan.b_own.get_size() : 0);
-            void *const out_own = kept[2].get(plan.reorder_out ? plan.out_own.get_size() : 0);
-            void *const scratchpad = kept[3].get(plan.scratchpad);
+            // From the pool's cache: fresh pages for a call's blocked
+            // layouts would cost their faults every time (a few hundred
+            // microseconds for a 56x56 layer).
+            const ScratchBlock a_block(*c.memory_pool, plan.reorder_a ? plan.a_own.get_size() : 0);
+            const ScratchBlock b_block(*c.memory_pool,
+                                       c.op == BP_OP_CONV_WEIGHT_GRAD && plan.reorder_b ? plan.b_own.get_size() : 0);
+            const ScratchBlock out_block(*c.memory_pool, plan.reorder_out ? plan.out_own.get_size() : 0);
+            const ScratchBlock scratch_block(*c.memory_pool, plan.scratchpad);
+            void *const a_own = a_block.data(), *const b_own = b_block.data(), *const out_own = out_block.data();
+            void *const scratchpad = scratch_block.data();
             memory a_user(plan.a_user, engine(), const_cast<void *>(a));
             memory b_user(plan.b_user, engine(), const_cast<void *>(b));
             memory out_user(plan.out_user, engine(), out);
             memory a_mem = plan.reorder_a ? memory(plan.a_own, engine(), a_own) : a_user;
             memory b_mem = b_user;
             if (plan.reorder_b) {
-              void *shared = c.own_weights[k] ? c.own_weights[k]->p : c.own_weights[0] ? c.own_weights[0]->p : nullptr;
+              void *shared = c.own_weights[k]   ? c.own_weights[k]->data()
+                             : c.own_weights[0] ? c.own_weights[0]->data()
+                                                : nullptr;
               b_mem = memory(plan.b_own, engine(), c.op == BP_OP_CONV_WEIGHT_GRAD ? b_own : shared);
             }
             memory out_mem = plan.reorder_out ? memory(plan.out_own, engine(), out_own) : out_user;
@@ -333,7 +296,7 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
       float *dw = static_cast<float *>(out);
       parallel_for(pool, weights, slices, [&](int64_t begin, int64_t end) {
         for (int64_t i = 1; i < slices; ++i) {
-          const float *p = static_cast<const float *>(partial[size_t(i)]->p);
+          const float *p = static_cast<const float *>(partial[size_t(i)]->data());
           for (int64_t j = begin; j < end; ++j) dw[j] += p[j];
         }
       });
