@@ -307,12 +307,20 @@ def _clip_needs(n):
     return ([("maximum", t)] if n.has(1) else []) + ([("minimum", t)] if n.has(2) else [])
 
 
+def _bound(n, i, tensor):
+    """Clip's bound i as a Python number when it is a constant at prepare
+    time (ReLU6's 0 and 6): a scalar operand, which a fused program applies
+    in place instead of broadcasting a tensor through its tiles."""
+    value = n.const(i)
+    return value.item() if value is not None and value.size == 1 else tensor
+
+
 @converter("Clip", needs=_clip_needs)
 def clip(n, x, low=None, high=None):
     if low is not None:
-        x = T.maximum(x, low)
+        x = T.maximum(x, _bound(n, 1, low))
     if high is not None:
-        x = T.minimum(x, high)
+        x = T.minimum(x, _bound(n, 2, high))
     return x
 
 
