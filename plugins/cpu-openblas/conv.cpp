@@ -9,6 +9,8 @@
 #include "conv_gemm.hpp"
 #ifdef BP_CPU_HAVE_ONEDNN
 #include "conv_onednn.hpp"
+#include "conv_pointwise_bf16.hpp"
+#include "gemm_onednn.hpp"
 #endif
 #include "errors.hpp"
 #include "half_convert.hpp"
@@ -176,14 +178,17 @@ void native_bf16(ThreadPool &pool, int32_t op, const bp_sdk_conv &g) {
   std::vector<float> bias_copy;
   const uint16_t *da = dense_input<uint16_t>(pool, a, a_copy), *db = dense_input<uint16_t>(pool, b, b_copy);
   const float *dbias = dense_input<float>(pool, g.bias, bias_copy);
+  const bool pointwise = onednn_bf16_available() && pointwise_conv_fits(g);
   bool ok;
   if (op == BP_OP_CONV_WEIGHT_GRAD) {
     DenseOutput<float> o(*g.w, false);
-    ok = onednn_conv(pool, op, g, ConvData::bf16, da, db, nullptr, o.data);
+    ok = (pointwise && pointwise_conv_bf16(pool, op, g, da, db, nullptr, o.data)) ||
+         onednn_conv(pool, op, g, ConvData::bf16, da, db, nullptr, o.data);
     if (ok) o.finish(pool);
   } else {
     DenseOutput<uint16_t> o(op == BP_OP_CONV ? *g.y : *g.x);
-    ok = onednn_conv(pool, op, g, ConvData::bf16, da, db, dbias, o.data);
+    ok = (pointwise && pointwise_conv_bf16(pool, op, g, da, db, dbias, o.data)) ||
+         onednn_conv(pool, op, g, ConvData::bf16, da, db, dbias, o.data);
     if (ok) o.finish(pool);
   }
   if (ok) return;
@@ -230,7 +235,8 @@ std::string conv_path(int32_t dtype) {
   const std::string widened = dtype == BP_FLOAT32 ? "" : "widened to float32, ";
 #ifdef BP_CPU_HAVE_ONEDNN
   if (dtype == BP_BFLOAT16 && onednn_conv_bf16_native())
-    return "oneDNN " + onednn_conv_kernel(ConvData::bf16) + " (native bfloat16)";
+    return "oneDNN " + onednn_conv_kernel(ConvData::bf16) + " (native bfloat16); pointwise: one oneDNN " +
+           onednn_bf16_kernel() + " GEMM of the batch";
   const std::string &kernel = onednn_conv_kernel(ConvData::f32);
   if (kernel.compare(0, 11, "unavailable") != 0)
     return widened + "oneDNN " + kernel + " (blocked layouts), im2col + OpenBLAS sgemm where it declines";

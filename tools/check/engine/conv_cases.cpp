@@ -129,6 +129,12 @@ void conv_cases(Builder &b) {
   s = spec(2, 2, 6, 4, 1, {7, 7}, {1, 1});
   set(s.stride, {2, 2});
   add_conv(b, s, "1x1 stride 2");
+  s = spec(3, 2, 5, 3, 1, {3, 4, 2}, {1, 1, 1});
+  s.bias = false;
+  add_conv(b, s, "1x1x1, 3-D");
+  s = spec(1, 3, 4, 5, 1, {8}, {1});
+  set(s.stride, {3}), set(s.dilation, {2}), set(s.output_padding, {1});
+  add_conv(b, s, "pointwise 1-D, stride 3, output padding 1");
   s = spec(3, 1, 2, 3, 1, {4, 5, 3}, {2, 3, 1});
   set(s.stride, {1, 2, 1}), set(s.pad_begin, {1, 1, 1}), set(s.pad_end, {1, 1, 1});
   add_conv(b, s, "3-D");
