@@ -2,8 +2,11 @@
 // through oneDNN where it is built in and takes the problem, else im2col
 // and OpenBLAS GEMM; float64 by im2col and dgemm; float16 and bfloat16
 // widened to float32 (exactly) and rounded once at the end, bfloat16
-// natively through oneDNN where the CPU has a bfloat16 kernel. Strided
-// views are gathered into dense ones first.
+// natively through oneDNN where the CPU has a bfloat16 kernel (pointwise
+// ones over small images as one bfloat16 GEMM of the batch,
+// conv_pointwise_bf16.hpp). Strided views are gathered into dense ones
+// first; oneDNN's blocked layouts and scratchpads come from the memory
+// pool's cache (ScratchBlock).
 #pragma once
 
 #include <cstdint>
