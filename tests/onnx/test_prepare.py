@@ -172,6 +172,40 @@ def test_intermediates_are_dropped_after_their_last_reader_so_the_chain_fuses():
         "(execute_fused)"], groups
 
 
+def clip_model(elem, constant_bounds):
+    """y = Clip(x, 0, 6) on [64, 128] (large enough to fuse): ReLU6, its bounds
+    initialisers or inputs."""
+    np_type = _dtypes.numpy_dtype(_dtypes.type_name(elem))
+    bounds = [numpy_helper.from_array(np.array(v).astype(np_type), name)
+              for name, v in (("lo", 0), ("hi", 6))]
+    inputs = [vi("x", [64, 128], elem)] + ([] if constant_bounds else [vi("lo", [], elem), vi("hi", [], elem)])
+    return model([helper.make_node("Clip", ["x", "lo", "hi"], ["y"])], inputs, [vi("y", [64, 128], elem)],
+                 bounds if constant_bounds else ())
+
+
+@pytest.mark.parametrize("elem", [F32, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.INT8])
+def test_clip_constant_bounds_are_scalar_operands(elem):
+    np_type = _dtypes.numpy_dtype(_dtypes.type_name(elem))
+    x = np.resize(np.array([-3, 1, 3, 7, 100]), (64, 128)).astype(np_type)
+    want = np.clip(x.astype(np.float64), 0, 6)
+    for constant in (True, False):
+        rep = bponnx.prepare(clip_model(elem, constant), device="cpu:0")
+        args = [x] if constant else [x, np.array(0).astype(np_type), np.array(6).astype(np_type)]
+        bp.set_fusion(True)
+        bp.trace(True)
+        try:
+            bp.trace_clear()
+            (y,) = rep.run(args)
+            got = _dtypes.to_host(y).astype(np.float64)
+            groups = [line for line in bp.trace_lines() if line.startswith("fused group ")]
+        finally:
+            bp.trace(False)
+        np.testing.assert_array_equal(got, want)
+        # Constant bounds are applied as scalars: x is the program's only
+        # input; bounds given at run time are tensors read through it.
+        assert len(groups) == 1 and ("; 1 input(s)" if constant else "; 3 input(s)") in groups[0], groups
+
+
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_a_float32_model_converted_to_a_half_dtype(dtype):
     rng = np.random.default_rng(0)

@@ -3,6 +3,8 @@ casts. Each is a short chain of Backplane's elementwise operators, which
 the core defers and runs as one fused program (docs/fusion.md)."""
 import math
 
+import numpy as np
+
 import backplane as bp
 
 from .. import _C
@@ -312,7 +314,10 @@ def _bound(n, i, tensor):
     time (ReLU6's 0 and 6): a scalar operand, which a fused program applies
     in place instead of broadcasting a tensor through its tiles."""
     value = n.const(i)
-    return value.item() if value is not None and value.size == 1 else tensor
+    if value is None or value.size != 1:
+        return tensor
+    v = value.reshape(())[()]
+    return int(v) if np.issubdtype(value.dtype, np.integer) else float(v)
 
 
 @converter("Clip", needs=_clip_needs)
