@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -167,6 +168,111 @@ void *at(const void *base, int64_t elements, size_t size) {
   return const_cast<char *>(static_cast<const char *>(base)) + size_t(elements) * size;
 }
 
+// Runs plan on one slice's operands in the user's layouts, on the calling
+// thread: a and out go through blocks of the plan's own layouts where they
+// differ, and so does b unless b_own holds it in the plan's layout already.
+// The blocks come from the pool's cache: fresh pages for a call's blocked
+// layouts would cost their faults every time (a few hundred microseconds
+// for a 56x56 layer). Throws on failure.
+void execute(const Plan &plan, int32_t op, int64_t c_out, const void *a, const void *b, const void *b_own,
+             const float *bias, void *out) {
+  MemoryPool &memory_pool = g_backend.memory;
+  dnnl::stream stream(engine());
+  const bool reorder_b = plan.reorder_b && !b_own;
+  const ScratchBlock a_block(memory_pool, plan.reorder_a ? plan.a_own.get_size() : 0);
+  const ScratchBlock b_block(memory_pool, reorder_b ? plan.b_own.get_size() : 0);
+  const ScratchBlock out_block(memory_pool, plan.reorder_out ? plan.out_own.get_size() : 0);
+  const ScratchBlock scratch_block(memory_pool, plan.scratchpad);
+  memory a_user(plan.a_user, engine(), const_cast<void *>(a));
+  memory b_user(plan.b_user, engine(), const_cast<void *>(b));
+  memory out_user(plan.out_user, engine(), out);
+  memory a_mem = plan.reorder_a ? memory(plan.a_own, engine(), a_block.data()) : a_user;
+  memory b_mem = !plan.reorder_b ? b_user
+                 : reorder_b     ? memory(plan.b_own, engine(), b_block.data())
+                                 : memory(plan.b_own, engine(), const_cast<void *>(b_own));
+  memory out_mem = plan.reorder_out ? memory(plan.out_own, engine(), out_block.data()) : out_user;
+  if (plan.reorder_a) plan.a_in.execute(stream, a_user, a_mem);
+  if (reorder_b) plan.b_in.execute(stream, b_user, b_mem);
+  std::unordered_map<int, memory> args;
+  if (plan.scratchpad > 0)
+    args.insert({DNNL_ARG_SCRATCHPAD,
+                 memory(memory::desc({int64_t(plan.scratchpad)}, Type::u8, Tag::x), engine(), scratch_block.data())});
+  if (op == BP_OP_CONV) {
+    args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}});
+    if (bias)
+      args.insert(
+          {DNNL_ARG_BIAS, memory(memory::desc({c_out}, Type::f32, Tag::x), engine(), const_cast<float *>(bias))});
+  } else if (op == BP_OP_CONV_TRANSPOSE) {
+    args.insert({{DNNL_ARG_DIFF_DST, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DIFF_SRC, out_mem}});
+  } else {
+    args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_DIFF_DST, b_mem}, {DNNL_ARG_DIFF_WEIGHTS, out_mem}});
+  }
+  plan.primitive.execute(stream, args);
+  if (plan.reorder_out) plan.out_back.execute(stream, out_mem, out_user);
+  stream.wait();
+}
+
+// A batch of one on several threads: the output channels (the groups, of
+// a grouped convolution) split between the pool's threads in whole channel
+// blocks, each thread running oneDNN alone on its share of the weights.
+// One call on an OpenMP team instead reordered all the weights on one
+// thread and left libgomp's workers spinning after it, on the cores the
+// pool's next kernels needed (a third of a MobileNetV2 run at batch 1).
+// False, with nothing done, when there are too few channel blocks to split.
+bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, ConvData data, const void *x, const void *w,
+                 const float *bias, void *y, const memory::dims &pad_end) {
+  constexpr int64_t kBlock = 16;  // oneDNN's channel block on AVX-512
+  const bool grouped = g.groups > 1;
+  const int64_t units = grouped ? g.groups : g.c_out;
+  const int64_t pieces = std::min<int64_t>(pool.threads(), units / kBlock);
+  if (pieces < 2) return false;
+  const int64_t step = ((units + pieces - 1) / pieces + kBlock - 1) / kBlock * kBlock;
+  const int64_t count = (units + step - 1) / step, last = units - (count - 1) * step;
+  int64_t in_size = 1, out_size = 1, taps = 1;
+  for (int i = 0; i < g.rank; ++i) in_size *= g.in[i], out_size *= g.out[i], taps *= g.kernel[i];
+  // Per unit (an output channel, or a group): its input channels (none of
+  // its own without groups: every slice reads all of x), output channels
+  // and weights.
+  const int64_t unit_in = grouped ? g.c_in / g.groups : 0, unit_out = grouped ? g.c_out / g.groups : 1;
+  const int64_t unit_weights = unit_out * (g.c_in / g.groups) * taps;
+  auto slice = [&](int64_t units_here) {
+    bp_sdk_conv s = g;
+    if (grouped) s.groups = int32_t(units_here), s.c_in = unit_in * units_here;
+    s.c_out = unit_out * units_here;
+    return s;
+  };
+  const std::shared_ptr<const Plan> plans[2] = {plan_for(BP_OP_CONV, slice(step), 1, data, bias != nullptr, pad_end),
+                                                plan_for(BP_OP_CONV, slice(last), 1, data, bias != nullptr, pad_end)};
+  struct Context {
+    const std::shared_ptr<const Plan> *plans;
+    const void *x, *w;
+    const float *bias;
+    void *y;
+    size_t size;
+    int64_t count, step, last, unit_in, unit_out, unit_weights, in_size, out_size;
+    std::atomic<bool> failed{false};
+  } context{plans, x, w, bias, y, data == ConvData::f32 ? 4u : 2u, count, step, last, unit_in, unit_out, unit_weights,
+            in_size, out_size};
+  pool.run(
+      count,
+      [](void *p, int64_t i) {
+        Context &c = *static_cast<Context *>(p);
+        const bool tail = i + 1 == c.count;
+        const int64_t u0 = i * c.step, units = tail ? c.last : c.step;
+        try {
+          omp_set_num_threads(1);
+          execute(*c.plans[tail ? 1 : 0], BP_OP_CONV, c.unit_out * units, at(c.x, u0 * c.unit_in * c.in_size, c.size),
+                  at(c.w, u0 * c.unit_weights, c.size), nullptr, c.bias ? c.bias + u0 * c.unit_out : nullptr,
+                  at(c.y, u0 * c.unit_out * c.out_size, c.size));
+        } catch (const std::exception &) {
+          c.failed.store(true, std::memory_order_relaxed);
+        }
+      },
+      &context);
+  if (context.failed.load(std::memory_order_relaxed)) throw std::runtime_error("a channel slice failed");
+  return true;
+}
+
 }  // namespace
 
 bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData data, const void *a, const void *b,
@@ -180,6 +286,8 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
   for (int i = 0; i < g.rank; ++i) in_size *= g.in[i], out_size *= g.out[i], taps *= g.kernel[i];
   const int64_t weights = g.c_out * (g.c_in / g.groups) * taps;
   try {
+    if (op == BP_OP_CONV && g.n == 1 && threads > 1 && by_channels(pool, g, data, a, b, bias, out, pad_end))
+      return true;
     // At most two slice sizes, base + 1 for the first `extra` slices.
     const std::shared_ptr<const Plan> plans[2] = {
         plan_for(op, g, base + 1, data, bias != nullptr, pad_end),
@@ -206,7 +314,6 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
       int32_t op;
       const bp_sdk_conv *g;
       const std::shared_ptr<const Plan> *plans;
-      MemoryPool *memory_pool;
       std::unique_ptr<ScratchBlock> *own_weights;
       std::vector<std::unique_ptr<ScratchBlock>> *partial;
       const void *a, *b;
@@ -215,8 +322,8 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
       size_t size;
       int64_t base, extra, in_size, out_size, omp_threads;
       std::atomic<bool> failed{false};
-    } context{op,  &g,   plans, &memory_pool, own_weights, &partial, a, b, bias, out, size, base, extra, in_size,
-              out_size, std::max<int64_t>(1, threads / slices)};
+    } context{op,   &g,   plans, own_weights, &partial, a, b, bias, out, size, base, extra, in_size, out_size,
+              std::max<int64_t>(1, threads / slices)};
     pool.run(
         slices,
         [](void *p, int64_t i) {
@@ -227,7 +334,6 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
           const bp_sdk_conv &g = *c.g;
           try {
             omp_set_num_threads(int(c.omp_threads));
-            dnnl::stream stream(engine());
             // The batch offsets of the slice's operands, by operator.
             const int64_t x_at = first * g.c_in * c.in_size, y_at = first * g.c_out * c.out_size;
             const void *a = at(c.a, c.op == BP_OP_CONV_TRANSPOSE ? y_at : x_at, c.size);
@@ -235,47 +341,10 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
             void *out = c.op == BP_OP_CONV_WEIGHT_GRAD
                             ? (i == 0 ? c.out : (*c.partial)[size_t(i)]->data())
                             : at(c.out, c.op == BP_OP_CONV ? y_at : x_at, c.size);
-            // From the pool's cache: fresh pages for a call's blocked
-            // layouts would cost their faults every time (a few hundred
-            // microseconds for a 56x56 layer).
-            const ScratchBlock a_block(*c.memory_pool, plan.reorder_a ? plan.a_own.get_size() : 0);
-            const ScratchBlock b_block(*c.memory_pool,
-                                       c.op == BP_OP_CONV_WEIGHT_GRAD && plan.reorder_b ? plan.b_own.get_size() : 0);
-            const ScratchBlock out_block(*c.memory_pool, plan.reorder_out ? plan.out_own.get_size() : 0);
-            const ScratchBlock scratch_block(*c.memory_pool, plan.scratchpad);
-            void *const a_own = a_block.data(), *const b_own = b_block.data(), *const out_own = out_block.data();
-            void *const scratchpad = scratch_block.data();
-            memory a_user(plan.a_user, engine(), const_cast<void *>(a));
-            memory b_user(plan.b_user, engine(), const_cast<void *>(b));
-            memory out_user(plan.out_user, engine(), out);
-            memory a_mem = plan.reorder_a ? memory(plan.a_own, engine(), a_own) : a_user;
-            memory b_mem = b_user;
-            if (plan.reorder_b) {
-              void *shared = c.own_weights[k]   ? c.own_weights[k]->data()
-                             : c.own_weights[0] ? c.own_weights[0]->data()
-                                                : nullptr;
-              b_mem = memory(plan.b_own, engine(), c.op == BP_OP_CONV_WEIGHT_GRAD ? b_own : shared);
-            }
-            memory out_mem = plan.reorder_out ? memory(plan.out_own, engine(), out_own) : out_user;
-            if (plan.reorder_a) plan.a_in.execute(stream, a_user, a_mem);
-            if (plan.reorder_b && c.op == BP_OP_CONV_WEIGHT_GRAD) plan.b_in.execute(stream, b_user, b_mem);
-            std::unordered_map<int, memory> args;
-            if (plan.scratchpad > 0)
-              args.insert({DNNL_ARG_SCRATCHPAD,
-                           memory(memory::desc({int64_t(plan.scratchpad)}, Type::u8, Tag::x), engine(), scratchpad)});
-            if (c.op == BP_OP_CONV) {
-              args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}});
-              if (c.bias)
-                args.insert({DNNL_ARG_BIAS, memory(memory::desc({g.c_out}, Type::f32, Tag::x), engine(),
-                                                   const_cast<float *>(c.bias))});
-            } else if (c.op == BP_OP_CONV_TRANSPOSE) {
-              args.insert({{DNNL_ARG_DIFF_DST, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DIFF_SRC, out_mem}});
-            } else {
-              args.insert({{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_DIFF_DST, b_mem}, {DNNL_ARG_DIFF_WEIGHTS, out_mem}});
-            }
-            plan.primitive.execute(stream, args);
-            if (plan.reorder_out) plan.out_back.execute(stream, out_mem, out_user);
-            stream.wait();
+            const void *shared = c.own_weights[k]   ? c.own_weights[k]->data()
+                                 : c.own_weights[0] ? c.own_weights[0]->data()
+                                                    : nullptr;
+            execute(plan, c.op, g.c_out, a, b, c.op == BP_OP_CONV_WEIGHT_GRAD ? nullptr : shared, c.bias, out);
           } catch (const std::exception &) {
             c.failed.store(true, std::memory_order_relaxed);
           }
