@@ -14,11 +14,10 @@
 // kBlocksPerClass blocks per class and kCacheLimit bytes in all are kept;
 // anything else goes straight back to the C library. The limits are sized
 // for a batch of 32 of a 224x224 network: MobileNetV2's widest activations
-// are 150 MiB there, and a run keeps a dozen such blocks in flight; a
-// smaller cache gave their pages back between runs and spent a quarter of
-// the run in page faults. Rounding costs little
-// memory: large blocks are mapped pages, and pages nobody touches are never
-// committed.
+// are 150 MiB there, and a run has several in flight; with a 512 MiB cache
+// their pages went back between runs, and a fifth of the run was page
+// faults. Rounding costs little memory: large blocks are mapped pages, and
+// pages nobody touches are never committed.
 //
 // Accounting: memory_in_use (device_info) is the sum of the sizes asked for
 // by live buffers; cached and reserved bytes are reported separately
