@@ -168,6 +168,15 @@ void *at(const void *base, int64_t elements, size_t size) {
   return const_cast<char *>(static_cast<const char *>(base)) + size_t(elements) * size;
 }
 
+// Elements per channel of x and of y, and taps per filter: the offsets of
+// a slice's operands.
+struct Extents {
+  int64_t in = 1, out = 1, taps = 1;
+  explicit Extents(const bp_sdk_conv &g) {
+    for (int i = 0; i < g.rank; ++i) in *= g.in[i], out *= g.out[i], taps *= g.kernel[i];
+  }
+};
+
 // Runs plan on one slice's operands in the user's layouts, on the calling
 // thread: a and out go through blocks of the plan's own layouts where they
 // differ, and so does b unless b_own holds it in the plan's layout already.
@@ -219,8 +228,8 @@ void execute(const Plan &plan, int32_t op, int64_t c_out, const void *a, const v
 // thread and left libgomp's workers spinning after it, on the cores the
 // pool's next kernels needed (a third of a MobileNetV2 run at batch 1).
 // False, with nothing done, when there are too few channel blocks to split.
-bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, ConvData data, const void *x, const void *w,
-                 const float *bias, void *y, const memory::dims &pad_end) {
+bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, const Extents &e, ConvData data, const void *x,
+                 const void *w, const float *bias, void *y, const memory::dims &pad_end) {
   constexpr int64_t kBlock = 16;  // oneDNN's channel block on AVX-512
   const bool grouped = g.groups > 1;
   const int64_t units = grouped ? g.groups : g.c_out;
@@ -228,13 +237,11 @@ bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, ConvData data, const vo
   if (pieces < 2) return false;
   const int64_t step = ((units + pieces - 1) / pieces + kBlock - 1) / kBlock * kBlock;
   const int64_t count = (units + step - 1) / step, last = units - (count - 1) * step;
-  int64_t in_size = 1, out_size = 1, taps = 1;
-  for (int i = 0; i < g.rank; ++i) in_size *= g.in[i], out_size *= g.out[i], taps *= g.kernel[i];
   // Per unit (an output channel, or a group): its input channels (none of
   // its own without groups: every slice reads all of x), output channels
   // and weights.
   const int64_t unit_in = grouped ? g.c_in / g.groups : 0, unit_out = grouped ? g.c_out / g.groups : 1;
-  const int64_t unit_weights = unit_out * (g.c_in / g.groups) * taps;
+  const int64_t unit_weights = unit_out * (g.c_in / g.groups) * e.taps;
   auto slice = [&](int64_t units_here) {
     bp_sdk_conv s = g;
     if (grouped) s.groups = int32_t(units_here), s.c_in = unit_in * units_here;
@@ -252,7 +259,7 @@ bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, ConvData data, const vo
     int64_t count, step, last, unit_in, unit_out, unit_weights, in_size, out_size;
     std::atomic<bool> failed{false};
   } context{plans, x, w, bias, y, data == ConvData::f32 ? 4u : 2u, count, step, last, unit_in, unit_out, unit_weights,
-            in_size, out_size};
+            e.in, e.out};
   pool.run(
       count,
       [](void *p, int64_t i) {
@@ -282,11 +289,11 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
   const size_t size = data == ConvData::f32 ? 4 : 2;
   const int64_t threads = pool.threads();
   const int64_t slices = std::min<int64_t>(threads, g.n), base = g.n / slices, extra = g.n % slices;
-  int64_t in_size = 1, out_size = 1, taps = 1;
-  for (int i = 0; i < g.rank; ++i) in_size *= g.in[i], out_size *= g.out[i], taps *= g.kernel[i];
-  const int64_t weights = g.c_out * (g.c_in / g.groups) * taps;
+  const Extents extents(g);
+  const int64_t in_size = extents.in, out_size = extents.out;
+  const int64_t weights = g.c_out * (g.c_in / g.groups) * extents.taps;
   try {
-    if (op == BP_OP_CONV && g.n == 1 && threads > 1 && by_channels(pool, g, data, a, b, bias, out, pad_end))
+    if (op == BP_OP_CONV && g.n == 1 && threads > 1 && by_channels(pool, g, extents, data, a, b, bias, out, pad_end))
       return true;
     // At most two slice sizes, base + 1 for the first `extra` slices.
     const std::shared_ptr<const Plan> plans[2] = {

@@ -105,11 +105,11 @@ bool pointwise_conv_bf16(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, con
               static_cast<uint16_t *>(out));
     return true;
   }
+  if (op == BP_OP_CONV_TRANSPOSE && bias) return false;
   // dy [N, C_out, P] as [C_out, N * P]: both other operators read it so.
   const ScratchBlock dym(memory, uint64_t(g.c_out * cols) * 2);
   uint16_t *const dy = static_cast<uint16_t *>(dym.data());
   if (op == BP_OP_CONV_TRANSPOSE) {
-    if (bias) return false;
     channels_major(pool, a, g.n, g.c_out, p, nullptr, p, dy);
     const ScratchBlock product(memory, uint64_t(g.c_in * cols) * 4);
     // dx's samples [C_in, N * P] = w^T [C_in, C_out] dy.
