@@ -74,3 +74,40 @@ TEST_CASE("cpu: a batch of one splits its output channels between the threads") 
     }
   }
 }
+
+// A weight gradient larger than x splits dw's output channels between the
+// threads, each reading its channels of dy in place over the whole batch:
+// even and uneven splits, a remainder block, 1- to 3-D, strides and
+// dilations, float32 and bfloat16 (float32 dw), and problems left to the
+// batch split (dw smaller than x, groups).
+TEST_CASE("cpu: a weight gradient larger than x splits its output channels between the threads") {
+  for (const char *threads : {"2", "3"}) {
+    Comparison pair("cpu-openblas", Options{{"threads", threads}});
+    const auto p = bpcheck::Plugin::borrow(pair.plugin.api()), r = bpcheck::Plugin::borrow(pair.ref.api());
+    for (bp_dtype dtype : {BP_FLOAT32, BP_BFLOAT16}) {
+      bpcheck::Builder b(BP_OP_CONV_WEIGHT_GRAD, dtype, dtype, 13);
+      auto spec = [](int rank, int64_t n, int64_t c_in, int64_t c_out, int32_t groups, int64_t extent, int64_t kernel,
+                     int64_t stride, int64_t dilation) {
+        bpcheck::ConvSpec s;
+        s.rank = rank, s.n = n, s.c_in = c_in, s.c_out = c_out, s.groups = groups, s.bias = false;
+        for (int i = 0; i < rank; ++i)
+          s.in[i] = extent, s.kernel[i] = kernel, s.stride[i] = stride, s.dilation[i] = dilation,
+          s.pad_begin[i] = s.pad_end[i] = dilation * (kernel / 2);
+        return s;
+      };
+      bpcheck::add_conv(b, spec(2, 3, 8, 32, 1, 4, 3, 1, 1), "32 channels, two blocks");
+      bpcheck::add_conv(b, spec(2, 2, 6, 40, 1, 5, 3, 2, 1), "40 channels: 32 and 8, stride 2");
+      bpcheck::add_conv(b, spec(2, 4, 5, 48, 1, 5, 3, 1, 2), "48 channels, dilation 2");
+      bpcheck::add_conv(b, spec(1, 2, 8, 56, 1, 6, 3, 1, 1), "1-D, 56 channels");
+      bpcheck::add_conv(b, spec(3, 2, 4, 48, 1, 3, 3, 1, 1), "3-D, 48 channels");
+      bpcheck::add_conv(b, spec(2, 4, 8, 32, 1, 12, 1, 1, 1), "dw smaller than x: batch slices");
+      bpcheck::add_conv(b, spec(2, 2, 64, 64, 2, 3, 3, 1, 1), "2 groups: batch slices");
+      for (const bpcheck::Case &c : b.cases) {
+        INFO(threads << " threads, " << dtype_name(dtype) << ", " << c.label);
+        const bpcheck::Outcome got = bpcheck::run_case(*p, 0, c), want = bpcheck::run_case(*r, 0, c);
+        REQUIRE(want.ok);
+        CHECK(bpcheck::judge(c, got, want) == "");
+      }
+    }
+  }
+}
