@@ -250,16 +250,20 @@ struct ChannelSplit {
   }
 };
 
-// A batch of one on several threads: the output channels (the groups, of
-// a grouped convolution) split between the pool's threads in whole channel
-// blocks, each thread running oneDNN alone on its share of the weights.
-// One call on an OpenMP team instead reordered all the weights on one
-// thread and left libgomp's workers spinning after it, on the cores the
-// pool's next kernels needed (a third of a MobileNetV2 run at batch 1).
-// False, with nothing done, when there are too few channel blocks to split.
+// A batch of one, or an ungrouped batch whose weights outweigh x, on
+// several threads: the output channels (the groups, of a grouped
+// convolution) split between the pool's threads in whole channel blocks,
+// each thread running oneDNN alone on its share of the weights and writing
+// its channels of y in place. One call on an OpenMP team instead reordered
+// all the weights on one thread and left libgomp's workers spinning after
+// it, on the cores the pool's next kernels needed (a third of a MobileNetV2
+// run at batch 1); batch slices reorder the weights once, on one thread,
+// before they start. False, with nothing done, when the problem is neither
+// or there are too few channel blocks to split.
 bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, const Extents &e, ConvData data, const void *x,
                  const void *w, const float *bias, void *y, const memory::dims &pad_end) {
   const bool grouped = g.groups > 1;
+  if (g.n > 1 && (grouped || g.c_out * g.c_in * e.taps < g.n * g.c_in * e.in)) return false;
   const ChannelSplit split(pool.threads(), grouped ? g.groups : g.c_out);
   if (split.count < 2) return false;
   const int64_t step = split.step, count = split.count, last = split.last;
@@ -274,8 +278,9 @@ bool by_channels(ThreadPool &pool, const bp_sdk_conv &g, const Extents &e, ConvD
     s.c_out = unit_out * units_here;
     return s;
   };
-  const std::shared_ptr<const Plan> plans[2] = {plan_for(BP_OP_CONV, slice(step), 1, data, bias != nullptr, pad_end),
-                                                plan_for(BP_OP_CONV, slice(last), 1, data, bias != nullptr, pad_end)};
+  const std::shared_ptr<const Plan> plans[2] = {
+      plan_for(BP_OP_CONV, slice(step), g.n, data, bias != nullptr, pad_end, g.c_out),
+      plan_for(BP_OP_CONV, slice(last), g.n, data, bias != nullptr, pad_end, g.c_out)};
   struct Context {
     const std::shared_ptr<const Plan> *plans;
     const void *x, *w;
@@ -369,7 +374,7 @@ bool onednn_conv(ThreadPool &pool, int32_t op, const bp_sdk_conv &g, ConvData da
   const int64_t in_size = extents.in, out_size = extents.out;
   const int64_t weights = g.c_out * (g.c_in / g.groups) * extents.taps;
   try {
-    if (op == BP_OP_CONV && g.n == 1 && threads > 1 && by_channels(pool, g, extents, data, a, b, bias, out, pad_end))
+    if (op == BP_OP_CONV && threads > 1 && by_channels(pool, g, extents, data, a, b, bias, out, pad_end))
       return true;
     if (op == BP_OP_CONV_WEIGHT_GRAD && threads > 1 && weight_grad_by_channels(pool, g, extents, data, a, b, out, pad_end))
       return true;

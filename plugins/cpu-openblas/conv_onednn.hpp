@@ -1,6 +1,7 @@
 // The CONV family through oneDNN's convolution primitives (optional at build
-// time: BP_CPU_HAVE_ONEDNN), on dense C-order operands. The batch is split
-// over the backend's pool, each slice run by oneDNN on its thread alone (no
+// time: BP_CPU_HAVE_ONEDNN), on dense C-order operands. The batch (or, where
+// the weights outweigh x, the output channels) is split over the backend's
+// pool, each slice run by oneDNN on its thread alone (no
 // OpenMP team whose spinning workers would take the cores from OpenBLAS's
 // threads, as gemm_onednn.hpp found); primitives, and the reorders between
 // the plain layouts the core sees and the blocked ones oneDNN computes in,

@@ -43,17 +43,19 @@ TEST_CASE("cpu: a convolution's scratch is given back after each call") {
 // A batch of one on several threads splits the output channels (or the
 // groups) between them in blocks of 16: channel counts that split evenly
 // and not, a remainder block smaller than the others, groups and
-// depthwise, 1- to 3-D, with and without a bias, float32 and bfloat16.
-TEST_CASE("cpu: a batch of one splits its output channels between the threads") {
+// depthwise, 1- to 3-D, with and without a bias, float32 and bfloat16. So
+// does a larger ungrouped batch whose weights outweigh x, writing its
+// channels of each batch item of y in place.
+TEST_CASE("cpu: a batch of one, or weights larger than x, splits the output channels between the threads") {
   for (const char *threads : {"2", "3"}) {
     Comparison pair("cpu-openblas", Options{{"threads", threads}});
     const auto p = bpcheck::Plugin::borrow(pair.plugin.api()), r = bpcheck::Plugin::borrow(pair.ref.api());
     for (bp_dtype dtype : {BP_FLOAT32, BP_BFLOAT16}) {
       bpcheck::Builder b(BP_OP_CONV, dtype, dtype, 11);
       auto spec = [](int rank, int64_t c_in, int64_t c_out, int32_t groups, int64_t extent, int64_t kernel,
-                     bool bias) {
+                     bool bias, int64_t n = 1) {
         bpcheck::ConvSpec s;
-        s.rank = rank, s.n = 1, s.c_in = c_in, s.c_out = c_out, s.groups = groups, s.bias = bias;
+        s.rank = rank, s.n = n, s.c_in = c_in, s.c_out = c_out, s.groups = groups, s.bias = bias;
         for (int i = 0; i < rank; ++i)
           s.in[i] = extent, s.kernel[i] = kernel, s.pad_begin[i] = s.pad_end[i] = kernel / 2;
         return s;
@@ -65,6 +67,10 @@ TEST_CASE("cpu: a batch of one splits its output channels between the threads") 
       bpcheck::add_conv(b, spec(2, 64, 64, 32, 5, 3, true), "32 groups of 2");
       bpcheck::add_conv(b, spec(2, 48, 48, 48, 7, 3, false), "depthwise, 48 channels");
       bpcheck::add_conv(b, spec(2, 4, 8, 1, 5, 3, true), "8 channels: not split");
+      bpcheck::add_conv(b, spec(2, 8, 40, 1, 4, 3, true, 3), "batch 3, weights larger than x, 40 channels");
+      bpcheck::add_conv(b, spec(1, 6, 48, 1, 5, 3, false, 2), "1-D, batch 2, weights larger than x");
+      bpcheck::add_conv(b, spec(2, 8, 32, 1, 12, 1, true, 3), "batch 3, x larger than the weights: batch slices");
+      bpcheck::add_conv(b, spec(2, 64, 64, 2, 3, 3, true, 2), "batch 2, 2 groups: batch slices");
       for (const bpcheck::Case &c : b.cases) {
         INFO(threads << " threads, " << dtype_name(dtype) << ", " << c.label);
         const bpcheck::Outcome got = bpcheck::run_case(*p, 0, c), want = bpcheck::run_case(*r, 0, c);
