@@ -178,7 +178,7 @@ void native_bf16(ThreadPool &pool, int32_t op, const bp_sdk_conv &g) {
   std::vector<float> bias_copy;
   const uint16_t *da = dense_input<uint16_t>(pool, a, a_copy), *db = dense_input<uint16_t>(pool, b, b_copy);
   const float *dbias = dense_input<float>(pool, g.bias, bias_copy);
-  const bool pointwise = onednn_bf16_available() && pointwise_conv_fits(g);
+  const bool pointwise = pointwise_conv_wins() && pointwise_conv_fits(g);
   bool ok;
   if (op == BP_OP_CONV_WEIGHT_GRAD) {
     DenseOutput<float> o(*g.w, false);
@@ -235,8 +235,9 @@ std::string conv_path(int32_t dtype) {
   const std::string widened = dtype == BP_FLOAT32 ? "" : "widened to float32, ";
 #ifdef BP_CPU_HAVE_ONEDNN
   if (dtype == BP_BFLOAT16 && onednn_conv_bf16_native())
-    return "oneDNN " + onednn_conv_kernel(ConvData::bf16) + " (native bfloat16); pointwise: one oneDNN " +
-           onednn_bf16_kernel() + " GEMM of the batch";
+    return "oneDNN " + onednn_conv_kernel(ConvData::bf16) + " (native bfloat16)" +
+           (pointwise_conv_wins() ? std::string("; pointwise: one oneDNN ") + onednn_bf16_kernel() + " GEMM of the batch"
+                                  : std::string());
   const std::string &kernel = onednn_conv_kernel(ConvData::f32);
   if (kernel.compare(0, 11, "unavailable") != 0)
     return widened + "oneDNN " + kernel + " (blocked layouts), im2col + OpenBLAS sgemm where it declines";

@@ -489,7 +489,9 @@ const std::string &onednn_conv_kernel(ConvData data) {
 
 bool onednn_conv_bf16_native() {
   const std::string &k = onednn_conv_kernel(ConvData::bf16);
-  return k.find("avx512_core_bf16") != std::string::npos || k.find("amx") != std::string::npos;
+  return k.find("avx512_core_bf16") != std::string::npos || onednn_conv_bf16_amx();
 }
+
+bool onednn_conv_bf16_amx() { return onednn_conv_kernel(ConvData::bf16).find("amx") != std::string::npos; }
 
 }  // namespace cpu_backend

@@ -36,5 +36,7 @@ const std::string &onednn_conv_kernel(ConvData data);
 // Whether bfloat16 convolutions have a native kernel on this CPU (AVX-512
 // BF16 or AMX); otherwise the backend widens them to float32.
 bool onednn_conv_bf16_native();
+// Whether that kernel is AMX's (tile multiplies).
+bool onednn_conv_bf16_amx();
 
 }  // namespace cpu_backend

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "conv_onednn.hpp"
 #include "gemm_onednn.hpp"
 #include "half_convert.hpp"
 #include "parallel.hpp"
@@ -76,6 +77,8 @@ void to_images(ThreadPool &pool, float *m, const float *bias, int64_t n, int64_t
 }
 
 }  // namespace
+
+bool pointwise_conv_wins() { return onednn_conv_bf16_amx() && onednn_bf16_available(); }
 
 bool pointwise_conv_fits(const bp_sdk_conv &g) {
   if (g.groups != 1 || g.n < 1 || g.out[0] * g.out[1] * g.out[2] > kSmallPlane) return false;

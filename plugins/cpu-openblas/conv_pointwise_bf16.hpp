@@ -2,10 +2,12 @@
 // 1, no padding, one group, at most 64 output positions per image: the 1x1
 // shortcut into ResNet's last stage, at any stride) as one bfloat16 GEMM of
 // the whole batch through oneDNN's matmul (gemm_onednn.hpp), float32
-// accumulation, rounded once. oneDNN's bfloat16 convolution kernels ran
-// these at 0.7-1.5x of float32 on AMX, the weight gradient slowest: small
-// products per image there, one large one here. Optional at build time
-// with oneDNN (BP_CPU_HAVE_ONEDNN).
+// accumulation, rounded once, where oneDNN's convolutions run on AMX: its
+// bfloat16 convolution kernels ran these at 0.7-1.5x of float32 there, the
+// weight gradient slowest (small products per image there, one large one
+// here). On AVX-512 BF16 without AMX (AMD Zen 5) its convolution kernels
+// ran them 1.7-2.1x faster than this GEMM. Optional at build time with
+// oneDNN (BP_CPU_HAVE_ONEDNN).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,8 @@
 
 namespace cpu_backend {
 
+// Whether this CPU runs the GEMM (AMX, and a native bfloat16 GEMM).
+bool pointwise_conv_wins();
 // Whether g is a problem these functions take.
 bool pointwise_conv_fits(const bp_sdk_conv &g);
 
