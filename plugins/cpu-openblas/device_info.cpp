@@ -116,6 +116,7 @@ int32_t fill_device_properties(bp_property *props, int32_t capacity) {
   put("gemm_bfloat16_path", bf16.c_str());
   put("gemm_half_path", (f16 == bf16 ? f16 : "float16 " + f16 + ", bfloat16 " + bf16).c_str());
   put("softmax_path", softmax_path());  // the vector row kernel of softmax and log_softmax
+  put("norm_path", norm_path());        // LAYER_NORM's and RMS_NORM's row loop (since 1.6)
   put("attention_path", attention_path());
   put("unary_path", unary_vector().path);  // float32 exp and erf over dense runs (since 1.6)
   // How the convolutions run (since 1.6).

@@ -38,6 +38,9 @@ void scan_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 void softmax_kernel(ThreadPool &pool, int32_t op, const View &in, const View &out);
 // How a float32 row of it runs (the device property softmax_path).
 const char *softmax_path();
+// The copy of LAYER_NORM's and RMS_NORM's row loop this CPU runs
+// ("avx512f", "avx2", "baseline"; the device property norm_path).
+const char *norm_path();
 // GATHER_ND, SCATTER_ND and SCATTER_ADD_ND (index [N, k] int64): BP_ERR_INDEX
 // for an index outside its axis, raised before anything is written.
 void gather_nd_kernel(ThreadPool &pool, const View &data, const View &index, const View &out);

@@ -6,7 +6,8 @@
 // (target: 0.9x its bandwidth) and next to libtorch's at::layer_norm
 // (bp-bench-torch, the same thread count for its pool and BLAS; target
 // 1.0x), both in the same run. The CPU path is cpu-openblas's row kernel
-// (plugins/cpu-openblas/normalize.cpp: AVX2 where the CPU has it), named in
+// (plugins/cpu-openblas/normalize.cpp: AVX-512F or AVX2 where the CPU has
+// it, its property norm_path), named in
 // each row with the thread count.
 #include <cstdio>
 #include <cstring>
@@ -52,7 +53,10 @@ void figure_layer_norm(Context &ctx, Report &rep) {
       });
   };
   const Pair p = compare(layer_norm, copy, trials, target);
-  const std::string path = "cpu-openblas row kernel, " + thr;
+  std::string path = "cpu-openblas row kernel";
+  for (const bp_property &p : cpu.properties())
+    if (std::string(p.key) == "norm_path") path += " " + std::string(p.value);
+  path += ", " + thr;
   Row r{"layer_norm", params, "cpu:0", "GB/s"};
   r.backplane = gbps(bytes, p.a);
   r.baseline = gbps(bytes, p.b);
