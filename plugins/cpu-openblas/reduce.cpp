@@ -43,8 +43,8 @@ struct Plan {
 
 // An axis is reduced where the output's extent is 1 (plugin.h).
 Plan make_plan(const View &in, const View &out, int64_t correction) {
-  int64_t kept_shape[BP_MAX_RANK], kept_out[BP_MAX_RANK], kept_in[BP_MAX_RANK];
-  int64_t red_shape[BP_MAX_RANK], red_in[BP_MAX_RANK];
+  int64_t kept_shape[BP_MAX_RANK] = {}, kept_out[BP_MAX_RANK] = {}, kept_in[BP_MAX_RANK] = {};
+  int64_t red_shape[BP_MAX_RANK] = {}, red_in[BP_MAX_RANK] = {};
   int nk = 0, nr = 0;
   for (int d = 0; d < in.rank; ++d) {
     if (out.shape[d] == 1) {
