@@ -77,8 +77,26 @@ struct MatmulNode : Node {
     // when a was transposed.
     View da, db;
     if (wants(0)) da = ta ? dispatch::matmul(y, g, tb, true, nullptr) : dispatch::matmul(g, y, false, !tb, nullptr);
-    if (wants(1)) db = tb ? dispatch::matmul(g, x, true, ta, nullptr) : dispatch::matmul(x, g, !ta, false, nullptr);
+    if (wants(1) && !shared_weight_grad(x, y, g, db))
+      db = tb ? dispatch::matmul(g, x, true, ta, nullptr) : dispatch::matmul(x, g, !ta, false, nullptr);
     return {da, db};
+  }
+
+ private:
+  // A 2-D b shared by a batch of a's matrices (a Linear layer's weight):
+  // dB is the sum over the batch, one product of the batch's rows folded
+  // together, [K, items * M] @ [items * M, N], where a (not transposed) and
+  // g allow those views; false otherwise. A batched product and then a sum
+  // over the batch took many small GEMMs and a reduction.
+  bool shared_weight_grad(const View &x, const View &y, const View &g, View &db) const {
+    if (y.rank != 2 || x.rank <= 2 || ta || g.rank != x.rank) return false;
+    int64_t rows = 1;
+    for (int32_t d = 0; d + 1 < x.rank; ++d) rows *= x.shape[d];
+    const int64_t x_shape[2] = {rows, x.shape[x.rank - 1]}, g_shape[2] = {rows, g.shape[g.rank - 1]};
+    View x2, g2;
+    if (!reshape_view(x, 2, x_shape, x2) || !reshape_view(g, 2, g_shape, g2)) return false;
+    db = tb ? dispatch::matmul(g2, x2, true, false, nullptr) : dispatch::matmul(x2, g2, true, false, nullptr);
+    return true;
   }
 };
 

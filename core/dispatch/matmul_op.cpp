@@ -34,6 +34,55 @@ View as_matrix(const View &v, bool is_a, bool transpose) {
   return m;
 }
 
+// Axes 0..axis of t merged into one (its extent and stride) when their
+// elements are evenly spaced along it; extent-1 axes merge with anything.
+bool merged_rows(const bp_plugin_tensor &t, int32_t axis, int64_t &extent, int64_t &stride) {
+  extent = t.shape[axis];
+  stride = t.strides[axis];
+  for (int32_t d = axis - 1; d >= 0; --d) {
+    if (t.shape[d] == 1) continue;
+    if (extent == 1) {
+      extent = t.shape[d];
+      stride = t.strides[d];
+    } else if (t.strides[d] == extent * stride) {
+      extent *= t.shape[d];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// t as the matrix [rows, t's last extent] (rows of stride row_stride).
+void as_rows(bp_plugin_tensor &t, int32_t rank, int64_t rows, int64_t row_stride) {
+  const int64_t cols = t.shape[rank - 1], col_stride = t.strides[rank - 1];
+  for (int32_t d = 0; d < BP_MAX_RANK; ++d) t.shape[d] = t.strides[d] = 0;
+  t.rank = 2;
+  t.shape[0] = rows, t.strides[0] = row_stride;
+  t.shape[1] = cols, t.strides[1] = col_stride;
+}
+
+// A batch whose items share b (a Linear layer's weight, broadcast) and
+// whose rows of a and of the result are evenly spaced across the items is
+// one product [items * M, K] @ [K, N], as PyTorch's linear() folds it: one
+// large GEMM runs near the BLAS's peak where a batch of small ones pays
+// each call's packing (a small GPT's projections: 8 calls of 64 rows each,
+// 1.7x the time of one of 512 rows). Each result element is the same dot
+// product over K either way. Empty problems are left as they are.
+void fold_shared_b(bp_plugin_tensor &a, bp_plugin_tensor &b, bp_plugin_tensor &o, int32_t batch_rank) {
+  const int32_t rank = batch_rank + 2;
+  if (batch_rank == 0) return;
+  for (int32_t d = 0; d < rank; ++d)
+    if (o.shape[d] == 0 || a.shape[d] == 0 || b.shape[d] == 0) return;
+  for (int32_t d = 0; d < batch_rank; ++d)
+    if (b.shape[d] != 1 && b.strides[d] != 0) return;
+  int64_t rows_a, stride_a, rows_o, stride_o;
+  if (!merged_rows(a, batch_rank, rows_a, stride_a) || !merged_rows(o, batch_rank, rows_o, stride_o)) return;
+  as_rows(a, rank, rows_a, stride_a);
+  as_rows(o, rank, rows_o, stride_o);
+  as_rows(b, rank, b.shape[batch_rank], b.strides[batch_rank]);
+}
+
 Error matmul_error(bp_status s, const std::string &msg) {
   Error e(s, "matmul: " + msg);
   e.op = "matmul";
@@ -108,6 +157,7 @@ View matmul(const View &a, const View &b, bool transpose_a, bool transpose_b, co
   o.strides[batch_rank + 1] = b.rank > 1 ? target.strides[k] : 0;
   for (int32_t d = rank; d < BP_MAX_RANK; ++d) o.shape[d] = o.strides[d] = 0;
   if (out) check_overlap(op, target, o, {{&A, &in[0]}, {&B, &in[1]}}, false);
+  fold_shared_b(in[0], in[1], o, batch_rank);
   run(A.device(), op, dtype, dtype, make_attrs(), in, 2, o);
   return result;
 }

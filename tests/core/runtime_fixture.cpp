@@ -1,5 +1,6 @@
 #include "runtime_fixture.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 namespace bp_test {
@@ -80,6 +81,10 @@ std::vector<std::string> trace_lines() {
     out.push_back(buf);
   }
   return out;
+}
+
+int count_lines_starting(const std::vector<std::string> &lines, const std::string &prefix) {
+  return int(std::count_if(lines.begin(), lines.end(), [&](const std::string &l) { return l.rfind(prefix, 0) == 0; }));
 }
 
 bool last_error_mentions(const std::string &part) {

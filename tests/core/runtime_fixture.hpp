@@ -48,6 +48,9 @@ std::string trace_text();
 // The routing trace's lines so far, each read (and REQUIREd to succeed).
 std::vector<std::string> trace_lines();
 
+// How many of lines start with prefix.
+int count_lines_starting(const std::vector<std::string> &lines, const std::string &prefix);
+
 // Whether bp_last_error() contains part.
 bool last_error_mentions(const std::string &part);
 

@@ -16,6 +16,7 @@
 #include "runtime_fixture.hpp"
 
 using bp_test::last_error_mentions;
+using bp_test::count_lines_starting;
 
 namespace {
 
@@ -56,10 +57,6 @@ void check_close(const std::vector<double> &got, const std::vector<double> &want
     INFO("element " << i);
     CHECK(std::abs(got[i] - want[i]) <= tolerance * (1 + std::abs(want[i])));
   }
-}
-
-int count_lines_starting(const std::vector<std::string> &lines, const std::string &prefix) {
-  return int(std::count_if(lines.begin(), lines.end(), [&](const std::string &l) { return l.rfind(prefix, 0) == 0; }));
 }
 
 struct Problem {

@@ -156,6 +156,67 @@ TEST_CASE("matmul: 2-D, transposes, batches with broadcasting, vectors") {
   CHECK_THROWS_AS(bp::matmul(bp::ones({2, 2}, bp::boolean, d), bp::ones({2, 2}, bp::boolean, d)), bp::DtypeError);
 }
 
+// A batch sharing a 2-D b (a Linear layer's weight) reaches the backend as
+// one product of the batch's rows, forward and for b's gradient, where the
+// rows are evenly spaced across the batch; an a stored transposed (its
+// rows are columns), or rows with a gap between the batch items, stay a
+// batch. The values are exact either way.
+TEST_CASE("matmul: a batch sharing a 2-D b is one product of the batch's rows") {
+  start(bp_test::kHostOnly);
+  bp::Device d = device_under_test();
+  std::vector<double> xs(3 * 3 * 4), ws(4 * 5);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = double(int(i * 7 % 11) - 5);
+  for (size_t i = 0; i < ws.size(); ++i) ws[i] = double(int(i * 5 % 7) - 3);
+  const bp::Tensor whole = bp::from_vector<double>(xs, {3, 3, 4}, d), w = bp::from_vector<double>(ws, {4, 5}, d);
+  auto by_item = [&](const bp::Tensor &x, const bp::Tensor &b, bool tb) {
+    std::vector<double> out;
+    for (int64_t i = 0; i < x.shape()[0]; ++i) {
+      const std::vector<double> one = bp::matmul(x[i], b, false, tb).to_vector<double>();
+      out.insert(out.end(), one.begin(), one.end());
+    }
+    return out;
+  };
+  auto product_lines = [](const std::string &shape) {
+    return bp_test::count_lines_starting(bp_test::trace_lines(), "matmul float64 " + shape);
+  };
+  REQUIRE(bp_trace_enable(1) == BP_OK);
+  const bp::Tensor &x = whole;                     // [3, 3, 4], dense
+  const bp::Tensor gapped = whole.slice(1, 0, 2);  // [3, 2, 4]: a row's gap after each item
+  bp_trace_clear();
+  CHECK_THAT(bp::matmul(x, w).to_vector<double>(), Equals(by_item(x, w, false)));
+  bp_trace_clear();
+  const bp::Tensor y = bp::matmul(x, w);
+  CHECK(y.shape() == bp::Shape{3, 3, 5});
+  CHECK(product_lines("[9, 5]") == 1);
+  bp_trace_clear();
+  const bp::Tensor wt = w.T().contiguous();
+  CHECK_THAT(bp::matmul(x, wt, false, true).to_vector<double>(), Equals(by_item(x, wt, true)));
+  CHECK(product_lines("[9, 5]") == 1);
+  bp_trace_clear();
+  CHECK_THAT(bp::matmul(gapped, w).to_vector<double>(), Equals(by_item(gapped, w, false)));
+  CHECK(product_lines("[3, 2, 5]") == 1);
+  bp_trace_clear();
+  const bp::Tensor stored_transposed = x.permute({0, 2, 1}).contiguous();  // [3, 4, 3]: A's rows are its columns
+  CHECK_THAT(bp::matmul(stored_transposed, w, true, false).to_vector<double>(), Equals(by_item(x, w, false)));
+  CHECK(product_lines("[3, 3, 5]") == 1);
+
+  // dW = the sum over the batch of x_i^T g_i, here with g = 1.
+  for (bool tb : {false, true}) {
+    INFO("b transposed: " << tb);
+    const bp::Tensor xg = x.detach().requires_grad_(), wg = (tb ? wt : w).detach().requires_grad_();
+    bp_trace_clear();
+    bp::matmul(xg, wg, false, tb).sum().backward();
+    CHECK(product_lines(tb ? "[5, 4]" : "[4, 5]") == 1);
+    std::vector<double> want(20, 0.0);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t m = 0; m < 3; ++m)
+        for (int64_t k = 0; k < 4; ++k)
+          for (int64_t n = 0; n < 5; ++n) want[size_t(tb ? n * 4 + k : k * 5 + n)] += xs[size_t((i * 3 + m) * 4 + k)];
+    CHECK_THAT(wg.grad().to_vector<double>(), Equals(want));
+  }
+  REQUIRE(bp_trace_enable(0) == BP_OK);
+}
+
 TEST_CASE("cast and assign convert between dtypes") {
   start(bp_test::kHostOnly);
   bp::Device d = device_under_test();
