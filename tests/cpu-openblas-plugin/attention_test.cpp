@@ -34,11 +34,5 @@ TEST_CASE("attention's results do not depend on the thread count", "[attention]"
 
 TEST_CASE("the device properties name the attention path", "[attention]") {
   Pair pair;
-  bp_property props[64];
-  int32_t count = 0;
-  pair.cpu.check(pair.cpu.api().device_properties(0, props, 64, &count), "device_properties");
-  std::string path;
-  for (int32_t i = 0; i < count; ++i)
-    if (std::string(props[i].key) == "attention_path") path = props[i].value;
-  CHECK(path.rfind("flash-style tiles", 0) == 0);
+  CHECK(device_property(pair.cpu, "attention_path").rfind("flash-style tiles", 0) == 0);
 }

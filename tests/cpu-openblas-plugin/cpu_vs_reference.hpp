@@ -16,6 +16,16 @@ class Pair : public Comparison {
   PluginHandle &cpu = plugin;
 };
 
+// Device 0's property `key` ("" when it has none).
+inline std::string device_property(const PluginHandle &plugin, const std::string &key) {
+  bp_property props[64];
+  int32_t count = 0;
+  plugin.check(plugin.api().device_properties(0, props, 64, &count), "device_properties");
+  for (int32_t i = 0; i < count; ++i)
+    if (key == props[i].key) return props[i].value;
+  return "";
+}
+
 // A row of a table of shared comparisons, on device 0.
 inline void run_on_cpu(const ComparisonTest &t) {
   Pair pair;

@@ -56,12 +56,7 @@ TEST_CASE("layer_norm and rms_norm outputs of 8 MiB and more (streaming stores) 
 // (the cases above), so only the property says which one ran.
 TEST_CASE("the device names the normalisation row loop this CPU runs", "[normalize][properties]") {
   Pair pair;
-  bp_property props[64];
-  int32_t count = 0;
-  REQUIRE(pair.cpu.api().device_properties(0, props, 64, &count) == BP_OK);
-  std::string path;
-  for (int32_t i = 0; i < count; ++i)
-    if (std::string(props[i].key) == "norm_path") path = props[i].value;
+  const std::string path = device_property(pair.cpu, "norm_path");
   INFO("norm_path = " << path);
 #if defined(__x86_64__) || defined(__i386__)
   const char *want = __builtin_cpu_supports("avx512f") ? "avx512f"

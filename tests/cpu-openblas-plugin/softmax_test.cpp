@@ -18,12 +18,7 @@ const ComparisonTests kRegistered(kTests, run_on_cpu);
 
 TEST_CASE("the device names its softmax row kernel", "[softmax][properties]") {
   Pair pair;
-  bp_property props[64];
-  int32_t count = 0;
-  REQUIRE(pair.cpu.api().device_properties(0, props, 64, &count) == BP_OK);
-  std::string path;
-  for (int32_t i = 0; i < count; ++i)
-    if (std::string(props[i].key) == "softmax_path") path = props[i].value;
+  const std::string path = device_property(pair.cpu, "softmax_path");
   INFO("softmax_path = " << path);
   CHECK((path.rfind("avx512f", 0) == 0 || path.rfind("avx2+fma", 0) == 0 || path.rfind("scalar", 0) == 0));
 }

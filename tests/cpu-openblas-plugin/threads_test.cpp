@@ -68,15 +68,6 @@ std::vector<std::vector<uint8_t>> run_large(const Options &options) {
   return results;
 }
 
-std::string property(const bp_test::PluginHandle &plugin, const std::string &key) {
-  bp_property props[64];
-  int32_t count = 0;
-  plugin.check(plugin.api().device_properties(0, props, 64, &count), "device_properties");
-  for (int32_t i = 0; i < count; ++i)
-    if (key == props[i].key) return props[i].value;
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("threads = 1 and threads = 2 give the reference's results, bit for bit the same outside OpenBLAS's GEMM", "[threads]") {
@@ -100,11 +91,11 @@ TEST_CASE("threads = 1 and threads = 2 give the reference's results, bit for bit
 TEST_CASE("the threads option sets the pool and OpenBLAS thread counts", "[threads]") {
   for (const char *n : {"1", "2", "3"}) {
     bp_test::PluginHandle cpu("cpu-openblas", {{"threads", n}});
-    CHECK(property(cpu, "threads") == n);
-    CHECK(property(cpu, "openblas_threads") == n);
+    CHECK(device_property(cpu, "threads") == n);
+    CHECK(device_property(cpu, "openblas_threads") == n);
   }
   bp_test::PluginHandle all("cpu-openblas", {{"threads", "0"}});
-  CHECK(property(all, "threads") == property(all, "cores"));
+  CHECK(device_property(all, "threads") == device_property(all, "cores"));
 }
 
 TEST_CASE("bad threads options are refused with a message", "[threads]") {

@@ -54,8 +54,8 @@ void figure_layer_norm(Context &ctx, Report &rep) {
   };
   const Pair p = compare(layer_norm, copy, trials, target);
   std::string path = "cpu-openblas row kernel";
-  for (const bp_property &p : cpu.properties())
-    if (std::string(p.key) == "norm_path") path += " " + std::string(p.value);
+  for (const bp_property &prop : cpu.properties())
+    if (std::string(prop.key) == "norm_path") path += " " + std::string(prop.value);
   path += ", " + thr;
   Row r{"layer_norm", params, "cpu:0", "GB/s"};
   r.backplane = gbps(bytes, p.a);
