@@ -28,21 +28,36 @@ inline long bp_conv_at(const bp_conv_layout *L, long b, long c, long s0, long s1
          s1 * L->act_stride[3] + s2 * L->act_stride[4];
 }
 
-/* col[(c, tap), b, o] = x[b, c, o stride - pad + tap dilation], 0 in the padding. */
+/* col[(c, tap), b, o] = x[b, c, o stride - pad + tap dilation], 0 in the
+ * padding. One work-item per line of col: its (c, tap), b and first spatial
+ * position o0, for every o1 and o2. Taking the index apart costs a dozen
+ * 64-bit divisions, which per element took as long as the GEMM that reads
+ * col (PoCL, small images); per line they are paid once for a row of the
+ * image. */
 __kernel void conv_im2col(__global T *col, __global const S *x, bp_conv_layout L) {
   const long i = get_global_id(0);
   if (i >= L.n) return;
-  const long o = i % L.out_size, b = i / L.out_size % L.count, row = i / (L.out_size * L.count);
+  const long o0 = i % L.out_ext[0], b = i / L.out_ext[0] % L.count, row = i / (L.out_ext[0] * L.count);
   const long c = row / L.taps, tap = row % L.taps;
   const long k2 = tap % L.taps_ext[2], k1 = tap / L.taps_ext[2] % L.taps_ext[1], k0 = tap / (L.taps_ext[1] * L.taps_ext[2]);
-  const long o2 = o % L.out_ext[2], o1 = o / L.out_ext[2] % L.out_ext[1], o0 = o / (L.out_ext[1] * L.out_ext[2]);
+  const long line = L.out_ext[1] * L.out_ext[2];
+  __global T *dst = col + (row * L.count + b) * L.out_size + o0 * line;
   const long p0 = o0 * L.stride[0] - L.pad[0] + k0 * L.dilation[0];
-  const long p1 = o1 * L.stride[1] - L.pad[1] + k1 * L.dilation[1];
-  const long p2 = o2 * L.stride[2] - L.pad[2] + k2 * L.dilation[2];
-  T v = (T)0;
-  if (p0 >= 0 && p0 < L.in_ext[0] && p1 >= 0 && p1 < L.in_ext[1] && p2 >= 0 && p2 < L.in_ext[2])
-    v = LD(x[bp_conv_at(&L, b, c, p0, p1, p2)]);
-  col[i] = v;
+  if (p0 < 0 || p0 >= L.in_ext[0]) {
+    for (long j = 0; j < line; ++j) dst[j] = (T)0;
+    return;
+  }
+  const long at = bp_conv_at(&L, b, c, p0, 0, 0);
+  for (long o1 = 0; o1 < L.out_ext[1]; ++o1) {
+    const long p1 = o1 * L.stride[1] - L.pad[1] + k1 * L.dilation[1];
+    const int inside = p1 >= 0 && p1 < L.in_ext[1];
+    for (long o2 = 0; o2 < L.out_ext[2]; ++o2) {
+      const long p2 = o2 * L.stride[2] - L.pad[2] + k2 * L.dilation[2];
+      dst[o1 * L.out_ext[2] + o2] = inside && p2 >= 0 && p2 < L.in_ext[2]
+                                        ? LD(x[at + p1 * L.act_stride[3] + p2 * L.act_stride[4]])
+                                        : (T)0;
+    }
+  }
 }
 
 /* y[b, c, o] = tmp[c, b, o] + bias[c], rounded once into the strided y. */

@@ -153,6 +153,11 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
     const Kernel &k = device.kernel(lock, Family::Conv, out.dtype, name);
     device.launch_per_element(lock, k, n, args.data(), args.size());
   };
+  // col of L's batch items (conv_im2col: one work-item per line).
+  auto im2col = [&](ClConvLayout &L, const View &col, const View &x) {
+    L.n = p.depth * L.count * L.out_ext[0];
+    launch("conv_im2col", L.n, {col.mem, x.mem, L});
+  };
   // A store's bias: its channels from `first` on.
   auto with_bias = [&](ClConvLayout &L, int64_t first) {
     L.has_bias = has_bias;
@@ -183,8 +188,7 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
       const View col = temps.dense(device, compute, {p.depth, count * p.out_size});
       for (int64_t group = 0; group < g.groups; ++group) {
         ClConvLayout L = p.layout(x, first, count, group, p.in_group);
-        L.n = p.depth * count * p.out_size;
-        launch("conv_im2col", L.n, {col.mem, x.mem, L});
+        im2col(L, col, x);
         const auto [dyg, dy_at] = dy_rows(first, count, group);
         gemm(device, lock, compute, false, true, p.out_group, p.depth, count * p.out_size, dyg, dy_at, col, 0,
              first == 0 ? 0.0 : 1.0, dw, group * p.out_group * p.depth);
@@ -204,8 +208,7 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
       for (int64_t item = 0; item < g.n; ++item)
         for (int64_t group = 0; group < g.groups; ++group) {
           ClConvLayout L = p.layout(x, item, 1, group, p.in_group);
-          L.n = p.depth * p.out_size;
-          launch("conv_im2col", L.n, {col.mem, x.mem, L});
+          im2col(L, col, x);
           gemm(device, lock, compute, false, false, p.out_group, p.out_size, p.depth, w, group * p.out_group * p.depth,
                col, 0, 0.0, out, (item * g.c_out + group * p.out_group) * p.out_size);
         }
@@ -217,8 +220,7 @@ void run_conv(Device &device, const Device::Lock &lock, int32_t op, const bp_op_
       const View tmp = temps.dense(device, compute, {p.out_group, count * p.out_size});
       for (int64_t group = 0; group < g.groups; ++group) {
         ClConvLayout L = p.layout(x, first, count, group, p.in_group);
-        L.n = p.depth * count * p.out_size;
-        launch("conv_im2col", L.n, {col.mem, x.mem, L});
+        im2col(L, col, x);
         gemm(device, lock, compute, false, false, p.out_group, count * p.out_size, p.depth, w,
              group * p.out_group * p.depth, col, 0, 0.0, tmp, 0);
         ClConvLayout S = p.layout(out, first, count, group, p.out_group);
