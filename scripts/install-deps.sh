@@ -8,6 +8,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo
   libopenmpi-dev openmpi-bin
   python3 python3-dev python3-numpy python3-pytest python3-venv python3-pip python3-sklearn
+  python3-pytest-xdist  # scripts/test-wheel.sh runs the Python tests on every core
   python3-torch  # PyTorch 1.13: the reference of the Python tests that compare with it
   python3-torchvision  # exports the classification models the ONNX tests run
 )

@@ -47,12 +47,15 @@ assert "cpu:0" in names and "reference:0" in names, names
 print("installed package:", pkg, "devices:", names, "version:", bp.__version__)
 EOF
 
-# The tests' own configuration and test plugins, as ctest gives them.
+# The tests' own configuration and test plugins, as ctest gives them; on
+# every core where pytest-xdist is installed (scripts/install-deps.sh).
+workers=()
+"$work/venv/bin/python" -c "import xdist" 2>/dev/null && workers=(-n auto)
 env BACKPLANE_CONFIG="$repo/tests/backplane-test.toml" \
     BACKPLANE_TEST_PLUGIN_DIR="$repo/$build/tests/test-plugins" \
     OPENBLAS_NUM_THREADS=1 POCL_DEVICES="pthread pthread" POCL_MAX_PTHREAD_COUNT=1 \
     PYTHONDONTWRITEBYTECODE=1 \
-  "$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$repo/tests/python"
+  "$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider "${workers[@]}" "$repo/tests/python"
 
 "$work/venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps -w "$work/dist" \
   "${cmake_settings[@]}" "$repo/bindings/python"
