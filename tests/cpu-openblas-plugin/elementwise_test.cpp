@@ -120,7 +120,7 @@ TEST_CASE("where matches the reference for every dtype and layout", "[elementwis
   }
 }
 
-TEST_CASE("unary ops match the reference for every dtype and layout", "[elementwise]") {
+TEST_CASE("unary ops match the reference for every dtype and layout", "[elementwise][sweep]") {
   struct UnaryCase {
     bp_op op;
     Values values;

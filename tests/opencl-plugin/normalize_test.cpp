@@ -9,7 +9,7 @@
 
 using namespace ocl_test;
 
-TEST_CASE("var, layer_norm and rms_norm match the reference on the kit's cases", "[normalize]") {
+TEST_CASE("var, layer_norm and rms_norm match the reference on the kit's cases", "[normalize][sweep]") {
   if (!has_device(ocl(), "OpenCL")) return;
   const int32_t devices = ocl().device_count();
   for (int32_t d = 0; d < devices; ++d)
