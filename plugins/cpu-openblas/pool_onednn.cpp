@@ -166,7 +166,10 @@ bool run_blocks(ThreadPool &pool, Key key, bool include_pad, const float *in, fl
   const int64_t pieces = std::max<int64_t>(1, std::min<int64_t>(planes, pool.threads() * 4));
   const int64_t step = (planes + pieces - 1) / pieces, blocks = (planes + step - 1) / step;
   const bool backward = (key[0] & 2) != 0;
-  // Both block shapes are built first, so that a refusal writes nothing.
+  // Both block shapes are built first, so that a refusal writes nothing,
+  // for the one OpenMP thread each block runs on: oneDNN fixes a
+  // primitive's thread count when it is built (conv_onednn.cpp's plan_for).
+  omp_set_num_threads(1);
   try {
     for (int64_t size : {step, planes - (blocks - 1) * step}) {
       Key k = key;
