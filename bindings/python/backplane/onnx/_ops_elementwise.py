@@ -313,11 +313,16 @@ def _bound(n, i, tensor):
     """Clip's bound i as a Python number when it is a constant at prepare
     time (ReLU6's 0 and 6): a scalar operand, which a fused program applies
     in place instead of broadcasting a tensor through its tiles."""
-    value = n.const(i)
-    if value is None or value.size != 1:
-        return tensor
-    v = value.reshape(())[()]
-    return int(v) if np.issubdtype(value.dtype, np.integer) else float(v)
+    bounds = n.__dict__.setdefault("_clip_bounds", {})
+    if i not in bounds:  # constant or not, that is known once prepared
+        value = n.const(i)
+        if value is None or value.size != 1:
+            bounds[i] = None
+        else:
+            v = value.reshape(())[()]
+            bounds[i] = int(v) if np.issubdtype(value.dtype, np.integer) else float(v)
+    bound = bounds[i]
+    return tensor if bound is None else bound
 
 
 @converter("Clip", needs=_clip_needs)

@@ -95,11 +95,18 @@ def _conv_needs(n):
 
 @converter("Conv", needs=_conv_needs)
 def conv(n, x, w, b=None):
-    rank = w.ndim - 2
-    stride, dilation, before, after, fn = _sliding(n, x, list(w.shape[2:]), "conv")
+    # The window's numbers follow from the attributes and the shapes alone:
+    # worked out on the node's first run with these shapes, not on every run.
+    shapes = (x.shape, w.shape)
+    memo = n.__dict__.get("_conv_memo")
+    if memo is None or memo[0] != shapes:
+        rank = w.ndim - 2
+        stride, dilation, before, after, fn = _sliding(n, x, list(w.shape[2:]), "conv")
+        memo = n._conv_memo = (shapes, rank, fn, tuple(stride), tuple(dilation), before, after,
+                               int(n.attr("group", 1)))
+    _, rank, fn, stride, dilation, before, after, groups = memo
     x, padding = _even(x, rank, before, after, 0.0)
-    return fn(x, w, b, stride=tuple(stride), padding=padding, dilation=tuple(dilation),
-              groups=int(n.attr("group", 1)))
+    return fn(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
 def _conv_transpose_needs(n):

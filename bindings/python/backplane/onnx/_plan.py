@@ -5,6 +5,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, shape_inference
 
+from .._dtype import as_dtype
 from . import _dtypes
 from ._registry import CONVERTERS, Refused
 
@@ -73,6 +74,15 @@ class Node:
         if i >= len(self.outputs) or not self.outputs[i]:
             return None
         return self._type(self.outputs[i])[0]
+
+    def out_codes(self):
+        """The bp_dtype code of each output (None where unknown), computed
+        once: the check of every run's outputs compares these."""
+        codes = self.__dict__.get("_out_codes")
+        if codes is None:
+            codes = self._out_codes = [None if t is None else as_dtype(t).code
+                                       for t in map(self.out_t, range(len(self.outputs)))]
+        return codes
 
     def shape(self, i):
         """Inferred shape of input i: a tuple of ints and None (unknown

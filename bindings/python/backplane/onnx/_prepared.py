@@ -25,6 +25,7 @@ class PreparedModel(BackendRep):
         self.input_names = list(plan.inputs)
         self.output_names = list(plan.outputs)
         self.copies = []  # (what, value name, from device, to device), planned at prepare
+        self._outputs_type = namedtupledict("Outputs", self.output_names)
         self._resident = {}  # (value name, device name) -> tensor
         self._place_constants()
         self._plan_copies()
@@ -137,10 +138,13 @@ class PreparedModel(BackendRep):
             elif v.device != self.device:
                 v = v.to(self.device)  # listed in report(): a model output of the fallback
             results.append(v)
-        return namedtupledict("Outputs", self.output_names)(*results)
+        return self._outputs_type(*results)
 
+    # Run for every node of every run: the checks compare the runtime's
+    # numbers (device ids, dtype codes), not the objects that carry them.
     def _run_device(self, node, env):
         device = node.device
+        device_id = device._id
         host = node.converter.host_inputs
         args = []
         for i, name in enumerate(node.inputs):
@@ -153,21 +157,20 @@ class PreparedModel(BackendRep):
                     v = _dtypes.to_host(v)  # a shape or axes computed on the device
             elif isinstance(v, np.ndarray):
                 v = _dtypes.to_device(v, device)  # a shape computed at run time
-            elif v.device != device:
+            elif v._device_id != device_id:
                 v = v.to(device)  # a copy to or from the fallback, listed in report()
             args.append(v)
         out = node.converter.fn(node, *args)
         outs = out if isinstance(out, tuple) else (out,)
-        for k, (name, v) in enumerate(zip(node.outputs, outs)):
+        for k, (name, v, want) in enumerate(zip(node.outputs, outs, node.out_codes())):
             if not name:
                 continue
             if v is None:
                 raise InternalError("backplane.onnx: {} made no output {}".format(
                     node.describe(), k))
-            want = node.out_t(k)
-            if want is not None and str(v.dtype) != want:
+            if want is not None and v._dtype_code != want:
                 raise InternalError("backplane.onnx: {} made output {} in {}, ONNX says {}".format(
-                    node.describe(), k, v.dtype, want))
+                    node.describe(), k, v.dtype, node.out_t(k)))
             env[name] = v
 
     # ---- what it did ---------------------------------------------------------
