@@ -1,8 +1,13 @@
 // The convolutions (oneDNN where it is built in and takes the problem,
 // im2col + OpenBLAS otherwise) against the reference on the kit's cases,
 // on one thread and on several.
+#include <filesystem>
+#include <iterator>
+#include <thread>
+
 #include "conv_check.hpp"
 #include "family_builders.hpp"
+#include "skip.hpp"
 
 using namespace bp_test;
 
@@ -116,4 +121,38 @@ TEST_CASE("cpu: a weight gradient larger than x splits its output channels betwe
       }
     }
   }
+}
+
+// oneDNN runs every convolution and pooling on the pool's threads, at one
+// OpenMP thread each (conv_onednn.cpp's plan_for). A primitive built at
+// OpenMP's default opened a team whenever it ran, and libgomp's workers
+// are threads of their own that stay in the process: the process's threads
+// (/proc/self/task) are counted once the plugin is started and again after
+// the calls. The kit's float32 and bfloat16 cases take every path: batch
+// slices, channel splits, a batch of one that does not split. Where the
+// process may run on one core only, OpenMP's default team is that one
+// thread: no team to open, so nothing to check.
+TEST_CASE("cpu: convolutions and pooling open no OpenMP team beside the pool's threads") {
+  if (std::thread::hardware_concurrency() < 2) return bp_test::skip("one core: OpenMP's default team is a single thread");
+  auto threads_now = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator());
+  };
+  PluginHandle cpu("cpu-openblas", Options{{"threads", "2"}});
+  const auto plugin = bpcheck::Plugin::borrow(cpu.api());
+  const auto before = threads_now();
+  int ran = 0;
+  std::vector<bp_op> ops = ops_in(BP_OP_FAMILY_CONV);
+  for (int32_t family : {BP_OP_FAMILY_POOL, BP_OP_FAMILY_POOL_GRAD})
+    for (bp_op op : ops_in(family)) ops.push_back(op);
+  for (bp_op op : ops)
+    for (bp_dtype dtype : {BP_FLOAT32, BP_BFLOAT16}) {
+      if (!supported(cpu, op, dtype, dtype, 0)) continue;
+      for (const bpcheck::Case &c : bpcheck::make_cases(op, dtype, dtype, 5)) {
+        INFO(op_name(op) << " " << dtype_name(dtype) << ", case " << c.label);
+        REQUIRE(bpcheck::run_case(*plugin, 0, c).ok);
+        ++ran;
+      }
+    }
+  CHECK(ran > 20);
+  CHECK(threads_now() == before);
 }
