@@ -167,7 +167,7 @@ Plan make_plan(int32_t op, const bp_sdk_conv &g, int64_t n, ConvData data, bool 
 // of that many threads inside each pool thread that ran it, whose workers
 // spin after the region on the cores the pool's next kernels need (and a
 // "threads = 1" backend used two). Without teams MobileNetV2 at batch 1
-// ran 10-15% faster on two cores.
+// ran about 10% faster on two cores.
 std::shared_ptr<const Plan> plan_for(int32_t op, const bp_sdk_conv &g, int64_t n, ConvData data, bool bias,
                                      const memory::dims &pad_end, int64_t y_channels = 0) {
   if (y_channels == 0) y_channels = g.c_out;

@@ -64,9 +64,9 @@ constexpr int64_t kStreamBytes = int64_t(8) << 20;
 
 // Sum of p[0..n), or of (p[i] - centre)^2 when `squares`: float32 (or
 // float64) lanes within a block, blocks carried in float64.
-// `next` (or nullptr): the next row, whose lines are fetched meanwhile,
-// one prefetch per 64 bytes of it: the statistics' passes over a row in
-// the cache otherwise leave the memory idle. As long as p's row is enough.
+// `next` (or nullptr): the next row, n elements like p's, whose lines are
+// fetched meanwhile, one prefetch per 64 bytes: the statistics' passes
+// over a row in the cache otherwise leave the memory idle.
 template <class C, bool squares>
 BP_INLINE double row_sum(const C *p, int64_t n, C centre, const C *next) {
   // Four AVX2 registers of lanes: four chains of additions hide the adder's latency.
